@@ -1,0 +1,150 @@
+// The Backend contract: where memory lives and how every op runs.
+//
+// Every numeric operation of training goes through this interface, so a backend that keeps
+// memory on a GPU (kernels/, issue #5) can run a whole training step with no host copy: the
+// data, weights, gradients and optimizer state are all backend memory, scalars such as the
+// loss are written to backend memory too, and the trainer reads a handful of floats back only
+// every K steps (Backend::download of the "scalars" block).
+//
+// Conventions
+// - Tensors are row-major f32 views (Tensor.h). Ops never allocate; outputs are preallocated
+//   by the caller and must not alias inputs unless an op says so.
+// - Ops check shapes and throw ShapeError; backend failures throw BackendError.
+// - Parameters that vary per step and live on the host (learning rate, step number) are plain
+//   arguments: on a GPU they travel as kernel arguments, not as memory copies.
+#pragma once
+
+#include "Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace il {
+
+enum class Activation { Identity, ReLU, LeakyReLU, Tanh, Sigmoid, Sine };
+enum class LossKind { MSE, MAE, BinaryCrossEntropy, CrossEntropy };
+
+struct DeviceInfo {
+    std::string backend;     // "cpu" or "cuda"
+    std::string name;        // e.g. "AMD EPYC (2 threads)" or "NVIDIA H200"
+    std::string details;     // BLAS library, threads, memory
+    int threads = 1;
+};
+
+// The slots of the small "guard" block that TrainingStep keeps in backend memory.
+// guardAndClip() writes them; optimizers read slot Scale and skip the update when Bad is set.
+enum GuardSlot : int {
+    GuardScale = 0,     // factor applied to every gradient (clipping), 0 once a step went bad
+    GuardBad = 1,       // 1 once a non-finite loss or gradient was seen (sticky until cleared)
+    GuardBadStep = 2,   // the step at which it first happened
+    GuardBadTensor = 3, // index of the first parameter tensor with a non-finite gradient, -1: loss
+    GuardSlots = 4
+};
+
+struct AdamParams {
+    float lr = 1e-3f;
+    float beta1 = 0.9f;
+    float beta2 = 0.999f;
+    float eps = 1e-8f;
+    float weightDecay = 0.f; // decoupled (AdamW) when decoupled == true, else L2 added to g
+    bool decoupled = false;
+    int64_t step = 1;        // 1-based, for bias correction
+};
+
+struct SgdParams {
+    float lr = 1e-2f;
+    float momentum = 0.f;    // 0: plain SGD, no velocity read or written
+    float weightDecay = 0.f; // L2 added to the gradient
+    bool nesterov = false;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual DeviceInfo info() const = 0;
+
+    // ---- memory ---------------------------------------------------------------------------
+    virtual void* allocateBytes(size_t bytes) = 0;
+    virtual void freeBytes(void* p) noexcept = 0;
+    virtual void upload(void* deviceDst, const void* hostSrc, size_t bytes) = 0;
+    virtual void download(void* hostDst, const void* deviceSrc, size_t bytes) = 0;
+    virtual void copy(void* deviceDst, const void* deviceSrc, size_t bytes) = 0;
+    virtual void synchronize() = 0;
+
+    // Convenience wrappers over the byte-level calls.
+    void upload(Tensor dst, const float* host) { upload(dst.data, host, dst.size() * 4); }
+    void download(float* host, ConstTensor src) { download(host, src.data, src.size() * 4); }
+    std::vector<float> toHost(ConstTensor src);
+
+    // ---- element-wise and reductions --------------------------------------------------------
+    virtual void fill(Tensor t, float value) = 0;
+    // y[i, :] = bias[0, :] for every row i.
+    virtual void broadcastRows(ConstTensor bias, Tensor y) = 0;
+    // out[0, :] = beta * out[0, :] + sum_i x[i, :]   (bias gradient)
+    virtual void sumRows(ConstTensor x, float beta, Tensor out) = 0;
+    // *out = sum of x^2 over all elements (out: one float of backend memory).
+    virtual void sumSquares(ConstTensor x, float* out) = 0;
+    // y = a * x + b * y
+    virtual void axpby(float a, ConstTensor x, float b, Tensor y) = 0;
+
+    // ---- matrix products (BLAS sgemm semantics, row-major) -----------------------------------
+    // C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T. Transposes are read in place.
+    virtual void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b,
+                      float beta, Tensor c) = 0;
+
+    // ---- activations -----------------------------------------------------------------------
+    // param: LeakyReLU slope or Sine w0. y = f(x) element-wise; y may alias x.
+    virtual void activationForward(Activation act, float param, ConstTensor x, Tensor y) = 0;
+    // dx = dy * f'(x), using x and/or y (whichever the activation needs). dx may alias dy.
+    virtual void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
+                                    ConstTensor dy, Tensor dx) = 0;
+
+    // ---- Fourier features: y = [sin(z) | cos(z)] with z = 2*pi * x * B^T computed by gemm --
+    virtual void fourierForward(ConstTensor z, Tensor y) = 0;
+    // dz = dy_sin * cos(z) - dy_cos * sin(z)
+    virtual void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) = 0;
+
+    // ---- embedding: ids (rows x context, integral floats) -> y (rows x context*dim) --------
+    virtual void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) = 0;
+    // dtable = sum of dy slices scattered by id (dtable is overwritten).
+    virtual void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) = 0;
+
+    // ---- losses: value and gradient in one pass ----------------------------------------------
+    // pred: rows x k. target: rows x k (MSE, MAE, BCE) or rows x 1 class ids (CrossEntropy).
+    // Writes dL/dpred of the mean loss to grad and the mean loss to *lossOut, or adds it when
+    // accumulate is set. CrossEntropy is softmax + cross-entropy fused, with label smoothing:
+    // q = (1 - s) * onehot + s / k. BCE takes logits (stable form).
+    virtual void lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred,
+                                     ConstTensor target, Tensor grad, float* lossOut,
+                                     bool accumulate) = 0;
+    // Loss value only (validation); grad is not touched. Same conventions as above.
+    virtual void lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                             float* lossOut, bool accumulate) = 0;
+    // Row-wise softmax of logits / temperature (inference and generation).
+    virtual void softmaxRows(ConstTensor logits, float temperature, Tensor probs) = 0;
+
+    // ---- training-step guard and optimizers ---------------------------------------------------
+    // sq: count floats, the sum of squared gradients of each parameter tensor; loss: the loss
+    // of this step. Writes the GuardSlot block: if the loss or any sq is non-finite, sets Bad
+    // (sticky), BadStep and BadTensor and Scale = 0; otherwise Scale = min(1, maxNorm / norm)
+    // (maxNorm <= 0: no clipping, Scale = 1).
+    virtual void guardAndClip(const float* sq, int count, const float* loss, float maxNorm,
+                              int64_t step, float* guard) = 0;
+    // In-place updates over flat, contiguous parameter/gradient/state vectors. Each reads the
+    // guard block: gradients are multiplied by guard[Scale]; nothing changes if guard[Bad].
+    virtual void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
+                         const float* guard) = 0;
+    virtual void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v,
+                          const AdamParams& p, const float* guard) = 0;
+
+    // ---- data movement -------------------------------------------------------------------------
+    // dst[i, :] = src[index[first + i], :] for i < dst.rows.
+    virtual void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) = 0;
+};
+
+// The CPU backend, always present. threads <= 0: one per core.
+std::unique_ptr<Backend> createCpuBackend(int threads = 0);
+
+} // namespace il

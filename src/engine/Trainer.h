@@ -1,0 +1,145 @@
+// The training loop. Plain C++: the CLI calls it on its own thread, the GUI on a worker QThread.
+//
+// One step, all in backend memory:   gather batch -> forward -> fused loss + dL/dy -> backward
+//   -> per-tensor squared gradient norms -> guard (non-finite check + clip factor) -> optimizer.
+// Nothing is allocated and nothing is copied to the host inside a step. Every readEvery steps
+// the trainer downloads one small block: the summed loss and the guard slots.
+//
+// Determinism: batch order for epoch e is a permutation drawn from Rng::derive(seed, "shuffle",
+// e), so a run saved at step s and resumed gives the same batches as a run that never stopped.
+#pragma once
+
+#include "Network.h"
+#include "Optimizer.h"
+
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace il {
+
+struct TrainerConfig {
+    // Budgets: training stops at the first one reached. epochs/steps are totals for the run
+    // (including steps done before a resume); maxSeconds counts this call only. 0 = unused.
+    int64_t epochs = 0;
+    int64_t steps = 0;
+    double maxSeconds = 0;
+    int64_t batchSize = 0; // 0 or >= rows: full batch
+    bool shuffle = true;
+    uint64_t seed = 1;
+
+    LossKind loss = LossKind::MSE;
+    float labelSmoothing = 0.f; // CrossEntropy only
+    OptimizerConfig optimizer;
+    ScheduleConfig schedule;
+    float clipNorm = 0.f; // clip gradients to this global L2 norm; 0 = off
+
+    int patience = 0;        // early stopping: evaluations without improvement; 0 = off
+    float minDelta = 0.f;    // what counts as an improvement of the validation loss
+    bool restoreBest = true; // on early stopping, go back to the best weights
+    double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
+    int64_t evalEvery = 0;   // validate every N steps; 0 = once per epoch
+    int64_t readEvery = 1;   // read the loss back every K steps (K > 1 on a GPU)
+    double progressInterval = 0.1; // seconds between progress callbacks (epoch ends always)
+};
+
+struct HistoryPoint {
+    int64_t step = 0;
+    double epoch = 0; // fractional
+    double trainLoss = NAN;
+    double valLoss = NAN;
+    double lr = NAN;
+    double metric = NAN; // the task metric, when a metric hook is set
+};
+
+// What a model must remember to continue training exactly where it stopped.
+struct TrainingState {
+    int64_t step = 0;       // optimizer steps done
+    int64_t epoch = 0;      // completed epochs
+    int64_t stepInEpoch = 0;
+    int64_t plannedSteps = 0; // T of the schedule
+    double seconds = 0;       // total training time over all sessions
+    double bestValLoss = INFINITY;
+    int64_t evalsWithoutImprovement = 0;
+    std::vector<HistoryPoint> history;
+};
+
+struct Progress {
+    int64_t step = 0;
+    int64_t plannedSteps = 0; // 0 if only a time budget
+    double epoch = 0;
+    double trainLoss = NAN; // mean over the steps since the previous report
+    double valLoss = NAN;
+    double metric = NAN;
+    double lr = 0;
+    double stepsPerSecond = 0;
+    double elapsed = 0;
+    double eta = NAN; // seconds
+    bool evaluated = false; // valLoss is fresh
+};
+
+enum class StopReason { Finished, TimeBudget, EarlyStopping, TargetReached, Cancelled, NonFinite };
+
+struct TrainResult {
+    StopReason reason = StopReason::Finished;
+    std::string message; // one line for the user
+    int64_t steps = 0;   // steps done in this call
+    double seconds = 0;
+    double trainLoss = NAN;
+    double valLoss = NAN;
+};
+
+// The data of a run, in backend memory. Inputs and targets have the same row count.
+struct TrainingData {
+    ConstTensor trainX, trainY;
+    ConstTensor valX, valY; // may be empty
+};
+
+class Trainer {
+public:
+    using ProgressCallback = std::function<void(const Progress&)>;
+    // Computes the task metric (accuracy, PSNR...) on the validation data; higher is better
+    // unless metricLowerIsBetter. Called at each evaluation.
+    using MetricHook = std::function<double(Network&)>;
+
+    Trainer(Network& network, Optimizer& optimizer, const TrainerConfig& config,
+            TrainingState& state);
+    ~Trainer();
+
+    void setProgressCallback(ProgressCallback cb) { m_progress = std::move(cb); }
+    void setMetricHook(MetricHook hook, double target = NAN, bool lowerIsBetter = false);
+
+    // Trains until a budget, early stopping, the target, cancel or a non-finite value.
+    // Throws EngineError on bad data shapes; never leaves non-finite weights behind.
+    TrainResult run(const TrainingData& data);
+
+    // Thread-safe controls, effective within one step.
+    void requestCancel() { m_cancel = true; }
+    void setPaused(bool paused) { m_paused = paused; }
+    bool isPaused() const { return m_paused; }
+
+    // Mean loss of the network over (x, y), in chunks (no gradient).
+    static double evaluateLoss(Network& net, const TrainerConfig& config, ConstTensor x,
+                               ConstTensor y, Buffer& scratch);
+
+    static int64_t stepsPerEpoch(int64_t rows, int64_t batchSize);
+
+private:
+    Network& m_net;
+    Optimizer& m_opt;
+    TrainerConfig m_config;
+    TrainingState& m_state;
+    ProgressCallback m_progress;
+    MetricHook m_metric;
+    double m_metricTarget = NAN;
+    bool m_metricLowerIsBetter = false;
+    std::atomic<bool> m_cancel{false};
+    std::atomic<bool> m_paused{false};
+};
+
+std::string stopReasonName(StopReason r);
+
+} // namespace il
