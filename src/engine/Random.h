@@ -83,13 +83,19 @@ public:
     std::vector<int32_t> permutation(int64_t n)
     {
         std::vector<int32_t> p(static_cast<size_t>(n));
+        permutationInto(p);
+        return p;
+    }
+    // The same permutation written into p (p.size() = n), with no allocation.
+    void permutationInto(std::vector<int32_t>& p)
+    {
+        const auto n = static_cast<int64_t>(p.size());
         for (int64_t i = 0; i < n; ++i)
             p[static_cast<size_t>(i)] = static_cast<int32_t>(i);
         for (int64_t i = n - 1; i > 0; --i) {
             const auto j = static_cast<int64_t>(below(static_cast<uint64_t>(i + 1)));
             std::swap(p[static_cast<size_t>(i)], p[static_cast<size_t>(j)]);
         }
-        return p;
     }
 
 private:

@@ -64,6 +64,10 @@ struct TrainingState {
     double seconds = 0;       // total training time over all sessions
     double bestValLoss = INFINITY;
     int64_t evalsWithoutImprovement = 0;
+    // Losses of the steps since the last history point, so a run resumed mid-epoch records
+    // the same epoch mean as one that never stopped.
+    double pendingLossSum = 0;
+    int64_t pendingSteps = 0;
     std::vector<HistoryPoint> history;
 };
 
@@ -121,9 +125,10 @@ public:
     void setPaused(bool paused) { m_paused = paused; }
     bool isPaused() const { return m_paused; }
 
-    // Mean loss of the network over (x, y), in chunks (no gradient).
-    static double evaluateLoss(Network& net, const TrainerConfig& config, ConstTensor x,
-                               ConstTensor y, Buffer& scratch);
+    // Mean loss of the network over (x, y), in chunks of 4096 rows, without label smoothing
+    // and without touching gradients. scratch: one float of backend memory (allocated if empty).
+    static double evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTensor y,
+                               Buffer& scratch);
 
     static int64_t stepsPerEpoch(int64_t rows, int64_t batchSize);
 

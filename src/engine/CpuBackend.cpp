@@ -1,0 +1,666 @@
+// The CPU backend: OpenBLAS sgemm for matrix products, OpenMP loops for everything else.
+//
+// Element-wise loops use `omp parallel for simd` above a size threshold (below it a parallel
+// region costs more than it saves). Reductions are deterministic whatever the thread count:
+// fixed-size chunks are reduced in parallel into a preallocated partials array, then summed in
+// order. Nothing here allocates after the first call at a given size.
+#include "Backend.h"
+#include "Errors.h"
+#include "FastMath.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <numbers>
+
+extern "C" void openblas_set_num_threads(int);
+extern "C" char* openblas_get_config(void);
+
+namespace il {
+namespace {
+
+constexpr int64_t kParallelMin = 1 << 15; // elements; below this, run on one thread
+constexpr int64_t kChunk = 1 << 14;       // reduction chunk (elements)
+
+std::string cpuModelName()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos)
+                return line.substr(line.find_first_not_of(" \t", colon + 1));
+        }
+    }
+    return "CPU";
+}
+
+void requireSameShape(const char* op, Shape a, Shape b)
+{
+    if (!(a == b))
+        throw ShapeError(std::string(op) + ": shapes " + a.toString() + " and " + b.toString() +
+                         " differ");
+}
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(int threads)
+    {
+        m_threads = threads > 0 ? threads : std::max(1, omp_get_num_procs());
+        openblas_set_num_threads(m_threads);
+        omp_set_num_threads(m_threads);
+    }
+
+    DeviceInfo info() const override
+    {
+        DeviceInfo d;
+        d.backend = "cpu";
+        d.name = cpuModelName();
+        d.threads = m_threads;
+        const char* cfg = openblas_get_config();
+        d.details = std::string("OpenBLAS ") + (cfg ? cfg : "") + ", " + std::to_string(m_threads) +
+                    (m_threads == 1 ? " thread" : " threads");
+        return d;
+    }
+
+    // ---- memory -----------------------------------------------------------------------
+    void* allocateBytes(size_t bytes) override
+    {
+        const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+        void* p = std::aligned_alloc(64, rounded);
+        if (!p)
+            throw BackendError("out of memory: could not allocate " + std::to_string(bytes >> 20) +
+                               " MiB on the CPU");
+        return p;
+    }
+    void freeBytes(void* p) noexcept override { std::free(p); }
+    void upload(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+    void download(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+    void copy(void* dst, const void* src, size_t bytes) override { std::memmove(dst, src, bytes); }
+    void synchronize() override {}
+
+    // ---- element-wise and reductions ------------------------------------------------
+    void fill(Tensor t, float value) override
+    {
+        float* p = t.data;
+        const int64_t n = t.size();
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+        for (int64_t i = 0; i < n; ++i)
+            p[i] = value;
+    }
+
+    void broadcastRows(ConstTensor bias, Tensor y) override
+    {
+        if (bias.size() != y.cols())
+            throw ShapeError("broadcastRows: bias " + bias.shape.toString() + " for " +
+                             y.shape.toString());
+        const int64_t rows = y.rows(), cols = y.cols();
+        const float* b = bias.data;
+        float* out = y.data;
+#pragma omp parallel for schedule(static) if (y.size() > kParallelMin)
+        for (int64_t i = 0; i < rows; ++i)
+            std::memcpy(out + i * cols, b, static_cast<size_t>(cols) * sizeof(float));
+    }
+
+    void sumRows(ConstTensor x, float beta, Tensor out) override
+    {
+        if (out.size() != x.cols())
+            throw ShapeError("sumRows: output " + out.shape.toString() + " for " + x.shape.toString());
+        const int64_t rows = x.rows(), cols = x.cols();
+        // Parallel over column blocks: each thread owns its columns, so the order of the row
+        // sum is fixed and the result is the same for any thread count.
+        const int64_t block = 64;
+        const int64_t blocks = (cols + block - 1) / block;
+#pragma omp parallel for schedule(static) if (x.size() > kParallelMin && blocks > 1)
+        for (int64_t bIdx = 0; bIdx < blocks; ++bIdx) {
+            const int64_t c0 = bIdx * block, c1 = std::min(cols, c0 + block);
+            float acc[block];
+            for (int64_t c = c0; c < c1; ++c)
+                acc[c - c0] = 0.f;
+            for (int64_t i = 0; i < rows; ++i) {
+                const float* row = x.data + i * cols;
+#pragma omp simd
+                for (int64_t c = c0; c < c1; ++c)
+                    acc[c - c0] += row[c];
+            }
+            for (int64_t c = c0; c < c1; ++c)
+                out.data[c] = (beta == 0.f ? 0.f : beta * out.data[c]) + acc[c - c0];
+        }
+    }
+
+    void sumSquares(ConstTensor x, float* out) override
+    {
+        const float* p = x.data;
+        *out = static_cast<float>(chunkedSum(x.size(), [p](int64_t a, int64_t b) {
+            float acc = 0.f;
+#pragma omp simd reduction(+ : acc)
+            for (int64_t i = a; i < b; ++i)
+                acc += p[i] * p[i];
+            return static_cast<double>(acc);
+        }));
+    }
+
+    void axpby(float a, ConstTensor x, float b, Tensor y) override
+    {
+        requireSameShape("axpby", x.shape, y.shape);
+        const int64_t n = y.size();
+        const float* xp = x.data;
+        float* yp = y.data;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+        for (int64_t i = 0; i < n; ++i)
+            yp[i] = a * xp[i] + b * yp[i];
+    }
+
+    // ---- matrix products --------------------------------------------------------------
+    void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
+              Tensor c) override
+    {
+        const int64_t m = transA ? a.cols() : a.rows();
+        const int64_t k = transA ? a.rows() : a.cols();
+        const int64_t kb = transB ? b.cols() : b.rows();
+        const int64_t n = transB ? b.rows() : b.cols();
+        if (k != kb || c.rows() != m || c.cols() != n)
+            throw ShapeError("gemm: " + a.shape.toString() + (transA ? "^T" : "") + " x " +
+                             b.shape.toString() + (transB ? "^T" : "") + " -> " +
+                             c.shape.toString() + " does not fit");
+        if (m == 0 || n == 0)
+            return;
+        if (k == 0) {
+            fill(c, 0.f);
+            return;
+        }
+        cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+                    transB ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                    static_cast<int>(k), alpha, a.data, static_cast<int>(a.cols()), b.data,
+                    static_cast<int>(b.cols()), beta, c.data, static_cast<int>(c.cols()));
+    }
+
+    // ---- activations --------------------------------------------------------------------
+    void activationForward(Activation act, float param, ConstTensor x, Tensor y) override
+    {
+        requireSameShape("activation forward", x.shape, y.shape);
+        const int64_t n = x.size();
+        const float* in = x.data;
+        float* out = y.data;
+        switch (act) {
+        case Activation::Identity:
+            if (out != in)
+                std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
+            break;
+        case Activation::ReLU:
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = in[i] > 0.f ? in[i] : 0.f;
+            break;
+        case Activation::LeakyReLU:
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = in[i] > 0.f ? in[i] : param * in[i];
+            break;
+        case Activation::Tanh:
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = fastmath::tanh(in[i]);
+            break;
+        case Activation::Sigmoid:
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = fastmath::sigmoid(in[i]);
+            break;
+        case Activation::Sine:
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = fastmath::sin(param * in[i]);
+            break;
+        }
+    }
+
+    void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
+                            ConstTensor dy, Tensor dx) override
+    {
+        requireSameShape("activation backward", dy.shape, dx.shape);
+        const int64_t n = dy.size();
+        const float* g = dy.data;
+        float* out = dx.data;
+        switch (act) {
+        case Activation::Identity:
+            if (out != g)
+                std::memcpy(out, g, static_cast<size_t>(n) * sizeof(float));
+            break;
+        case Activation::ReLU: {
+            requireSameShape("relu backward", x.shape, dy.shape);
+            const float* in = x.data;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = in[i] > 0.f ? g[i] : 0.f;
+            break;
+        }
+        case Activation::LeakyReLU: {
+            requireSameShape("leakyrelu backward", x.shape, dy.shape);
+            const float* in = x.data;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = in[i] > 0.f ? g[i] : param * g[i];
+            break;
+        }
+        case Activation::Tanh: {
+            requireSameShape("tanh backward", y.shape, dy.shape);
+            const float* o = y.data;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = g[i] * (1.f - o[i] * o[i]);
+            break;
+        }
+        case Activation::Sigmoid: {
+            requireSameShape("sigmoid backward", y.shape, dy.shape);
+            const float* o = y.data;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = g[i] * o[i] * (1.f - o[i]);
+            break;
+        }
+        case Activation::Sine: {
+            requireSameShape("sine backward", x.shape, dy.shape);
+            const float* in = x.data;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = g[i] * param * fastmath::cos(param * in[i]);
+            break;
+        }
+        }
+    }
+
+    // ---- Fourier features ---------------------------------------------------------------
+    void fourierForward(ConstTensor z, Tensor y) override
+    {
+        const int64_t rows = z.rows(), m = z.cols();
+        if (y.rows() != rows || y.cols() != 2 * m)
+            throw ShapeError("fourierForward: " + z.shape.toString() + " -> " + y.shape.toString());
+#pragma omp parallel for schedule(static) if (z.size() > kParallelMin / 4)
+        for (int64_t i = 0; i < rows; ++i) {
+            const float* zr = z.data + i * m;
+            float* ys = y.data + i * 2 * m;
+            float* yc = ys + m;
+#pragma omp simd
+            for (int64_t j = 0; j < m; ++j) {
+                float s, c;
+                fastmath::sinCos(zr[j], s, c);
+                ys[j] = s;
+                yc[j] = c;
+            }
+        }
+    }
+
+    void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) override
+    {
+        const int64_t rows = z.rows(), m = z.cols();
+        if (dy.rows() != rows || dy.cols() != 2 * m || !(dz.shape == z.shape))
+            throw ShapeError("fourierBackward: shapes " + z.shape.toString() + ", " +
+                             dy.shape.toString() + ", " + dz.shape.toString());
+#pragma omp parallel for schedule(static) if (z.size() > kParallelMin / 4)
+        for (int64_t i = 0; i < rows; ++i) {
+            const float* zr = z.data + i * m;
+            const float* gs = dy.data + i * 2 * m;
+            const float* gc = gs + m;
+            float* out = dz.data + i * m;
+#pragma omp simd
+            for (int64_t j = 0; j < m; ++j) {
+                float s, c;
+                fastmath::sinCos(zr[j], s, c);
+                out[j] = gs[j] * c - gc[j] * s;
+            }
+        }
+    }
+
+    // ---- embedding --------------------------------------------------------------------------
+    void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override
+    {
+        const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = table.rows(), dim = table.cols();
+        if (y.rows() != rows || y.cols() != ctx * dim)
+            throw ShapeError("embeddingForward: ids " + ids.shape.toString() + ", table " +
+                             table.shape.toString() + " -> " + y.shape.toString());
+        int64_t bad = -1;
+#pragma omp parallel for schedule(static) if (y.size() > kParallelMin) reduction(max : bad)
+        for (int64_t i = 0; i < rows; ++i) {
+            for (int64_t c = 0; c < ctx; ++c) {
+                const float f = ids.data[i * ctx + c];
+                const auto id = static_cast<int64_t>(f);
+                float* out = y.data + i * ctx * dim + c * dim;
+                if (!(f >= 0.f) || id >= vocab) {
+                    bad = std::max(bad, i);
+                    std::memset(out, 0, static_cast<size_t>(dim) * sizeof(float));
+                    continue;
+                }
+                std::memcpy(out, table.data + id * dim, static_cast<size_t>(dim) * sizeof(float));
+            }
+        }
+        if (bad >= 0)
+            throw BackendError("embedding: row " + std::to_string(bad) +
+                               " holds a token id outside the vocabulary of " +
+                               std::to_string(vocab));
+    }
+
+    void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override
+    {
+        const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(), dim = dtable.cols();
+        if (dy.rows() != rows || dy.cols() != ctx * dim)
+            throw ShapeError("embeddingBackward: ids " + ids.shape.toString() + ", dy " +
+                             dy.shape.toString() + ", table " + dtable.shape.toString());
+        fill(dtable, 0.f);
+        // Serial scatter-add: ids repeat, and a fixed order keeps results bit-reproducible.
+        for (int64_t i = 0; i < rows; ++i) {
+            for (int64_t c = 0; c < ctx; ++c) {
+                const auto id = static_cast<int64_t>(ids.data[i * ctx + c]);
+                if (id < 0 || id >= vocab)
+                    continue; // refused in forward
+                float* dst = dtable.data + id * dim;
+                const float* src = dy.data + i * ctx * dim + c * dim;
+#pragma omp simd
+                for (int64_t d = 0; d < dim; ++d)
+                    dst[d] += src[d];
+            }
+        }
+    }
+
+    // ---- losses -------------------------------------------------------------------------
+    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                             Tensor grad, float* lossOut, bool accumulate) override
+    {
+        requireSameShape("loss gradient", pred.shape, grad.shape);
+        computeLoss(kind, smoothing, pred, target, grad.data, lossOut, accumulate);
+    }
+
+    void lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                     float* lossOut, bool accumulate) override
+    {
+        computeLoss(kind, smoothing, pred, target, nullptr, lossOut, accumulate);
+    }
+
+    void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override
+    {
+        requireSameShape("softmaxRows", logits.shape, probs.shape);
+        const int64_t rows = logits.rows(), k = logits.cols();
+        const float invT = 1.f / std::max(temperature, 1e-6f);
+#pragma omp parallel for schedule(static) if (logits.size() > kParallelMin)
+        for (int64_t i = 0; i < rows; ++i) {
+            const float* z = logits.data + i * k;
+            float* p = probs.data + i * k;
+            float mx = -INFINITY;
+            for (int64_t j = 0; j < k; ++j)
+                mx = std::max(mx, z[j] * invT);
+            float sum = 0.f;
+            for (int64_t j = 0; j < k; ++j) {
+                p[j] = std::exp(z[j] * invT - mx);
+                sum += p[j];
+            }
+            const float inv = 1.f / sum;
+            for (int64_t j = 0; j < k; ++j)
+                p[j] *= inv;
+        }
+    }
+
+    // ---- guard and optimizers -------------------------------------------------------------
+    void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
+                      float* guard) override
+    {
+        if (guard[GuardBad] != 0.f) {
+            guard[GuardScale] = 0.f;
+            return;
+        }
+        int badTensor = -2;
+        if (loss && !std::isfinite(*loss))
+            badTensor = -1;
+        double total = 0;
+        for (int i = 0; i < count && badTensor == -2; ++i) {
+            if (!std::isfinite(sq[i]))
+                badTensor = i;
+            total += sq[i];
+        }
+        if (badTensor == -2 && !std::isfinite(total))
+            badTensor = count > 0 ? 0 : -1;
+        if (badTensor != -2) {
+            guard[GuardScale] = 0.f;
+            guard[GuardBad] = 1.f;
+            guard[GuardBadStep] = static_cast<float>(step);
+            guard[GuardBadTensor] = static_cast<float>(badTensor);
+            return;
+        }
+        const double norm = std::sqrt(total);
+        guard[GuardScale] = (maxNorm > 0.f && norm > maxNorm) ? static_cast<float>(maxNorm / norm) : 1.f;
+    }
+
+    void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
+                 const float* guard) override
+    {
+        requireSameShape("sgd", params.shape, grads.shape);
+        if (guard && guard[GuardBad] != 0.f)
+            return;
+        const float scale = guard ? guard[GuardScale] : 1.f;
+        const int64_t n = params.size();
+        float* w = params.data;
+        const float* g = grads.data;
+        const float lr = p.lr, wd = p.weightDecay, mu = p.momentum;
+        if (mu == 0.f) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            for (int64_t i = 0; i < n; ++i)
+                w[i] -= lr * (g[i] * scale + wd * w[i]);
+            return;
+        }
+        requireSameShape("sgd velocity", params.shape, velocity.shape);
+        float* v = velocity.data;
+        const bool nesterov = p.nesterov;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+        for (int64_t i = 0; i < n; ++i) {
+            const float gi = g[i] * scale + wd * w[i];
+            const float vi = mu * v[i] + gi;
+            v[i] = vi;
+            w[i] -= lr * (nesterov ? gi + mu * vi : vi);
+        }
+    }
+
+    // PyTorch's formulation, so results compare directly:
+    //   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
+    //   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+    // AdamW first decays w *= (1 - lr * wd); Adam adds wd * w to g instead.
+    void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
+                  const float* guard) override
+    {
+        requireSameShape("adam", params.shape, grads.shape);
+        requireSameShape("adam m", params.shape, m.shape);
+        requireSameShape("adam v", params.shape, v.shape);
+        if (guard && guard[GuardBad] != 0.f)
+            return;
+        const float scale = guard ? guard[GuardScale] : 1.f;
+        const int64_t n = params.size();
+        const double t = static_cast<double>(std::max<int64_t>(1, p.step));
+        const float bc1 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta1), t));
+        const float bc2 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta2), t));
+        const float stepSize = p.lr / bc1;
+        const float invSqrtBc2 = 1.f / std::sqrt(bc2);
+        const float b1 = p.beta1, b2 = p.beta2, eps = p.eps;
+        const float l2 = p.decoupled ? 0.f : p.weightDecay;
+        const float decay = p.decoupled ? 1.f - p.lr * p.weightDecay : 1.f;
+        float* w = params.data;
+        float* mp = m.data;
+        float* vp = v.data;
+        const float* g = grads.data;
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
+        for (int64_t i = 0; i < n; ++i) {
+            const float wi = w[i] * decay;
+            const float gi = g[i] * scale + l2 * w[i];
+            const float mi = b1 * mp[i] + (1.f - b1) * gi;
+            const float vi = b2 * vp[i] + (1.f - b2) * gi * gi;
+            mp[i] = mi;
+            vp[i] = vi;
+            w[i] = wi - stepSize * mi / (std::sqrt(vi) * invSqrtBc2 + eps);
+        }
+    }
+
+    void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override
+    {
+        if (src.cols() != dst.cols())
+            throw ShapeError("gatherRows: " + src.shape.toString() + " -> " + dst.shape.toString());
+        const int64_t rows = dst.rows(), cols = dst.cols();
+        const size_t bytes = static_cast<size_t>(cols) * sizeof(float);
+#pragma omp parallel for schedule(static) if (dst.size() > kParallelMin)
+        for (int64_t i = 0; i < rows; ++i)
+            std::memcpy(dst.data + i * cols, src.data + static_cast<int64_t>(index[first + i]) * cols,
+                        bytes);
+    }
+
+private:
+    void computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                     float* grad, float* lossOut, bool accumulate)
+    {
+        const int64_t rows = pred.rows(), k = pred.cols(), n = pred.size();
+        const float* z = pred.data;
+        const float* t = target.data;
+        double loss = 0;
+        if (kind == LossKind::CrossEntropy) {
+            if (target.rows() != rows || target.cols() != 1)
+                throw ShapeError("cross-entropy: targets " + target.shape.toString() +
+                                 " for predictions " + pred.shape.toString() +
+                                 " (expected one class id per row)");
+            const float s = smoothing;
+            const float invRows = 1.f / static_cast<float>(std::max<int64_t>(rows, 1));
+            const int64_t rowChunk = std::max<int64_t>(1, kChunk / std::max<int64_t>(k, 1));
+            int64_t badRow = -1;
+            loss = chunkedSum(rows, [&](int64_t a, int64_t b) {
+                double acc = 0;
+                for (int64_t i = a; i < b; ++i) {
+                    const float* zr = z + i * k;
+                    const float tf = t[i];
+                    const auto cls = static_cast<int64_t>(tf);
+                    if (!(tf >= 0.f) || cls >= k) {
+#pragma omp critical(ironlearn_badrow)
+                        badRow = std::max(badRow, i);
+                        continue;
+                    }
+                    float mx = zr[0];
+                    for (int64_t j = 1; j < k; ++j)
+                        mx = std::max(mx, zr[j]);
+                    float sum = 0.f, sumZ = 0.f;
+                    for (int64_t j = 0; j < k; ++j) {
+                        sum += fastmath::exp(zr[j] - mx);
+                        sumZ += zr[j];
+                    }
+                    const float logSum = std::log(sum) + mx; // log sum exp
+                    // -sum_j q_j log p_j with log p_j = z_j - logSum
+                    const float nllTarget = logSum - zr[cls];
+                    const float meanNll = logSum - sumZ / static_cast<float>(k);
+                    acc += (1.f - s) * nllTarget + s * meanNll;
+                    if (grad) {
+                        float* gr = grad + i * k;
+                        const float invSum = 1.f / sum;
+                        const float off = s / static_cast<float>(k);
+                        for (int64_t j = 0; j < k; ++j)
+                            gr[j] = (fastmath::exp(zr[j] - mx) * invSum - off) * invRows;
+                        gr[cls] -= (1.f - s) * invRows;
+                    }
+                }
+                return acc;
+            }, rowChunk);
+            if (badRow >= 0)
+                throw BackendError("cross-entropy: row " + std::to_string(badRow) +
+                                   " has a class id outside 0.." + std::to_string(k - 1));
+            loss /= static_cast<double>(std::max<int64_t>(rows, 1));
+        } else {
+            requireSameShape("loss targets", pred.shape, target.shape);
+            const float invN = 1.f / static_cast<float>(std::max<int64_t>(n, 1));
+            switch (kind) {
+            case LossKind::MSE:
+                loss = chunkedSum(n, [&](int64_t a, int64_t b) {
+                    float acc = 0.f;
+                    if (grad) {
+#pragma omp simd reduction(+ : acc)
+                        for (int64_t i = a; i < b; ++i) {
+                            const float d = z[i] - t[i];
+                            grad[i] = 2.f * d * invN;
+                            acc += d * d;
+                        }
+                    } else {
+#pragma omp simd reduction(+ : acc)
+                        for (int64_t i = a; i < b; ++i) {
+                            const float d = z[i] - t[i];
+                            acc += d * d;
+                        }
+                    }
+                    return static_cast<double>(acc);
+                });
+                break;
+            case LossKind::MAE:
+                loss = chunkedSum(n, [&](int64_t a, int64_t b) {
+                    float acc = 0.f;
+                    for (int64_t i = a; i < b; ++i) {
+                        const float d = z[i] - t[i];
+                        if (grad)
+                            grad[i] = (d > 0.f ? invN : (d < 0.f ? -invN : 0.f));
+                        acc += std::fabs(d);
+                    }
+                    return static_cast<double>(acc);
+                });
+                break;
+            case LossKind::BinaryCrossEntropy:
+                // max(z, 0) - z t + log(1 + exp(-|z|)): never overflows, never takes log(0).
+                loss = chunkedSum(n, [&](int64_t a, int64_t b) {
+                    double acc = 0;
+                    for (int64_t i = a; i < b; ++i) {
+                        const float zi = z[i], ti = t[i];
+                        const float e = fastmath::exp(-std::fabs(zi));
+                        acc += std::max(zi, 0.f) - zi * ti + std::log1p(e);
+                        if (grad) {
+                            const float sig = zi >= 0.f ? 1.f / (1.f + e) : e / (1.f + e);
+                            grad[i] = (sig - ti) * invN;
+                        }
+                    }
+                    return acc;
+                });
+                break;
+            default:
+                break;
+            }
+            loss /= static_cast<double>(std::max<int64_t>(n, 1));
+        }
+        const auto value = static_cast<float>(loss);
+        *lossOut = accumulate ? *lossOut + value : value;
+    }
+
+    // Deterministic parallel sum of f(chunkBegin, chunkEnd) over fixed chunks of [0, n): the
+    // chunking does not depend on the thread count, and partials are added in order.
+    template <typename F>
+    double chunkedSum(int64_t n, F f, int64_t chunk = kChunk)
+    {
+        const int64_t chunks = (n + chunk - 1) / chunk;
+        if (chunks <= 1)
+            return n > 0 ? f(0, n) : 0.0;
+        if (static_cast<int64_t>(m_partials.size()) < chunks)
+            m_partials.resize(static_cast<size_t>(chunks)); // grows once per size, then reused
+        double* part = m_partials.data();
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < chunks; ++c)
+            part[c] = f(c * chunk, std::min(n, (c + 1) * chunk));
+        double total = 0;
+        for (int64_t c = 0; c < chunks; ++c)
+            total += part[c];
+        return total;
+    }
+
+    int m_threads = 1;
+    std::vector<double> m_partials;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createCpuBackend(int threads)
+{
+    return std::make_unique<CpuBackend>(threads);
+}
+
+} // namespace il

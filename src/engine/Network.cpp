@@ -1,0 +1,265 @@
+#include "Network.h"
+#include "Errors.h"
+#include "LayerSpec.h"
+
+namespace il {
+
+// Defined in Layers.cpp (Dense is private to that file).
+void initializeDense(Layer& layer, Backend& backend, Rng& rng, Init init, float w0);
+Init requestedDenseInit(const Layer& layer);
+
+Network::Network(Backend& backend, int64_t inputWidth, std::vector<std::unique_ptr<Layer>> layers)
+    : m_backend(backend), m_inputWidth(inputWidth), m_layers(std::move(layers))
+{
+    build();
+}
+
+Network::Network(Backend& backend, int64_t inputWidth, const std::string& spec, int64_t outputWidth,
+                 int64_t vocab)
+    : m_backend(backend), m_inputWidth(inputWidth),
+      m_layers(parseLayerSpec(spec, outputWidth, vocab))
+{
+    build();
+}
+
+Network::~Network() = default;
+
+void Network::build()
+{
+    if (m_inputWidth <= 0)
+        throw EngineError("the network needs at least one input column");
+    if (m_layers.empty())
+        throw EngineError("the network has no layers");
+    // Widths and arena layout: trainable tensors first (one flat vector for the optimizer),
+    // then fixed tensors.
+    struct Slot {
+        size_t layer;
+        ParamSpec spec;
+    };
+    std::vector<Slot> trainable, fixed;
+    int64_t width = m_inputWidth;
+    m_widths.clear();
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        for (auto& p : m_layers[i]->parameters(width))
+            (p.trainable ? trainable : fixed).push_back({i, p});
+        width = m_layers[i]->outputWidth(width);
+        m_widths.push_back(width);
+    }
+    m_trainableFloats = 0;
+    for (auto& s : trainable)
+        m_trainableFloats += s.spec.shape.size();
+    m_fixedFloats = 0;
+    for (auto& s : fixed)
+        m_fixedFloats += s.spec.shape.size();
+    m_arena = Buffer(&m_backend, static_cast<size_t>(m_trainableFloats + m_fixedFloats));
+    m_grads = Buffer(&m_backend, static_cast<size_t>(m_trainableFloats));
+
+    std::vector<std::vector<Tensor>> params(m_layers.size()), grads(m_layers.size());
+    size_t offset = 0;
+    m_tensorLayer.clear();
+    for (auto& s : trainable) {
+        params[s.layer].push_back(m_arena.view(s.spec.shape, offset));
+        grads[s.layer].push_back(m_grads.view(s.spec.shape, offset));
+        m_tensorLayer.push_back(static_cast<int>(s.layer));
+        offset += static_cast<size_t>(s.spec.shape.size());
+    }
+    for (auto& s : fixed) {
+        params[s.layer].push_back(m_arena.view(s.spec.shape, offset));
+        m_tensorLayer.push_back(static_cast<int>(s.layer));
+        offset += static_cast<size_t>(s.spec.shape.size());
+    }
+    width = m_inputWidth;
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        // parameters() order within a layer is preserved because trainable and fixed tensors
+        // never mix inside one layer.
+        m_layers[i]->bind(width, std::move(params[i]), std::move(grads[i]));
+        width = m_widths[i];
+    }
+    if (m_arena.floats() > 0)
+        m_backend.fill(m_arena.view(1, static_cast<int64_t>(m_arena.floats())), 0.f);
+    if (m_grads.floats() > 0)
+        m_backend.fill(m_grads.view(1, static_cast<int64_t>(m_grads.floats())), 0.f);
+}
+
+std::string Network::spec() const
+{
+    std::string s;
+    for (const auto& l : m_layers) {
+        if (!s.empty())
+            s += ",";
+        s += l->spec();
+    }
+    return s;
+}
+
+std::vector<LayerSummary> Network::summary() const
+{
+    std::vector<LayerSummary> out;
+    int64_t width = m_inputWidth;
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        LayerSummary s;
+        s.index = static_cast<int>(i);
+        s.spec = m_layers[i]->spec();
+        s.outputWidth = m_widths[i];
+        for (const auto& p : m_layers[i]->parameters(width))
+            if (p.trainable)
+                s.parameters += p.shape.size();
+        out.push_back(s);
+        width = m_widths[i];
+    }
+    return out;
+}
+
+void Network::initialize(uint64_t seed)
+{
+    float lastSineW0 = 0.f; // w0 of the most recent sine layer before the current one
+    bool seenSine = false;
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        Layer& layer = *m_layers[i];
+        Rng rng = Rng::derive(seed, layer.kind() == "fourier" ? "fourier" : "init", i);
+        if (layer.kind() == "dense") {
+            Init init = requestedDenseInit(layer);
+            const Layer* next = i + 1 < m_layers.size() ? m_layers[i + 1].get() : nullptr;
+            float w0 = 30.f;
+            if (next && next->isActivation() && next->activation() == Activation::Sine)
+                w0 = next->activationParam();
+            else if (seenSine)
+                w0 = lastSineW0;
+            if (init == Init::Auto || init == Init::Siren) {
+                if (next && next->isActivation() && next->activation() == Activation::Sine)
+                    init = seenSine ? Init::Siren : Init::SirenFirst;
+                else if (init == Init::Siren || seenSine)
+                    init = Init::Siren; // SIREN's final linear layer
+                else if (next && next->isActivation() &&
+                         (next->activation() == Activation::ReLU ||
+                          next->activation() == Activation::LeakyReLU))
+                    init = Init::He;
+                else
+                    init = Init::Xavier;
+            }
+            initializeDense(layer, m_backend, rng, init, w0);
+        } else {
+            if (layer.isActivation() && layer.activation() == Activation::Sine) {
+                seenSine = true;
+                lastSineW0 = layer.activationParam();
+            }
+            layer.initialize(m_backend, rng, Init::Auto);
+        }
+    }
+}
+
+Tensor Network::parameters() const { return m_arena.view(1, m_trainableFloats); }
+Tensor Network::gradients() const { return m_grads.view(1, m_trainableFloats); }
+
+std::vector<NamedTensor> Network::namedTensors() const
+{
+    std::vector<NamedTensor> trainable, fixed;
+    int64_t width = m_inputWidth;
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        const auto specs = m_layers[i]->parameters(width);
+        const auto& views = m_layers[i]->params();
+        for (size_t j = 0; j < specs.size(); ++j) {
+            NamedTensor t{"layers." + std::to_string(i) + "." + specs[j].name, views[j],
+                          specs[j].trainable};
+            (specs[j].trainable ? trainable : fixed).push_back(t);
+        }
+        width = m_widths[i];
+    }
+    trainable.insert(trainable.end(), fixed.begin(), fixed.end());
+    return trainable;
+}
+
+std::vector<NamedTensor> Network::namedGradients() const
+{
+    std::vector<NamedTensor> out;
+    int64_t width = m_inputWidth;
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        const auto specs = m_layers[i]->parameters(width);
+        const auto& grads = m_layers[i]->grads();
+        size_t g = 0;
+        for (const auto& s : specs)
+            if (s.trainable)
+                out.push_back({"layers." + std::to_string(i) + "." + s.name, grads[g++], true});
+        width = m_widths[i];
+    }
+    return out;
+}
+
+void Network::reserve(int64_t rows)
+{
+    if (rows <= m_reservedRows)
+        return;
+    m_outputs.clear();
+    m_workspaces.clear();
+    int64_t width = m_inputWidth, maxWidth = m_inputWidth;
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        m_outputs.emplace_back(&m_backend, static_cast<size_t>(rows * m_widths[i]));
+        m_workspaces.emplace_back(&m_backend,
+                                  static_cast<size_t>(rows * m_layers[i]->workspaceCols(width)));
+        width = m_widths[i];
+        maxWidth = std::max(maxWidth, width);
+    }
+    m_gradA = Buffer(&m_backend, static_cast<size_t>(rows * maxWidth));
+    m_gradB = Buffer(&m_backend, static_cast<size_t>(rows * maxWidth));
+    m_reservedRows = rows;
+}
+
+Tensor Network::forward(ConstTensor x)
+{
+    if (x.cols() != m_inputWidth)
+        throw ShapeError("the network expects " + std::to_string(m_inputWidth) +
+                         " input columns, got " + std::to_string(x.cols()));
+    reserve(x.rows());
+    m_rows = x.rows();
+    ConstTensor in = x;
+    int64_t width = m_inputWidth;
+    for (size_t i = 0; i < m_layers.size(); ++i) {
+        Tensor out = m_outputs[i].view(m_rows, m_widths[i]);
+        Tensor ws = m_workspaces[i].view(m_rows, m_layers[i]->workspaceCols(width));
+        m_layers[i]->forward(m_backend, in, out, ws);
+        in = out;
+        width = m_widths[i];
+    }
+    return m_outputs.back().view(m_rows, m_widths.back());
+}
+
+void Network::backward(ConstTensor x, ConstTensor dOutput)
+{
+    if (x.rows() != m_rows || dOutput.rows() != m_rows || dOutput.cols() != outputWidth())
+        throw ShapeError("backward: gradient " + dOutput.shape.toString() +
+                         " does not match the last forward (" + std::to_string(m_rows) + " rows)");
+    ConstTensor dy = dOutput;
+    bool useA = true;
+    for (size_t k = m_layers.size(); k-- > 0;) {
+        const int64_t inWidth = k == 0 ? m_inputWidth : m_widths[k - 1];
+        ConstTensor in = k == 0 ? x : ConstTensor(m_outputs[k - 1].view(m_rows, inWidth));
+        ConstTensor out = m_outputs[k].view(m_rows, m_widths[k]);
+        // The first layer needs no input gradient (the data is not trained).
+        Tensor dx = k == 0 ? Tensor{} : (useA ? m_gradA : m_gradB).view(m_rows, inWidth);
+        Tensor ws = m_workspaces[k].view(m_rows, m_layers[k]->workspaceCols(inWidth));
+        m_layers[k]->backward(m_backend, in, out, dy, dx, ws);
+        dy = dx;
+        useA = !useA;
+    }
+}
+
+ConstTensor Network::layerOutput(int i) const
+{
+    return m_outputs.at(static_cast<size_t>(i)).view(m_rows, m_widths.at(static_cast<size_t>(i)));
+}
+
+void Network::predict(ConstTensor x, Tensor out, int64_t chunkRows)
+{
+    if (out.rows() != x.rows() || out.cols() != outputWidth())
+        throw ShapeError("predict: output " + out.shape.toString() + " for " +
+                         std::to_string(x.rows()) + " rows and " + std::to_string(outputWidth()) +
+                         " outputs");
+    chunkRows = std::max<int64_t>(1, std::min(chunkRows, std::max<int64_t>(x.rows(), 1)));
+    for (int64_t r = 0; r < x.rows(); r += chunkRows) {
+        const int64_t n = std::min(chunkRows, x.rows() - r);
+        Tensor y = forward(x.rowSlice(r, n));
+        m_backend.copy(out.data + r * out.cols(), y.data, static_cast<size_t>(y.size()) * 4);
+    }
+}
+
+} // namespace il
