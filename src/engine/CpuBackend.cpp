@@ -64,9 +64,17 @@ public:
         d.backend = "cpu";
         d.name = cpuModelName();
         d.threads = m_threads;
-        const char* cfg = openblas_get_config();
-        d.details = std::string("OpenBLAS ") + (cfg ? cfg : "") + ", " + std::to_string(m_threads) +
-                    (m_threads == 1 ? " thread" : " threads");
+        // openblas_get_config(): "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Cooperlake MAX_THREADS=64"
+        std::string cfg = openblas_get_config() ? openblas_get_config() : "OpenBLAS";
+        std::string version = cfg.substr(0, cfg.find(' ', cfg.find(' ') + 1));
+        std::string kernel;
+        const auto maxThreads = cfg.find(" MAX_THREADS");
+        if (maxThreads != std::string::npos) {
+            const auto start = cfg.rfind(' ', maxThreads - 1);
+            kernel = cfg.substr(start + 1, maxThreads - start - 1);
+        }
+        d.details = version + (kernel.empty() ? "" : " (" + kernel + " kernels)") + ", " +
+                    std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads");
         return d;
     }
 

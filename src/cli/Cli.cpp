@@ -1,0 +1,215 @@
+#include "Cli.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace il::cli {
+
+bool parseOrHelp(QCommandLineParser& parser, const QStringList& args, const QString& command,
+                 const QString& synopsis, const QString& description, int minPositional,
+                 int maxPositional, const QString& extraHelp)
+{
+    parser.setApplicationDescription(description);
+    const QCommandLineOption help({"h", "help"}, "Show this help.");
+    parser.addOption(help);
+    QStringList full = args;
+    full.prepend("ironlearn-cli " + command);
+    if (!parser.parse(full))
+        throw UsageError(parser.errorText().toStdString() + " (see: ironlearn-cli " +
+                         command.toStdString() + " --help)");
+    if (parser.isSet(help)) {
+        QString text = parser.helpText();
+        // QCommandLineParser prints "Usage: <program> [options]"; show the real synopsis.
+        const auto firstNewline = text.indexOf('\n');
+        text = "Usage: ironlearn-cli " + command + " " + synopsis + text.mid(firstNewline);
+        if (!extraHelp.isEmpty())
+            text += "\n" + extraHelp;
+        std::fputs(text.toUtf8().constData(), stdout);
+        return false;
+    }
+    const auto n = parser.positionalArguments().size();
+    if (n < minPositional || n > maxPositional)
+        throw UsageError("usage: ironlearn-cli " + command.toStdString() + " " +
+                         synopsis.toStdString() + " (see --help)");
+    return true;
+}
+
+double doubleOption(const QCommandLineParser& p, const QString& name, double fallback, double min,
+                    double max)
+{
+    if (!p.isSet(name))
+        return fallback;
+    bool ok = false;
+    const double v = p.value(name).toDouble(&ok);
+    if (!ok || !std::isfinite(v))
+        throw UsageError("--" + name.toStdString() + ": \"" + p.value(name).toStdString() +
+                         "\" is not a number");
+    if (v < min || v > max)
+        throw UsageError("--" + name.toStdString() + " must be between " + std::to_string(min) +
+                         " and " + std::to_string(max) + ", got " + p.value(name).toStdString());
+    return v;
+}
+
+int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
+                  int64_t max)
+{
+    if (!p.isSet(name))
+        return fallback;
+    bool ok = false;
+    const qlonglong v = p.value(name).toLongLong(&ok);
+    if (!ok)
+        throw UsageError("--" + name.toStdString() + ": \"" + p.value(name).toStdString() +
+                         "\" is not a whole number");
+    if (v < min || v > max)
+        throw UsageError("--" + name.toStdString() + " must be between " + std::to_string(min) +
+                         " and " + std::to_string(max) + ", got " + std::to_string(v));
+    return v;
+}
+
+QString formatDuration(double s)
+{
+    if (!std::isfinite(s) || s < 0)
+        return "--:--";
+    const auto total = static_cast<long long>(std::llround(s));
+    const long long h = total / 3600, m = (total / 60) % 60, sec = total % 60;
+    if (h > 0)
+        return QString::asprintf("%lld:%02lld:%02lld", h, m, sec);
+    return QString::asprintf("%lld:%02lld", m, sec);
+}
+
+QString formatLoss(double v)
+{
+    if (std::isnan(v))
+        return "-";
+    return QString::number(v, 'g', 5);
+}
+
+ProgressPrinter::ProgressPrinter(bool quiet) : m_quiet(quiet), m_tty(isatty(fileno(stderr)) != 0) {}
+
+void ProgressPrinter::operator()(const Progress& p)
+{
+    if (m_quiet)
+        return;
+    const QString loss = "loss " + formatLoss(p.trainLoss) +
+                         (std::isnan(p.valLoss) ? QString() : "  val " + formatLoss(p.valLoss));
+    const QString rate = QString::number(p.stepsPerSecond, 'f', p.stepsPerSecond < 10 ? 2 : 0) +
+                         " steps/s";
+    if (m_tty) {
+        const double frac = p.plannedSteps > 0 ? static_cast<double>(p.step) / p.plannedSteps : 0;
+        const int width = 24;
+        const int filled = std::clamp(static_cast<int>(frac * width), 0, width);
+        const QString bar = QString(filled, QChar(0x2588)) + QString(width - filled, QChar(0x2591));
+        const QString line = QString("\r%1 %2% step %3  %4  %5  ETA %6\x1b[K")
+                                 .arg(bar)
+                                 .arg(static_cast<int>(frac * 100), 3)
+                                 .arg(p.step)
+                                 .arg(loss, rate, formatDuration(p.eta));
+        std::fputs(line.toUtf8().constData(), stderr);
+        std::fflush(stderr);
+        m_drawn = true;
+        return;
+    }
+    // Plain lines for logs and pipes: at most one per second, plus every evaluation.
+    const bool last = p.plannedSteps > 0 && p.step >= p.plannedSteps;
+    if (p.elapsed - m_lastLine < 1.0 && !last && m_lastLine > -1e8)
+        return;
+    m_lastLine = p.elapsed;
+    const QString line = QString("step %1%2  epoch %3  %4  lr %5  %6  ETA %7\n")
+                             .arg(p.step)
+                             .arg(p.plannedSteps > 0 ? "/" + QString::number(p.plannedSteps) : QString())
+                             .arg(p.epoch, 0, 'f', 2)
+                             .arg(loss)
+                             .arg(p.lr, 0, 'g', 3)
+                             .arg(rate, formatDuration(p.eta));
+    std::fputs(line.toUtf8().constData(), stderr);
+}
+
+void ProgressPrinter::finish()
+{
+    if (m_tty && m_drawn)
+        std::fputs("\n", stderr);
+    m_drawn = false;
+}
+
+void writeTextFileAtomically(const QString& path, const QByteArray& text)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit())
+        throw DataError((path + ": cannot write: " + f.errorString()).toStdString());
+}
+
+QString resolveDataPath(const QString& path)
+{
+    if (path.startsWith(":sample/")) {
+        const QString name = path.mid(8);
+        const QString resource = ":/samples/" + name;
+        if (QFile::exists(resource))
+            return resource;
+        throw DataError(("no bundled sample \"" + name + "\" (see: ironlearn-cli samples)").toStdString());
+    }
+    if (!QFileInfo::exists(path))
+        throw DataError((path + ": no such file").toStdString());
+    if (QFileInfo(path).isDir())
+        throw DataError((path + ": is a directory, not a data file").toStdString());
+    return path;
+}
+
+std::unique_ptr<Backend> makeBackend(const QString& name, int threads)
+{
+    if (name.isEmpty() || name == "cpu")
+        return createCpuBackend(threads);
+    if (name == "cuda")
+        throw DataError("CUDA backend unavailable: this build has no CUDA module (see: "
+                        "ironlearn-cli devices); use --backend cpu");
+    throw UsageError("--backend must be cpu or cuda, not \"" + name.toStdString() + "\"");
+}
+
+std::vector<float> predictHost(Network& net, const std::vector<float>& x, int64_t rows)
+{
+    Backend& b = net.backend();
+    std::vector<float> out(static_cast<size_t>(rows * net.outputWidth()));
+    if (rows == 0)
+        return out;
+    Buffer in(&b, x.size());
+    b.upload(in.view(rows, net.inputWidth()), x.data());
+    Buffer y(&b, out.size());
+    net.predict(in.view(rows, net.inputWidth()), y.view(rows, net.outputWidth()));
+    b.download(out.data(), y.view(rows, net.outputWidth()));
+    return out;
+}
+
+QString describeMetrics(const tasks::TabularMetrics& m, const QString& where)
+{
+    if (m.rows == 0)
+        return where + ": no rows";
+    if (m.classification)
+        return QString("%1: accuracy %2% (%3 rows)").arg(where).arg(m.accuracy * 100, 0, 'f', 2).arg(m.rows);
+    return QString("%1: RMSE %2, MAE %3, R2 %4 (%5 rows)")
+        .arg(where)
+        .arg(m.rmse, 0, 'g', 5)
+        .arg(m.mae, 0, 'g', 5)
+        .arg(m.r2, 0, 'f', 4)
+        .arg(m.rows);
+}
+
+QJsonObject metricsJson(const tasks::TabularMetrics& m)
+{
+    QJsonObject j;
+    if (m.classification) {
+        j["accuracy"] = m.accuracy;
+    } else {
+        j["mse"] = m.mse;
+        j["rmse"] = m.rmse;
+        j["mae"] = m.mae;
+        j["r2"] = m.r2;
+    }
+    j["rows"] = static_cast<qint64>(m.rows);
+    return j;
+}
+
+} // namespace il::cli

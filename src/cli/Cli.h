@@ -1,0 +1,80 @@
+// Shared pieces of ironlearn-cli: exit codes, errors, option parsing helpers, progress output.
+#pragma once
+
+#include "TabularTask.h"
+#include "Trainer.h"
+
+#include <QJsonObject>
+
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+
+#include <stdexcept>
+
+namespace il::cli {
+
+// Exit codes: 0 success, 1 a data or model error, 2 a usage error.
+enum ExitCode { ExitOk = 0, ExitDataError = 1, ExitUsage = 2 };
+
+// Thrown for wrong options or arguments (exit 2).
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+// Thrown for a bad file, model or training failure (exit 1).
+class DataError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Parses args (arguments after the subcommand) and handles --help. Returns false if help was
+// printed. Throws UsageError on unknown options or a wrong number of positional arguments.
+bool parseOrHelp(QCommandLineParser& parser, const QStringList& args, const QString& command,
+                 const QString& synopsis, const QString& description, int minPositional,
+                 int maxPositional, const QString& extraHelp = {});
+
+// Typed option values; throw UsageError naming the option.
+double doubleOption(const QCommandLineParser& p, const QString& name, double fallback,
+                    double min, double max);
+int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
+                  int64_t max);
+
+// Prints training progress: a bar redrawn in place on a terminal, plain lines otherwise.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(bool quiet);
+    void operator()(const Progress& p);
+    void finish();
+
+private:
+    bool m_quiet;
+    bool m_tty;
+    double m_lastLine = -1e9;
+    bool m_drawn = false;
+};
+
+QString formatDuration(double seconds);
+// "validation: accuracy 97.5% (39 rows)" or "validation: RMSE 0.12, MAE 0.1, R2 0.98 (88 rows)"
+QString describeMetrics(const tasks::TabularMetrics& m, const QString& where);
+// The metric keys of --metrics-json: mse, rmse, mae, r2 or accuracy.
+QJsonObject metricsJson(const tasks::TabularMetrics& m);
+QString formatLoss(double v);
+
+// Writes text to path atomically; throws DataError naming the file on failure.
+void writeTextFileAtomically(const QString& path, const QByteArray& text);
+
+// Resolves ":sample/NAME" (bundled samples) or a plain path; throws DataError if missing.
+QString resolveDataPath(const QString& path);
+
+// The backend named by --backend ("" or "cpu": the CPU). Throws DataError if unavailable.
+std::unique_ptr<Backend> makeBackend(const QString& name, int threads);
+// Runs the network on host rows (rows x inputWidth) and returns its raw outputs.
+std::vector<float> predictHost(Network& net, const std::vector<float>& x, int64_t rows);
+
+int runTrain(const QStringList& args);
+int runEvaluate(const QStringList& args);
+int runInfo(const QStringList& args);
+int runDevices(const QStringList& args);
+
+} // namespace il::cli

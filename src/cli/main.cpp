@@ -1,0 +1,75 @@
+// ironlearn-cli: the training engine, headless.
+#include "Cli.h"
+#include "Errors.h"
+
+#include <QCoreApplication>
+
+#include <cstdio>
+
+namespace {
+
+const char* kUsage =
+    "Usage: ironlearn-cli COMMAND [options]\n"
+    "\n"
+    "Train small neural networks from the command line (the engine of Iron Learn Studio).\n"
+    "\n"
+    "Commands:\n"
+    "  train DATA        train a network on a CSV table and save the model\n"
+    "  evaluate MODEL DATA  measure a saved model on a data file\n"
+    "  info MODEL        describe a saved model: task, layers, training so far\n"
+    "  devices           list the CPU and CUDA devices, or why CUDA is unavailable\n"
+    "  samples           list the bundled sample datasets (use them as :sample/NAME)\n"
+    "\n"
+    "  ironlearn-cli COMMAND --help    options of a command\n"
+    "  ironlearn-cli --version\n"
+    "\n"
+    "Exit status: 0 success, 1 data or model error, 2 usage error.\n";
+
+} // namespace
+
+namespace il::cli {
+int runSamples(const QStringList& args);
+}
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("ironlearn-cli");
+    QCoreApplication::setApplicationVersion(IRONLEARN_VERSION);
+    QStringList args = QCoreApplication::arguments().mid(1);
+    if (args.isEmpty()) {
+        std::fputs(kUsage, stderr);
+        return il::cli::ExitUsage;
+    }
+    const QString command = args.takeFirst();
+    try {
+        if (command == "--help" || command == "-h" || command == "help") {
+            std::fputs(kUsage, stdout);
+            return il::cli::ExitOk;
+        }
+        if (command == "--version" || command == "-v") {
+            std::printf("ironlearn-cli %s\n", IRONLEARN_VERSION);
+            return il::cli::ExitOk;
+        }
+        if (command == "train") return il::cli::runTrain(args);
+        if (command == "evaluate") return il::cli::runEvaluate(args);
+        if (command == "info") return il::cli::runInfo(args);
+        if (command == "devices") return il::cli::runDevices(args);
+        if (command == "samples") return il::cli::runSamples(args);
+        std::fprintf(stderr, "ironlearn-cli: unknown command \"%s\" (see: ironlearn-cli --help)\n",
+                     command.toUtf8().constData());
+        return il::cli::ExitUsage;
+    } catch (const il::cli::UsageError& e) {
+        std::fprintf(stderr, "ironlearn-cli %s: %s\n", command.toUtf8().constData(), e.what());
+        return il::cli::ExitUsage;
+    } catch (const il::cli::DataError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return il::cli::ExitDataError;
+    } catch (const il::EngineError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return il::cli::ExitDataError;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "error: out of memory\n");
+        return il::cli::ExitDataError;
+    }
+}
