@@ -4,17 +4,18 @@
 
 #include <cmath>
 #include <numbers>
-#include <sstream>
+#include <charconv>
 
 namespace il {
 
 namespace {
 
+// Shortest text that reads back as the same float, so spec() round-trips through model files.
 std::string formatFloat(float v)
 {
-    std::ostringstream s;
-    s << v;
-    return s.str();
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+    return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
 void checkRows(const char* what, int64_t a, int64_t b)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what Iron Learn Studio needs to build and test on Debian 12, then configures and
+# builds it. Safe to run again: installed packages are skipped (nothing is downloaded twice)
+# and the build is incremental (build/release).
+#
+#   packaging/setup.sh            install + build
+#   IRONLEARN_PRESET=asan packaging/setup.sh   the sanitizer build instead
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PRESET="${IRONLEARN_PRESET:-release}"
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev   # Qt 6: Core, Gui, Widgets, Test, Charts
+  libopenblas-openmp-dev                           # OpenBLAS with OpenMP threading (see README)
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
+
+if [ ! -f "build/$PRESET/build.ninja" ]; then
+  cmake --preset "$PRESET"
+fi
+cmake --build --preset "$PRESET" -j "$(nproc)"

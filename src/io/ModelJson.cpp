@@ -1,0 +1,323 @@
+#include "ModelJson.h"
+
+#include <QJsonArray>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace il::io {
+
+namespace {
+
+constexpr double kMaxExactInteger = 9007199254740992.0; // 2^53
+
+QString shown(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Double:
+        return QString::number(v.toDouble(), 'g', 17);
+    case QJsonValue::String:
+        return u'"' + v.toString().left(40) + u'"';
+    case QJsonValue::Array:
+        return QStringLiteral("an array");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    default:
+        return QStringLiteral("nothing");
+    }
+}
+
+// Reads the fields of one JSON object into variables, remembering the first error. A missing
+// key leaves its variable alone.
+class FieldReader {
+public:
+    FieldReader(const QJsonObject& o, QString where) : m_o(o), m_where(std::move(where)) {}
+
+    template <typename Int> void integer(const char* key, Int& out, double min = 0)
+    {
+        const QJsonValue v = m_o.value(QLatin1String(key));
+        if (v.isUndefined() || !m_error.isEmpty()) return;
+        const double d = v.toDouble(std::nan(""));
+        const double max =
+            std::min(kMaxExactInteger, static_cast<double>(std::numeric_limits<Int>::max()));
+        if (!v.isDouble() || std::floor(d) != d || d < min || d > max)
+            fail(key, QStringLiteral("an integer >= %1").arg(min), v);
+        else
+            out = static_cast<Int>(d);
+    }
+
+    template <typename Real> void number(const char* key, Real& out)
+    {
+        const QJsonValue v = m_o.value(QLatin1String(key));
+        if (v.isUndefined() || !m_error.isEmpty()) return;
+        double d = 0;
+        if (!doubleFromJson(v, d))
+            fail(key, QStringLiteral("a number"), v);
+        else
+            out = static_cast<Real>(d);
+    }
+
+    void boolean(const char* key, bool& out)
+    {
+        const QJsonValue v = m_o.value(QLatin1String(key));
+        if (v.isUndefined() || !m_error.isEmpty()) return;
+        if (!v.isBool())
+            fail(key, QStringLiteral("true or false"), v);
+        else
+            out = v.toBool();
+    }
+
+    // A name parsed by one of the engine's parseX(const std::string&, Enum&) functions.
+    template <typename Enum, typename Parse> void name(const char* key, Enum& out, Parse parse)
+    {
+        const QJsonValue v = m_o.value(QLatin1String(key));
+        if (v.isUndefined() || !m_error.isEmpty()) return;
+        Enum e = out;
+        if (!v.isString() || !parse(v.toString().toStdString(), e))
+            fail(key, QStringLiteral("a known name"), v);
+        else
+            out = e;
+    }
+
+    // A seed: an integer number, or a decimal string for values beyond 2^53.
+    void seed(const char* key, uint64_t& out)
+    {
+        const QJsonValue v = m_o.value(QLatin1String(key));
+        if (v.isUndefined() || !m_error.isEmpty()) return;
+        bool ok = false;
+        uint64_t s = 0;
+        if (v.isString()) {
+            s = v.toString().toULongLong(&ok);
+        } else if (v.isDouble()) {
+            const double d = v.toDouble();
+            ok = d >= 0 && d <= kMaxExactInteger && std::floor(d) == d;
+            s = ok ? static_cast<uint64_t>(d) : 0;
+        }
+        if (!ok)
+            fail(key, QStringLiteral("an unsigned 64-bit integer"), v);
+        else
+            out = s;
+    }
+
+    QJsonObject object(const char* key)
+    {
+        const QJsonValue v = m_o.value(QLatin1String(key));
+        if (!v.isUndefined() && !v.isObject() && m_error.isEmpty())
+            fail(key, QStringLiteral("an object"), v);
+        return v.toObject();
+    }
+
+    void fail(const char* key, const QString& what, const QJsonValue& got)
+    {
+        if (m_error.isEmpty())
+            m_error = QStringLiteral("%1: \"%2\" must be %3, not %4")
+                          .arg(m_where, QLatin1String(key), what, shown(got));
+    }
+    const QString& error() const { return m_error; }
+
+private:
+    QJsonObject m_o;
+    QString m_where;
+    QString m_error;
+};
+
+// A float as the double of its shortest decimal form (1e-3f -> 0.001, not 0.0010000000474974513),
+// when that double converts back to the same float, so the file stays readable and exact.
+QJsonValue floatToJson(float f)
+{
+    if (!std::isfinite(f)) return doubleToJson(f);
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf - 1, f);
+    *r.ptr = 0;
+    const double d = std::strtod(buf, nullptr);
+    return static_cast<float>(d) == f ? d : static_cast<double>(f);
+}
+
+bool finish(const QString& problem, QString* error)
+{
+    if (!problem.isEmpty() && error) *error = problem;
+    return problem.isEmpty();
+}
+
+} // namespace
+
+QJsonValue doubleToJson(double v)
+{
+    if (std::isnan(v)) return QJsonValue(QJsonValue::Null);
+    if (std::isinf(v)) return v > 0 ? QStringLiteral("Infinity") : QStringLiteral("-Infinity");
+    return v;
+}
+
+bool doubleFromJson(const QJsonValue& v, double& out)
+{
+    if (v.isNull())
+        out = std::numeric_limits<double>::quiet_NaN();
+    else if (v.isDouble())
+        out = v.toDouble();
+    else if (v.toString() == QLatin1String("Infinity"))
+        out = std::numeric_limits<double>::infinity();
+    else if (v.toString() == QLatin1String("-Infinity"))
+        out = -std::numeric_limits<double>::infinity();
+    else
+        return false;
+    return true;
+}
+
+QJsonObject trainerConfigToJson(const TrainerConfig& c)
+{
+    const OptimizerConfig& o = c.optimizer;
+    const ScheduleConfig& s = c.schedule;
+    QJsonObject optimizer{{"kind", QString::fromStdString(optimizerName(o.kind))},
+                          {"momentum", floatToJson(o.momentum)},
+                          {"beta1", floatToJson(o.beta1)},
+                          {"beta2", floatToJson(o.beta2)},
+                          {"eps", floatToJson(o.eps)},
+                          {"weight_decay", floatToJson(o.weightDecay)}};
+    QJsonObject schedule{{"kind", QString::fromStdString(scheduleName(s.kind))},
+                         {"lr_max", floatToJson(s.lrMax)},
+                         {"lr_min", floatToJson(s.lrMin)},
+                         {"step_every", qint64(s.stepEvery)},
+                         {"gamma", floatToJson(s.gamma)},
+                         {"warmup_steps", qint64(s.warmupSteps)}};
+    const QJsonValue seed = static_cast<double>(c.seed) <= kMaxExactInteger
+                                ? QJsonValue(qint64(c.seed))
+                                : QJsonValue(QString::number(c.seed));
+    return QJsonObject{{"epochs", qint64(c.epochs)},
+                       {"steps", qint64(c.steps)},
+                       {"max_seconds", doubleToJson(c.maxSeconds)},
+                       {"batch_size", qint64(c.batchSize)},
+                       {"shuffle", c.shuffle},
+                       {"seed", seed},
+                       {"loss", QString::fromStdString(lossName(c.loss))},
+                       {"label_smoothing", floatToJson(c.labelSmoothing)},
+                       {"optimizer", optimizer},
+                       {"schedule", schedule},
+                       {"clip_norm", floatToJson(c.clipNorm)},
+                       {"patience", c.patience},
+                       {"min_delta", floatToJson(c.minDelta)},
+                       {"restore_best", c.restoreBest},
+                       {"target_loss", doubleToJson(c.targetLoss)},
+                       {"eval_every", qint64(c.evalEvery)},
+                       {"read_every", qint64(c.readEvery)},
+                       {"progress_interval", doubleToJson(c.progressInterval)}};
+}
+
+bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QString* error)
+{
+    TrainerConfig c = config;
+    FieldReader r(json, QStringLiteral("hyperparameters"));
+    r.integer("epochs", c.epochs);
+    r.integer("steps", c.steps);
+    r.number("max_seconds", c.maxSeconds);
+    r.integer("batch_size", c.batchSize);
+    r.boolean("shuffle", c.shuffle);
+    r.seed("seed", c.seed);
+    r.name("loss", c.loss, parseLoss);
+    r.number("label_smoothing", c.labelSmoothing);
+    const QJsonObject optimizer = r.object("optimizer");
+    const QJsonObject schedule = r.object("schedule");
+    r.number("clip_norm", c.clipNorm);
+    r.integer("patience", c.patience);
+    r.number("min_delta", c.minDelta);
+    r.boolean("restore_best", c.restoreBest);
+    r.number("target_loss", c.targetLoss);
+    r.integer("eval_every", c.evalEvery);
+    r.integer("read_every", c.readEvery, 1);
+    r.number("progress_interval", c.progressInterval);
+    if (!r.error().isEmpty()) return finish(r.error(), error);
+
+    FieldReader o(optimizer, QStringLiteral("hyperparameters.optimizer"));
+    o.name("kind", c.optimizer.kind, parseOptimizer);
+    o.number("momentum", c.optimizer.momentum);
+    o.number("beta1", c.optimizer.beta1);
+    o.number("beta2", c.optimizer.beta2);
+    o.number("eps", c.optimizer.eps);
+    o.number("weight_decay", c.optimizer.weightDecay);
+    if (!o.error().isEmpty()) return finish(o.error(), error);
+
+    FieldReader s(schedule, QStringLiteral("hyperparameters.schedule"));
+    s.name("kind", c.schedule.kind, parseSchedule);
+    s.number("lr_max", c.schedule.lrMax);
+    s.number("lr_min", c.schedule.lrMin);
+    s.integer("step_every", c.schedule.stepEvery, 1);
+    s.number("gamma", c.schedule.gamma);
+    s.integer("warmup_steps", c.schedule.warmupSteps);
+    if (!s.error().isEmpty()) return finish(s.error(), error);
+
+    config = c;
+    return true;
+}
+
+QJsonObject trainingStateToJson(const TrainingState& st)
+{
+    QJsonArray history;
+    for (const HistoryPoint& p : st.history)
+        history.append(QJsonArray{qint64(p.step), doubleToJson(p.epoch), doubleToJson(p.trainLoss),
+                                  doubleToJson(p.valLoss), doubleToJson(p.lr),
+                                  doubleToJson(p.metric)});
+    return QJsonObject{{"step", qint64(st.step)},
+                       {"epoch", qint64(st.epoch)},
+                       {"step_in_epoch", qint64(st.stepInEpoch)},
+                       {"planned_steps", qint64(st.plannedSteps)},
+                       {"seconds", doubleToJson(st.seconds)},
+                       {"best_val_loss", doubleToJson(st.bestValLoss)},
+                       {"evals_without_improvement", qint64(st.evalsWithoutImprovement)},
+                       {"pending_loss_sum", doubleToJson(st.pendingLossSum)},
+                       {"pending_steps", qint64(st.pendingSteps)},
+                       {"history", history}};
+}
+
+bool trainingStateFromJson(const QJsonObject& json, TrainingState& state, QString* error)
+{
+    TrainingState st = state;
+    FieldReader r(json, QStringLiteral("training"));
+    r.integer("step", st.step);
+    r.integer("epoch", st.epoch);
+    r.integer("step_in_epoch", st.stepInEpoch);
+    r.integer("planned_steps", st.plannedSteps);
+    r.number("seconds", st.seconds);
+    r.number("best_val_loss", st.bestValLoss);
+    r.integer("evals_without_improvement", st.evalsWithoutImprovement);
+    // The losses since the last history point: without them a run resumed mid-epoch would
+    // record a different epoch mean than one that never stopped.
+    r.number("pending_loss_sum", st.pendingLossSum);
+    r.integer("pending_steps", st.pendingSteps);
+    if (!r.error().isEmpty()) return finish(r.error(), error);
+
+    const QJsonValue h = json.value(QLatin1String("history"));
+    if (!h.isUndefined()) {
+        if (!h.isArray())
+            return finish(QStringLiteral("training: \"history\" must be an array"), error);
+        const QJsonArray rows = h.toArray();
+        st.history.clear();
+        st.history.reserve(static_cast<size_t>(rows.size()));
+        for (qsizetype i = 0; i < rows.size(); ++i) {
+            const QJsonArray row = rows.at(i).toArray();
+            HistoryPoint p;
+            double step = 0;
+            const bool ok =
+                rows.at(i).isArray() && row.size() == 6 && row.at(0).isDouble() &&
+                doubleFromJson(row.at(0), step) && std::floor(step) == step &&
+                std::fabs(step) <= kMaxExactInteger && doubleFromJson(row.at(1), p.epoch) &&
+                doubleFromJson(row.at(2), p.trainLoss) && doubleFromJson(row.at(3), p.valLoss) &&
+                doubleFromJson(row.at(4), p.lr) && doubleFromJson(row.at(5), p.metric);
+            if (!ok)
+                return finish(QStringLiteral("training: history row %1 is not [step, epoch, "
+                                             "train_loss, val_loss, lr, metric]")
+                                  .arg(i),
+                              error);
+            p.step = static_cast<int64_t>(step);
+            st.history.push_back(p);
+        }
+    }
+    state = std::move(st);
+    return true;
+}
+
+} // namespace il::io
