@@ -159,6 +159,16 @@ QString resolveDataPath(const QString& path)
     return path;
 }
 
+io::CsvReadResult readDataTable(const QString& given, const QString& resolved)
+{
+    if (resolved == given)
+        return io::readCsv(resolved);
+    QFile f(resolved);
+    if (!f.open(QIODevice::ReadOnly))
+        throw DataError((given + ": cannot open: " + f.errorString()).toStdString());
+    return io::parseCsv(f.readAll(), given);
+}
+
 std::unique_ptr<Backend> makeBackend(const QString& name, int threads)
 {
     if (name.isEmpty() || name == "cpu")

@@ -66,6 +66,9 @@ void writeTextFileAtomically(const QString& path, const QByteArray& text);
 
 // Resolves ":sample/NAME" (bundled samples) or a plain path; throws DataError if missing.
 QString resolveDataPath(const QString& path);
+// Reads the table at resolved (from resolveDataPath); messages name it as given, so a bundled
+// sample reads ":sample/xor.csv", not its resource path.
+io::CsvReadResult readDataTable(const QString& given, const QString& resolved);
 
 // The backend named by --backend ("" or "cpu": the CPU). Throws DataError if unavailable.
 std::unique_ptr<Backend> makeBackend(const QString& name, int threads);

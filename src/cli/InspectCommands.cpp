@@ -40,7 +40,7 @@ int runEvaluate(const QStringList& args)
     tasks::TabularSchema schema;
     if (!tasks::TabularSchema::fromJson(model->info.task, schema, &error))
         throw DataError((modelPath + ": " + error).toStdString());
-    const io::CsvReadResult csv = io::readCsv(dataPath);
+    const io::CsvReadResult csv = readDataTable(given, dataPath);
     if (!csv.ok)
         throw DataError(csv.error.toStdString());
     tasks::TabularSplit rows;

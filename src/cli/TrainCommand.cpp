@@ -127,7 +127,7 @@ int runTrain(const QStringList& args)
     }
 
     // ---- data -----------------------------------------------------------------------------
-    const io::CsvReadResult csv = io::readCsv(dataPath);
+    const io::CsvReadResult csv = readDataTable(given, dataPath);
     if (!csv.ok)
         throw DataError(csv.error.toStdString());
     tasks::TabularOptions topt;

@@ -117,6 +117,10 @@ TrainResult Trainer::run(const TrainingData& data)
     m_state.plannedSteps = planned;
 
     TrainResult result;
+    if (!m_state.history.empty()) { // until this run records its own
+        result.trainLoss = m_state.history.back().trainLoss;
+        result.valLoss = m_state.history.back().valLoss;
+    }
     if (planned > 0 && m_state.step >= planned) {
         result.reason = StopReason::Finished;
         result.message = "already trained " + std::to_string(m_state.step) + " of " +
@@ -330,8 +334,16 @@ TrainResult Trainer::run(const TrainingData& data)
                 if (bestParams.floats())
                     b.copy(bestParams.data(), params.data, bestParams.floats() * sizeof(float));
             } else if (++m_state.evalsWithoutImprovement >= cfg.patience) {
-                if (bestParams.floats() && std::isfinite(m_state.bestValLoss))
+                if (bestParams.floats() && std::isfinite(m_state.bestValLoss)) {
                     b.copy(params.data, bestParams.data(), bestParams.floats() * sizeof(float));
+                    // Report the losses of the weights we keep, not of the last evaluation.
+                    for (auto it = m_state.history.rbegin(); it != m_state.history.rend(); ++it)
+                        if (it->valLoss == m_state.bestValLoss) {
+                            result.trainLoss = it->trainLoss;
+                            result.valLoss = it->valLoss;
+                            break;
+                        }
+                }
                 result.reason = StopReason::EarlyStopping;
                 result.message = "validation loss did not improve for " +
                                  std::to_string(cfg.patience) + " evaluations; best " +
