@@ -180,8 +180,11 @@ public:
                              c.shape.toString() + " does not fit");
         if (m == 0 || n == 0)
             return;
-        if (k == 0) {
-            fill(c, 0.f);
+        if (k == 0) { // an empty product: C = beta * C
+            if (beta == 0.f)
+                fill(c, 0.f);
+            else
+                axpby(0.f, c, beta, c);
             return;
         }
         cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,

@@ -2,7 +2,7 @@
 // (AVX2/AVX-512) inside plain loops. libm's scalar calls would dominate a SIREN step: a
 // 40,000 x 256 layer evaluates 10 million sines per pass.
 //
-// Accuracy: sin/cos about 2e-7 absolute for |x| < 1e4 (Cody-Waite reduction by pi/2, Cephes
+// Accuracy: sin/cos about 2e-7 absolute for |x| < 1e4 (bounded by 1 everywhere) (Cody-Waite reduction by pi/2, Cephes
 // minimax polynomials on [-pi/4, pi/4]); exp about 2 ulp on [-87, 88]. Inputs are clamped so
 // nothing overflows to NaN; NaN inputs propagate as NaN (the trainer's guard relies on that).
 #pragma once
@@ -26,8 +26,15 @@ inline void sinCos(float x, float& s, float& c)
     constexpr float dp1 = 1.5703125f;
     constexpr float dp2 = 4.837512969970703125e-4f;
     constexpr float dp3 = 7.54978995489188216e-8f;
-    const float q = roundNearest(x * twoOverPi);
-    const float r = ((x - q * dp1) - q * dp2) - q * dp3;
+    // Beyond |x| ~ 6e6 one float step exceeds 2 pi, so sin(x) carries no information; clamp
+    // the quadrant count (and with it the reduced argument) so the result stays in [-1, 1].
+    // NaN passes through the comparisons unchanged.
+    float q = roundNearest(x * twoOverPi);
+    q = q > 4194304.f ? 4194304.f : q;
+    q = q < -4194304.f ? -4194304.f : q;
+    float r = ((x - q * dp1) - q * dp2) - q * dp3;
+    r = r > 0.7854f ? 0.7854f : r;
+    r = r < -0.7854f ? -0.7854f : r;
     const float r2 = r * r;
     const float ps = r + r * r2 * (-1.6666654611e-1f + r2 * (8.3321608736e-3f + r2 * -1.9515295891e-4f));
     const float pc = 1.f - 0.5f * r2 +

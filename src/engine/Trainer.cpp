@@ -151,7 +151,8 @@ TrainResult Trainer::run(const TrainingData& data)
     }
     Buffer grad(&b, static_cast<size_t>(batch * m_net.outputWidth()));
     Buffer evalScratch(&b, 1);
-    Buffer bestParams;
+    Buffer bestParams; // the best weights seen in this call (an earlier session's are gone)
+    bool haveBest = false;
     if (cfg.patience > 0 && cfg.restoreBest && hasVal)
         bestParams = Buffer(&b, static_cast<size_t>(m_net.parameterCount()));
     m_net.reserve(batch);
@@ -331,10 +332,12 @@ TrainResult Trainer::run(const TrainingData& data)
             if (h.valLoss < m_state.bestValLoss - cfg.minDelta) {
                 m_state.bestValLoss = h.valLoss;
                 m_state.evalsWithoutImprovement = 0;
-                if (bestParams.floats())
+                if (bestParams.floats()) {
                     b.copy(bestParams.data(), params.data, bestParams.floats() * sizeof(float));
+                    haveBest = true;
+                }
             } else if (++m_state.evalsWithoutImprovement >= cfg.patience) {
-                if (bestParams.floats() && std::isfinite(m_state.bestValLoss)) {
+                if (haveBest) {
                     b.copy(params.data, bestParams.data(), bestParams.floats() * sizeof(float));
                     // Report the losses of the weights we keep, not of the last evaluation.
                     for (auto it = m_state.history.rbegin(); it != m_state.history.rend(); ++it)
@@ -348,7 +351,9 @@ TrainResult Trainer::run(const TrainingData& data)
                 result.message = "validation loss did not improve for " +
                                  std::to_string(cfg.patience) + " evaluations; best " +
                                  std::to_string(m_state.bestValLoss) +
-                                 (bestParams.floats() ? " (those weights were restored)" : "");
+                                 (haveBest ? " (those weights were restored)"
+                                           : " (reached in an earlier session; the current "
+                                             "weights were kept)");
                 return true;
             }
         }

@@ -1,0 +1,1408 @@
+// Every Backend op of the CPU backend against a naive double-precision reference written here.
+// Sizes include odd shapes (1x1, 7x13, 1000x3) to catch vectorisation tails and shapes above
+// 100k elements to run the multithreaded paths. The optimizer steps are checked against
+// hand-computed values.
+#include "Backend.h"
+#include "Errors.h"
+#include "Random.h"
+#include "TestUtil.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numbers>
+
+using namespace il;
+using testutil::allFinite;
+using testutil::readScalar;
+using testutil::toDevice;
+using testutil::toHost;
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+const char* activationLabel(Activation a)
+{
+    switch (a) {
+    case Activation::Identity:
+        return "identity";
+    case Activation::ReLU:
+        return "relu";
+    case Activation::LeakyReLU:
+        return "leakyrelu";
+    case Activation::Tanh:
+        return "tanh";
+    case Activation::Sigmoid:
+        return "sigmoid";
+    case Activation::Sine:
+        return "sine";
+    }
+    return "?";
+}
+
+double refActivation(Activation a, double p, double x)
+{
+    switch (a) {
+    case Activation::Identity:
+        return x;
+    case Activation::ReLU:
+        return x > 0 ? x : 0;
+    case Activation::LeakyReLU:
+        return x > 0 ? x : p * x;
+    case Activation::Tanh:
+        return std::tanh(x);
+    case Activation::Sigmoid:
+        return 1.0 / (1.0 + std::exp(-x));
+    case Activation::Sine:
+        return std::sin(p * x);
+    }
+    return NAN;
+}
+
+double refDerivative(Activation a, double p, double x)
+{
+    switch (a) {
+    case Activation::Identity:
+        return 1;
+    case Activation::ReLU:
+        return x > 0 ? 1 : 0;
+    case Activation::LeakyReLU:
+        return x > 0 ? 1 : p;
+    case Activation::Tanh: {
+        const double t = std::tanh(x);
+        return 1 - t * t;
+    }
+    case Activation::Sigmoid: {
+        const double s = 1.0 / (1.0 + std::exp(-x));
+        return s * (1 - s);
+    }
+    case Activation::Sine:
+        return p * std::cos(p * x);
+    }
+    return NAN;
+}
+
+// Reference loss (mean) and gradient, in double.
+double refLoss(LossKind kind, double s, const std::vector<float>& pred,
+               const std::vector<float>& target, int64_t rows, int64_t k,
+               std::vector<double>* grad)
+{
+    const size_t n = pred.size();
+    grad->assign(n, 0.0);
+    double sum = 0;
+    if (kind == LossKind::CrossEntropy) {
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* z = pred.data() + r * k;
+            const auto cls = static_cast<int64_t>(target[static_cast<size_t>(r)]);
+            double m = z[0];
+            for (int64_t j = 1; j < k; ++j)
+                m = std::max(m, static_cast<double>(z[j]));
+            double se = 0;
+            for (int64_t j = 0; j < k; ++j)
+                se += std::exp(z[j] - m);
+            const double lse = m + std::log(se);
+            for (int64_t j = 0; j < k; ++j) {
+                const double q = (1 - s) * (j == cls ? 1.0 : 0.0) + s / static_cast<double>(k);
+                const double logp = z[j] - lse;
+                sum -= q * logp;
+                (*grad)[static_cast<size_t>(r * k + j)] =
+                    (std::exp(logp) - q) / static_cast<double>(rows);
+            }
+        }
+        return sum / static_cast<double>(rows);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const double p = pred[i], t = target[i], d = p - t;
+        switch (kind) {
+        case LossKind::MSE:
+            sum += d * d;
+            (*grad)[i] = 2 * d / static_cast<double>(n);
+            break;
+        case LossKind::MAE:
+            sum += std::fabs(d);
+            (*grad)[i] = (d > 0 ? 1.0 : -1.0) / static_cast<double>(n);
+            break;
+        case LossKind::BinaryCrossEntropy:
+            sum += std::max(p, 0.0) - p * t + std::log1p(std::exp(-std::fabs(p)));
+            (*grad)[i] = (1.0 / (1.0 + std::exp(-p)) - t) / static_cast<double>(n);
+            break;
+        case LossKind::CrossEntropy:
+            break;
+        }
+    }
+    return sum / static_cast<double>(n);
+}
+
+} // namespace
+
+class TestBackendOps : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+
+    void info();
+    void fillAndCopy_data();
+    void fillAndCopy();
+    void shapeErrors();
+
+    void gemm_data();
+    void gemm();
+    void gemmBetaZeroIgnoresC();
+    void gemmEmptyInnerDimension();
+
+    void broadcastRows_data();
+    void broadcastRows();
+    void sumRows_data();
+    void sumRows();
+    void sumSquares_data();
+    void sumSquares();
+    void axpby_data();
+    void axpby();
+
+    void activation_data();
+    void activation();
+    void activationSaturates_data();
+    void activationSaturates();
+    void sineLargeArguments_data();
+    void sineLargeArguments();
+
+    void fourier_data();
+    void fourier();
+    void embedding_data();
+    void embedding();
+
+    void loss_data();
+    void loss();
+    void lossStableForExtremeLogits();
+    void lossAccumulate_data();
+    void lossAccumulate();
+    void softmaxRows_data();
+    void softmaxRows();
+
+    void guardAndClip_data();
+    void guardAndClip();
+    void guardIsSticky();
+
+    void sgdStep_data();
+    void sgdStep();
+    void adamStep_data();
+    void adamStep();
+    void optimizersSkipBadStep_data();
+    void optimizersSkipBadStep();
+    void optimizersLarge_data();
+    void optimizersLarge();
+
+    void gatherRows_data();
+    void gatherRows();
+    void invalidIdsThrow();
+
+private:
+    Backend& b() { return *m_backend; }
+    std::unique_ptr<Backend> m_backend;
+};
+
+void TestBackendOps::initTestCase()
+{
+    m_backend = createCpuBackend();
+    QVERIFY(m_backend);
+}
+
+void TestBackendOps::info()
+{
+    const DeviceInfo i = b().info();
+    QCOMPARE(QString::fromStdString(i.backend), QStringLiteral("cpu"));
+    QVERIFY(i.threads >= 1);
+    QVERIFY(!i.name.empty());
+}
+
+void TestBackendOps::fillAndCopy_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::newRow("1x1") << qint64(1) << qint64(1);
+    QTest::newRow("7x13") << qint64(7) << qint64(13);
+    QTest::newRow("400x301") << qint64(400) << qint64(301);
+}
+
+void TestBackendOps::fillAndCopy()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    const size_t n = static_cast<size_t>(rows * cols);
+    Buffer buf = testutil::filledBuffer(b(), n + 1, -3.f);
+    b().fill(buf.view(rows, cols), 2.5f);
+    std::vector<float> got = toHost(b(), buf.view(1, static_cast<int64_t>(n + 1)));
+    for (size_t i = 0; i < n; ++i)
+        QCOMPARE(got[i], 2.5f);
+    QCOMPARE(got[n], -3.f); // one past the end is untouched
+
+    Rng rng(7);
+    const std::vector<float> src = testutil::randomVector(rng, n, -1, 1);
+    Buffer a = toDevice(b(), src);
+    Buffer c = testutil::filledBuffer(b(), n, 0.f);
+    b().copy(c.data(), a.data(), n * sizeof(float));
+    b().synchronize();
+    QVERIFY(testutil::bitIdentical(toHost(b(), c.view(rows, cols)), src));
+    QVERIFY(testutil::bitIdentical(b().toHost(c.view(rows, cols)), src));
+}
+
+void TestBackendOps::shapeErrors()
+{
+    Buffer a = testutil::filledBuffer(b(), 64, 1.f);
+    Buffer c = testutil::filledBuffer(b(), 64, 1.f);
+    Buffer g = testutil::filledBuffer(b(), 64, 1.f);
+    Buffer l = testutil::filledBuffer(b(), 1, 0.f);
+    // 2x3 * 4x2: inner dimensions differ.
+    QVERIFY_THROWS_EXCEPTION(ShapeError,
+                             b().gemm(false, false, 1.f, a.view(2, 3), a.view(4, 2), 0.f,
+                                      c.view(2, 2)));
+    // 2x3 * 3x2 into 2x3.
+    QVERIFY_THROWS_EXCEPTION(ShapeError,
+                             b().gemm(false, false, 1.f, a.view(2, 3), a.view(3, 2), 0.f,
+                                      c.view(2, 3)));
+    QVERIFY_THROWS_EXCEPTION(ShapeError, b().broadcastRows(a.view(1, 4), c.view(3, 5)));
+    QVERIFY_THROWS_EXCEPTION(ShapeError, b().axpby(1.f, a.view(3, 4), 1.f, c.view(4, 3)));
+    QVERIFY_THROWS_EXCEPTION(ShapeError, b().activationForward(Activation::Tanh, 0.f,
+                                                               a.view(3, 4), c.view(3, 5)));
+    QVERIFY_THROWS_EXCEPTION(ShapeError,
+                             b().lossForwardBackward(LossKind::MSE, 0.f, a.view(3, 4),
+                                                     c.view(3, 3), g.view(3, 4), l.data(),
+                                                     false));
+    QVERIFY_THROWS_EXCEPTION(ShapeError,
+                             b().lossForwardBackward(LossKind::CrossEntropy, 0.f, a.view(3, 4),
+                                                     c.view(3, 2), g.view(3, 4), l.data(),
+                                                     false));
+}
+
+// ---- gemm --------------------------------------------------------------------------------------
+
+void TestBackendOps::gemm_data()
+{
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<bool>("transA");
+    QTest::addColumn<bool>("transB");
+    QTest::addColumn<float>("alpha");
+    QTest::addColumn<float>("beta");
+    const int sizes[][3] = {{1, 1, 1},     {7, 13, 5},    {1000, 3, 17},
+                            {3, 1000, 2},  {65, 129, 257}, {300, 401, 33}};
+    const float ab[][2] = {{1.f, 0.f}, {0.75f, -1.5f}};
+    for (const auto& s : sizes)
+        for (int t = 0; t < 4; ++t)
+            for (const auto& p : ab) {
+                const bool ta = t & 1, tb = t & 2;
+                QTest::addRow("%dx%dx%d %s%s a=%g b=%g", s[0], s[1], s[2], ta ? "T" : "N",
+                              tb ? "T" : "N", double(p[0]), double(p[1]))
+                    << s[0] << s[1] << s[2] << ta << tb << p[0] << p[1];
+            }
+}
+
+void TestBackendOps::gemm()
+{
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    QFETCH(bool, transA);
+    QFETCH(bool, transB);
+    QFETCH(float, alpha);
+    QFETCH(float, beta);
+
+    Rng rng(static_cast<uint64_t>(m * 131 + n * 7 + k + transA * 3 + transB * 5));
+    const auto a = testutil::randomVector(rng, static_cast<size_t>(m * k), -1, 1);
+    const auto bm = testutil::randomVector(rng, static_cast<size_t>(k * n), -1, 1);
+    const auto c0 = testutil::randomVector(rng, static_cast<size_t>(m * n), -1, 1);
+
+    std::vector<double> ref(static_cast<size_t>(m * n));
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s = 0;
+            for (int l = 0; l < k; ++l) {
+                const double av = transA ? a[static_cast<size_t>(l * m + i)]
+                                         : a[static_cast<size_t>(i * k + l)];
+                const double bv = transB ? bm[static_cast<size_t>(j * k + l)]
+                                         : bm[static_cast<size_t>(l * n + j)];
+                s += av * bv;
+            }
+            const size_t ij = static_cast<size_t>(i * n + j);
+            ref[ij] = double(alpha) * s + double(beta) * c0[ij];
+        }
+
+    Buffer da = toDevice(b(), a), db = toDevice(b(), bm), dc = toDevice(b(), c0);
+    const Tensor ta = transA ? da.view(k, m) : da.view(m, k);
+    const Tensor tb = transB ? db.view(n, k) : db.view(k, n);
+    b().gemm(transA, transB, alpha, ta, tb, beta, dc.view(m, n));
+    IL_COMPARE_CLOSE(toHost(b(), dc.view(m, n)), ref, 2e-6 * k + 1e-6, 1e-5);
+}
+
+void TestBackendOps::gemmBetaZeroIgnoresC()
+{
+    // BLAS semantics: with beta == 0, C is write-only, so garbage (even NaN) in it must vanish.
+    Rng rng(3);
+    const int m = 9, n = 11, k = 7;
+    const auto a = testutil::randomVector(rng, m * k, -1, 1);
+    const auto bm = testutil::randomVector(rng, k * n, -1, 1);
+    std::vector<double> ref(m * n);
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s = 0;
+            for (int l = 0; l < k; ++l)
+                s += double(a[i * k + l]) * bm[l * n + j];
+            ref[i * n + j] = 2 * s;
+        }
+    Buffer da = toDevice(b(), a), db = toDevice(b(), bm);
+    Buffer dc = testutil::filledBuffer(b(), m * n, kNaN);
+    b().gemm(false, false, 2.f, da.view(m, k), db.view(k, n), 0.f, dc.view(m, n));
+    IL_COMPARE_CLOSE(toHost(b(), dc.view(m, n)), ref, 1e-5, 1e-5);
+}
+
+void TestBackendOps::gemmEmptyInnerDimension()
+{
+    // k = 0 (e.g. a weight gradient over an empty batch): op(A) op(B) is the zero matrix, so
+    // BLAS gives C = beta * C.
+    Buffer a = testutil::filledBuffer(b(), 1, 1.f);
+    const std::vector<float> c0 = {1.f, -2.f, 3.f, 4.f, 5.f, -6.f};
+    for (float beta : {0.f, 1.f, 0.5f}) {
+        Buffer c = toDevice(b(), c0);
+        b().gemm(false, false, 1.f, Tensor{a.data(), {2, 0}}, Tensor{a.data(), {0, 3}}, beta,
+                 c.view(2, 3));
+        std::vector<double> ref(c0.begin(), c0.end());
+        for (auto& v : ref)
+            v *= beta;
+        IL_COMPARE_CLOSE(toHost(b(), c.view(2, 3)), ref, 0.0, 0.0);
+    }
+}
+
+// ---- element-wise and reductions ---------------------------------------------------------------
+
+static void addShapeRows()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::newRow("1x1") << qint64(1) << qint64(1);
+    QTest::newRow("7x13") << qint64(7) << qint64(13);
+    QTest::newRow("1000x3") << qint64(1000) << qint64(3);
+    QTest::newRow("3x1001") << qint64(3) << qint64(1001);
+    QTest::newRow("317x331") << qint64(317) << qint64(331);
+    QTest::newRow("100003x1") << qint64(100003) << qint64(1);
+}
+
+void TestBackendOps::broadcastRows_data() { addShapeRows(); }
+
+void TestBackendOps::broadcastRows()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    Rng rng(11);
+    const auto bias = testutil::randomVector(rng, static_cast<size_t>(cols), -5, 5);
+    std::vector<float> ref(static_cast<size_t>(rows * cols));
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            ref[static_cast<size_t>(i * cols + j)] = bias[static_cast<size_t>(j)];
+    Buffer db = toDevice(b(), bias);
+    Buffer dy = testutil::filledBuffer(b(), ref.size(), 123.f);
+    b().broadcastRows(db.view(1, cols), dy.view(rows, cols));
+    IL_COMPARE_CLOSE(toHost(b(), dy.view(rows, cols)), ref, 0.0, 0.0);
+}
+
+void TestBackendOps::sumRows_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::addColumn<float>("beta");
+    const qint64 shapes[][2] = {{1, 1},     {7, 13},   {1000, 3}, {3, 1001},
+                                {317, 331}, {100003, 1}, {1, 100003}};
+    for (const auto& s : shapes)
+        for (float beta : {0.f, 1.f, 0.5f})
+            QTest::addRow("%lldx%lld beta=%g", s[0], s[1], double(beta)) << s[0] << s[1] << beta;
+}
+
+void TestBackendOps::sumRows()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    QFETCH(float, beta);
+    Rng rng(static_cast<uint64_t>(rows + cols));
+    const auto x = testutil::randomVector(rng, static_cast<size_t>(rows * cols), -1, 1);
+    const auto out0 = testutil::randomVector(rng, static_cast<size_t>(cols), -3, 3);
+    std::vector<double> ref(static_cast<size_t>(cols));
+    for (int64_t j = 0; j < cols; ++j) {
+        double s = double(beta) * out0[static_cast<size_t>(j)];
+        for (int64_t i = 0; i < rows; ++i)
+            s += x[static_cast<size_t>(i * cols + j)];
+        ref[static_cast<size_t>(j)] = s;
+    }
+    Buffer dx = toDevice(b(), x), dout = toDevice(b(), out0);
+    b().sumRows(dx.view(rows, cols), beta, dout.view(1, cols));
+    IL_COMPARE_CLOSE(toHost(b(), dout.view(1, cols)), ref, 2e-7 * double(rows) + 1e-6, 1e-5);
+}
+
+void TestBackendOps::sumSquares_data()
+{
+    addShapeRows();
+    QTest::newRow("1001x301") << qint64(1001) << qint64(301);
+}
+
+void TestBackendOps::sumSquares()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    const size_t n = static_cast<size_t>(rows * cols);
+    Rng rng(n);
+    auto x = testutil::randomVector(rng, n, -1, 1);
+    // Distinctive values at both ends: skipping the head or the tail of the loop shows.
+    x.front() = 3.f;
+    x.back() = -std::sqrt(static_cast<float>(n)) - 1.f;
+    double ref = 0;
+    for (float v : x)
+        ref += double(v) * v;
+    Buffer dx = toDevice(b(), x);
+    Buffer out = testutil::filledBuffer(b(), 1, 99.f);
+    b().sumSquares(dx.view(rows, cols), out.data());
+    const double got = readScalar(b(), out.data());
+    QVERIFY2(std::fabs(got - ref) <= 1e-4 * ref,
+             qPrintable(QStringLiteral("got %1, expected %2").arg(got, 0, 'g', 10).arg(ref, 0, 'g', 10)));
+}
+
+void TestBackendOps::axpby_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::addColumn<float>("a");
+    QTest::addColumn<float>("bb");
+    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {317, 331}};
+    const float coeffs[][2] = {{2.f, -0.5f}, {1.f, 0.f}, {0.f, 1.f}, {-1.5f, 0.25f}};
+    for (const auto& s : shapes)
+        for (const auto& c : coeffs)
+            QTest::addRow("%lldx%lld a=%g b=%g", s[0], s[1], double(c[0]), double(c[1]))
+                << s[0] << s[1] << c[0] << c[1];
+}
+
+void TestBackendOps::axpby()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    QFETCH(float, a);
+    QFETCH(float, bb);
+    const size_t n = static_cast<size_t>(rows * cols);
+    Rng rng(n + 5);
+    const auto x = testutil::randomVector(rng, n, -2, 2);
+    const auto y = testutil::randomVector(rng, n, -2, 2);
+    std::vector<double> ref(n);
+    for (size_t i = 0; i < n; ++i)
+        ref[i] = double(a) * x[i] + double(bb) * y[i];
+    Buffer dx = toDevice(b(), x), dy = toDevice(b(), y);
+    b().axpby(a, dx.view(rows, cols), bb, dy.view(rows, cols));
+    IL_COMPARE_CLOSE(toHost(b(), dy.view(rows, cols)), ref, 1e-6, 1e-6);
+}
+
+// ---- activations -------------------------------------------------------------------------------
+
+void TestBackendOps::activation_data()
+{
+    QTest::addColumn<int>("act");
+    QTest::addColumn<float>("param");
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::addColumn<bool>("inPlace");
+    const std::pair<Activation, float> acts[] = {
+        {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},   {Activation::LeakyReLU, 0.1f},
+        {Activation::Tanh, 0.f},     {Activation::Sigmoid, 0.f}, {Activation::Sine, 30.f},
+        {Activation::Sine, 1.f}};
+    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {317, 331}};
+    for (const auto& [act, p] : acts)
+        for (const auto& s : shapes)
+            for (bool inPlace : {false, true})
+                QTest::addRow("%s(%g) %lldx%lld%s", activationLabel(act), double(p), s[0], s[1],
+                              inPlace ? " in-place" : "")
+                    << int(act) << p << s[0] << s[1] << inPlace;
+}
+
+void TestBackendOps::activation()
+{
+    QFETCH(int, act);
+    QFETCH(float, param);
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    QFETCH(bool, inPlace);
+    const auto a = static_cast<Activation>(act);
+    const size_t n = static_cast<size_t>(rows * cols);
+    const double p = param;
+
+    // Inputs: uniform over the interesting range, with large magnitudes and exact values
+    // at the start. Sine arguments w0 * x reach +-100.
+    Rng rng(n * 7 + static_cast<uint64_t>(act));
+    std::vector<float> x;
+    if (a == Activation::Sine) {
+        const double range = 100.0 / p;
+        x = testutil::randomVector(rng, n, -range, range);
+        const float special[] = {float(range), float(-range), 0.f, float(std::numbers::pi / p)};
+        for (size_t i = 0; i < std::size(special) && i < n; ++i)
+            x[i] = special[i];
+    } else {
+        x = testutil::randomVector(rng, n, -6, 6);
+        const float special[] = {0.f, 1e-3f, -1e-3f, 50.f, -50.f, 100.f, -100.f, 20.f, -20.f};
+        for (size_t i = 0; i < std::size(special) && i < n; ++i)
+            x[i] = special[i];
+    }
+    const auto dy = testutil::randomVector(rng, n, -1, 1);
+
+    std::vector<double> yRef(n), dxRef(n);
+    std::vector<float> yRefF(n);
+    for (size_t i = 0; i < n; ++i) {
+        yRef[i] = refActivation(a, p, x[i]);
+        yRefF[i] = static_cast<float>(yRef[i]);
+        dxRef[i] = dy[i] * refDerivative(a, p, x[i]);
+    }
+
+    const bool exact =
+        a == Activation::Identity || a == Activation::ReLU || a == Activation::LeakyReLU;
+    const double fwdTol = exact ? 0.0 : 1e-5;
+    const double bwdTol = exact ? 0.0 : 1e-5 * std::max(1.0, p);
+    const double rtol = exact ? 1e-6 : 1e-5;
+
+    // Forward.
+    Buffer dx = toDevice(b(), x);
+    Buffer out = testutil::filledBuffer(b(), n, kNaN);
+    Tensor xv = dx.view(rows, cols);
+    Tensor yv = out.view(rows, cols);
+    if (inPlace) {
+        b().copy(out.data(), dx.data(), n * sizeof(float));
+        b().activationForward(a, param, yv, yv);
+    } else {
+        b().activationForward(a, param, xv, yv);
+    }
+    IL_COMPARE_CLOSE(toHost(b(), yv), yRef, fwdTol, rtol);
+    if (!inPlace)
+        QVERIFY(testutil::bitIdentical(toHost(b(), xv), x)); // input untouched
+
+    // Backward, from the reference outputs. The derivative of (leaky) ReLU at 0 is a
+    // convention; keep 0 out of its inputs.
+    if (a == Activation::ReLU || a == Activation::LeakyReLU) {
+        for (size_t i = 0; i < n; ++i)
+            if (x[i] == 0.f) {
+                x[i] = 0.5f;
+                dxRef[i] = dy[i];
+            }
+        b().upload(xv.data, x.data(), n * sizeof(float));
+    }
+    Buffer dyB = toDevice(b(), dy);
+    Buffer yB = toDevice(b(), yRefF);
+    Buffer gradB = testutil::filledBuffer(b(), n, kNaN);
+    Tensor gv = gradB.view(rows, cols);
+    if (inPlace) {
+        b().activationBackward(a, param, xv, yB.view(rows, cols), dyB.view(rows, cols),
+                               dyB.view(rows, cols));
+        IL_COMPARE_CLOSE(toHost(b(), dyB.view(rows, cols)), dxRef, bwdTol, rtol);
+    } else {
+        b().activationBackward(a, param, xv, yB.view(rows, cols), dyB.view(rows, cols), gv);
+        IL_COMPARE_CLOSE(toHost(b(), gv), dxRef, bwdTol, rtol);
+    }
+}
+
+void TestBackendOps::activationSaturates_data()
+{
+    QTest::addColumn<int>("act");
+    QTest::newRow("tanh") << int(Activation::Tanh);
+    QTest::newRow("sigmoid") << int(Activation::Sigmoid);
+}
+
+void TestBackendOps::activationSaturates()
+{
+    QFETCH(int, act);
+    const auto a = static_cast<Activation>(act);
+    std::vector<float> x;
+    for (float v : {9.f, 15.f, 20.f, 44.f, 50.f, 88.f, 89.f, 100.f, 1000.f, 1e10f, 1e30f, 3e38f}) {
+        x.push_back(v);
+        x.push_back(-v);
+    }
+    // Pad to a size with a vector tail, so both the vector body and the tail see extremes.
+    const std::vector<float> base = x;
+    while (x.size() < 37)
+        x.insert(x.end(), base.begin(), base.end());
+    x.resize(37);
+    const size_t n = x.size();
+    std::vector<double> yRef(n), dRef(n);
+    std::vector<float> yRefF(n);
+    for (size_t i = 0; i < n; ++i) {
+        yRef[i] = refActivation(a, 0, x[i]);
+        yRefF[i] = static_cast<float>(yRef[i]);
+        dRef[i] = refDerivative(a, 0, x[i]);
+    }
+    Buffer dx = toDevice(b(), x);
+    Buffer y = testutil::filledBuffer(b(), n, kNaN);
+    const int64_t rows = 1, cols = static_cast<int64_t>(n);
+    b().activationForward(a, 0.f, dx.view(rows, cols), y.view(rows, cols));
+    const auto got = toHost(b(), y.view(rows, cols));
+    QVERIFY2(allFinite(got), "non-finite activation output for a finite input");
+    IL_COMPARE_CLOSE(got, yRef, 1e-6, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+        if (std::fabs(x[i]) < 50.f)
+            continue;
+        // Saturated: tanh is exactly +-1, sigmoid exactly 1 or a tiny non-negative number.
+        if (a == Activation::Tanh)
+            QCOMPARE(got[i], x[i] > 0 ? 1.f : -1.f);
+        else if (x[i] > 0)
+            QCOMPARE(got[i], 1.f);
+        else
+            QVERIFY(got[i] >= 0.f && got[i] < 1e-20f);
+    }
+
+    Buffer yr = toDevice(b(), yRefF);
+    Buffer dy = testutil::filledBuffer(b(), n, 1.f);
+    Buffer g = testutil::filledBuffer(b(), n, kNaN);
+    b().activationBackward(a, 0.f, dx.view(rows, cols), yr.view(rows, cols), dy.view(rows, cols),
+                           g.view(rows, cols));
+    const auto gg = toHost(b(), g.view(rows, cols));
+    QVERIFY2(allFinite(gg), "non-finite activation gradient for a finite input");
+    IL_COMPARE_CLOSE(gg, dRef, 1e-6, 0.0);
+}
+
+void TestBackendOps::sineLargeArguments_data()
+{
+    QTest::addColumn<double>("magnitude");
+    QTest::newRow("1e4") << 1e4;
+    QTest::newRow("1e6") << 1e6;
+    QTest::newRow("1e8") << 1e8;
+    QTest::newRow("1e9") << 1e9;
+    QTest::newRow("1e12") << 1e12;
+    QTest::newRow("1e20") << 1e20;
+    QTest::newRow("1e38") << 1e38;
+}
+
+void TestBackendOps::sineLargeArguments()
+{
+    // Far outside the training range (a diverging SIREN, Fourier features of unscaled
+    // coordinates) the fast sine may lose accuracy, but it must stay a sine: finite and within
+    // [-1, 1], in the sine activation (forward and backward) and in the Fourier features.
+    QFETCH(double, magnitude);
+    Rng rng(5);
+    const size_t n = 1001;
+    auto x = testutil::randomVector(rng, n, -magnitude, magnitude);
+    x[0] = static_cast<float>(magnitude);
+    x[1] = static_cast<float>(-magnitude);
+    const auto bounded = [](const std::vector<float>& v, float limit, QString* why) {
+        for (size_t i = 0; i < v.size(); ++i)
+            if (!(std::fabs(v[i]) <= limit)) {
+                *why = QStringLiteral("element %1: %2").arg(i).arg(double(v[i]));
+                return false;
+            }
+        return true;
+    };
+    QString why;
+    Buffer dx = toDevice(b(), x);
+    Buffer y = testutil::filledBuffer(b(), n, kNaN);
+    b().activationForward(Activation::Sine, 1.f, dx.view(1, n), y.view(1, n));
+    QVERIFY2(bounded(toHost(b(), y.view(1, n)), 1.0001f, &why), qPrintable("sine: " + why));
+
+    Buffer dy = testutil::filledBuffer(b(), n, 1.f);
+    Buffer g = testutil::filledBuffer(b(), n, kNaN);
+    b().activationBackward(Activation::Sine, 1.f, dx.view(1, n), y.view(1, n), dy.view(1, n),
+                           g.view(1, n));
+    QVERIFY2(bounded(toHost(b(), g.view(1, n)), 1.0001f, &why),
+             qPrintable("sine backward: " + why));
+
+    Buffer f = testutil::filledBuffer(b(), 2 * n, kNaN);
+    b().fourierForward(dx.view(1, n), f.view(1, 2 * n));
+    QVERIFY2(bounded(toHost(b(), f.view(1, 2 * n)), 1.0001f, &why),
+             qPrintable("fourier: " + why));
+}
+
+// ---- Fourier features and embeddings ------------------------------------------------------------
+
+void TestBackendOps::fourier_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("count");
+    QTest::newRow("1x1") << qint64(1) << qint64(1);
+    QTest::newRow("7x13") << qint64(7) << qint64(13);
+    QTest::newRow("1000x3") << qint64(1000) << qint64(3);
+    QTest::newRow("301x199") << qint64(301) << qint64(199);
+}
+
+void TestBackendOps::fourier()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, count);
+    const size_t n = static_cast<size_t>(rows * count);
+    Rng rng(n + 17);
+    auto z = testutil::randomVector(rng, n, -100, 100);
+    z[0] = 0.f;
+    const auto dy = testutil::randomVector(rng, 2 * n, -1, 1);
+    std::vector<double> yRef(2 * n), dzRef(n);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < count; ++j) {
+            const double zz = z[static_cast<size_t>(r * count + j)];
+            const size_t s = static_cast<size_t>(r * 2 * count + j);
+            const size_t c = s + static_cast<size_t>(count);
+            yRef[s] = std::sin(zz);
+            yRef[c] = std::cos(zz);
+            dzRef[static_cast<size_t>(r * count + j)] = dy[s] * std::cos(zz) - dy[c] * std::sin(zz);
+        }
+    Buffer dz = toDevice(b(), z);
+    Buffer y = testutil::filledBuffer(b(), 2 * n, kNaN);
+    b().fourierForward(dz.view(rows, count), y.view(rows, 2 * count));
+    IL_COMPARE_CLOSE(toHost(b(), y.view(rows, 2 * count)), yRef, 1e-5, 0.0);
+
+    Buffer ddy = toDevice(b(), dy);
+    Buffer g = testutil::filledBuffer(b(), n, kNaN);
+    b().fourierBackward(dz.view(rows, count), ddy.view(rows, 2 * count), g.view(rows, count));
+    IL_COMPARE_CLOSE(toHost(b(), g.view(rows, count)), dzRef, 2e-5, 0.0);
+}
+
+void TestBackendOps::embedding_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("context");
+    QTest::addColumn<qint64>("vocab");
+    QTest::addColumn<qint64>("dim");
+    QTest::newRow("1x1 v1 d1") << qint64(1) << qint64(1) << qint64(1) << qint64(1);
+    QTest::newRow("7x3 v27 d10") << qint64(7) << qint64(3) << qint64(27) << qint64(10);
+    QTest::newRow("1000x2 v5 d3") << qint64(1000) << qint64(2) << qint64(5) << qint64(3);
+    QTest::newRow("2000x4 v100 d17") << qint64(2000) << qint64(4) << qint64(100) << qint64(17);
+}
+
+void TestBackendOps::embedding()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, context);
+    QFETCH(qint64, vocab);
+    QFETCH(qint64, dim);
+    Rng rng(static_cast<uint64_t>(rows * 3 + vocab));
+    std::vector<float> ids(static_cast<size_t>(rows * context));
+    for (auto& id : ids)
+        id = static_cast<float>(rng.below(static_cast<uint64_t>(vocab)));
+    // Repeats inside one row and across rows.
+    for (int64_t c = 0; c < context; ++c)
+        ids[static_cast<size_t>(c)] = static_cast<float>(vocab - 1);
+    if (rows > 1)
+        ids[static_cast<size_t>(context)] = static_cast<float>(vocab - 1);
+    const auto table = testutil::randomVector(rng, static_cast<size_t>(vocab * dim), -1, 1);
+    const int64_t width = context * dim;
+    const auto dy = testutil::randomVector(rng, static_cast<size_t>(rows * width), -1, 1);
+
+    std::vector<float> yRef(static_cast<size_t>(rows * width));
+    std::vector<double> dtRef(static_cast<size_t>(vocab * dim), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < context; ++c) {
+            const auto id = static_cast<int64_t>(ids[static_cast<size_t>(r * context + c)]);
+            for (int64_t d = 0; d < dim; ++d) {
+                const size_t yi = static_cast<size_t>(r * width + c * dim + d);
+                yRef[yi] = table[static_cast<size_t>(id * dim + d)];
+                dtRef[static_cast<size_t>(id * dim + d)] += dy[yi];
+            }
+        }
+
+    Buffer dIds = toDevice(b(), ids), dTable = toDevice(b(), table);
+    Buffer y = testutil::filledBuffer(b(), yRef.size(), kNaN);
+    b().embeddingForward(dIds.view(rows, context), dTable.view(vocab, dim), y.view(rows, width));
+    IL_COMPARE_CLOSE(toHost(b(), y.view(rows, width)), yRef, 0.0, 0.0);
+
+    Buffer ddy = toDevice(b(), dy);
+    Buffer dt = testutil::filledBuffer(b(), dtRef.size(), 777.f); // overwritten, not added to
+    b().embeddingBackward(dIds.view(rows, context), ddy.view(rows, width), dt.view(vocab, dim));
+    IL_COMPARE_CLOSE(toHost(b(), dt.view(vocab, dim)), dtRef, 1e-6 * double(rows) + 1e-6, 1e-5);
+}
+
+// ---- losses ----------------------------------------------------------------------------------
+
+void TestBackendOps::loss_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<float>("smoothing");
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("k");
+    const std::pair<LossKind, float> kinds[] = {{LossKind::MSE, 0.f},
+                                                {LossKind::MAE, 0.f},
+                                                {LossKind::BinaryCrossEntropy, 0.f},
+                                                {LossKind::CrossEntropy, 0.f},
+                                                {LossKind::CrossEntropy, 0.1f}};
+    const char* names[] = {"mse", "mae", "bce", "ce", "ce"};
+    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {401, 300}};
+    int i = 0;
+    for (const auto& [kind, s] : kinds) {
+        for (const auto& sh : shapes)
+            QTest::addRow("%s s=%g %lldx%lld", names[i], double(s), sh[0], sh[1])
+                << int(kind) << s << sh[0] << sh[1];
+        ++i;
+    }
+}
+
+void TestBackendOps::loss()
+{
+    QFETCH(int, kind);
+    QFETCH(float, smoothing);
+    QFETCH(qint64, rows);
+    QFETCH(qint64, k);
+    const auto lk = static_cast<LossKind>(kind);
+    const size_t n = static_cast<size_t>(rows * k);
+    Rng rng(n * 13 + static_cast<uint64_t>(kind));
+    std::vector<float> pred, target;
+    int64_t targetCols = k;
+    switch (lk) {
+    case LossKind::MSE:
+    case LossKind::MAE:
+        pred = testutil::randomVector(rng, n, -2, 2);
+        target = testutil::randomVector(rng, n, -2, 2);
+        break;
+    case LossKind::BinaryCrossEntropy:
+        pred = testutil::randomVector(rng, n, -8, 8);
+        target.resize(n);
+        for (size_t i = 0; i < n; ++i) // hard labels and soft targets
+            target[i] = i % 3 == 2 ? static_cast<float>(rng.uniform()) : float(rng.below(2));
+        break;
+    case LossKind::CrossEntropy:
+        pred = testutil::randomVector(rng, n, -5, 5);
+        targetCols = 1;
+        target.resize(static_cast<size_t>(rows));
+        for (auto& t : target)
+            t = static_cast<float>(rng.below(static_cast<uint64_t>(k)));
+        break;
+    }
+    std::vector<double> gRef;
+    const double lRef = refLoss(lk, smoothing, pred, target, rows, k, &gRef);
+    double gMax = 0;
+    for (double g : gRef)
+        gMax = std::max(gMax, std::fabs(g));
+
+    Buffer dp = toDevice(b(), pred), dt = toDevice(b(), target);
+    Buffer grad = testutil::filledBuffer(b(), n, kNaN);
+    Buffer lossOut = testutil::filledBuffer(b(), 2, kNaN);
+    b().lossForwardBackward(lk, smoothing, dp.view(rows, k), dt.view(rows, targetCols),
+                            grad.view(rows, k), lossOut.data(), false);
+    const double l = readScalar(b(), lossOut.data());
+    QVERIFY2(std::fabs(l - lRef) <= 1e-4 * std::fabs(lRef) + 1e-6,
+             qPrintable(QStringLiteral("loss %1, expected %2").arg(l, 0, 'g', 9).arg(lRef, 0, 'g', 9)));
+    IL_COMPARE_CLOSE(toHost(b(), grad.view(rows, k)), gRef, 1e-5 * gMax, 1e-4);
+
+    // Loss only: the same value, and the gradient buffer is not touched.
+    b().fill(grad.view(rows, k), 12345.f);
+    b().lossForward(lk, smoothing, dp.view(rows, k), dt.view(rows, targetCols),
+                    lossOut.data() + 1, false);
+    const double l2 = readScalar(b(), lossOut.data() + 1);
+    QVERIFY2(std::fabs(l2 - lRef) <= 1e-4 * std::fabs(lRef) + 1e-6,
+             qPrintable(QStringLiteral("lossForward %1, expected %2").arg(l2).arg(lRef)));
+    for (float g : toHost(b(), grad.view(rows, k)))
+        QCOMPARE(g, 12345.f);
+}
+
+void TestBackendOps::lossStableForExtremeLogits()
+{
+    // BCE on logits +-100: the stable form gives 0 or 100 per element, never inf or NaN.
+    {
+        const std::vector<float> z = {100.f, 100.f, -100.f, -100.f};
+        const std::vector<float> t = {1.f, 0.f, 1.f, 0.f};
+        Buffer dz = toDevice(b(), z), dt = toDevice(b(), t);
+        Buffer g = testutil::filledBuffer(b(), 4, kNaN), l = testutil::filledBuffer(b(), 2, kNaN);
+        b().lossForwardBackward(LossKind::BinaryCrossEntropy, 0.f, dz.view(2, 2), dt.view(2, 2),
+                                g.view(2, 2), l.data(), false);
+        b().lossForward(LossKind::BinaryCrossEntropy, 0.f, dz.view(2, 2), dt.view(2, 2),
+                        l.data() + 1, false);
+        QCOMPARE(readScalar(b(), l.data()), 50.f);
+        QCOMPARE(readScalar(b(), l.data() + 1), 50.f);
+        IL_COMPARE_CLOSE(toHost(b(), g.view(2, 2)), (std::vector<double>{0, 0.25, -0.25, 0}),
+                         1e-7, 0.0);
+    }
+    // Cross-entropy with logits +-1000: log-sum-exp with the max subtracted.
+    {
+        const std::vector<float> z = {1000.f, -1000.f, 0.f, -1000.f, 0.f, 1000.f};
+        const std::vector<float> t = {1.f, 2.f};
+        Buffer dz = toDevice(b(), z), dt = toDevice(b(), t);
+        Buffer g = testutil::filledBuffer(b(), 6, kNaN), l = testutil::filledBuffer(b(), 1, kNaN);
+        b().lossForwardBackward(LossKind::CrossEntropy, 0.f, dz.view(2, 3), dt.view(2, 1),
+                                g.view(2, 3), l.data(), false);
+        // Row 0: -log softmax_1 = 2000; row 1: 0. Mean 1000.
+        QCOMPARE(readScalar(b(), l.data()), 1000.f);
+        IL_COMPARE_CLOSE(toHost(b(), g.view(2, 3)), (std::vector<double>{0.5, -0.5, 0, 0, 0, 0}),
+                         1e-7, 0.0);
+        Buffer probs = testutil::filledBuffer(b(), 6, kNaN);
+        b().softmaxRows(dz.view(2, 3), 1.f, probs.view(2, 3));
+        IL_COMPARE_CLOSE(toHost(b(), probs.view(2, 3)), (std::vector<double>{1, 0, 0, 0, 0, 1}),
+                         1e-7, 0.0);
+    }
+}
+
+void TestBackendOps::lossAccumulate_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::newRow("mse") << int(LossKind::MSE);
+    QTest::newRow("mae") << int(LossKind::MAE);
+    QTest::newRow("bce") << int(LossKind::BinaryCrossEntropy);
+    QTest::newRow("ce") << int(LossKind::CrossEntropy);
+}
+
+void TestBackendOps::lossAccumulate()
+{
+    QFETCH(int, kind);
+    const auto lk = static_cast<LossKind>(kind);
+    const int64_t rows = 5, k = 3;
+    Rng rng(99);
+    const auto pred = testutil::randomVector(rng, rows * k, -1, 1);
+    std::vector<float> target = testutil::randomVector(rng, rows * k, 0, 1);
+    int64_t tc = k;
+    if (lk == LossKind::CrossEntropy) {
+        target = {0.f, 1.f, 2.f, 1.f, 0.f};
+        tc = 1;
+    }
+    std::vector<double> gRef;
+    const double lRef = refLoss(lk, 0, pred, target, rows, k, &gRef);
+    Buffer dp = toDevice(b(), pred), dt = toDevice(b(), target);
+    Buffer g = testutil::filledBuffer(b(), rows * k, kNaN);
+    Buffer l = testutil::filledBuffer(b(), 1, 1.5f);
+    b().lossForwardBackward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), g.view(rows, k),
+                            l.data(), true);
+    QVERIFY(std::fabs(readScalar(b(), l.data()) - (1.5 + lRef)) < 1e-5);
+    // The loss accumulates; the gradient is still written, not added to.
+    IL_COMPARE_CLOSE(toHost(b(), g.view(rows, k)), gRef, 1e-7, 1e-5);
+    b().lossForward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), l.data(), true);
+    QVERIFY(std::fabs(readScalar(b(), l.data()) - (1.5 + 2 * lRef)) < 1e-5);
+    // Without accumulate the value is replaced.
+    b().lossForward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), l.data(), false);
+    QVERIFY(std::fabs(readScalar(b(), l.data()) - lRef) < 1e-6);
+}
+
+void TestBackendOps::softmaxRows_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::addColumn<float>("temperature");
+    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {401, 300}};
+    for (const auto& s : shapes)
+        for (float t : {1.f, 0.5f, 2.f})
+            QTest::addRow("%lldx%lld T=%g", s[0], s[1], double(t)) << s[0] << s[1] << t;
+}
+
+void TestBackendOps::softmaxRows()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    QFETCH(float, temperature);
+    const size_t n = static_cast<size_t>(rows * cols);
+    Rng rng(n + 1);
+    auto z = testutil::randomVector(rng, n, -10, 10);
+    if (cols > 2) { // one row of huge logits
+        z[0] = 1000.f;
+        z[1] = -1000.f;
+        z[2] = 999.f;
+    }
+    std::vector<double> ref(n);
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* zr = z.data() + r * cols;
+        double m = -INFINITY, s = 0;
+        for (int64_t j = 0; j < cols; ++j)
+            m = std::max(m, double(zr[j]) / temperature);
+        for (int64_t j = 0; j < cols; ++j)
+            s += std::exp(double(zr[j]) / temperature - m);
+        for (int64_t j = 0; j < cols; ++j)
+            ref[static_cast<size_t>(r * cols + j)] = std::exp(double(zr[j]) / temperature - m) / s;
+    }
+    Buffer dz = toDevice(b(), z);
+    Buffer p = testutil::filledBuffer(b(), n, kNaN);
+    b().softmaxRows(dz.view(rows, cols), temperature, p.view(rows, cols));
+    IL_COMPARE_CLOSE(toHost(b(), p.view(rows, cols)), ref, 1e-7, 1e-5);
+}
+
+// ---- guard and optimizers ------------------------------------------------------------------------
+
+void TestBackendOps::guardAndClip_data()
+{
+    QTest::addColumn<QList<float>>("sq");
+    QTest::addColumn<float>("loss");
+    QTest::addColumn<float>("maxNorm");
+    QTest::addColumn<float>("scale");
+    QTest::addColumn<float>("bad");
+    QTest::addColumn<float>("badTensor"); // only checked when bad
+
+    // Norm sqrt(1 + 4 + 4) = 3.
+    QTest::newRow("clip to half") << QList<float>{1, 4, 4} << 2.f << 1.5f << 0.5f << 0.f << 0.f;
+    QTest::newRow("norm below max") << QList<float>{1, 4, 4} << 2.f << 6.f << 1.f << 0.f << 0.f;
+    QTest::newRow("norm equals max") << QList<float>{1, 4, 4} << 2.f << 3.f << 1.f << 0.f << 0.f;
+    QTest::newRow("no clipping") << QList<float>{1e6f, 4, 4} << 2.f << 0.f << 1.f << 0.f << 0.f;
+    QTest::newRow("negative max") << QList<float>{1e6f, 4} << 2.f << -1.f << 1.f << 0.f << 0.f;
+    QTest::newRow("zero gradient") << QList<float>{0, 0} << 2.f << 1.f << 1.f << 0.f << 0.f;
+    QTest::newRow("one tensor") << QList<float>{100} << 0.f << 1.f << 0.1f << 0.f << 0.f;
+    QTest::newRow("nan loss") << QList<float>{1, 4} << kNaN << 1.f << 0.f << 1.f << -1.f;
+    QTest::newRow("inf loss") << QList<float>{1, 4} << kInf << 0.f << 0.f << 1.f << -1.f;
+    QTest::newRow("-inf loss") << QList<float>{1, 4} << -kInf << 1.f << 0.f << 1.f << -1.f;
+    QTest::newRow("inf sq[1]") << QList<float>{1, kInf, 4} << 2.f << 1.f << 0.f << 1.f << 1.f;
+    QTest::newRow("nan sq[2]") << QList<float>{1, 4, kNaN} << 2.f << 0.f << 0.f << 1.f << 2.f;
+    QTest::newRow("first of two") << QList<float>{1, kNaN, kInf} << 2.f << 1.f << 0.f << 1.f
+                                  << 1.f;
+    QList<float> many(1000, 0.25f); // norm sqrt(250)
+    QTest::newRow("1000 tensors") << many << 1.f << 1.f << float(1 / std::sqrt(250.0)) << 0.f
+                                  << 0.f;
+    many[777] = kNaN;
+    QTest::newRow("1000 tensors, nan at 777") << many << 1.f << 1.f << 0.f << 1.f << 777.f;
+}
+
+void TestBackendOps::guardAndClip()
+{
+    QFETCH(QList<float>, sq);
+    QFETCH(float, loss);
+    QFETCH(float, maxNorm);
+    QFETCH(float, scale);
+    QFETCH(float, bad);
+    QFETCH(float, badTensor);
+    Buffer dsq = toDevice(b(), std::vector<float>(sq.begin(), sq.end()));
+    Buffer dl = testutil::filledBuffer(b(), 1, loss);
+    Buffer guard = toDevice(b(), {1.f, 0.f, 0.f, 0.f});
+    b().guardAndClip(dsq.data(), int(sq.size()), dl.data(), maxNorm, 37, guard.data());
+    const auto g = toHost(b(), guard.view(1, GuardSlots));
+    QVERIFY2(std::fabs(g[GuardScale] - scale) <= 1e-6f * std::max(1.f, scale),
+             qPrintable(QStringLiteral("scale %1, expected %2").arg(g[GuardScale]).arg(scale)));
+    QCOMPARE(g[GuardBad], bad);
+    if (bad != 0) {
+        QCOMPARE(g[GuardBadStep], 37.f);
+        QCOMPARE(g[GuardBadTensor], badTensor);
+    }
+}
+
+void TestBackendOps::guardIsSticky()
+{
+    Buffer guard = toDevice(b(), {1.f, 0.f, 0.f, 0.f});
+    Buffer good = toDevice(b(), {1.f, 4.f, 4.f});
+    Buffer badSq = toDevice(b(), {1.f, 4.f, kInf});
+    Buffer loss = testutil::filledBuffer(b(), 1, 0.5f);
+
+    b().guardAndClip(good.data(), 3, loss.data(), 1.5f, 1, guard.data());
+    QCOMPARE(readScalar(b(), guard.data() + GuardBad), 0.f);
+    QCOMPARE(readScalar(b(), guard.data() + GuardScale), 0.5f);
+
+    b().guardAndClip(badSq.data(), 3, loss.data(), 1.5f, 2, guard.data());
+    // A later finite step does not clear it, nor move the recorded step or tensor.
+    b().guardAndClip(good.data(), 3, loss.data(), 1.5f, 3, guard.data());
+    testutil::writeScalar(b(), loss.data(), kNaN);
+    b().guardAndClip(good.data(), 3, loss.data(), 0.f, 4, guard.data());
+    testutil::writeScalar(b(), loss.data(), 0.5f);
+    b().guardAndClip(good.data(), 3, loss.data(), 0.f, 5, guard.data());
+    const auto g = toHost(b(), guard.view(1, GuardSlots));
+    QCOMPARE(g[GuardBad], 1.f);
+    QCOMPARE(g[GuardBadStep], 2.f);
+    QCOMPARE(g[GuardBadTensor], 2.f);
+    QCOMPARE(g[GuardScale], 0.f);
+
+    // Clearing Bad (as the trainer does after restoring weights) re-arms it.
+    testutil::writeScalar(b(), guard.data() + GuardBad, 0.f);
+    b().guardAndClip(good.data(), 3, loss.data(), 6.f, 6, guard.data());
+    QCOMPARE(readScalar(b(), guard.data() + GuardBad), 0.f);
+    QCOMPARE(readScalar(b(), guard.data() + GuardScale), 1.f);
+}
+
+namespace {
+const std::vector<float> kP0 = {1.f, -2.f, 0.5f, 0.f};
+const std::vector<float> kG1 = {0.5f, 1.f, -2.f, 0.f};
+const std::vector<float> kG2 = {-1.f, 0.5f, 0.25f, 3.f};
+} // namespace
+
+void TestBackendOps::sgdStep_data()
+{
+    // Expected values worked out by hand (PyTorch's SGD: g' = scale * g + wd * p;
+    // v = mu * v + g'; p -= lr * v, or lr * (g' + mu * v) with Nesterov), two steps with
+    // gradients kG1 then kG2 from kP0.
+    QTest::addColumn<float>("lr");
+    QTest::addColumn<float>("momentum");
+    QTest::addColumn<float>("weightDecay");
+    QTest::addColumn<bool>("nesterov");
+    QTest::addColumn<float>("scale");
+    QTest::addColumn<QList<float>>("after1");
+    QTest::addColumn<QList<float>>("after2");
+    QTest::newRow("plain") << 0.1f << 0.f << 0.f << false << 1.f
+                           << QList<float>{0.95f, -2.1f, 0.7f, 0.f}
+                           << QList<float>{1.05f, -2.15f, 0.675f, -0.3f};
+    QTest::newRow("momentum") << 0.1f << 0.9f << 0.f << false << 1.f
+                              << QList<float>{0.95f, -2.1f, 0.7f, 0.f}
+                              << QList<float>{1.005f, -2.24f, 0.855f, -0.3f};
+    QTest::newRow("nesterov") << 0.1f << 0.9f << 0.f << true << 1.f
+                              << QList<float>{0.905f, -2.19f, 0.88f, 0.f}
+                              << QList<float>{1.0545f, -2.366f, 0.9945f, -0.57f};
+    QTest::newRow("weight decay") << 0.1f << 0.f << 0.1f << false << 1.f
+                                  << QList<float>{0.94f, -2.08f, 0.695f, 0.f}
+                                  << QList<float>{1.0306f, -2.1092f, 0.66305f, -0.3f};
+    QTest::newRow("momentum + weight decay") << 0.1f << 0.9f << 0.1f << false << 1.f
+                                             << QList<float>{0.94f, -2.08f, 0.695f, 0.f}
+                                             << QList<float>{0.9766f, -2.1812f, 0.83855f, -0.3f};
+    QTest::newRow("clip scale 0.5") << 0.1f << 0.f << 0.f << false << 0.5f
+                                    << QList<float>{0.975f, -2.05f, 0.6f, 0.f}
+                                    << QList<float>{1.025f, -2.075f, 0.5875f, -0.15f};
+}
+
+void TestBackendOps::sgdStep()
+{
+    QFETCH(float, lr);
+    QFETCH(float, momentum);
+    QFETCH(float, weightDecay);
+    QFETCH(bool, nesterov);
+    QFETCH(float, scale);
+    QFETCH(QList<float>, after1);
+    QFETCH(QList<float>, after2);
+    Buffer p = toDevice(b(), kP0), g1 = toDevice(b(), kG1), g2 = toDevice(b(), kG2);
+    // Plain SGD must neither read nor write the velocity: NaN in it would show.
+    Buffer v = testutil::filledBuffer(b(), 4, momentum == 0.f ? kNaN : 0.f);
+    Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
+    SgdParams sp;
+    sp.lr = lr;
+    sp.momentum = momentum;
+    sp.weightDecay = weightDecay;
+    sp.nesterov = nesterov;
+    b().sgdStep(p.view(1, 4), g1.view(1, 4), v.view(1, 4), sp, guard.data());
+    IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), std::vector<float>(after1.begin(), after1.end()),
+                     1e-6, 1e-6);
+    b().sgdStep(p.view(1, 4), g2.view(1, 4), v.view(1, 4), sp, guard.data());
+    IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), std::vector<float>(after2.begin(), after2.end()),
+                     1e-6, 1e-6);
+    if (momentum == 0.f)
+        for (float x : toHost(b(), v.view(1, 4)))
+            QVERIFY(std::isnan(x));
+}
+
+void TestBackendOps::adamStep_data()
+{
+    // Hand-computed (PyTorch's Adam/AdamW): m = b1 m + (1-b1) g, v = b2 v + (1-b2) g^2,
+    // p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)  [+ lr * wd * p for AdamW;
+    // Adam adds wd * p to g instead]. Steps 1 and 2 with gradients kG1 then kG2 from kP0.
+    QTest::addColumn<float>("lr");
+    QTest::addColumn<float>("beta1");
+    QTest::addColumn<float>("beta2");
+    QTest::addColumn<float>("weightDecay");
+    QTest::addColumn<bool>("decoupled");
+    QTest::addColumn<float>("scale");
+    QTest::addColumn<QList<float>>("after1");
+    QTest::addColumn<QList<float>>("m1");
+    QTest::addColumn<QList<float>>("v1");
+    QTest::addColumn<QList<float>>("after2");
+    QTest::newRow("adam") << 0.1f << 0.9f << 0.999f << 0.f << false << 1.f
+                          << QList<float>{0.9f, -2.1f, 0.6f, 0.f}
+                          << QList<float>{0.05f, 0.1f, -0.2f, 0.f}
+                          << QList<float>{0.00025f, 0.001f, 0.004f, 0.f}
+                          << QList<float>{0.936610354f, -2.19321796f, 0.657253457f, -0.074413682f};
+    QTest::newRow("adam L2") << 0.1f << 0.9f << 0.999f << 0.1f << false << 1.f
+                             << QList<float>{0.9f, -2.1f, 0.6f, 0.f}
+                             << QList<float>{0.06f, 0.08f, -0.195f, 0.f}
+                             << QList<float>{0.00036f, 0.00064f, 0.0038025f, 0.f}
+                             << QList<float>{0.925263519f, -2.18836228f, 0.654485156f,
+                                             -0.074413682f};
+    QTest::newRow("adamw") << 0.1f << 0.9f << 0.999f << 0.1f << true << 1.f
+                           << QList<float>{0.89f, -2.08f, 0.595f, 0.f}
+                           << QList<float>{0.05f, 0.1f, -0.2f, 0.f}
+                           << QList<float>{0.00025f, 0.001f, 0.004f, 0.f}
+                           << QList<float>{0.917710354f, -2.15241796f, 0.646303457f,
+                                           -0.074413682f};
+    QTest::newRow("clip scale 0.5") << 0.1f << 0.9f << 0.999f << 0.f << false << 0.5f
+                                    << QList<float>{0.9f, -2.1f, 0.6f, 0.f}
+                                    << QList<float>{0.025f, 0.05f, -0.1f, 0.f}
+                                    << QList<float>{6.25e-05f, 0.00025f, 0.001f, 0.f}
+                                    << QList<float>{0.936610356f, -2.19321796f, 0.657253456f,
+                                                    -0.0744136817f};
+    QTest::newRow("other betas") << 0.01f << 0.8f << 0.99f << 0.f << false << 1.f
+                                 << QList<float>{0.99f, -2.01f, 0.51f, 0.f}
+                                 << QList<float>{0.1f, 0.2f, -0.4f, 0.f}
+                                 << QList<float>{0.0025f, 0.01f, 0.04f, 0.f}
+                                 << QList<float>{0.994210028f, -2.01914927f, 0.51527521f,
+                                                 -0.00783707551f};
+}
+
+void TestBackendOps::adamStep()
+{
+    QFETCH(float, lr);
+    QFETCH(float, beta1);
+    QFETCH(float, beta2);
+    QFETCH(float, weightDecay);
+    QFETCH(bool, decoupled);
+    QFETCH(float, scale);
+    QFETCH(QList<float>, after1);
+    QFETCH(QList<float>, m1);
+    QFETCH(QList<float>, v1);
+    QFETCH(QList<float>, after2);
+    const auto vec = [](const QList<float>& l) { return std::vector<float>(l.begin(), l.end()); };
+    Buffer p = toDevice(b(), kP0), g1 = toDevice(b(), kG1), g2 = toDevice(b(), kG2);
+    Buffer m = testutil::filledBuffer(b(), 4, 0.f), v = testutil::filledBuffer(b(), 4, 0.f);
+    Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
+    AdamParams ap;
+    ap.lr = lr;
+    ap.beta1 = beta1;
+    ap.beta2 = beta2;
+    ap.eps = 1e-8f;
+    ap.weightDecay = weightDecay;
+    ap.decoupled = decoupled;
+    ap.step = 1;
+    b().adamStep(p.view(1, 4), g1.view(1, 4), m.view(1, 4), v.view(1, 4), ap, guard.data());
+    IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after1), 1e-6, 1e-6);
+    // 1 - 0.999f is 0.00099998713 in f32, hence the relative tolerance on the moments.
+    IL_COMPARE_CLOSE(toHost(b(), m.view(1, 4)), vec(m1), 1e-9, 1e-4);
+    IL_COMPARE_CLOSE(toHost(b(), v.view(1, 4)), vec(v1), 1e-12, 1e-4);
+    ap.step = 2;
+    b().adamStep(p.view(1, 4), g2.view(1, 4), m.view(1, 4), v.view(1, 4), ap, guard.data());
+    IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after2), 2e-6, 1e-6);
+}
+
+void TestBackendOps::optimizersSkipBadStep_data()
+{
+    QTest::addColumn<QString>("optimizer");
+    QTest::addColumn<float>("scale"); // guardAndClip writes 0; a stale 1 must not matter
+    for (const char* o : {"sgd", "momentum", "adam", "adamw"})
+        for (float s : {0.f, 1.f})
+            QTest::addRow("%s scale=%g", o, double(s)) << QString::fromLatin1(o) << s;
+}
+
+void TestBackendOps::optimizersSkipBadStep()
+{
+    QFETCH(QString, optimizer);
+    QFETCH(float, scale);
+    const std::vector<float> m0 = {0.1f, -0.2f, 0.3f, 0.4f}, v0 = {0.01f, 0.02f, 0.03f, 0.04f};
+    Buffer p = toDevice(b(), kP0), g = toDevice(b(), kG1);
+    Buffer m = toDevice(b(), m0), v = toDevice(b(), v0);
+    Buffer guard = toDevice(b(), {scale, 1.f, 3.f, 0.f});
+    if (optimizer == "sgd" || optimizer == "momentum") {
+        SgdParams sp;
+        sp.lr = 0.1f;
+        sp.momentum = optimizer == "momentum" ? 0.9f : 0.f;
+        sp.weightDecay = 0.1f;
+        b().sgdStep(p.view(1, 4), g.view(1, 4), m.view(1, 4), sp, guard.data());
+    } else {
+        AdamParams ap;
+        ap.lr = 0.1f;
+        ap.weightDecay = 0.1f;
+        ap.decoupled = optimizer == "adamw";
+        ap.step = 4;
+        b().adamStep(p.view(1, 4), g.view(1, 4), m.view(1, 4), v.view(1, 4), ap, guard.data());
+    }
+    QVERIFY2(testutil::bitIdentical(toHost(b(), p.view(1, 4)), kP0), "parameters changed");
+    QVERIFY2(testutil::bitIdentical(toHost(b(), m.view(1, 4)), m0), "first moment changed");
+    QVERIFY2(testutil::bitIdentical(toHost(b(), v.view(1, 4)), v0), "second moment changed");
+}
+
+void TestBackendOps::optimizersLarge_data()
+{
+    QTest::addColumn<QString>("optimizer");
+    QTest::addColumn<qint64>("n");
+    const QString names[] = {"sgd", "momentum", "nesterov", "adam", "adamw"};
+    for (const QString& o : names)
+        for (qint64 n : {qint64(1), qint64(7), qint64(200003)})
+            QTest::newRow(qPrintable(QStringLiteral("%1 n=%2").arg(o).arg(n))) << o << n;
+}
+
+void TestBackendOps::optimizersLarge()
+{
+    // Three steps over long vectors (vector tails, threads) against the formulas in double.
+    QFETCH(QString, optimizer);
+    QFETCH(qint64, n);
+    const size_t un = static_cast<size_t>(n);
+    Rng rng(un + 3);
+    const auto p0 = testutil::randomVector(rng, un, -1, 1);
+    std::vector<std::vector<float>> grads;
+    for (int s = 0; s < 3; ++s)
+        grads.push_back(testutil::randomVector(rng, un, -2, 2));
+    const float scale = 0.7f, lr = 0.01f, wd = 0.05f;
+
+    std::vector<double> p(p0.begin(), p0.end()), m(un, 0.0), v(un, 0.0);
+    Buffer dp = toDevice(b(), p0);
+    Buffer dm = testutil::filledBuffer(b(), un, 0.f), dv = testutil::filledBuffer(b(), un, 0.f);
+    Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
+    for (int s = 0; s < 3; ++s) {
+        Buffer dg = toDevice(b(), grads[static_cast<size_t>(s)]);
+        const auto& g = grads[static_cast<size_t>(s)];
+        if (optimizer.startsWith("adam")) {
+            const bool dec = optimizer == "adamw";
+            AdamParams ap;
+            ap.lr = lr;
+            ap.weightDecay = wd;
+            ap.decoupled = dec;
+            ap.step = s + 1;
+            b().adamStep(dp.view(1, n), dg.view(1, n), dm.view(1, n), dv.view(1, n), ap,
+                         guard.data());
+            const double b1 = ap.beta1, b2 = ap.beta2;
+            for (size_t i = 0; i < un; ++i) {
+                double gi = double(scale) * g[i] + (dec ? 0.0 : double(wd) * p[i]);
+                m[i] = b1 * m[i] + (1 - b1) * gi;
+                v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+                const double mh = m[i] / (1 - std::pow(b1, s + 1));
+                const double vh = v[i] / (1 - std::pow(b2, s + 1));
+                p[i] -= double(lr) * (mh / (std::sqrt(vh) + 1e-8) + (dec ? wd * p[i] : 0.0));
+            }
+        } else {
+            SgdParams sp;
+            sp.lr = lr;
+            sp.weightDecay = wd;
+            sp.momentum = optimizer == "sgd" ? 0.f : 0.9f;
+            sp.nesterov = optimizer == "nesterov";
+            b().sgdStep(dp.view(1, n), dg.view(1, n), dm.view(1, n), sp, guard.data());
+            const double mu = sp.momentum;
+            for (size_t i = 0; i < un; ++i) {
+                const double gi = double(scale) * g[i] + double(wd) * p[i];
+                if (mu == 0) {
+                    p[i] -= double(lr) * gi;
+                } else {
+                    m[i] = mu * m[i] + gi;
+                    p[i] -= double(lr) * (sp.nesterov ? gi + mu * m[i] : m[i]);
+                }
+            }
+        }
+    }
+    IL_COMPARE_CLOSE(toHost(b(), dp.view(1, n)), p, 1e-5, 1e-5);
+    if (optimizer != "sgd")
+        IL_COMPARE_CLOSE(toHost(b(), dm.view(1, n)), m, 1e-5, 1e-4);
+}
+
+// ---- data movement ------------------------------------------------------------------------------
+
+void TestBackendOps::gatherRows_data()
+{
+    QTest::addColumn<qint64>("srcRows");
+    QTest::addColumn<qint64>("cols");
+    QTest::addColumn<qint64>("first");
+    QTest::addColumn<qint64>("dstRows");
+    QTest::newRow("1x1") << qint64(1) << qint64(1) << qint64(0) << qint64(1);
+    QTest::newRow("100x13, 7 rows from 10") << qint64(100) << qint64(13) << qint64(10)
+                                            << qint64(7);
+    QTest::newRow("1000x3, last rows") << qint64(1000) << qint64(3) << qint64(990) << qint64(10);
+    QTest::newRow("50000x3, 40000 rows") << qint64(50000) << qint64(3) << qint64(1000)
+                                         << qint64(40000);
+}
+
+void TestBackendOps::gatherRows()
+{
+    QFETCH(qint64, srcRows);
+    QFETCH(qint64, cols);
+    QFETCH(qint64, first);
+    QFETCH(qint64, dstRows);
+    Rng rng(static_cast<uint64_t>(srcRows));
+    const auto src = testutil::randomVector(rng, static_cast<size_t>(srcRows * cols), -1, 1);
+    const std::vector<int32_t> index = rng.permutation(srcRows);
+    std::vector<float> ref(static_cast<size_t>(dstRows * cols));
+    for (int64_t i = 0; i < dstRows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            ref[static_cast<size_t>(i * cols + j)] =
+                src[static_cast<size_t>(index[static_cast<size_t>(first + i)] * cols + j)];
+    Buffer dsrc = toDevice(b(), src);
+    IndexBuffer didx(m_backend.get(), index.size());
+    b().upload(didx.data(), index.data(), index.size() * sizeof(int32_t));
+    Buffer dst = testutil::filledBuffer(b(), ref.size(), kNaN);
+    b().gatherRows(dsrc.view(srcRows, cols), didx.data(), first, dst.view(dstRows, cols));
+    IL_COMPARE_CLOSE(toHost(b(), dst.view(dstRows, cols)), ref, 0.0, 0.0);
+}
+
+void TestBackendOps::invalidIdsThrow()
+{
+    // A token or class id outside the table is a data error, reported, never read out of bounds.
+    Buffer table = testutil::filledBuffer(b(), 5 * 2, 1.f);
+    Buffer y = testutil::filledBuffer(b(), 2 * 2, 0.f);
+    for (float bad : {5.f, -1.f, kNaN}) {
+        Buffer ids = toDevice(b(), {0.f, bad});
+        QVERIFY_THROWS_EXCEPTION(EngineError, b().embeddingForward(ids.view(2, 1),
+                                                                   table.view(5, 2), y.view(2, 2)));
+        Buffer logits = testutil::filledBuffer(b(), 2 * 5, 0.f);
+        Buffer g = testutil::filledBuffer(b(), 2 * 5, 0.f), l = testutil::filledBuffer(b(), 1, 0.f);
+        QVERIFY_THROWS_EXCEPTION(EngineError,
+                                 b().lossForwardBackward(LossKind::CrossEntropy, 0.f,
+                                                         logits.view(2, 5), ids.view(2, 1),
+                                                         g.view(2, 5), l.data(), false));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestBackendOps)
+#include "TestBackendOps.moc"
