@@ -103,7 +103,7 @@ public:
 
     // ---- Fourier features: y = [sin(z) | cos(z)] with z = 2*pi * x * B^T computed by gemm --
     virtual void fourierForward(ConstTensor z, Tensor y) = 0;
-    // dz = dy_sin * cos(z) - dy_cos * sin(z)
+    // dz = dy_sin * cos(z) - dy_cos * sin(z). dz may alias z (element-wise; saves a buffer).
     virtual void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) = 0;
 
     // ---- embedding: ids (rows x context, integral floats) -> y (rows x context*dim) --------

@@ -88,8 +88,7 @@ double refDerivative(Activation a, double p, double x)
 
 // Reference loss (mean) and gradient, in double.
 double refLoss(LossKind kind, double s, const std::vector<float>& pred,
-               const std::vector<float>& target, int64_t rows, int64_t k,
-               std::vector<double>* grad)
+               const std::vector<float>& target, int64_t rows, int64_t k, std::vector<double>* grad)
 {
     const size_t n = pred.size();
     grad->assign(n, 0.0);
@@ -258,25 +257,21 @@ void TestBackendOps::shapeErrors()
     Buffer g = testutil::filledBuffer(b(), 64, 1.f);
     Buffer l = testutil::filledBuffer(b(), 1, 0.f);
     // 2x3 * 4x2: inner dimensions differ.
-    QVERIFY_THROWS_EXCEPTION(ShapeError,
-                             b().gemm(false, false, 1.f, a.view(2, 3), a.view(4, 2), 0.f,
-                                      c.view(2, 2)));
+    QVERIFY_THROWS_EXCEPTION(
+        ShapeError, b().gemm(false, false, 1.f, a.view(2, 3), a.view(4, 2), 0.f, c.view(2, 2)));
     // 2x3 * 3x2 into 2x3.
-    QVERIFY_THROWS_EXCEPTION(ShapeError,
-                             b().gemm(false, false, 1.f, a.view(2, 3), a.view(3, 2), 0.f,
-                                      c.view(2, 3)));
+    QVERIFY_THROWS_EXCEPTION(
+        ShapeError, b().gemm(false, false, 1.f, a.view(2, 3), a.view(3, 2), 0.f, c.view(2, 3)));
     QVERIFY_THROWS_EXCEPTION(ShapeError, b().broadcastRows(a.view(1, 4), c.view(3, 5)));
     QVERIFY_THROWS_EXCEPTION(ShapeError, b().axpby(1.f, a.view(3, 4), 1.f, c.view(4, 3)));
-    QVERIFY_THROWS_EXCEPTION(ShapeError, b().activationForward(Activation::Tanh, 0.f,
-                                                               a.view(3, 4), c.view(3, 5)));
+    QVERIFY_THROWS_EXCEPTION(
+        ShapeError, b().activationForward(Activation::Tanh, 0.f, a.view(3, 4), c.view(3, 5)));
     QVERIFY_THROWS_EXCEPTION(ShapeError,
-                             b().lossForwardBackward(LossKind::MSE, 0.f, a.view(3, 4),
-                                                     c.view(3, 3), g.view(3, 4), l.data(),
-                                                     false));
+                             b().lossForwardBackward(LossKind::MSE, 0.f, a.view(3, 4), c.view(3, 3),
+                                                     g.view(3, 4), l.data(), false));
     QVERIFY_THROWS_EXCEPTION(ShapeError,
                              b().lossForwardBackward(LossKind::CrossEntropy, 0.f, a.view(3, 4),
-                                                     c.view(3, 2), g.view(3, 4), l.data(),
-                                                     false));
+                                                     c.view(3, 2), g.view(3, 4), l.data(), false));
 }
 
 // ---- gemm --------------------------------------------------------------------------------------
@@ -290,8 +285,8 @@ void TestBackendOps::gemm_data()
     QTest::addColumn<bool>("transB");
     QTest::addColumn<float>("alpha");
     QTest::addColumn<float>("beta");
-    const int sizes[][3] = {{1, 1, 1},     {7, 13, 5},    {1000, 3, 17},
-                            {3, 1000, 2},  {65, 129, 257}, {300, 401, 33}};
+    const int sizes[][3] = {{1, 1, 1},    {7, 13, 5},     {1000, 3, 17},
+                            {3, 1000, 2}, {65, 129, 257}, {300, 401, 33}};
     const float ab[][2] = {{1.f, 0.f}, {0.75f, -1.5f}};
     for (const auto& s : sizes)
         for (int t = 0; t < 4; ++t)
@@ -323,8 +318,8 @@ void TestBackendOps::gemm()
         for (int j = 0; j < n; ++j) {
             double s = 0;
             for (int l = 0; l < k; ++l) {
-                const double av = transA ? a[static_cast<size_t>(l * m + i)]
-                                         : a[static_cast<size_t>(i * k + l)];
+                const double av =
+                    transA ? a[static_cast<size_t>(l * m + i)] : a[static_cast<size_t>(i * k + l)];
                 const double bv = transB ? bm[static_cast<size_t>(j * k + l)]
                                          : bm[static_cast<size_t>(l * n + j)];
                 s += av * bv;
@@ -392,7 +387,10 @@ static void addShapeRows()
     QTest::newRow("100003x1") << qint64(100003) << qint64(1);
 }
 
-void TestBackendOps::broadcastRows_data() { addShapeRows(); }
+void TestBackendOps::broadcastRows_data()
+{
+    addShapeRows();
+}
 
 void TestBackendOps::broadcastRows()
 {
@@ -415,7 +413,7 @@ void TestBackendOps::sumRows_data()
     QTest::addColumn<qint64>("rows");
     QTest::addColumn<qint64>("cols");
     QTest::addColumn<float>("beta");
-    const qint64 shapes[][2] = {{1, 1},     {7, 13},   {1000, 3}, {3, 1001},
+    const qint64 shapes[][2] = {{1, 1},     {7, 13},     {1000, 3},  {3, 1001},
                                 {317, 331}, {100003, 1}, {1, 100003}};
     for (const auto& s : shapes)
         for (float beta : {0.f, 1.f, 0.5f})
@@ -466,7 +464,8 @@ void TestBackendOps::sumSquares()
     b().sumSquares(dx.view(rows, cols), out.data());
     const double got = readScalar(b(), out.data());
     QVERIFY2(std::fabs(got - ref) <= 1e-4 * ref,
-             qPrintable(QStringLiteral("got %1, expected %2").arg(got, 0, 'g', 10).arg(ref, 0, 'g', 10)));
+             qPrintable(
+                 QStringLiteral("got %1, expected %2").arg(got, 0, 'g', 10).arg(ref, 0, 'g', 10)));
 }
 
 void TestBackendOps::axpby_data()
@@ -511,7 +510,7 @@ void TestBackendOps::activation_data()
     QTest::addColumn<qint64>("cols");
     QTest::addColumn<bool>("inPlace");
     const std::pair<Activation, float> acts[] = {
-        {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},   {Activation::LeakyReLU, 0.1f},
+        {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},    {Activation::LeakyReLU, 0.1f},
         {Activation::Tanh, 0.f},     {Activation::Sigmoid, 0.f}, {Activation::Sine, 30.f},
         {Activation::Sine, 1.f}};
     const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {317, 331}};
@@ -578,8 +577,7 @@ void TestBackendOps::activation()
         b().activationForward(a, param, xv, yv);
     }
     IL_COMPARE_CLOSE(toHost(b(), yv), yRef, fwdTol, rtol);
-    if (!inPlace)
-        QVERIFY(testutil::bitIdentical(toHost(b(), xv), x)); // input untouched
+    if (!inPlace) QVERIFY(testutil::bitIdentical(toHost(b(), xv), x)); // input untouched
 
     // Backward, from the reference outputs. The derivative of (leaky) ReLU at 0 is a
     // convention; keep 0 out of its inputs.
@@ -642,8 +640,7 @@ void TestBackendOps::activationSaturates()
     QVERIFY2(allFinite(got), "non-finite activation output for a finite input");
     IL_COMPARE_CLOSE(got, yRef, 1e-6, 0.0);
     for (size_t i = 0; i < n; ++i) {
-        if (std::fabs(x[i]) < 50.f)
-            continue;
+        if (std::fabs(x[i]) < 50.f) continue;
         // Saturated: tanh is exactly +-1, sigmoid exactly 1 or a tiny non-negative number.
         if (a == Activation::Tanh)
             QCOMPARE(got[i], x[i] > 0 ? 1.f : -1.f);
@@ -709,8 +706,7 @@ void TestBackendOps::sineLargeArguments()
 
     Buffer f = testutil::filledBuffer(b(), 2 * n, kNaN);
     b().fourierForward(dx.view(1, n), f.view(1, 2 * n));
-    QVERIFY2(bounded(toHost(b(), f.view(1, 2 * n)), 1.0001f, &why),
-             qPrintable("fourier: " + why));
+    QVERIFY2(bounded(toHost(b(), f.view(1, 2 * n)), 1.0001f, &why), qPrintable("fourier: " + why));
 }
 
 // ---- Fourier features and embeddings ------------------------------------------------------------
@@ -780,8 +776,7 @@ void TestBackendOps::embedding()
     // Repeats inside one row and across rows.
     for (int64_t c = 0; c < context; ++c)
         ids[static_cast<size_t>(c)] = static_cast<float>(vocab - 1);
-    if (rows > 1)
-        ids[static_cast<size_t>(context)] = static_cast<float>(vocab - 1);
+    if (rows > 1) ids[static_cast<size_t>(context)] = static_cast<float>(vocab - 1);
     const auto table = testutil::randomVector(rng, static_cast<size_t>(vocab * dim), -1, 1);
     const int64_t width = context * dim;
     const auto dy = testutil::randomVector(rng, static_cast<size_t>(rows * width), -1, 1);
@@ -876,14 +871,15 @@ void TestBackendOps::loss()
     b().lossForwardBackward(lk, smoothing, dp.view(rows, k), dt.view(rows, targetCols),
                             grad.view(rows, k), lossOut.data(), false);
     const double l = readScalar(b(), lossOut.data());
-    QVERIFY2(std::fabs(l - lRef) <= 1e-4 * std::fabs(lRef) + 1e-6,
-             qPrintable(QStringLiteral("loss %1, expected %2").arg(l, 0, 'g', 9).arg(lRef, 0, 'g', 9)));
+    QVERIFY2(
+        std::fabs(l - lRef) <= 1e-4 * std::fabs(lRef) + 1e-6,
+        qPrintable(QStringLiteral("loss %1, expected %2").arg(l, 0, 'g', 9).arg(lRef, 0, 'g', 9)));
     IL_COMPARE_CLOSE(toHost(b(), grad.view(rows, k)), gRef, 1e-5 * gMax, 1e-4);
 
     // Loss only: the same value, and the gradient buffer is not touched.
     b().fill(grad.view(rows, k), 12345.f);
-    b().lossForward(lk, smoothing, dp.view(rows, k), dt.view(rows, targetCols),
-                    lossOut.data() + 1, false);
+    b().lossForward(lk, smoothing, dp.view(rows, k), dt.view(rows, targetCols), lossOut.data() + 1,
+                    false);
     const double l2 = readScalar(b(), lossOut.data() + 1);
     QVERIFY2(std::fabs(l2 - lRef) <= 1e-4 * std::fabs(lRef) + 1e-6,
              qPrintable(QStringLiteral("lossForward %1, expected %2").arg(l2).arg(lRef)));
@@ -905,8 +901,8 @@ void TestBackendOps::lossStableForExtremeLogits()
                         l.data() + 1, false);
         QCOMPARE(readScalar(b(), l.data()), 50.f);
         QCOMPARE(readScalar(b(), l.data() + 1), 50.f);
-        IL_COMPARE_CLOSE(toHost(b(), g.view(2, 2)), (std::vector<double>{0, 0.25, -0.25, 0}),
-                         1e-7, 0.0);
+        IL_COMPARE_CLOSE(toHost(b(), g.view(2, 2)), (std::vector<double>{0, 0.25, -0.25, 0}), 1e-7,
+                         0.0);
     }
     // Cross-entropy with logits +-1000: log-sum-exp with the max subtracted.
     {
@@ -954,8 +950,8 @@ void TestBackendOps::lossAccumulate()
     Buffer dp = toDevice(b(), pred), dt = toDevice(b(), target);
     Buffer g = testutil::filledBuffer(b(), rows * k, kNaN);
     Buffer l = testutil::filledBuffer(b(), 1, 1.5f);
-    b().lossForwardBackward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), g.view(rows, k),
-                            l.data(), true);
+    b().lossForwardBackward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), g.view(rows, k), l.data(),
+                            true);
     QVERIFY(std::fabs(readScalar(b(), l.data()) - (1.5 + lRef)) < 1e-5);
     // The loss accumulates; the gradient is still written, not added to.
     IL_COMPARE_CLOSE(toHost(b(), g.view(rows, k)), gRef, 1e-7, 1e-5);
@@ -1007,7 +1003,8 @@ void TestBackendOps::softmaxRows()
     IL_COMPARE_CLOSE(toHost(b(), p.view(rows, cols)), ref, 1e-7, 1e-5);
 }
 
-// ---- guard and optimizers ------------------------------------------------------------------------
+// ---- guard and optimizers
+// ------------------------------------------------------------------------
 
 void TestBackendOps::guardAndClip_data()
 {
@@ -1031,8 +1028,7 @@ void TestBackendOps::guardAndClip_data()
     QTest::newRow("-inf loss") << QList<float>{1, 4} << -kInf << 1.f << 0.f << 1.f << -1.f;
     QTest::newRow("inf sq[1]") << QList<float>{1, kInf, 4} << 2.f << 1.f << 0.f << 1.f << 1.f;
     QTest::newRow("nan sq[2]") << QList<float>{1, 4, kNaN} << 2.f << 0.f << 0.f << 1.f << 2.f;
-    QTest::newRow("first of two") << QList<float>{1, kNaN, kInf} << 2.f << 1.f << 0.f << 1.f
-                                  << 1.f;
+    QTest::newRow("first of two") << QList<float>{1, kNaN, kInf} << 2.f << 1.f << 0.f << 1.f << 1.f;
     QList<float> many(1000, 0.25f); // norm sqrt(250)
     QTest::newRow("1000 tensors") << many << 1.f << 1.f << float(1 / std::sqrt(250.0)) << 0.f
                                   << 0.f;
@@ -1123,12 +1119,12 @@ void TestBackendOps::sgdStep_data()
     QTest::newRow("weight decay") << 0.1f << 0.f << 0.1f << false << 1.f
                                   << QList<float>{0.94f, -2.08f, 0.695f, 0.f}
                                   << QList<float>{1.0306f, -2.1092f, 0.66305f, -0.3f};
-    QTest::newRow("momentum + weight decay") << 0.1f << 0.9f << 0.1f << false << 1.f
-                                             << QList<float>{0.94f, -2.08f, 0.695f, 0.f}
-                                             << QList<float>{0.9766f, -2.1812f, 0.83855f, -0.3f};
-    QTest::newRow("clip scale 0.5") << 0.1f << 0.f << 0.f << false << 0.5f
-                                    << QList<float>{0.975f, -2.05f, 0.6f, 0.f}
-                                    << QList<float>{1.025f, -2.075f, 0.5875f, -0.15f};
+    QTest::newRow("momentum + weight decay")
+        << 0.1f << 0.9f << 0.1f << false << 1.f << QList<float>{0.94f, -2.08f, 0.695f, 0.f}
+        << QList<float>{0.9766f, -2.1812f, 0.83855f, -0.3f};
+    QTest::newRow("clip scale 0.5")
+        << 0.1f << 0.f << 0.f << false << 0.5f << QList<float>{0.975f, -2.05f, 0.6f, 0.f}
+        << QList<float>{1.025f, -2.075f, 0.5875f, -0.15f};
 }
 
 void TestBackendOps::sgdStep()
@@ -1190,14 +1186,11 @@ void TestBackendOps::adamStep_data()
                            << QList<float>{0.89f, -2.08f, 0.595f, 0.f}
                            << QList<float>{0.05f, 0.1f, -0.2f, 0.f}
                            << QList<float>{0.00025f, 0.001f, 0.004f, 0.f}
-                           << QList<float>{0.917710354f, -2.15241796f, 0.646303457f,
-                                           -0.074413682f};
-    QTest::newRow("clip scale 0.5") << 0.1f << 0.9f << 0.999f << 0.f << false << 0.5f
-                                    << QList<float>{0.9f, -2.1f, 0.6f, 0.f}
-                                    << QList<float>{0.025f, 0.05f, -0.1f, 0.f}
-                                    << QList<float>{6.25e-05f, 0.00025f, 0.001f, 0.f}
-                                    << QList<float>{0.936610356f, -2.19321796f, 0.657253456f,
-                                                    -0.0744136817f};
+                           << QList<float>{0.917710354f, -2.15241796f, 0.646303457f, -0.074413682f};
+    QTest::newRow("clip scale 0.5")
+        << 0.1f << 0.9f << 0.999f << 0.f << false << 0.5f << QList<float>{0.9f, -2.1f, 0.6f, 0.f}
+        << QList<float>{0.025f, 0.05f, -0.1f, 0.f} << QList<float>{6.25e-05f, 0.00025f, 0.001f, 0.f}
+        << QList<float>{0.936610356f, -2.19321796f, 0.657253456f, -0.0744136817f};
     QTest::newRow("other betas") << 0.01f << 0.8f << 0.99f << 0.f << false << 1.f
                                  << QList<float>{0.99f, -2.01f, 0.51f, 0.f}
                                  << QList<float>{0.1f, 0.2f, -0.4f, 0.f}
@@ -1344,8 +1337,7 @@ void TestBackendOps::optimizersLarge()
         }
     }
     IL_COMPARE_CLOSE(toHost(b(), dp.view(1, n)), p, 1e-5, 1e-5);
-    if (optimizer != "sgd")
-        IL_COMPARE_CLOSE(toHost(b(), dm.view(1, n)), m, 1e-5, 1e-4);
+    if (optimizer != "sgd") IL_COMPARE_CLOSE(toHost(b(), dm.view(1, n)), m, 1e-5, 1e-4);
 }
 
 // ---- data movement ------------------------------------------------------------------------------
@@ -1357,11 +1349,10 @@ void TestBackendOps::gatherRows_data()
     QTest::addColumn<qint64>("first");
     QTest::addColumn<qint64>("dstRows");
     QTest::newRow("1x1") << qint64(1) << qint64(1) << qint64(0) << qint64(1);
-    QTest::newRow("100x13, 7 rows from 10") << qint64(100) << qint64(13) << qint64(10)
-                                            << qint64(7);
+    QTest::newRow("100x13, 7 rows from 10") << qint64(100) << qint64(13) << qint64(10) << qint64(7);
     QTest::newRow("1000x3, last rows") << qint64(1000) << qint64(3) << qint64(990) << qint64(10);
-    QTest::newRow("50000x3, 40000 rows") << qint64(50000) << qint64(3) << qint64(1000)
-                                         << qint64(40000);
+    QTest::newRow("50000x3, 40000 rows")
+        << qint64(50000) << qint64(3) << qint64(1000) << qint64(40000);
 }
 
 void TestBackendOps::gatherRows()
@@ -1393,14 +1384,13 @@ void TestBackendOps::invalidIdsThrow()
     Buffer y = testutil::filledBuffer(b(), 2 * 2, 0.f);
     for (float bad : {5.f, -1.f, kNaN}) {
         Buffer ids = toDevice(b(), {0.f, bad});
-        QVERIFY_THROWS_EXCEPTION(EngineError, b().embeddingForward(ids.view(2, 1),
-                                                                   table.view(5, 2), y.view(2, 2)));
+        QVERIFY_THROWS_EXCEPTION(
+            EngineError, b().embeddingForward(ids.view(2, 1), table.view(5, 2), y.view(2, 2)));
         Buffer logits = testutil::filledBuffer(b(), 2 * 5, 0.f);
         Buffer g = testutil::filledBuffer(b(), 2 * 5, 0.f), l = testutil::filledBuffer(b(), 1, 0.f);
-        QVERIFY_THROWS_EXCEPTION(EngineError,
-                                 b().lossForwardBackward(LossKind::CrossEntropy, 0.f,
-                                                         logits.view(2, 5), ids.view(2, 1),
-                                                         g.view(2, 5), l.data(), false));
+        QVERIFY_THROWS_EXCEPTION(
+            EngineError, b().lossForwardBackward(LossKind::CrossEntropy, 0.f, logits.view(2, 5),
+                                                 ids.view(2, 1), g.view(2, 5), l.data(), false));
     }
 }
 

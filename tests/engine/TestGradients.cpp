@@ -174,7 +174,10 @@ private:
     std::unique_ptr<Backend> m_backend;
 };
 
-void TestGradients::initTestCase() { m_backend = createCpuBackend(); }
+void TestGradients::initTestCase()
+{
+    m_backend = createCpuBackend();
+}
 
 void TestGradients::activationLayer_data()
 {
@@ -269,8 +272,8 @@ void TestGradients::denseLayer()
                    numericGradient(b(), rig.layer->params()[0], eps, f), 1e-2, 1e-3, "weight");
     CHECK_GRADIENT(toHost(b(), rig.layer->grads()[1]),
                    numericGradient(b(), rig.layer->params()[1], eps, f), 1e-2, 1e-3, "bias");
-    CHECK_GRADIENT(toHost(b(), rig.dx.view(rows, in)), numericGradient(b(), rig.xv(), eps, f),
-                   1e-2, 1e-3, "input");
+    CHECK_GRADIENT(toHost(b(), rig.dx.view(rows, in)), numericGradient(b(), rig.xv(), eps, f), 1e-2,
+                   1e-3, "input");
 }
 
 void TestGradients::fourierLayer()
@@ -320,10 +323,10 @@ void TestGradients::embeddingLayer()
     b().fill(rig.layer->grads()[0], 1e3f); // must be overwritten
     rig.backward(false);
     const auto analytic = toHost(b(), rig.layer->grads()[0]);
-    CHECK_GRADIENT(analytic,
-                   numericGradient(b(), rig.layer->params()[0], 1e-2,
-                                   [&] { return rig.objective(); }),
-                   1e-2, 1e-3, "table");
+    CHECK_GRADIENT(
+        analytic,
+        numericGradient(b(), rig.layer->params()[0], 1e-2, [&] { return rig.objective(); }), 1e-2,
+        1e-3, "table");
     // Id 6 fills input row 2: its gradient is the sum of the three slices. Id 5 never occurs.
     const auto& R = rig.r;
     const int64_t w = context * dim;
@@ -342,8 +345,8 @@ void TestGradients::network_data()
     QTest::addColumn<qint64>("vocab");
     QTest::newRow("tanh/sigmoid") << "dense:6,tanh,dense:5,sigmoid,dense:3" << qint64(4)
                                   << qint64(3) << qint64(0);
-    QTest::newRow("relu/leakyrelu") << "dense:6,relu,dense:5,leakyrelu:0.1,dense:2" << qint64(3)
-                                    << qint64(2) << qint64(0);
+    QTest::newRow("relu/leakyrelu")
+        << "dense:6,relu,dense:5,leakyrelu:0.1,dense:2" << qint64(3) << qint64(2) << qint64(0);
     QTest::newRow("sine") << "dense:5,sine:2,dense:4,sine:2,dense:2" << qint64(3) << qint64(2)
                           << qint64(0);
     QTest::newRow("siren w0=30") << "dense:6,sine,dense:5,sine,dense" << qint64(2) << qint64(1)
@@ -393,8 +396,7 @@ void TestGradients::network()
                 for (float v : toHost(b(), net.layerOutput(int(i) - 1)))
                     nearKink = nearKink || std::fabs(v) < 0.02f;
         }
-        if (!nearKink)
-            break;
+        if (!nearKink) break;
     }
     const auto r = testutil::randomVector(rng, rows * out, -1, 1);
     Buffer dr = toDevice(b(), r);
@@ -486,7 +488,10 @@ void TestGradients::loss()
                    1e-2, 1e-3, "dL/dpred");
 }
 
-void TestGradients::networkWithLoss_data() { loss_data(); }
+void TestGradients::networkWithLoss_data()
+{
+    loss_data();
+}
 
 void TestGradients::networkWithLoss()
 {

@@ -30,36 +30,37 @@ void* countedAlignedAlloc(std::size_t n, std::align_val_t al)
     g_allocations.fetch_add(1, std::memory_order_relaxed);
     const auto a = static_cast<std::size_t>(al);
     void* p = nullptr;
-    if (posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, n ? n : 1) != 0)
-        return nullptr;
+    if (posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, n ? n : 1) != 0) return nullptr;
     return p;
 }
 } // namespace
 
 void* operator new(std::size_t n)
 {
-    if (void* p = countedAlloc(n))
-        return p;
+    if (void* p = countedAlloc(n)) return p;
     throw std::bad_alloc();
 }
 void* operator new[](std::size_t n)
 {
-    if (void* p = countedAlloc(n))
-        return p;
+    if (void* p = countedAlloc(n)) return p;
     throw std::bad_alloc();
 }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept
+{
+    return countedAlloc(n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept
+{
+    return countedAlloc(n);
+}
 void* operator new(std::size_t n, std::align_val_t al)
 {
-    if (void* p = countedAlignedAlloc(n, al))
-        return p;
+    if (void* p = countedAlignedAlloc(n, al)) return p;
     throw std::bad_alloc();
 }
 void* operator new[](std::size_t n, std::align_val_t al)
 {
-    if (void* p = countedAlignedAlloc(n, al))
-        return p;
+    if (void* p = countedAlignedAlloc(n, al)) return p;
     throw std::bad_alloc();
 }
 void* operator new(std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept
@@ -70,24 +71,63 @@ void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t&) 
 {
     return countedAlignedAlloc(n, al);
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void* p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept
+{
+    std::free(p);
+}
 
 using namespace il;
 using testutil::toDevice;
 
 namespace {
-long long allocations() { return g_allocations.load(std::memory_order_relaxed); }
+long long allocations()
+{
+    return g_allocations.load(std::memory_order_relaxed);
+}
 
 struct Problem {
     QString spec;
@@ -128,7 +168,10 @@ private:
     std::unique_ptr<Backend> m_backend;
 };
 
-void TestNoAllocation::initTestCase() { m_backend = createCpuBackend(); }
+void TestNoAllocation::initTestCase()
+{
+    m_backend = createCpuBackend();
+}
 
 void TestNoAllocation::counterCountsAllocations()
 {
@@ -259,14 +302,15 @@ void TestNoAllocation::trainerSteps()
     std::vector<Mark> marks;
     marks.reserve(1000);
     Trainer trainer(net, opt, cfg, state);
-    trainer.setProgressCallback([&](const Progress& p) { marks.push_back({p.step, allocations()}); });
+    trainer.setProgressCallback([&](const Progress& p) {
+        marks.push_back({p.step, allocations()});
+    });
     const TrainResult r = trainer.run(data);
     QVERIFY2(r.reason == StopReason::Finished, r.message.c_str());
     QVERIFY(marks.size() >= 10);
     const Mark* first = nullptr;
     for (const auto& m : marks)
-        if (m.step >= 2 && !first)
-            first = &m;
+        if (m.step >= 2 && !first) first = &m;
     QVERIFY(first);
     for (const auto& m : marks)
         if (m.step > first->step)

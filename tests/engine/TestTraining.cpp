@@ -78,7 +78,8 @@ void regressionData(uint64_t seed, int64_t rows, double noise, std::vector<float
         const double x1 = rng.uniform(-1, 1), x2 = rng.uniform(-1, 1);
         x[static_cast<size_t>(2 * i)] = static_cast<float>(x1);
         x[static_cast<size_t>(2 * i + 1)] = static_cast<float>(x2);
-        y[static_cast<size_t>(i)] = static_cast<float>(3 * x1 - 2 * x2 + 0.5 + noise * rng.normal());
+        y[static_cast<size_t>(i)] =
+            static_cast<float>(3 * x1 - 2 * x2 + 0.5 + noise * rng.normal());
     }
 }
 
@@ -124,8 +125,7 @@ struct Run {
     std::vector<float> tensor(const std::string& name) const
     {
         for (const auto& t : net->namedTensors())
-            if (t.name == name)
-                return toHost(net->backend(), t.tensor);
+            if (t.name == name) return toHost(net->backend(), t.tensor);
         return {};
     }
 };
@@ -139,8 +139,7 @@ QByteArray describe(const TrainResult& r)
 
 bool historiesIdentical(const std::vector<HistoryPoint>& a, const std::vector<HistoryPoint>& b)
 {
-    if (a.size() != b.size())
-        return false;
+    if (a.size() != b.size()) return false;
     const auto same = [](double x, double y) {
         return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
     };
@@ -196,7 +195,10 @@ private:
     std::unique_ptr<Backend> m_backend;
 };
 
-void TestTraining::initTestCase() { m_backend = createCpuBackend(); }
+void TestTraining::initTestCase()
+{
+    m_backend = createCpuBackend();
+}
 
 // ---- problems with known answers ---------------------------------------------------------------
 
@@ -219,9 +221,8 @@ void TestTraining::xorReachesFullAccuracy()
         QVERIFY2((logits[i] > 0) == (y[i] > 0.5f),
                  qPrintable(QStringLiteral("row %1: logit %2").arg(i).arg(logits[i])));
     Buffer scratch;
-    const double loss =
-        Trainer::evaluateLoss(*run.net, LossKind::BinaryCrossEntropy, d.x.view(4, 2),
-                              d.y.view(4, 1), scratch);
+    const double loss = Trainer::evaluateLoss(*run.net, LossKind::BinaryCrossEntropy,
+                                              d.x.view(4, 2), d.y.view(4, 1), scratch);
     QVERIFY2(loss < 0.05, qPrintable(QString::number(loss)));
 }
 
@@ -243,7 +244,8 @@ void TestTraining::linearRegressionRecoversCoefficients()
     QVERIFY(r.trainLoss < 1e-4);
 }
 
-// ---- determinism ---------------------------------------------------------------------------------
+// ---- determinism
+// ---------------------------------------------------------------------------------
 
 namespace {
 struct SeededRun {
@@ -311,7 +313,8 @@ void TestTraining::resumeMatchesUninterrupted()
     QVERIFY(testutil::bitIdentical(straight.weights(), resumed.weights()));
 }
 
-// ---- the non-finite guard -------------------------------------------------------------------------
+// ---- the non-finite guard
+// -------------------------------------------------------------------------
 
 void TestTraining::nonFiniteGradientNamesStepAndLayer()
 {
@@ -329,7 +332,8 @@ void TestTraining::nonFiniteGradientNamesStepAndLayer()
     const TrainResult r = run.train(cfg, d);
     QVERIFY2(r.reason == StopReason::NonFinite, describe(r));
     const QString msg = QString::fromStdString(r.message);
-    QVERIFY2(msg.contains(QRegularExpression("step\\D{0,3}1\\b", QRegularExpression::CaseInsensitiveOption)),
+    QVERIFY2(msg.contains(
+                 QRegularExpression("step\\D{0,3}1\\b", QRegularExpression::CaseInsensitiveOption)),
              qPrintable(msg));
     QVERIFY2(msg.contains("layers.0.weight") || msg.contains("dense:1"), qPrintable(msg));
     QVERIFY(testutil::bitIdentical(run.weights(), before));
@@ -357,8 +361,7 @@ void TestTraining::nonFiniteLearningRateKeepsLastGoodWeights()
     // The last good weights: the latest all-finite snapshot.
     const std::vector<float>* lastGood = nullptr;
     for (const auto& [step, weights] : snapshots)
-        if (testutil::allFinite(weights))
-            lastGood = &weights;
+        if (testutil::allFinite(weights)) lastGood = &weights;
     QVERIFY(lastGood);
     QVERIFY2(testutil::bitIdentical(w, *lastGood), "weights differ from the last good ones");
     QVERIFY2(!testutil::bitIdentical(w, snapshots.at(0)), "the good first step was undone");
@@ -399,8 +402,7 @@ struct Gate {
     {
         lastStep = p.step;
         std::unique_lock lock(mutex);
-        if (reached || p.step < blockAt)
-            return;
+        if (reached || p.step < blockAt) return;
         reached = true;
         blockedStep = p.step;
         cv.notify_all();
@@ -419,13 +421,11 @@ struct Gate {
     }
 };
 
-template <typename Pred>
-bool waitFor(Pred pred, double seconds)
+template <typename Pred> bool waitFor(Pred pred, double seconds)
 {
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (!pred()) {
-        if (std::chrono::steady_clock::now() > end)
-            return false;
+        if (std::chrono::steady_clock::now() > end) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     return true;
@@ -491,8 +491,7 @@ void TestTraining::pauseFromAnotherThread()
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     trainer.requestCancel();
     const bool cancelled = waitFor([&] { return done.load(); }, 10);
-    if (!cancelled)
-        trainer.setPaused(false); // let the thread finish before failing
+    if (!cancelled) trainer.setPaused(false); // let the thread finish before failing
     worker.join();
 
     QVERIFY(reached);
@@ -507,7 +506,8 @@ void TestTraining::pauseFromAnotherThread()
     QVERIFY2(r.reason == StopReason::Cancelled, describe(r));
 }
 
-// ---- stopping rules and budgets --------------------------------------------------------------------
+// ---- stopping rules and budgets
+// --------------------------------------------------------------------
 
 namespace {
 // Train towards y = x while validating against y = 0.3 x, starting from w = -1: the
@@ -549,8 +549,7 @@ void TestTraining::earlyStoppingRestoresBest()
     int evaluations = 0;
     Trainer trainer(*run.net, *run.opt, cfg, run.state);
     trainer.setProgressCallback([&](const Progress& p) {
-        if (!p.evaluated)
-            return;
+        if (!p.evaluated) return;
         ++evaluations;
         if (p.valLoss < bestVal) {
             bestVal = p.valLoss;
@@ -566,8 +565,8 @@ void TestTraining::earlyStoppingRestoresBest()
              qPrintable(QStringLiteral("weight %1, best %2").arg(w[0]).arg(bestWeights[0])));
     QVERIFY(std::fabs(w[0] - 0.3f) < 0.05f);
     Buffer scratch;
-    const double val = Trainer::evaluateLoss(*run.net, LossKind::MSE, d.vx.view(64, 1),
-                                             d.vy.view(64, 1), scratch);
+    const double val =
+        Trainer::evaluateLoss(*run.net, LossKind::MSE, d.vx.view(64, 1), d.vy.view(64, 1), scratch);
     QVERIFY(std::fabs(val - bestVal) <= 1e-6 * bestVal + 1e-9);
 }
 
@@ -613,7 +612,8 @@ void TestTraining::earlyStoppingAfterResume()
     QVERIFY2(testutil::allFinite(w), "non-finite weights after early stopping");
     // Acceptable: the best weights, or the current ones (at most one small SGD step away).
     const bool isBest = testutil::bitIdentical(w, best);
-    const bool isCurrent = std::fabs(w[0] - current[0]) < 0.05f && std::fabs(w[1] - current[1]) < 0.05f;
+    const bool isCurrent =
+        std::fabs(w[0] - current[0]) < 0.05f && std::fabs(w[1] - current[1]) < 0.05f;
     QVERIFY2(isBest || isCurrent,
              qPrintable(QStringLiteral("weights (%1, %2): neither the best (%3, %4) nor the "
                                        "current (%5, %6)")
@@ -694,7 +694,8 @@ void TestTraining::timeBudget()
     Run run(b(), 2, "dense:64,tanh,dense:64,tanh,dense:1", 1, 1, cfg);
     const auto start = std::chrono::steady_clock::now();
     const TrainResult r = run.train(cfg, d);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     QVERIFY2(r.reason == StopReason::TimeBudget, describe(r));
     QVERIFY(r.steps > 0);
     QVERIFY2(r.seconds >= 0.4 && r.seconds < 1.5, qPrintable(QString::number(r.seconds)));
@@ -712,7 +713,8 @@ void TestTraining::badDataShapesThrow()
     QVERIFY_THROWS_EXCEPTION(EngineError, twoOut.train(cfg, d));
 }
 
-// ---- schedules and clipping ----------------------------------------------------------------------
+// ---- schedules and clipping
+// ----------------------------------------------------------------------
 
 void TestTraining::learningRateSchedules_data()
 {
@@ -808,31 +810,31 @@ void TestTraining::gradientClippingLimitsUpdate()
     }
 }
 
-// ---- the layer-spec language ---------------------------------------------------------------------
+// ---- the layer-spec language
+// ---------------------------------------------------------------------
 
 void TestTraining::layerSpecErrors_data()
 {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<qint64>("outputWidth");
     QTest::addColumn<QStringList>("mentions"); // the message must contain each
-    QTest::newRow("bad units") << "dense:8,dense:abc" << qint64(0)
-                               << QStringList{"dense:abc", "2"};
+    QTest::newRow("bad units") << "dense:8,dense:abc" << qint64(0) << QStringList{"dense:abc", "2"};
     QTest::newRow("unknown") << "dense:8,foo,dense:1" << qint64(1) << QStringList{"foo", "2"};
     QTest::newRow("zero units") << "dense:0" << qint64(0) << QStringList{"dense:0"};
     QTest::newRow("negative w0") << "dense:4,sine:-3,dense:1" << qint64(1)
                                  << QStringList{"sine:-3"};
-    QTest::newRow("embedding not first") << "dense:8,embedding:27:10,dense:1" << qint64(1)
-                                         << QStringList{"embedding"};
-    QTest::newRow("last dense width") << "dense:8,tanh,dense:3" << qint64(1)
-                                      << QStringList{"dense:3"};
-    QTest::newRow("bare dense without width") << "dense:8,tanh,dense" << qint64(0)
-                                              << QStringList{"dense"};
+    QTest::newRow("embedding not first")
+        << "dense:8,embedding:27:10,dense:1" << qint64(1) << QStringList{"embedding"};
+    QTest::newRow("last dense width")
+        << "dense:8,tanh,dense:3" << qint64(1) << QStringList{"dense:3"};
+    QTest::newRow("bare dense without width")
+        << "dense:8,tanh,dense" << qint64(0) << QStringList{"dense"};
     QTest::newRow("empty item") << "dense:8,,dense:1" << qint64(1) << QStringList{"2"};
     QTest::newRow("bad init") << "dense:8:foo,dense:1" << qint64(1) << QStringList{"foo"};
     QTest::newRow("bad fourier") << "fourier:abc,dense:1" << qint64(1)
                                  << QStringList{"fourier:abc"};
-    QTest::newRow("embedding without vocab") << "embedding:10,dense:1" << qint64(1)
-                                             << QStringList{"embedding"};
+    QTest::newRow("embedding without vocab")
+        << "embedding:10,dense:1" << qint64(1) << QStringList{"embedding"};
     QTest::newRow("extra field") << "tanh:3,dense:1" << qint64(1) << QStringList{"tanh:3"};
     QTest::newRow("empty") << "" << qint64(1) << QStringList{};
 }
@@ -909,19 +911,20 @@ void TestTraining::predictMatchesForward()
 
 void TestTraining::namesRoundTrip()
 {
-    for (auto k : {OptimizerKind::SGD, OptimizerKind::Momentum, OptimizerKind::Adam,
-                   OptimizerKind::AdamW}) {
+    for (auto k :
+         {OptimizerKind::SGD, OptimizerKind::Momentum, OptimizerKind::Adam, OptimizerKind::AdamW}) {
         OptimizerKind back = k == OptimizerKind::SGD ? OptimizerKind::Adam : OptimizerKind::SGD;
         QVERIFY(parseOptimizer(optimizerName(k), back));
         QCOMPARE(back, k);
     }
     for (auto k : {ScheduleKind::Constant, ScheduleKind::StepDecay, ScheduleKind::Cosine}) {
-        ScheduleKind back = k == ScheduleKind::Cosine ? ScheduleKind::Constant : ScheduleKind::Cosine;
+        ScheduleKind back =
+            k == ScheduleKind::Cosine ? ScheduleKind::Constant : ScheduleKind::Cosine;
         QVERIFY(parseSchedule(scheduleName(k), back));
         QCOMPARE(back, k);
     }
-    for (auto k : {LossKind::MSE, LossKind::MAE, LossKind::BinaryCrossEntropy,
-                   LossKind::CrossEntropy}) {
+    for (auto k :
+         {LossKind::MSE, LossKind::MAE, LossKind::BinaryCrossEntropy, LossKind::CrossEntropy}) {
         LossKind back = k == LossKind::MSE ? LossKind::MAE : LossKind::MSE;
         QVERIFY(parseLoss(lossName(k), back));
         QCOMPARE(back, k);

@@ -27,8 +27,7 @@ inline std::vector<float> randomVector(il::Rng& rng, size_t n, double lo, double
 inline il::Buffer toDevice(il::Backend& b, const std::vector<float>& host)
 {
     il::Buffer buf(&b, host.empty() ? 1 : host.size());
-    if (!host.empty())
-        b.upload(buf.data(), host.data(), host.size() * sizeof(float));
+    if (!host.empty()) b.upload(buf.data(), host.data(), host.size() * sizeof(float));
     return buf;
 }
 
@@ -40,8 +39,7 @@ inline il::Buffer filledBuffer(il::Backend& b, size_t n, float value)
 inline std::vector<float> toHost(il::Backend& b, il::ConstTensor t)
 {
     std::vector<float> v(static_cast<size_t>(t.size()));
-    if (!v.empty())
-        b.download(v.data(), t.data, v.size() * sizeof(float));
+    if (!v.empty()) b.download(v.data(), t.data, v.size() * sizeof(float));
     return v;
 }
 
@@ -52,13 +50,15 @@ inline float readScalar(il::Backend& b, const float* p)
     return v;
 }
 
-inline void writeScalar(il::Backend& b, float* p, float v) { b.upload(p, &v, sizeof(float)); }
+inline void writeScalar(il::Backend& b, float* p, float v)
+{
+    b.upload(p, &v, sizeof(float));
+}
 
 inline bool allFinite(const std::vector<float>& v)
 {
     for (float x : v)
-        if (!std::isfinite(x))
-            return false;
+        if (!std::isfinite(x)) return false;
     return true;
 }
 
@@ -81,11 +81,9 @@ bool allClose(const std::vector<float>& got, const std::vector<Ref>& ref, double
     for (size_t i = 0; i < got.size(); ++i) {
         const double g = got[i], r = static_cast<double>(ref[i]);
         const bool ok = std::isfinite(g) && std::fabs(g - r) <= atol + rtol * std::fabs(r);
-        if (!ok && bad++ == 0)
-            first = i;
+        if (!ok && bad++ == 0) first = i;
     }
-    if (bad == 0)
-        return true;
+    if (bad == 0) return true;
     *why = QStringLiteral("%1 of %2 elements differ; first at %3: got %4, expected %5 "
                           "(atol %6, rtol %7)")
                .arg(bad)
