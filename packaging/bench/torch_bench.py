@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""The ironlearn-bench workloads in PyTorch eager mode, for packaging/bench/compare.sh.
+
+    /usr/bin/python3 torch_bench.py [--threads N] [--only sgemm,siren,tanh] [--repeat N] [--json]
+
+Mirrors src/bench/Workloads.cpp: same sizes, float32, same optimizer and learning rate, same
+batch scheme (full batch for the SIREN; minibatches of 256 over a fresh randperm each epoch for
+the tanh MLP, no DataLoader), the loss read back every step (loss.item(), as our trainer does
+with readEvery = 1), warm-up excluded, medians reported.
+
+Threads: torch.set_num_threads(N) sets ATen's OpenMP pool only. Debian's torch runs its matrix
+products in the system OpenBLAS (pthread flavour, via libblas.so.3), which ignores that call and
+starts one thread per core. So OPENBLAS_NUM_THREADS and OMP_NUM_THREADS are set to N here,
+before torch is imported; without that "--threads 1" would still run sgemm on every core.
+Other variables (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, ...) are left as the caller set them.
+"""
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                   help="threads for ATen and OpenBLAS (default: one per core)")
+    p.add_argument("--only", default="sgemm,siren,tanh",
+                   help="comma-separated workloads: sgemm, siren, tanh")
+    p.add_argument("--repeat", type=int, default=10, help="timed samples per workload")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    a = p.parse_args()
+    a.only = [w for w in a.only.split(",") if w]
+    for w in a.only:
+        if w not in ("sgemm", "siren", "tanh"):
+            p.error(f"--only: unknown workload '{w}' (expected sgemm, siren or tanh)")
+    if a.threads < 1 or a.repeat < 1:
+        p.error("--threads and --repeat must be positive")
+    return a
+
+
+ARGS = parse_args()
+os.environ["OPENBLAS_NUM_THREADS"] = str(ARGS.threads)
+os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
+
+import torch  # noqa: E402  (after the thread variables, on purpose)
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+torch.set_num_threads(ARGS.threads)
+torch.set_num_interop_threads(1)
+torch.manual_seed(1)
+
+
+def stats(samples):
+    return {"ms": statistics.median(samples), "min_ms": min(samples), "max_ms": max(samples),
+            "samples": len(samples)}
+
+
+def bench_sgemm(repeat):
+    results = []
+    for n in (256, 512, 1024, 2048):
+        a = torch.rand(n, n) * 2 - 1
+        b = torch.rand(n, n) * 2 - 1
+        c = torch.empty(n, n)
+        torch.mm(a, b, out=c)
+        torch.mm(a, b, out=c)
+        t0 = time.perf_counter()
+        torch.mm(a, b, out=c)
+        once = max((time.perf_counter() - t0) * 1e3, 1e-3)
+        inner = max(1, math.ceil(20.0 / once))
+        samples = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                torch.mm(a, b, out=c)
+            samples.append((time.perf_counter() - t0) * 1e3 / inner)
+        s = stats(samples)
+        results.append({"n": n, "gflops": 2.0 * n ** 3 / (s["ms"] * 1e-3) / 1e9, **s,
+                        "inner": inner})
+    return results
+
+
+class Sine(nn.Module):
+    def __init__(self, w0):
+        super().__init__()
+        self.w0 = w0
+
+    def forward(self, x):
+        return torch.sin(self.w0 * x)
+
+
+def bench_siren(repeat, warmup=3):
+    rows = 40000
+    x = torch.rand(rows, 2) * 2 - 1
+    u, v = x[:, 0:1], x[:, 1:2]
+    y = torch.sin(3 * u) * torch.cos(2 * v) + 0.5 * torch.exp(-(u * u + v * v))
+    layers = []
+    width = 2
+    for i in range(3):
+        lin = nn.Linear(width, 256)
+        bound = 1.0 / width if i == 0 else math.sqrt(6.0 / width) / 30.0  # SIREN init
+        nn.init.uniform_(lin.weight, -bound, bound)
+        layers += [lin, Sine(30.0)]
+        width = 256
+    last = nn.Linear(width, 1)
+    nn.init.uniform_(last.weight, -math.sqrt(6.0 / width) / 30.0, math.sqrt(6.0 / width) / 30.0)
+    model = nn.Sequential(*layers, last)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+    samples, losses = [], []
+    for step in range(warmup + repeat):
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+        if step >= warmup:
+            samples.append((time.perf_counter() - t0) * 1e3)
+    return {"spec": "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1",
+            "unit": "step", **stats(samples), "timing": "per-step", "rows": rows,
+            "batch_size": rows, "steps_per_epoch": 1,
+            "parameters": sum(p.numel() for p in model.parameters()), "warmup": warmup,
+            "first_loss": losses[0], "last_loss": losses[-1]}
+
+
+def bench_tanh(repeat, warmup=1):
+    rows, inputs, classes, batch = 10000, 135, 27, 256
+    x = torch.randn(rows, inputs)
+    y = torch.randint(0, classes, (rows,))
+    widths = [inputs, 216, 216, 216, 108, 54, 54]
+    layers = []
+    for a, b in zip(widths, widths[1:]):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    model = nn.Sequential(*layers, nn.Linear(widths[-1], classes))
+    for m in model:
+        if isinstance(m, nn.Linear):  # as our engine: Glorot uniform, zero bias
+            nn.init.xavier_uniform_(m.weight)
+            nn.init.zeros_(m.bias)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    samples, losses = [], []
+    steps_per_epoch = (rows + batch - 1) // batch
+    for epoch in range(warmup + repeat):
+        t0 = time.perf_counter()
+        perm = torch.randperm(rows)
+        total = 0.0
+        for first in range(0, rows, batch):
+            idx = perm[first:first + batch]
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(x[idx]), y[idx])
+            loss.backward()
+            opt.step()
+            total += loss.item()
+        losses.append(total / steps_per_epoch)
+        if epoch >= warmup:
+            samples.append((time.perf_counter() - t0) * 1e3)
+    spec = ("dense:216,tanh,dense:216,tanh,dense:216,tanh,dense:108,tanh,dense:54,tanh,"
+            "dense:54,tanh,dense:27")
+    return {"spec": spec, "unit": "epoch", **stats(samples), "timing": "per-epoch", "rows": rows,
+            "batch_size": batch, "steps_per_epoch": steps_per_epoch,
+            "parameters": sum(p.numel() for p in model.parameters()), "warmup": warmup,
+            "first_loss": losses[0], "last_loss": losses[-1]}
+
+
+def main():
+    out = {"tool": "pytorch", "backend": "cpu", "device": f"torch {torch.__version__}",
+           "details": "BLAS " + ("MKL" if torch.backends.mkl.is_available() else
+                                 "system libblas (OpenBLAS on Debian)"),
+           "threads": ARGS.threads, "backend_threads": torch.get_num_threads(),
+           "repeat": ARGS.repeat,
+           "env": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+                                                  "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}}
+    if not ARGS.json:
+        print(f"torch_bench: {out['device']}, {out['details']}, {ARGS.threads} threads",
+              flush=True)
+    if "sgemm" in ARGS.only:
+        out["sgemm"] = bench_sgemm(ARGS.repeat)
+        if not ARGS.json:
+            for g in out["sgemm"]:
+                print(f"{'sgemm n=' + str(g['n']):34} {g['gflops']:9.1f} GFLOP/s  "
+                      f"({g['ms']:.3f} ms median, min {g['min_ms']:.3f})", flush=True)
+    for name, fn, label in (("siren", bench_siren, "siren 2-256x3-1, 40000 rows, full"),
+                            ("tanh", bench_tanh, "tanh mlp 135-...-27, 10000 rows/256")):
+        if name in ARGS.only:
+            r = out[name] = fn(ARGS.repeat)
+            if not ARGS.json:
+                print(f"{label:34} {r['ms']:9.2f} ms/{r['unit']}  (min {r['min_ms']:.2f}, "
+                      f"max {r['max_ms']:.2f}, {r['samples']} samples; loss "
+                      f"{r['first_loss']:.4g} -> {r['last_loss']:.4g})", flush=True)
+    if ARGS.json:
+        json.dump(out, sys.stdout)
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+#include "Workloads.h"
+
+#include "Errors.h"
+#include "Network.h"
+#include "Optimizer.h"
+#include "Random.h"
+#include "Trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+namespace il::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msBetween(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+Buffer uploadHost(Backend& backend, const std::vector<float>& host, int64_t rows, int64_t cols)
+{
+    Buffer buffer(&backend, static_cast<size_t>(rows * cols));
+    backend.upload(buffer.view(rows, cols), host.data());
+    return buffer;
+}
+
+struct Mark {
+    Clock::time_point time;
+    int64_t step = 0;
+    double epoch = 0;
+    double loss = NAN;
+};
+
+// Trains `spec` on (x, y) for warmup + repeat units (steps or epochs) and times each unit
+// from the trainer's progress callbacks, which fire at every epoch end.
+TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTensor x, ConstTensor y,
+                            int64_t outputWidth, TrainerConfig config, bool perEpoch, int warmup,
+                            int repeat)
+{
+    Network net(backend, x.cols(), spec, outputWidth);
+    net.initialize(config.seed);
+    Optimizer optimizer(backend, config.optimizer, net.parameterCount());
+    TrainingState state;
+
+    const int64_t units = warmup + repeat;
+    if (perEpoch)
+        config.epochs = units;
+    else
+        config.steps = units;
+    config.progressInterval = 1e9; // epoch ends only
+
+    std::vector<Mark> marks;
+    marks.reserve(static_cast<size_t>(units) + 8);
+    Trainer trainer(net, optimizer, config, state);
+    trainer.setProgressCallback([&marks](const Progress& p) {
+        marks.push_back({Clock::now(), p.step, p.epoch, p.trainLoss});
+    });
+
+    const Mark start{Clock::now(), 0, 0, NAN};
+    const il::TrainResult run = trainer.run({x, y, {}, {}});
+    const auto end = Clock::now();
+    if (run.reason != StopReason::Finished)
+        throw EngineError("training stopped early (" + stopReasonName(run.reason) +
+                          "): " + run.message);
+
+    TrainingResult result;
+    result.spec = spec;
+    result.unit = perEpoch ? "epoch" : "step";
+    result.rows = x.rows();
+    result.batchSize = config.batchSize > 0 ? std::min(config.batchSize, x.rows()) : x.rows();
+    result.stepsPerEpoch = Trainer::stepsPerEpoch(x.rows(), config.batchSize);
+    result.parameters = net.parameterCount();
+    result.warmup = warmup;
+
+    // Samples: consecutive marks, both at or after the end of the warm-up.
+    auto unitOf = [perEpoch](const Mark& m) {
+        return perEpoch ? std::round(m.epoch) : static_cast<double>(m.step);
+    };
+    std::vector<double> samples;
+    const Mark* previous = &start;
+    for (const Mark& m : marks) {
+        const bool atEpochEnd = std::abs(m.epoch - std::round(m.epoch)) < 1e-9;
+        if (perEpoch && !atEpochEnd) continue;
+        const double done = unitOf(m) - unitOf(*previous);
+        if (unitOf(*previous) >= warmup && done > 0)
+            samples.push_back(msBetween(previous->time, m.time) / done);
+        if (done > 0) previous = &m;
+    }
+    if (static_cast<int>(samples.size()) * 2 >= repeat) {
+        result.timing = "callbacks";
+        result.ms = statsOf(samples);
+    } else {
+        result.timing = "total";
+        result.ms = statsOf({msBetween(start.time, end) / static_cast<double>(units)});
+    }
+    for (const Mark& m : marks) {
+        if (std::isfinite(m.loss)) {
+            if (std::isnan(result.firstLoss)) result.firstLoss = m.loss;
+            result.lastLoss = m.loss;
+        }
+    }
+    if (std::isfinite(run.trainLoss)) result.lastLoss = run.trainLoss;
+    return result;
+}
+
+} // namespace
+
+Stats statsOf(std::vector<double> values)
+{
+    Stats s;
+    if (values.empty()) return s;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    s.median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+    s.min = values.front();
+    s.max = values.back();
+    s.samples = static_cast<int>(n);
+    return s;
+}
+
+std::vector<GemmResult> benchGemm(Backend& backend, const std::vector<int64_t>& sizes, int repeat)
+{
+    std::vector<GemmResult> results;
+    Rng rng(42);
+    for (const int64_t n : sizes) {
+        std::vector<float> host(static_cast<size_t>(n * n));
+        for (float& v : host)
+            v = static_cast<float>(rng.uniform(-1, 1));
+        Buffer a = uploadHost(backend, host, n, n);
+        Buffer b = uploadHost(backend, host, n, n);
+        Buffer c(&backend, static_cast<size_t>(n * n));
+        const Tensor ta = a.view(n, n), tb = b.view(n, n), tc = c.view(n, n);
+        auto product = [&] { backend.gemm(false, false, 1.f, ta, tb, 0.f, tc); };
+
+        // Warm-up (thread pool, page faults, OpenBLAS buffers), then size the inner loop so a
+        // sample lasts at least ~20 ms and timer resolution does not matter.
+        product();
+        product();
+        backend.synchronize();
+        auto t0 = Clock::now();
+        product();
+        backend.synchronize();
+        const double once = std::max(msBetween(t0, Clock::now()), 1e-3);
+        const auto inner = static_cast<int64_t>(std::max(1.0, std::ceil(20.0 / once)));
+
+        std::vector<double> samples;
+        for (int r = 0; r < repeat; ++r) {
+            t0 = Clock::now();
+            for (int64_t i = 0; i < inner; ++i)
+                product();
+            backend.synchronize();
+            samples.push_back(msBetween(t0, Clock::now()) / static_cast<double>(inner));
+        }
+        GemmResult g;
+        g.n = n;
+        g.ms = statsOf(samples);
+        g.gflops = 2.0 * static_cast<double>(n * n * n) / (g.ms.median * 1e-3) / 1e9;
+        g.inner = inner;
+        results.push_back(g);
+    }
+    return results;
+}
+
+TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
+{
+    constexpr int64_t rows = 40000;
+    Rng rng(7);
+    std::vector<float> x(static_cast<size_t>(rows * 2)), y(static_cast<size_t>(rows));
+    for (int64_t i = 0; i < rows; ++i) {
+        const float u = static_cast<float>(rng.uniform(-1, 1));
+        const float v = static_cast<float>(rng.uniform(-1, 1));
+        x[static_cast<size_t>(2 * i)] = u;
+        x[static_cast<size_t>(2 * i + 1)] = v;
+        // A smooth target (same formula in torch_bench.py).
+        y[static_cast<size_t>(i)] =
+            std::sin(3.f * u) * std::cos(2.f * v) + 0.5f * std::exp(-(u * u + v * v));
+    }
+    Buffer bx = uploadHost(backend, x, rows, 2);
+    Buffer by = uploadHost(backend, y, rows, 1);
+
+    TrainerConfig config;
+    config.batchSize = 0; // full batch
+    config.shuffle = false;
+    config.loss = LossKind::MSE;
+    config.optimizer.kind = OptimizerKind::Adam;
+    config.schedule.kind = ScheduleKind::Constant;
+    config.schedule.lrMax = 1e-4f;
+    config.readEvery = 1;
+
+    TrainingResult r =
+        timeTraining(backend, "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1",
+                     bx.view(rows, 2), by.view(rows, 1), 1, config, false, warmup, repeat);
+    r.name = "siren";
+    return r;
+}
+
+TrainingResult benchTanh(Backend& backend, int repeat, int warmup)
+{
+    constexpr int64_t rows = 10000, inputs = 135, classes = 27;
+    Rng rng(11);
+    std::vector<float> x(static_cast<size_t>(rows * inputs)), y(static_cast<size_t>(rows));
+    for (float& v : x)
+        v = static_cast<float>(rng.normal());
+    for (float& v : y)
+        v = static_cast<float>(rng.below(classes));
+    Buffer bx = uploadHost(backend, x, rows, inputs);
+    Buffer by = uploadHost(backend, y, rows, 1);
+
+    TrainerConfig config;
+    config.batchSize = 256;
+    config.shuffle = true;
+    config.loss = LossKind::CrossEntropy;
+    config.optimizer.kind = OptimizerKind::Adam;
+    config.schedule.kind = ScheduleKind::Constant;
+    config.schedule.lrMax = 1e-3f;
+    config.readEvery = 1;
+
+    TrainingResult r = timeTraining(
+        backend,
+        "dense:216,tanh,dense:216,tanh,dense:216,tanh,dense:108,tanh,dense:54,tanh,"
+        "dense:54,tanh,dense:27",
+        bx.view(rows, inputs), by.view(rows, 1), classes, config, true, warmup, repeat);
+    r.name = "tanh";
+    return r;
+}
+
+} // namespace il::bench

@@ -1,0 +1,235 @@
+// ironlearn-bench: how fast the engine is on this machine.
+//
+//   ironlearn-bench [--threads N] [--backend cpu] [--only sgemm|siren|tanh] [--repeat N] [--json]
+//
+// a) sgemm GFLOP/s through Backend::gemm at n = 256, 512, 1024, 2048
+// b) ms per full-batch training step of a SIREN on 40,000 coordinates
+// c) ms per epoch of a tanh MLP with softmax cross-entropy, minibatches of 256
+// packaging/bench/compare.sh runs the same workloads in PyTorch and prints both side by side.
+
+#include "Backend.h"
+#include "Errors.h"
+#include "Workloads.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Options {
+    int threads = 0; // 0: one per core
+    std::string backend = "cpu";
+    std::vector<std::string> only; // empty: all
+    int repeat = 10;
+    bool json = false;
+};
+
+const char* const usage =
+    "usage: ironlearn-bench [--threads N] [--backend cpu] [--only sgemm|siren|tanh[,...]]\n"
+    "                       [--repeat N] [--json]\n"
+    "  --threads N   worker threads (default: one per core)\n"
+    "  --backend B   cpu (cuda is not available in this build yet)\n"
+    "  --only W      run only these workloads (comma-separated: sgemm, siren, tanh)\n"
+    "  --repeat N    timed samples per workload (default 10; medians are reported)\n"
+    "  --json        machine-readable output on stdout\n";
+
+[[noreturn]] void fail(const std::string& message)
+{
+    std::fprintf(stderr, "ironlearn-bench: %s\n", message.c_str());
+    std::exit(2);
+}
+
+int parsePositive(const char* option, const char* text)
+{
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (!end || *end != '\0' || v < 1 || v > 100000)
+        fail(std::string(option) + " expects a positive integer, got '" + text + "'");
+    return static_cast<int>(v);
+}
+
+Options parseOptions(int argc, char** argv)
+{
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> const char* {
+            if (i + 1 >= argc) fail(arg + " needs a value");
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(usage, stdout);
+            std::exit(0);
+        } else if (arg == "--threads") {
+            o.threads = parsePositive("--threads", value());
+        } else if (arg == "--backend") {
+            o.backend = value();
+        } else if (arg == "--only") {
+            const std::string list = value();
+            size_t start = 0;
+            while (start <= list.size()) {
+                const size_t comma = std::min(list.find(',', start), list.size());
+                const std::string w = list.substr(start, comma - start);
+                if (w != "sgemm" && w != "siren" && w != "tanh")
+                    fail("--only: unknown workload '" + w + "' (expected sgemm, siren or tanh)");
+                o.only.push_back(w);
+                start = comma + 1;
+            }
+        } else if (arg == "--repeat") {
+            o.repeat = parsePositive("--repeat", value());
+        } else if (arg == "--json") {
+            o.json = true;
+        } else {
+            fail("unknown option '" + arg + "'\n" + usage);
+        }
+    }
+    if (o.backend == "cuda")
+        fail("--backend cuda: the CUDA backend is not part of this build yet; use --backend cpu");
+    if (o.backend != "cpu") fail("--backend: unknown backend '" + o.backend + "' (available: cpu)");
+    if (o.threads == 0)
+        o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return o;
+}
+
+bool wanted(const Options& o, const std::string& workload)
+{
+    return o.only.empty() || std::find(o.only.begin(), o.only.end(), workload) != o.only.end();
+}
+
+std::string jsonString(const std::string& s)
+{
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string jsonNumber(double v)
+{
+    if (!std::isfinite(v)) return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string envOrNull(const char* name)
+{
+    const char* v = std::getenv(name);
+    return v ? jsonString(v) : "null";
+}
+
+std::string statsJson(const il::bench::Stats& s)
+{
+    return "\"ms\": " + jsonNumber(s.median) + ", \"min_ms\": " + jsonNumber(s.min) +
+           ", \"max_ms\": " + jsonNumber(s.max) + ", \"samples\": " + std::to_string(s.samples);
+}
+
+std::string trainingJson(const il::bench::TrainingResult& r)
+{
+    return "{\"spec\": " + jsonString(r.spec) + ", \"unit\": " + jsonString(r.unit) + ", " +
+           statsJson(r.ms) + ", \"timing\": " + jsonString(r.timing) +
+           ", \"rows\": " + std::to_string(r.rows) +
+           ", \"batch_size\": " + std::to_string(r.batchSize) +
+           ", \"steps_per_epoch\": " + std::to_string(r.stepsPerEpoch) +
+           ", \"parameters\": " + std::to_string(r.parameters) +
+           ", \"warmup\": " + std::to_string(r.warmup) +
+           ", \"first_loss\": " + jsonNumber(r.firstLoss) +
+           ", \"last_loss\": " + jsonNumber(r.lastLoss) + "}";
+}
+
+void printTraining(const il::bench::TrainingResult& r, const char* label)
+{
+    std::printf("%-34s %9.2f ms/%s  (min %.2f, max %.2f, %d samples, %s; loss %.4g -> %.4g)\n",
+                label, r.ms.median, r.unit.c_str(), r.ms.min, r.ms.max, r.ms.samples,
+                r.timing.c_str(), r.firstLoss, r.lastLoss);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const Options opt = parseOptions(argc, argv);
+    try {
+        std::unique_ptr<il::Backend> backend = il::createCpuBackend(opt.threads);
+        const il::DeviceInfo info = backend->info();
+
+        if (!opt.json) {
+            std::printf("ironlearn-bench: %s backend, %s, %d threads\n  %s\n", info.backend.c_str(),
+                        info.name.c_str(), info.threads, info.details.c_str());
+            std::fflush(stdout);
+        }
+
+        std::vector<il::bench::GemmResult> gemm;
+        if (wanted(opt, "sgemm")) {
+            gemm = il::bench::benchGemm(*backend, {256, 512, 1024, 2048}, opt.repeat);
+            if (!opt.json) {
+                for (const auto& g : gemm) {
+                    const std::string label = "sgemm n=" + std::to_string(g.n);
+                    std::printf("%-34s %9.1f GFLOP/s  (%.3f ms median, min %.3f)\n", label.c_str(),
+                                g.gflops, g.ms.median, g.ms.min);
+                }
+                std::fflush(stdout);
+            }
+        }
+
+        il::bench::TrainingResult siren, tanh;
+        if (wanted(opt, "siren")) {
+            siren = il::bench::benchSiren(*backend, opt.repeat, 3);
+            if (!opt.json) printTraining(siren, "siren 2-256x3-1, 40000 rows, full");
+            std::fflush(stdout);
+        }
+        if (wanted(opt, "tanh")) {
+            tanh = il::bench::benchTanh(*backend, opt.repeat, 1);
+            if (!opt.json) printTraining(tanh, "tanh mlp 135-...-27, 10000 rows/256");
+        }
+
+        if (opt.json) {
+            std::string out =
+                "{\"tool\": \"ironlearn\", \"backend\": " + jsonString(info.backend) +
+                ", \"device\": " + jsonString(info.name) +
+                ", \"details\": " + jsonString(info.details) +
+                ", \"threads\": " + std::to_string(opt.threads) +
+                ", \"backend_threads\": " + std::to_string(info.threads) +
+                ", \"repeat\": " + std::to_string(opt.repeat) +
+                ", \"env\": {\"OPENBLAS_CORETYPE\": " + envOrNull("OPENBLAS_CORETYPE") +
+                ", \"OPENBLAS_L2_SIZE\": " + envOrNull("OPENBLAS_L2_SIZE") +
+                ", \"OMP_NUM_THREADS\": " + envOrNull("OMP_NUM_THREADS") + "}";
+            if (wanted(opt, "sgemm")) {
+                out += ", \"sgemm\": [";
+                for (size_t i = 0; i < gemm.size(); ++i) {
+                    const auto& g = gemm[i];
+                    out += std::string(i ? ", " : "") + "{\"n\": " + std::to_string(g.n) +
+                           ", \"gflops\": " + jsonNumber(g.gflops) + ", " + statsJson(g.ms) +
+                           ", \"inner\": " + std::to_string(g.inner) + "}";
+                }
+                out += "]";
+            }
+            if (wanted(opt, "siren")) out += ", \"siren\": " + trainingJson(siren);
+            if (wanted(opt, "tanh")) out += ", \"tanh\": " + trainingJson(tanh);
+            out += "}\n";
+            std::fputs(out.c_str(), stdout);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ironlearn-bench: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
