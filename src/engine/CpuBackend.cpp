@@ -10,6 +10,8 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <pmmintrin.h>
+#include <xmmintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +20,9 @@
 #include <fstream>
 #include <mutex>
 #include <numbers>
+#include <unordered_map>
+
+#include <sys/mman.h>
 
 extern "C" void openblas_set_num_threads(int);
 extern "C" char* openblas_get_config(void);
@@ -27,6 +32,8 @@ namespace {
 
 constexpr int64_t kParallelMin = 1 << 15; // elements; below this, run on one thread
 constexpr int64_t kChunk = 1 << 14;       // reduction chunk (elements)
+constexpr size_t kMmapMinBytes = 1 << 16; // buffers from here on get their own pages
+constexpr size_t kMmapOffset = 4160;
 
 std::string cpuModelName()
 {
@@ -40,6 +47,19 @@ std::string cpuModelName()
         }
     }
     return "CPU";
+}
+
+// Denormal floats (|x| < 1.2e-38) cost ~100x on x86. They appear as training converges (tiny
+// gradients squared in Adam's second moment) and made late epochs twice as slow. Flush them
+// to zero; the control register is per thread, so each thread that computes sets it once.
+void flushDenormals()
+{
+    thread_local bool done = false;
+    if (!done) {
+        _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
+        _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
+        done = true;
+    }
 }
 
 void requireSameShape(const char* op, Shape a, Shape b)
@@ -56,6 +76,9 @@ public:
         m_threads = threads > 0 ? threads : std::max(1, omp_get_num_procs());
         openblas_set_num_threads(m_threads);
         omp_set_num_threads(m_threads);
+        // The pool's threads (shared with OpenBLAS: both use libgomp) live for the process.
+#pragma omp parallel num_threads(m_threads)
+        flushDenormals();
     }
 
     DeviceInfo info() const override
@@ -79,16 +102,48 @@ public:
     }
 
     // ---- memory -----------------------------------------------------------------------
+    // Large buffers get their own page-aligned mappings, with transparent huge pages asked
+    // for (this kernel grants them only on madvise). Measured on the tanh-MLP benchmark:
+    // heap placement after earlier large frees, or unaligned starts, made the same epoch take
+    // 80-140 ms instead of 70 ms; with these mappings it is 70 ms whatever ran before. Memory
+    // also returns to the system as soon as a buffer is freed.
     void* allocateBytes(size_t bytes) override
     {
         const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-        void* p = std::aligned_alloc(64, rounded);
+        void* p = nullptr;
+        if (rounded >= kMmapMinBytes) {
+            p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p == MAP_FAILED) {
+                p = nullptr;
+            } else {
+                madvise(p, rounded, MADV_HUGEPAGE);
+                std::lock_guard lock(m_mapMutex);
+                m_mapped[p] = rounded;
+            }
+        } else {
+            p = std::aligned_alloc(64, rounded);
+        }
         if (!p)
             throw BackendError("out of memory: could not allocate " + std::to_string(bytes >> 20) +
                                " MiB on the CPU");
         return p;
     }
-    void freeBytes(void* p) noexcept override { std::free(p); }
+    void freeBytes(void* p) noexcept override
+    {
+        if (!p)
+            return;
+        {
+            std::lock_guard lock(m_mapMutex);
+            const auto it = m_mapped.find(p);
+            if (it != m_mapped.end()) {
+                munmap(p, it->second);
+                m_mapped.erase(it);
+                return;
+            }
+        }
+        std::free(p);
+    }
     void upload(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
     void download(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
     void copy(void* dst, const void* src, size_t bytes) override { std::memmove(dst, src, bytes); }
@@ -170,6 +225,7 @@ public:
     void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
               Tensor c) override
     {
+        flushDenormals();
         const int64_t m = transA ? a.cols() : a.rows();
         const int64_t k = transA ? a.rows() : a.cols();
         const int64_t kb = transB ? b.cols() : b.rows();
@@ -196,6 +252,7 @@ public:
     // ---- activations --------------------------------------------------------------------
     void activationForward(Activation act, float param, ConstTensor x, Tensor y) override
     {
+        flushDenormals();
         requireSameShape("activation forward", x.shape, y.shape);
         const int64_t n = x.size();
         const float* in = x.data;
@@ -236,6 +293,7 @@ public:
     void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
                             ConstTensor dy, Tensor dx) override
     {
+        flushDenormals();
         requireSameShape("activation backward", dy.shape, dx.shape);
         const int64_t n = dy.size();
         const float* g = dy.data;
@@ -384,6 +442,7 @@ public:
     void lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
                              Tensor grad, float* lossOut, bool accumulate) override
     {
+        flushDenormals();
         requireSameShape("loss gradient", pred.shape, grad.shape);
         computeLoss(kind, smoothing, pred, target, grad.data, lossOut, accumulate);
     }
@@ -450,6 +509,7 @@ public:
     void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
                  const float* guard) override
     {
+        flushDenormals();
         requireSameShape("sgd", params.shape, grads.shape);
         if (guard && guard[GuardBad] != 0.f)
             return;
@@ -483,6 +543,8 @@ public:
     void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
                   const float* guard) override
     {
+        flushDenormals();
+        flushDenormals();
         requireSameShape("adam", params.shape, grads.shape);
         requireSameShape("adam m", params.shape, m.shape);
         requireSameShape("adam v", params.shape, v.shape);
@@ -665,6 +727,8 @@ private:
 
     int m_threads = 1;
     std::vector<double> m_partials;
+    std::mutex m_mapMutex;
+    std::unordered_map<void*, size_t> m_mapped; // mmap'ed buffers and their mapping sizes
 };
 
 } // namespace
