@@ -33,7 +33,6 @@ namespace {
 constexpr int64_t kParallelMin = 1 << 15; // elements; below this, run on one thread
 constexpr int64_t kChunk = 1 << 14;       // reduction chunk (elements)
 constexpr size_t kMmapMinBytes = 1 << 16; // buffers from here on get their own pages
-constexpr size_t kMmapOffset = 4160;
 
 std::string cpuModelName()
 {
