@@ -27,8 +27,7 @@ bool parseOrHelp(QCommandLineParser& parser, const QStringList& args, const QStr
         // QCommandLineParser prints "Usage: <program> [options]"; show the real synopsis.
         const auto firstNewline = text.indexOf('\n');
         text = "Usage: ironlearn-cli " + command + " " + synopsis + text.mid(firstNewline);
-        if (!extraHelp.isEmpty())
-            text += "\n" + extraHelp;
+        if (!extraHelp.isEmpty()) text += "\n" + extraHelp;
         std::fputs(text.toUtf8().constData(), stdout);
         return false;
     }
@@ -42,8 +41,7 @@ bool parseOrHelp(QCommandLineParser& parser, const QStringList& args, const QStr
 double doubleOption(const QCommandLineParser& p, const QString& name, double fallback, double min,
                     double max)
 {
-    if (!p.isSet(name))
-        return fallback;
+    if (!p.isSet(name)) return fallback;
     bool ok = false;
     const double v = p.value(name).toDouble(&ok);
     if (!ok || !std::isfinite(v))
@@ -58,8 +56,7 @@ double doubleOption(const QCommandLineParser& p, const QString& name, double fal
 int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
                   int64_t max)
 {
-    if (!p.isSet(name))
-        return fallback;
+    if (!p.isSet(name)) return fallback;
     bool ok = false;
     const qlonglong v = p.value(name).toLongLong(&ok);
     if (!ok)
@@ -73,19 +70,16 @@ int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fall
 
 QString formatDuration(double s)
 {
-    if (!std::isfinite(s) || s < 0)
-        return "--:--";
+    if (!std::isfinite(s) || s < 0) return "--:--";
     const auto total = static_cast<long long>(std::llround(s));
     const long long h = total / 3600, m = (total / 60) % 60, sec = total % 60;
-    if (h > 0)
-        return QString::asprintf("%lld:%02lld:%02lld", h, m, sec);
+    if (h > 0) return QString::asprintf("%lld:%02lld:%02lld", h, m, sec);
     return QString::asprintf("%lld:%02lld", m, sec);
 }
 
 QString formatLoss(double v)
 {
-    if (std::isnan(v))
-        return "-";
+    if (std::isnan(v)) return "-";
     return QString::number(v, 'g', 5);
 }
 
@@ -93,12 +87,11 @@ ProgressPrinter::ProgressPrinter(bool quiet) : m_quiet(quiet), m_tty(isatty(file
 
 void ProgressPrinter::operator()(const Progress& p)
 {
-    if (m_quiet)
-        return;
+    if (m_quiet) return;
     const QString loss = "loss " + formatLoss(p.trainLoss) +
                          (std::isnan(p.valLoss) ? QString() : "  val " + formatLoss(p.valLoss));
-    const QString rate = QString::number(p.stepsPerSecond, 'f', p.stepsPerSecond < 10 ? 2 : 0) +
-                         " steps/s";
+    const QString rate =
+        QString::number(p.stepsPerSecond, 'f', p.stepsPerSecond < 10 ? 2 : 0) + " steps/s";
     if (m_tty) {
         const double frac = p.plannedSteps > 0 ? static_cast<double>(p.step) / p.plannedSteps : 0;
         const int width = 24;
@@ -116,23 +109,22 @@ void ProgressPrinter::operator()(const Progress& p)
     }
     // Plain lines for logs and pipes: at most one per second, plus every evaluation.
     const bool last = p.plannedSteps > 0 && p.step >= p.plannedSteps;
-    if (p.elapsed - m_lastLine < 1.0 && !last && m_lastLine > -1e8)
-        return;
+    if (p.elapsed - m_lastLine < 1.0 && !last && m_lastLine > -1e8) return;
     m_lastLine = p.elapsed;
-    const QString line = QString("step %1%2  epoch %3  %4  lr %5  %6  ETA %7\n")
-                             .arg(p.step)
-                             .arg(p.plannedSteps > 0 ? "/" + QString::number(p.plannedSteps) : QString())
-                             .arg(p.epoch, 0, 'f', 2)
-                             .arg(loss)
-                             .arg(p.lr, 0, 'g', 3)
-                             .arg(rate, formatDuration(p.eta));
+    const QString line =
+        QString("step %1%2  epoch %3  %4  lr %5  %6  ETA %7\n")
+            .arg(p.step)
+            .arg(p.plannedSteps > 0 ? "/" + QString::number(p.plannedSteps) : QString())
+            .arg(p.epoch, 0, 'f', 2)
+            .arg(loss)
+            .arg(p.lr, 0, 'g', 3)
+            .arg(rate, formatDuration(p.eta));
     std::fputs(line.toUtf8().constData(), stderr);
 }
 
 void ProgressPrinter::finish()
 {
-    if (m_tty && m_drawn)
-        std::fputs("\n", stderr);
+    if (m_tty && m_drawn) std::fputs("\n", stderr);
     m_drawn = false;
 }
 
@@ -148,12 +140,11 @@ QString resolveDataPath(const QString& path)
     if (path.startsWith(":sample/")) {
         const QString name = path.mid(8);
         const QString resource = ":/samples/" + name;
-        if (QFile::exists(resource))
-            return resource;
-        throw DataError(("no bundled sample \"" + name + "\" (see: ironlearn-cli samples)").toStdString());
+        if (QFile::exists(resource)) return resource;
+        throw DataError(
+            ("no bundled sample \"" + name + "\" (see: ironlearn-cli samples)").toStdString());
     }
-    if (!QFileInfo::exists(path))
-        throw DataError((path + ": no such file").toStdString());
+    if (!QFileInfo::exists(path)) throw DataError((path + ": no such file").toStdString());
     if (QFileInfo(path).isDir())
         throw DataError((path + ": is a directory, not a data file").toStdString());
     return path;
@@ -161,8 +152,7 @@ QString resolveDataPath(const QString& path)
 
 io::CsvReadResult readDataTable(const QString& given, const QString& resolved)
 {
-    if (resolved == given)
-        return io::readCsv(resolved);
+    if (resolved == given) return io::readCsv(resolved);
     QFile f(resolved);
     if (!f.open(QIODevice::ReadOnly))
         throw DataError((given + ": cannot open: " + f.errorString()).toStdString());
@@ -171,8 +161,7 @@ io::CsvReadResult readDataTable(const QString& given, const QString& resolved)
 
 std::unique_ptr<Backend> makeBackend(const QString& name, int threads)
 {
-    if (name.isEmpty() || name == "cpu")
-        return createCpuBackend(threads);
+    if (name.isEmpty() || name == "cpu") return createCpuBackend(threads);
     if (name == "cuda")
         throw DataError("CUDA backend unavailable: this build has no CUDA module (see: "
                         "ironlearn-cli devices); use --backend cpu");
@@ -183,8 +172,7 @@ std::vector<float> predictHost(Network& net, const std::vector<float>& x, int64_
 {
     Backend& b = net.backend();
     std::vector<float> out(static_cast<size_t>(rows * net.outputWidth()));
-    if (rows == 0)
-        return out;
+    if (rows == 0) return out;
     Buffer in(&b, x.size());
     b.upload(in.view(rows, net.inputWidth()), x.data());
     Buffer y(&b, out.size());
@@ -195,10 +183,12 @@ std::vector<float> predictHost(Network& net, const std::vector<float>& x, int64_
 
 QString describeMetrics(const tasks::TabularMetrics& m, const QString& where)
 {
-    if (m.rows == 0)
-        return where + ": no rows";
+    if (m.rows == 0) return where + ": no rows";
     if (m.classification)
-        return QString("%1: accuracy %2% (%3 rows)").arg(where).arg(m.accuracy * 100, 0, 'f', 2).arg(m.rows);
+        return QString("%1: accuracy %2% (%3 rows)")
+            .arg(where)
+            .arg(m.accuracy * 100, 0, 'f', 2)
+            .arg(m.rows);
     return QString("%1: RMSE %2, MAE %3, R2 %4 (%5 rows)")
         .arg(where)
         .arg(m.rmse, 0, 'g', 5)

@@ -35,8 +35,8 @@ bool parseOrHelp(QCommandLineParser& parser, const QStringList& args, const QStr
                  int maxPositional, const QString& extraHelp = {});
 
 // Typed option values; throw UsageError naming the option.
-double doubleOption(const QCommandLineParser& p, const QString& name, double fallback,
-                    double min, double max);
+double doubleOption(const QCommandLineParser& p, const QString& name, double fallback, double min,
+                    double max);
 int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
                   int64_t max);
 

@@ -31,23 +31,23 @@ int runEvaluate(const QStringList& args)
     const QString modelPath = p.positionalArguments()[0];
     const QString given = p.positionalArguments()[1];
     const QString dataPath = resolveDataPath(given);
-    auto backend = makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
+    auto backend =
+        makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
 
     QString error;
     auto model = io::openModel(modelPath, *backend, &error);
-    if (!model)
-        throw DataError(error.toStdString());
+    if (!model) throw DataError(error.toStdString());
     tasks::TabularSchema schema;
     if (!tasks::TabularSchema::fromJson(model->info.task, schema, &error))
         throw DataError((modelPath + ": " + error).toStdString());
     const io::CsvReadResult csv = readDataTable(given, dataPath);
-    if (!csv.ok)
-        throw DataError(csv.error.toStdString());
+    if (!csv.ok) throw DataError(csv.error.toStdString());
     tasks::TabularSplit rows;
     if (!tasks::encodeTabular(csv.table, schema, rows, &error))
         throw DataError(error.toStdString());
     if (rows.rawTarget.empty())
-        throw DataError((given + ": no target column \"" + schema.target + "\" to compare with").toStdString());
+        throw DataError(
+            (given + ": no target column \"" + schema.target + "\" to compare with").toStdString());
 
     const auto outputs = predictHost(*model->network, rows.x, rows.rows);
     const auto metrics = tasks::tabularMetrics(schema, outputs, rows);
@@ -58,9 +58,9 @@ int runEvaluate(const QStringList& args)
     Buffer x(backend.get(), rows.x.size()), y(backend.get(), rows.y.size()), scratch;
     backend->upload(x.view(rows.rows, schema.inputWidth()), rows.x.data());
     backend->upload(y.view(rows.rows, yCols), rows.y.data());
-    const double fileLoss = Trainer::evaluateLoss(*model->network, loss,
-                                                  x.view(rows.rows, schema.inputWidth()),
-                                                  y.view(rows.rows, yCols), scratch);
+    const double fileLoss =
+        Trainer::evaluateLoss(*model->network, loss, x.view(rows.rows, schema.inputWidth()),
+                              y.view(rows.rows, yCols), scratch);
 
     // Small files: show every row, as Iron Learn did.
     if (rows.rows <= 20) {
@@ -114,18 +114,19 @@ int runInfo(const QStringList& args)
 {
     QCommandLineParser p;
     p.addPositionalArgument("MODEL", "A model file.");
-    if (!parseOrHelp(p, args, "info", "MODEL", "Describe a saved model without loading its data.", 1, 1))
+    if (!parseOrHelp(p, args, "info", "MODEL", "Describe a saved model without loading its data.",
+                     1, 1))
         return ExitOk;
     const QString path = p.positionalArguments()[0];
     auto backend = createCpuBackend(1);
     QString error;
     auto model = io::openModel(path, *backend, &error); // full open: also validates the tensors
-    if (!model)
-        throw DataError(error.toStdString());
+    if (!model) throw DataError(error.toStdString());
     const io::ModelInfo& info = model->info;
     const Network& net = *model->network;
     std::printf("model      %s\n", QFileInfo(path).fileName().toUtf8().constData());
-    std::printf("written by %s (format %d)\n", info.createdBy.toUtf8().constData(), info.formatVersion);
+    std::printf("written by %s (format %d)\n", info.createdBy.toUtf8().constData(),
+                info.formatVersion);
     const QJsonObject& task = info.task;
     QString taskLine = task["task"].toString();
     if (taskLine == "tabular") {
@@ -133,24 +134,29 @@ int runInfo(const QStringList& args)
         if (tasks::TabularSchema::fromJson(task, s, nullptr)) {
             taskLine += ": " + s.kindName() + ", " + QString::number(s.features.size()) +
                         " features -> " + s.target;
-            if (s.isClassification())
-                taskLine += " (classes: " + s.classes.join(", ") + ")";
+            if (s.isClassification()) taskLine += " (classes: " + s.classes.join(", ") + ")";
         }
     }
     std::printf("task       %s\n\n", taskLine.toUtf8().constData());
     std::printf("  #  layer                 output     parameters\n");
-    std::printf("     input                 %-10s\n", QString("n x %1").arg(net.inputWidth()).toUtf8().constData());
+    std::printf("     input                 %-10s\n",
+                QString("n x %1").arg(net.inputWidth()).toUtf8().constData());
     for (const auto& l : net.summary())
         std::printf("%3d  %-20s  %-10s %10lld\n", l.index + 1, l.spec.c_str(),
                     QString("n x %1").arg(l.outputWidth).toUtf8().constData(),
                     static_cast<long long>(l.parameters));
-    std::printf("     total                            %10lld\n\n", static_cast<long long>(net.parameterCount()));
+    std::printf("     total                            %10lld\n\n",
+                static_cast<long long>(net.parameterCount()));
     const TrainerConfig& c = info.config;
     std::printf("loss       %s%s\n", lossName(c.loss).c_str(),
-                c.labelSmoothing > 0 ? QString(" (label smoothing %1)").arg(c.labelSmoothing).toUtf8().constData() : "");
-    std::printf("optimizer  %s, lr %g, %s schedule, batch %s\n", optimizerName(c.optimizer.kind).c_str(),
-                c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
-                c.batchSize > 0 ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData() : "full");
+                c.labelSmoothing > 0
+                    ? QString(" (label smoothing %1)").arg(c.labelSmoothing).toUtf8().constData()
+                    : "");
+    std::printf(
+        "optimizer  %s, lr %g, %s schedule, batch %s\n", optimizerName(c.optimizer.kind).c_str(),
+        c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
+        c.batchSize > 0 ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData()
+                        : "full");
     const TrainingState& st = info.state;
     std::printf("trained    %lld epochs, %lld steps, %s\n", static_cast<long long>(st.epoch),
                 static_cast<long long>(st.step), formatDuration(st.seconds).toUtf8().constData());

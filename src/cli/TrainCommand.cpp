@@ -23,8 +23,7 @@ Trainer* g_activeTrainer = nullptr;
 extern "C" void onInterrupt(int)
 {
     // First Ctrl+C: stop after the current step and save. Second: default action.
-    if (g_activeTrainer)
-        g_activeTrainer->requestCancel();
+    if (g_activeTrainer) g_activeTrainer->requestCancel();
     std::signal(SIGINT, SIG_DFL);
 }
 
@@ -45,12 +44,9 @@ QString presetSpec(const QString& name)
 QString taskFromPath(const QString& path)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == "csv" || suffix == "tsv" || suffix == "json")
-        return "tabular";
-    if (QStringList{"png", "jpg", "jpeg", "bmp", "gif", "webp"}.contains(suffix))
-        return "image";
-    if (suffix == "txt")
-        return "names";
+    if (suffix == "csv" || suffix == "tsv" || suffix == "json") return "tabular";
+    if (QStringList{"png", "jpg", "jpeg", "bmp", "gif", "webp"}.contains(suffix)) return "image";
+    if (suffix == "txt") return "names";
     return "tabular";
 }
 
@@ -80,8 +76,12 @@ int runTrain(const QStringList& args)
         {"steps", "Optimizer steps in total.", "N"},
         {"max-seconds", "Stop after this many seconds of training.", "S"},
         {"batch", "Minibatch size; 0 = the whole training set (default 32).", "N"},
-        {"val-split", "Fraction of rows held out for validation (default 0.2; 0 under 20 rows).", "F"},
-        {"patience", "Early stopping after N epochs without improvement; 0 = off (default 20 with a validation split).", "N"},
+        {"val-split", "Fraction of rows held out for validation (default 0.2; 0 under 20 rows).",
+         "F"},
+        {"patience",
+         "Early stopping after N epochs without improvement; 0 = off (default 20 with a validation "
+         "split).",
+         "N"},
         {"target-loss", "Stop once the validation (or training) loss reaches this value.", "L"},
         {"seed", "Seed for every random choice (default 1).", "N"},
         {"backend", "cpu or cuda (default cpu).", "NAME"},
@@ -102,15 +102,18 @@ int runTrain(const QStringList& args)
     const QString dataPath = resolveDataPath(given);
     const QString task = p.isSet("task") ? p.value("task") : taskFromPath(given);
     if (task != "tabular" && task != "image" && task != "names")
-        throw UsageError("--task must be tabular, image or names, not \"" + task.toStdString() + "\"");
+        throw UsageError("--task must be tabular, image or names, not \"" + task.toStdString() +
+                         "\"");
     if (task != "tabular")
-        throw DataError(("the " + task + " task is not available in this build yet; "
+        throw DataError(("the " + task +
+                         " task is not available in this build yet; "
                          "ironlearn-cli trains tables (CSV) for now")
                             .toStdString());
     if (p.isSet("layers") && p.isSet("preset"))
         throw UsageError("give --layers or --preset, not both");
 
-    auto backend = makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
+    auto backend =
+        makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
 
     // ---- resume: the model brings its architecture, schema, hyperparameters and state --------
     std::unique_ptr<io::LoadedModel> resumed;
@@ -118,8 +121,7 @@ int runTrain(const QStringList& args)
     if (p.isSet("resume")) {
         QString error;
         resumed = io::openModel(p.value("resume"), *backend, &error);
-        if (!resumed)
-            throw DataError(error.toStdString());
+        if (!resumed) throw DataError(error.toStdString());
         if (!tasks::TabularSchema::fromJson(resumed->info.task, resumedSchema, &error))
             throw DataError((p.value("resume") + ": " + error).toStdString());
         if (p.isSet("layers") || p.isSet("preset"))
@@ -128,8 +130,7 @@ int runTrain(const QStringList& args)
 
     // ---- data -----------------------------------------------------------------------------
     const io::CsvReadResult csv = readDataTable(given, dataPath);
-    if (!csv.ok)
-        throw DataError(csv.error.toStdString());
+    if (!csv.ok) throw DataError(csv.error.toStdString());
     tasks::TabularOptions topt;
     topt.target = p.value("target");
     topt.kind = p.isSet("kind") ? p.value("kind") : "auto";
@@ -138,15 +139,12 @@ int runTrain(const QStringList& args)
     if (resumed) {
         topt.fixedSchema = &resumedSchema;
         topt.target = resumedSchema.target;
-        if (!p.isSet("val-split"))
-            topt.valSplit = resumedSchema.valSplit;
-        if (!p.isSet("seed"))
-            topt.seed = resumedSchema.splitSeed;
+        if (!p.isSet("val-split")) topt.valSplit = resumedSchema.valSplit;
+        if (!p.isSet("seed")) topt.seed = resumedSchema.splitSeed;
     }
     tasks::TabularDataset ds;
     QString error;
-    if (!tasks::prepareTabular(csv.table, topt, ds, &error))
-        throw DataError(error.toStdString());
+    if (!tasks::prepareTabular(csv.table, topt, ds, &error)) throw DataError(error.toStdString());
 
     // ---- configuration: defaults, then the model's, then the options --------------------------
     TrainerConfig cfg;
@@ -166,7 +164,8 @@ int runTrain(const QStringList& args)
     }
     if (p.isSet("loss") && !parseLoss(p.value("loss").toStdString(), cfg.loss))
         throw UsageError("--loss must be mse, mae, bce or cross-entropy");
-    if (p.isSet("optimizer") && !parseOptimizer(p.value("optimizer").toStdString(), cfg.optimizer.kind))
+    if (p.isSet("optimizer") &&
+        !parseOptimizer(p.value("optimizer").toStdString(), cfg.optimizer.kind))
         throw UsageError("--optimizer must be sgd, momentum, adam or adamw");
     if (p.isSet("schedule") && !parseSchedule(p.value("schedule").toStdString(), cfg.schedule.kind))
         throw UsageError("--schedule must be constant, step or cosine");
@@ -177,14 +176,15 @@ int runTrain(const QStringList& args)
     cfg.schedule.stepEvery = intOption(p, "step-every", cfg.schedule.stepEvery, 1, INT64_MAX);
     cfg.schedule.gamma = static_cast<float>(doubleOption(p, "gamma", cfg.schedule.gamma, 0, 1));
     cfg.schedule.warmupSteps = intOption(p, "warmup", cfg.schedule.warmupSteps, 0, INT64_MAX);
-    cfg.optimizer.weightDecay = static_cast<float>(doubleOption(p, "weight-decay", cfg.optimizer.weightDecay, 0, 10));
-    cfg.optimizer.momentum = static_cast<float>(doubleOption(p, "momentum", cfg.optimizer.momentum, 0, 0.9999));
+    cfg.optimizer.weightDecay =
+        static_cast<float>(doubleOption(p, "weight-decay", cfg.optimizer.weightDecay, 0, 10));
+    cfg.optimizer.momentum =
+        static_cast<float>(doubleOption(p, "momentum", cfg.optimizer.momentum, 0, 0.9999));
     cfg.clipNorm = static_cast<float>(doubleOption(p, "clip", cfg.clipNorm, 0, 1e12));
     cfg.batchSize = intOption(p, "batch", cfg.batchSize, 0, INT32_MAX);
     cfg.patience = static_cast<int>(intOption(p, "patience", cfg.patience, 0, 1'000'000));
     cfg.targetLoss = doubleOption(p, "target-loss", cfg.targetLoss, -1e300, 1e300);
-    if (p.isSet("seed"))
-        cfg.seed = topt.seed;
+    if (p.isSet("seed")) cfg.seed = topt.seed;
     const bool budgetGiven = p.isSet("epochs") || p.isSet("steps") || p.isSet("max-seconds");
     if (budgetGiven) {
         cfg.epochs = intOption(p, "epochs", 0, 1, 100'000'000);
@@ -197,7 +197,8 @@ int runTrain(const QStringList& args)
                           lossName(ds.schema.loss()) + ")"));
     if (ds.schema.kind == tasks::TabularKind::Regression && cfg.loss != LossKind::MSE &&
         cfg.loss != LossKind::MAE)
-        throw UsageError("--loss " + lossName(cfg.loss) + " does not fit regression (use mse or mae)");
+        throw UsageError("--loss " + lossName(cfg.loss) +
+                         " does not fit regression (use mse or mae)");
 
     // ---- network -------------------------------------------------------------------------
     std::unique_ptr<Network> net;
@@ -206,7 +207,7 @@ int runTrain(const QStringList& args)
         net = std::move(resumed->network);
         state = resumed->info.state;
     } else {
-        const QString spec = p.isSet("layers") ? p.value("layers")
+        const QString spec = p.isSet("layers")   ? p.value("layers")
                              : p.isSet("preset") ? presetSpec(p.value("preset"))
                                                  : tasks::defaultTabularSpec(ds.schema);
         try {
@@ -228,8 +229,7 @@ int runTrain(const QStringList& args)
     const int64_t yCols = cfg.loss == LossKind::CrossEntropy ? 1 : net->outputWidth();
     auto upload = [&](const std::vector<float>& host, int64_t rows, int64_t cols) {
         Buffer buf(backend.get(), static_cast<size_t>(rows * cols));
-        if (rows * cols > 0)
-            backend->upload(buf.view(rows, cols), host.data());
+        if (rows * cols > 0) backend->upload(buf.view(rows, cols), host.data());
         return buf;
     };
     const int64_t inW = ds.schema.inputWidth();
@@ -247,13 +247,14 @@ int runTrain(const QStringList& args)
 
     const bool quiet = p.isSet("quiet");
     if (!quiet) {
-        std::fprintf(stderr, "%s: %lld rows, %lld features -> %s (%s)%s\n",
-                     given.toUtf8().constData(), static_cast<long long>(ds.train.rows + ds.val.rows),
-                     static_cast<long long>(inW), ds.schema.target.toUtf8().constData(),
-                     ds.schema.kindName().toUtf8().constData(),
-                     ds.val.rows > 0 ? QString(", %1 held out for validation").arg(ds.val.rows).toUtf8().constData() : "");
-        if (!ds.note.isEmpty())
-            std::fprintf(stderr, "note: %s\n", ds.note.toUtf8().constData());
+        std::fprintf(
+            stderr, "%s: %lld rows, %lld features -> %s (%s)%s\n", given.toUtf8().constData(),
+            static_cast<long long>(ds.train.rows + ds.val.rows), static_cast<long long>(inW),
+            ds.schema.target.toUtf8().constData(), ds.schema.kindName().toUtf8().constData(),
+            ds.val.rows > 0
+                ? QString(", %1 held out for validation").arg(ds.val.rows).toUtf8().constData()
+                : "");
+        if (!ds.note.isEmpty()) std::fprintf(stderr, "note: %s\n", ds.note.toUtf8().constData());
         std::fprintf(stderr, "network: %s (%lld parameters), %s, lr %g %s, on %s\n",
                      net->spec().c_str(), static_cast<long long>(net->parameterCount()),
                      optimizerName(cfg.optimizer.kind).c_str(), cfg.schedule.lrMax,
@@ -278,9 +279,12 @@ int runTrain(const QStringList& args)
     printer.finish();
 
     // ---- save, then report -------------------------------------------------------------------
-    const QString out = p.isSet("out") ? p.value("out")
-                        : resumed ? p.value("resume")
-                                  : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() + ".safetensors";
+    const QString out =
+        p.isSet("out") ? p.value("out")
+        : resumed
+            ? p.value("resume")
+            : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() +
+                  ".safetensors";
     QString saveError;
     if (!io::saveModel(out, *net, &optimizer, cfg, state, ds.schema.toJson(), &saveError))
         throw DataError(saveError.toStdString());
@@ -295,13 +299,14 @@ int runTrain(const QStringList& args)
     std::fprintf(failed ? stderr : stdout, "%s%s\n", failed ? "error: " : "",
                  result.message.c_str());
     std::printf("trained %lld steps in %s (%.1f steps/s); %lld epochs in total\n",
-                static_cast<long long>(result.steps), formatDuration(result.seconds).toUtf8().constData(),
+                static_cast<long long>(result.steps),
+                formatDuration(result.seconds).toUtf8().constData(),
                 result.seconds > 0 ? static_cast<double>(result.steps) / result.seconds : 0.0,
                 static_cast<long long>(state.epoch));
     std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
-    if (onVal)
-        std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());
-    std::printf("\n%s\n", describeMetrics(metrics, onVal ? "validation" : "training").toUtf8().constData());
+    if (onVal) std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());
+    std::printf("\n%s\n",
+                describeMetrics(metrics, onVal ? "validation" : "training").toUtf8().constData());
     std::printf("saved model to %s\n", out.toUtf8().constData());
 
     if (p.isSet("metrics-json")) {

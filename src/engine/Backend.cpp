@@ -7,11 +7,13 @@ namespace il {
 
 Buffer::Buffer(Backend* backend, size_t floats) : m_backend(backend), m_floats(floats)
 {
-    if (floats > 0)
-        m_data = static_cast<float*>(backend->allocateBytes(floats * sizeof(float)));
+    if (floats > 0) m_data = static_cast<float*>(backend->allocateBytes(floats * sizeof(float)));
 }
 
-Buffer::~Buffer() { reset(); }
+Buffer::~Buffer()
+{
+    reset();
+}
 
 Buffer::Buffer(Buffer&& other) noexcept
     : m_backend(std::exchange(other.m_backend, nullptr)),
@@ -32,8 +34,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept
 
 void Buffer::reset()
 {
-    if (m_data && m_backend)
-        m_backend->freeBytes(m_data);
+    if (m_data && m_backend) m_backend->freeBytes(m_data);
     m_data = nullptr;
     m_floats = 0;
 }
@@ -42,18 +43,20 @@ Tensor Buffer::view(int64_t rows, int64_t cols, size_t offsetFloats) const
 {
     if (rows < 0 || cols < 0 || offsetFloats + static_cast<size_t>(rows * cols) > m_floats)
         throw ShapeError("view " + std::to_string(rows) + "x" + std::to_string(cols) +
-                         " at offset " + std::to_string(offsetFloats) + " does not fit a buffer of " +
-                         std::to_string(m_floats) + " floats");
+                         " at offset " + std::to_string(offsetFloats) +
+                         " does not fit a buffer of " + std::to_string(m_floats) + " floats");
     return {m_data + offsetFloats, {rows, cols}};
 }
 
 IndexBuffer::IndexBuffer(Backend* backend, size_t count) : m_backend(backend), m_count(count)
 {
-    if (count > 0)
-        m_data = static_cast<int32_t*>(backend->allocateBytes(count * sizeof(int32_t)));
+    if (count > 0) m_data = static_cast<int32_t*>(backend->allocateBytes(count * sizeof(int32_t)));
 }
 
-IndexBuffer::~IndexBuffer() { reset(); }
+IndexBuffer::~IndexBuffer()
+{
+    reset();
+}
 
 IndexBuffer::IndexBuffer(IndexBuffer&& other) noexcept
     : m_backend(std::exchange(other.m_backend, nullptr)),
@@ -74,8 +77,7 @@ IndexBuffer& IndexBuffer::operator=(IndexBuffer&& other) noexcept
 
 void IndexBuffer::reset()
 {
-    if (m_data && m_backend)
-        m_backend->freeBytes(m_data);
+    if (m_data && m_backend) m_backend->freeBytes(m_data);
     m_data = nullptr;
     m_count = 0;
 }
@@ -83,8 +85,7 @@ void IndexBuffer::reset()
 std::vector<float> Backend::toHost(ConstTensor src)
 {
     std::vector<float> out(static_cast<size_t>(src.size()));
-    if (!out.empty())
-        download(out.data(), src.data, out.size() * sizeof(float));
+    if (!out.empty()) download(out.data(), src.data, out.size() * sizeof(float));
     return out;
 }
 

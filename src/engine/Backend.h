@@ -26,9 +26,9 @@ enum class Activation { Identity, ReLU, LeakyReLU, Tanh, Sigmoid, Sine };
 enum class LossKind { MSE, MAE, BinaryCrossEntropy, CrossEntropy };
 
 struct DeviceInfo {
-    std::string backend;     // "cpu" or "cuda"
-    std::string name;        // e.g. "AMD EPYC (2 threads)" or "NVIDIA H200"
-    std::string details;     // BLAS library, threads, memory
+    std::string backend; // "cpu" or "cuda"
+    std::string name;    // e.g. "AMD EPYC (2 threads)" or "NVIDIA H200"
+    std::string details; // BLAS library, threads, memory
     int threads = 1;
 };
 
@@ -49,7 +49,7 @@ struct AdamParams {
     float eps = 1e-8f;
     float weightDecay = 0.f; // decoupled (AdamW) when decoupled == true, else L2 added to g
     bool decoupled = false;
-    int64_t step = 1;        // 1-based, for bias correction
+    int64_t step = 1; // 1-based, for bias correction
 };
 
 struct SgdParams {
@@ -136,8 +136,8 @@ public:
     // guard block: gradients are multiplied by guard[Scale]; nothing changes if guard[Bad].
     virtual void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
                          const float* guard) = 0;
-    virtual void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v,
-                          const AdamParams& p, const float* guard) = 0;
+    virtual void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
+                          const float* guard) = 0;
 
     // ---- data movement -------------------------------------------------------------------------
     // dst[i, :] = src[index[first + i], :] for i < dst.rows.

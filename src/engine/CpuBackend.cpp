@@ -86,7 +86,8 @@ public:
         d.backend = "cpu";
         d.name = cpuModelName();
         d.threads = m_threads;
-        // openblas_get_config(): "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Cooperlake MAX_THREADS=64"
+        // openblas_get_config(): "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Cooperlake
+        // MAX_THREADS=64"
         std::string cfg = openblas_get_config() ? openblas_get_config() : "OpenBLAS";
         std::string version = cfg.substr(0, cfg.find(' ', cfg.find(' ') + 1));
         std::string kernel;
@@ -111,8 +112,7 @@ public:
         const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
         void* p = nullptr;
         if (rounded >= kMmapMinBytes) {
-            p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (p == MAP_FAILED) {
                 p = nullptr;
             } else {
@@ -130,8 +130,7 @@ public:
     }
     void freeBytes(void* p) noexcept override
     {
-        if (!p)
-            return;
+        if (!p) return;
         {
             std::lock_guard lock(m_mapMutex);
             const auto it = m_mapped.find(p);
@@ -143,9 +142,18 @@ public:
         }
         std::free(p);
     }
-    void upload(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
-    void download(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
-    void copy(void* dst, const void* src, size_t bytes) override { std::memmove(dst, src, bytes); }
+    void upload(void* dst, const void* src, size_t bytes) override
+    {
+        std::memcpy(dst, src, bytes);
+    }
+    void download(void* dst, const void* src, size_t bytes) override
+    {
+        std::memcpy(dst, src, bytes);
+    }
+    void copy(void* dst, const void* src, size_t bytes) override
+    {
+        std::memmove(dst, src, bytes);
+    }
     void synchronize() override {}
 
     // ---- element-wise and reductions ------------------------------------------------
@@ -174,7 +182,8 @@ public:
     void sumRows(ConstTensor x, float beta, Tensor out) override
     {
         if (out.size() != x.cols())
-            throw ShapeError("sumRows: output " + out.shape.toString() + " for " + x.shape.toString());
+            throw ShapeError("sumRows: output " + out.shape.toString() + " for " +
+                             x.shape.toString());
         const int64_t rows = x.rows(), cols = x.cols();
         // Parallel over column blocks: each thread owns its columns, so the order of the row
         // sum is fixed and the result is the same for any thread count.
@@ -233,8 +242,7 @@ public:
             throw ShapeError("gemm: " + a.shape.toString() + (transA ? "^T" : "") + " x " +
                              b.shape.toString() + (transB ? "^T" : "") + " -> " +
                              c.shape.toString() + " does not fit");
-        if (m == 0 || n == 0)
-            return;
+        if (m == 0 || n == 0) return;
         if (k == 0) { // an empty product: C = beta * C
             if (beta == 0.f)
                 fill(c, 0.f);
@@ -258,8 +266,7 @@ public:
         float* out = y.data;
         switch (act) {
         case Activation::Identity:
-            if (out != in)
-                std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
+            if (out != in) std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
             break;
         case Activation::ReLU:
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
@@ -299,8 +306,7 @@ public:
         float* out = dx.data;
         switch (act) {
         case Activation::Identity:
-            if (out != g)
-                std::memcpy(out, g, static_cast<size_t>(n) * sizeof(float));
+            if (out != g) std::memcpy(out, g, static_cast<size_t>(n) * sizeof(float));
             break;
         case Activation::ReLU: {
             requireSameShape("relu backward", x.shape, dy.shape);
@@ -417,7 +423,8 @@ public:
 
     void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override
     {
-        const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(), dim = dtable.cols();
+        const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(),
+                      dim = dtable.cols();
         if (dy.rows() != rows || dy.cols() != ctx * dim)
             throw ShapeError("embeddingBackward: ids " + ids.shape.toString() + ", dy " +
                              dy.shape.toString() + ", table " + dtable.shape.toString());
@@ -426,8 +433,7 @@ public:
         for (int64_t i = 0; i < rows; ++i) {
             for (int64_t c = 0; c < ctx; ++c) {
                 const auto id = static_cast<int64_t>(ids.data[i * ctx + c]);
-                if (id < 0 || id >= vocab)
-                    continue; // refused in forward
+                if (id < 0 || id >= vocab) continue; // refused in forward
                 float* dst = dtable.data + id * dim;
                 const float* src = dy.data + i * ctx * dim + c * dim;
 #pragma omp simd
@@ -484,16 +490,13 @@ public:
             return;
         }
         int badTensor = -2;
-        if (loss && !std::isfinite(*loss))
-            badTensor = -1;
+        if (loss && !std::isfinite(*loss)) badTensor = -1;
         double total = 0;
         for (int i = 0; i < count && badTensor == -2; ++i) {
-            if (!std::isfinite(sq[i]))
-                badTensor = i;
+            if (!std::isfinite(sq[i])) badTensor = i;
             total += sq[i];
         }
-        if (badTensor == -2 && !std::isfinite(total))
-            badTensor = count > 0 ? 0 : -1;
+        if (badTensor == -2 && !std::isfinite(total)) badTensor = count > 0 ? 0 : -1;
         if (badTensor != -2) {
             guard[GuardScale] = 0.f;
             guard[GuardBad] = 1.f;
@@ -502,7 +505,8 @@ public:
             return;
         }
         const double norm = std::sqrt(total);
-        guard[GuardScale] = (maxNorm > 0.f && norm > maxNorm) ? static_cast<float>(maxNorm / norm) : 1.f;
+        guard[GuardScale] =
+            (maxNorm > 0.f && norm > maxNorm) ? static_cast<float>(maxNorm / norm) : 1.f;
     }
 
     void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
@@ -510,8 +514,7 @@ public:
     {
         flushDenormals();
         requireSameShape("sgd", params.shape, grads.shape);
-        if (guard && guard[GuardBad] != 0.f)
-            return;
+        if (guard && guard[GuardBad] != 0.f) return;
         const float scale = guard ? guard[GuardScale] : 1.f;
         const int64_t n = params.size();
         float* w = params.data;
@@ -547,8 +550,7 @@ public:
         requireSameShape("adam", params.shape, grads.shape);
         requireSameShape("adam m", params.shape, m.shape);
         requireSameShape("adam v", params.shape, v.shape);
-        if (guard && guard[GuardBad] != 0.f)
-            return;
+        if (guard && guard[GuardBad] != 0.f) return;
         const float scale = guard ? guard[GuardScale] : 1.f;
         const int64_t n = params.size();
         const double t = static_cast<double>(std::max<int64_t>(1, p.step));
@@ -583,8 +585,8 @@ public:
         const size_t bytes = static_cast<size_t>(cols) * sizeof(float);
 #pragma omp parallel for schedule(static) if (dst.size() > kParallelMin)
         for (int64_t i = 0; i < rows; ++i)
-            std::memcpy(dst.data + i * cols, src.data + static_cast<int64_t>(index[first + i]) * cols,
-                        bytes);
+            std::memcpy(dst.data + i * cols,
+                        src.data + static_cast<int64_t>(index[first + i]) * cols, bytes);
     }
 
 private:
@@ -604,41 +606,44 @@ private:
             const float invRows = 1.f / static_cast<float>(std::max<int64_t>(rows, 1));
             const int64_t rowChunk = std::max<int64_t>(1, kChunk / std::max<int64_t>(k, 1));
             int64_t badRow = -1;
-            loss = chunkedSum(rows, [&](int64_t a, int64_t b) {
-                double acc = 0;
-                for (int64_t i = a; i < b; ++i) {
-                    const float* zr = z + i * k;
-                    const float tf = t[i];
-                    const auto cls = static_cast<int64_t>(tf);
-                    if (!(tf >= 0.f) || cls >= k) {
+            loss = chunkedSum(
+                rows,
+                [&](int64_t a, int64_t b) {
+                    double acc = 0;
+                    for (int64_t i = a; i < b; ++i) {
+                        const float* zr = z + i * k;
+                        const float tf = t[i];
+                        const auto cls = static_cast<int64_t>(tf);
+                        if (!(tf >= 0.f) || cls >= k) {
 #pragma omp critical(ironlearn_badrow)
-                        badRow = std::max(badRow, i);
-                        continue;
+                            badRow = std::max(badRow, i);
+                            continue;
+                        }
+                        float mx = zr[0];
+                        for (int64_t j = 1; j < k; ++j)
+                            mx = std::max(mx, zr[j]);
+                        float sum = 0.f, sumZ = 0.f;
+                        for (int64_t j = 0; j < k; ++j) {
+                            sum += fastmath::exp(zr[j] - mx);
+                            sumZ += zr[j];
+                        }
+                        const float logSum = std::log(sum) + mx; // log sum exp
+                        // -sum_j q_j log p_j with log p_j = z_j - logSum
+                        const float nllTarget = logSum - zr[cls];
+                        const float meanNll = logSum - sumZ / static_cast<float>(k);
+                        acc += (1.f - s) * nllTarget + s * meanNll;
+                        if (grad) {
+                            float* gr = grad + i * k;
+                            const float invSum = 1.f / sum;
+                            const float off = s / static_cast<float>(k);
+                            for (int64_t j = 0; j < k; ++j)
+                                gr[j] = (fastmath::exp(zr[j] - mx) * invSum - off) * invRows;
+                            gr[cls] -= (1.f - s) * invRows;
+                        }
                     }
-                    float mx = zr[0];
-                    for (int64_t j = 1; j < k; ++j)
-                        mx = std::max(mx, zr[j]);
-                    float sum = 0.f, sumZ = 0.f;
-                    for (int64_t j = 0; j < k; ++j) {
-                        sum += fastmath::exp(zr[j] - mx);
-                        sumZ += zr[j];
-                    }
-                    const float logSum = std::log(sum) + mx; // log sum exp
-                    // -sum_j q_j log p_j with log p_j = z_j - logSum
-                    const float nllTarget = logSum - zr[cls];
-                    const float meanNll = logSum - sumZ / static_cast<float>(k);
-                    acc += (1.f - s) * nllTarget + s * meanNll;
-                    if (grad) {
-                        float* gr = grad + i * k;
-                        const float invSum = 1.f / sum;
-                        const float off = s / static_cast<float>(k);
-                        for (int64_t j = 0; j < k; ++j)
-                            gr[j] = (fastmath::exp(zr[j] - mx) * invSum - off) * invRows;
-                        gr[cls] -= (1.f - s) * invRows;
-                    }
-                }
-                return acc;
-            }, rowChunk);
+                    return acc;
+                },
+                rowChunk);
             if (badRow >= 0)
                 throw BackendError("cross-entropy: row " + std::to_string(badRow) +
                                    " has a class id outside 0.." + std::to_string(k - 1));
@@ -672,8 +677,7 @@ private:
                     float acc = 0.f;
                     for (int64_t i = a; i < b; ++i) {
                         const float d = z[i] - t[i];
-                        if (grad)
-                            grad[i] = (d > 0.f ? invN : (d < 0.f ? -invN : 0.f));
+                        if (grad) grad[i] = (d > 0.f ? invN : (d < 0.f ? -invN : 0.f));
                         acc += std::fabs(d);
                     }
                     return static_cast<double>(acc);
@@ -706,12 +710,10 @@ private:
 
     // Deterministic parallel sum of f(chunkBegin, chunkEnd) over fixed chunks of [0, n): the
     // chunking does not depend on the thread count, and partials are added in order.
-    template <typename F>
-    double chunkedSum(int64_t n, F f, int64_t chunk = kChunk)
+    template <typename F> double chunkedSum(int64_t n, F f, int64_t chunk = kChunk)
     {
         const int64_t chunks = (n + chunk - 1) / chunk;
-        if (chunks <= 1)
-            return n > 0 ? f(0, n) : 0.0;
+        if (chunks <= 1) return n > 0 ? f(0, n) : 0.0;
         if (static_cast<int64_t>(m_partials.size()) < chunks)
             m_partials.resize(static_cast<size_t>(chunks)); // grows once per size, then reused
         double* part = m_partials.data();

@@ -2,9 +2,10 @@
 // (AVX2/AVX-512) inside plain loops. libm's scalar calls would dominate a SIREN step: a
 // 40,000 x 256 layer evaluates 10 million sines per pass.
 //
-// Accuracy: sin/cos about 2e-7 absolute for |x| < 1e4 (bounded by 1 everywhere) (Cody-Waite reduction by pi/2, Cephes
-// minimax polynomials on [-pi/4, pi/4]); exp about 2 ulp on [-87, 88]. Inputs are clamped so
-// nothing overflows to NaN; NaN inputs propagate as NaN (the trainer's guard relies on that).
+// Accuracy: sin/cos about 2e-7 absolute for |x| < 1e4 (bounded by 1 everywhere) (Cody-Waite
+// reduction by pi/2, Cephes minimax polynomials on [-pi/4, pi/4]); exp about 2 ulp on [-87, 88].
+// Inputs are clamped so nothing overflows to NaN; NaN inputs propagate as NaN (the trainer's guard
+// relies on that).
 #pragma once
 
 #include <bit>
@@ -36,9 +37,12 @@ inline void sinCos(float x, float& s, float& c)
     r = r > 0.7854f ? 0.7854f : r;
     r = r < -0.7854f ? -0.7854f : r;
     const float r2 = r * r;
-    const float ps = r + r * r2 * (-1.6666654611e-1f + r2 * (8.3321608736e-3f + r2 * -1.9515295891e-4f));
-    const float pc = 1.f - 0.5f * r2 +
-                     r2 * r2 * (4.166664568298827e-2f + r2 * (-1.388731625493765e-3f + r2 * 2.443315711809948e-5f));
+    const float ps =
+        r + r * r2 * (-1.6666654611e-1f + r2 * (8.3321608736e-3f + r2 * -1.9515295891e-4f));
+    const float pc =
+        1.f - 0.5f * r2 +
+        r2 * r2 *
+            (4.166664568298827e-2f + r2 * (-1.388731625493765e-3f + r2 * 2.443315711809948e-5f));
     const int quadrant = static_cast<int>(q) & 3;
     // sin: q=0 ps, 1 pc, 2 -ps, 3 -pc ; cos: q=0 pc, 1 -ps, 2 -pc, 3 ps
     const float sinBase = (quadrant & 1) ? pc : ps;
@@ -81,7 +85,10 @@ inline float exp(float x)
     return p * std::bit_cast<float>(bits);
 }
 
-inline float sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+inline float sigmoid(float x)
+{
+    return 1.0f / (1.0f + exp(-x));
+}
 
 // tanh(x) = sign(x) * (1 - 2 / (exp(2|x|) + 1)), exact at saturation; for small |x| the
 // odd Taylor polynomial keeps the relative error small where the subtraction would cancel.
@@ -91,7 +98,8 @@ inline float tanh(float x)
     const float e = exp(2.f * ax);
     float t = 1.f - 2.f / (e + 1.f);
     const float x2 = x * x;
-    const float small = ax * (1.f + x2 * (-0.333333333f + x2 * (0.133333333f + x2 * -0.0539682540f)));
+    const float small =
+        ax * (1.f + x2 * (-0.333333333f + x2 * (0.133333333f + x2 * -0.0539682540f)));
     t = ax < 0.0625f ? small : t;
     return x < 0 ? -t : t;
 }

@@ -35,9 +35,17 @@ public:
     // does not fit (e.g. an embedding that is not first).
     virtual int64_t outputWidth(int64_t inputWidth) const = 0;
     // Parameters (and fixed tensors) for the given input width, in arena order.
-    virtual std::vector<ParamSpec> parameters(int64_t inputWidth) const { (void)inputWidth; return {}; }
+    virtual std::vector<ParamSpec> parameters(int64_t inputWidth) const
+    {
+        (void)inputWidth;
+        return {};
+    }
     // Extra per-row scratch columns needed between forward and backward (Fourier: z).
-    virtual int64_t workspaceCols(int64_t inputWidth) const { (void)inputWidth; return 0; }
+    virtual int64_t workspaceCols(int64_t inputWidth) const
+    {
+        (void)inputWidth;
+        return 0;
+    }
     // The activation this layer applies, if it is an activation layer.
     virtual bool isActivation() const { return false; }
     virtual Activation activation() const { return Activation::Identity; }
@@ -46,7 +54,12 @@ public:
     // Called by Network once the arena exists: views in the order of parameters().
     void bind(int64_t inputWidth, std::vector<Tensor> params, std::vector<Tensor> grads);
     // Fill parameters with their initial values (host-side RNG, then one upload).
-    virtual void initialize(Backend& backend, Rng& rng, Init init) { (void)backend; (void)rng; (void)init; }
+    virtual void initialize(Backend& backend, Rng& rng, Init init)
+    {
+        (void)backend;
+        (void)rng;
+        (void)init;
+    }
 
     // y = layer(x). workspace: rows x workspaceCols(), kept until backward.
     void forward(Backend& b, ConstTensor x, Tensor y, Tensor workspace);

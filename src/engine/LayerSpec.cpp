@@ -28,8 +28,7 @@ std::vector<std::string> split(const std::string& s, char sep)
 std::string lower(std::string s)
 {
     for (auto& c : s)
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     return s;
 }
 
@@ -38,26 +37,25 @@ std::string lower(std::string s)
     throw EngineError("layer " + std::to_string(item) + " \"" + text + "\": " + why);
 }
 
-int64_t parseInt(size_t item, const std::string& text, const std::string& field, const std::string& v)
+int64_t parseInt(size_t item, const std::string& text, const std::string& field,
+                 const std::string& v)
 {
     int64_t out = 0;
     auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
     if (ec != std::errc() || p != v.data() + v.size() || v.empty())
         fail(item, text, field + " \"" + v + "\" is not a whole number");
-    if (out <= 0)
-        fail(item, text, field + " must be positive");
-    if (out > 1'000'000)
-        fail(item, text, field + " " + v + " is too large (at most 1000000)");
+    if (out <= 0) fail(item, text, field + " must be positive");
+    if (out > 1'000'000) fail(item, text, field + " " + v + " is too large (at most 1000000)");
     return out;
 }
 
-float parseFloat(size_t item, const std::string& text, const std::string& field, const std::string& v)
+float parseFloat(size_t item, const std::string& text, const std::string& field,
+                 const std::string& v)
 {
     try {
         size_t used = 0;
         const float f = std::stof(v, &used);
-        if (used != v.size() || !std::isfinite(f))
-            throw std::invalid_argument(v);
+        if (used != v.size() || !std::isfinite(f)) throw std::invalid_argument(v);
         return f;
     } catch (const std::exception&) {
         fail(item, text, field + " \"" + v + "\" is not a number");
@@ -76,15 +74,15 @@ std::vector<std::unique_ptr<Layer>> parseLayerSpec(const std::string& spec, int6
     for (size_t i = 0; i < items.size(); ++i) {
         const size_t n = i + 1;
         const std::string& text = items[i];
-        if (text.empty())
-            fail(n, text, "empty item (two commas in a row?)");
+        if (text.empty()) fail(n, text, "empty item (two commas in a row?)");
         const auto parts = split(text, ':');
         const std::string kind = lower(parts[0]);
         const size_t args = parts.size() - 1;
         auto maxArgs = [&](size_t k) {
             if (args > k)
-                fail(n, text, kind + " takes at most " + std::to_string(k) + " argument" +
-                                  (k == 1 ? "" : "s"));
+                fail(n, text,
+                     kind + " takes at most " + std::to_string(k) + " argument" +
+                         (k == 1 ? "" : "s"));
         };
         const bool last = (i + 1 == items.size());
         if (kind == "dense" || kind == "linear") {
@@ -94,23 +92,30 @@ std::vector<std::unique_ptr<Layer>> parseLayerSpec(const std::string& spec, int6
                 units = parseInt(n, text, "units", parts[1]);
             if (units == 0) {
                 if (!last || outputWidth <= 0)
-                    fail(n, text, "needs a unit count, e.g. dense:16 (only the last dense layer "
-                                  "may leave it out and take the output width)");
+                    fail(n, text,
+                         "needs a unit count, e.g. dense:16 (only the last dense layer "
+                         "may leave it out and take the output width)");
                 units = outputWidth;
             }
             Init init = Init::Auto;
             if (args == 2) {
                 const std::string in = lower(parts[2]);
-                if (in == "xavier" || in == "glorot") init = Init::Xavier;
-                else if (in == "he" || in == "kaiming") init = Init::He;
-                else if (in == "siren") init = Init::Siren;
-                else fail(n, text, "unknown initialisation \"" + parts[2] + "\" (xavier, he, siren)");
+                if (in == "xavier" || in == "glorot")
+                    init = Init::Xavier;
+                else if (in == "he" || in == "kaiming")
+                    init = Init::He;
+                else if (in == "siren")
+                    init = Init::Siren;
+                else
+                    fail(n, text,
+                         "unknown initialisation \"" + parts[2] + "\" (xavier, he, siren)");
             }
             layers.push_back(makeDense(units, init));
         } else if (kind == "relu" || kind == "tanh" || kind == "sigmoid") {
             maxArgs(0);
-            const Activation a = kind == "relu" ? Activation::ReLU
-                                 : kind == "tanh" ? Activation::Tanh : Activation::Sigmoid;
+            const Activation a = kind == "relu"   ? Activation::ReLU
+                                 : kind == "tanh" ? Activation::Tanh
+                                                  : Activation::Sigmoid;
             layers.push_back(makeActivation(a, 0.f));
         } else if (kind == "leakyrelu" || kind == "leaky") {
             maxArgs(1);
@@ -119,8 +124,7 @@ std::vector<std::unique_ptr<Layer>> parseLayerSpec(const std::string& spec, int6
         } else if (kind == "sine" || kind == "sin" || kind == "siren") {
             maxArgs(1);
             const float w0 = args == 1 ? parseFloat(n, text, "w0", parts[1]) : 30.f;
-            if (!(w0 > 0.f))
-                fail(n, text, "w0 must be positive");
+            if (!(w0 > 0.f)) fail(n, text, "w0 must be positive");
             layers.push_back(makeActivation(Activation::Sine, w0));
         } else if (kind == "fourier") {
             maxArgs(2);
@@ -128,8 +132,7 @@ std::vector<std::unique_ptr<Layer>> parseLayerSpec(const std::string& spec, int6
                 fail(n, text, "Fourier features encode the raw input, so they must come first");
             const int64_t count = args >= 1 ? parseInt(n, text, "feature count", parts[1]) : 256;
             const float scale = args >= 2 ? parseFloat(n, text, "scale", parts[2]) : 10.f;
-            if (!(scale > 0.f))
-                fail(n, text, "scale must be positive");
+            if (!(scale > 0.f)) fail(n, text, "scale must be positive");
             layers.push_back(makeFourier(count, scale));
         } else if (kind == "embedding" || kind == "embed") {
             maxArgs(2);
@@ -147,31 +150,33 @@ std::vector<std::unique_ptr<Layer>> parseLayerSpec(const std::string& spec, int6
             if (v <= 0)
                 fail(n, text, "the vocabulary size is unknown here; write embedding:VOCAB:DIM");
             if (vocab > 0 && v != vocab)
-                fail(n, text, "vocabulary " + std::to_string(v) + " does not match the data's " +
-                                  std::to_string(vocab));
+                fail(n, text,
+                     "vocabulary " + std::to_string(v) + " does not match the data's " +
+                         std::to_string(vocab));
             layers.push_back(makeEmbedding(v, dim));
         } else {
-            fail(n, text, "unknown layer type \"" + parts[0] +
-                              "\" (dense, relu, leakyrelu, tanh, sigmoid, sine, fourier, embedding)");
+            fail(n, text,
+                 "unknown layer type \"" + parts[0] +
+                     "\" (dense, relu, leakyrelu, tanh, sigmoid, sine, fourier, embedding)");
         }
     }
     if (outputWidth > 0) {
         // The network's output is the last layer that changes the width.
         int64_t lastDense = -1;
         for (size_t i = 0; i < layers.size(); ++i)
-            if (layers[i]->kind() == "dense")
-                lastDense = static_cast<int64_t>(i);
+            if (layers[i]->kind() == "dense") lastDense = static_cast<int64_t>(i);
         if (lastDense < 0)
-            throw EngineError("the layer list has no dense layer, so it cannot produce the " +
-                              std::to_string(outputWidth) + " output" + (outputWidth == 1 ? "" : "s") +
-                              " this data needs (end with dense:" + std::to_string(outputWidth) + ")");
+            throw EngineError(
+                "the layer list has no dense layer, so it cannot produce the " +
+                std::to_string(outputWidth) + " output" + (outputWidth == 1 ? "" : "s") +
+                " this data needs (end with dense:" + std::to_string(outputWidth) + ")");
         const int64_t units = layers[static_cast<size_t>(lastDense)]->outputWidth(0);
         if (units != outputWidth)
-            throw EngineError("layer " + std::to_string(lastDense + 1) + " \"" +
-                              items[static_cast<size_t>(lastDense)] + "\": the last dense layer has " +
-                              std::to_string(units) + " unit" + (units == 1 ? "" : "s") +
-                              " but the data needs " + std::to_string(outputWidth) +
-                              " output" + (outputWidth == 1 ? "" : "s"));
+            throw EngineError(
+                "layer " + std::to_string(lastDense + 1) + " \"" +
+                items[static_cast<size_t>(lastDense)] + "\": the last dense layer has " +
+                std::to_string(units) + " unit" + (units == 1 ? "" : "s") + " but the data needs " +
+                std::to_string(outputWidth) + " output" + (outputWidth == 1 ? "" : "s"));
         for (size_t i = static_cast<size_t>(lastDense) + 1; i < layers.size(); ++i)
             if (layers[i]->kind() != "dense" && layers[i]->isActivation() &&
                 layers[i]->activation() != Activation::Identity) {

@@ -2,9 +2,9 @@
 #include "Errors.h"
 #include "Layer.h"
 
+#include <charconv>
 #include <cmath>
 #include <numbers>
-#include <charconv>
 
 namespace il {
 
@@ -30,12 +30,18 @@ void checkRows(const char* what, int64_t a, int64_t b)
 std::string activationName(Activation act)
 {
     switch (act) {
-    case Activation::Identity: return "identity";
-    case Activation::ReLU: return "relu";
-    case Activation::LeakyReLU: return "leakyrelu";
-    case Activation::Tanh: return "tanh";
-    case Activation::Sigmoid: return "sigmoid";
-    case Activation::Sine: return "sine";
+    case Activation::Identity:
+        return "identity";
+    case Activation::ReLU:
+        return "relu";
+    case Activation::LeakyReLU:
+        return "leakyrelu";
+    case Activation::Tanh:
+        return "tanh";
+    case Activation::Sigmoid:
+        return "sigmoid";
+    case Activation::Sine:
+        return "sine";
     }
     return "?";
 }
@@ -50,12 +56,12 @@ void Layer::bind(int64_t inputWidth, std::vector<Tensor> params, std::vector<Ten
 void Layer::forward(Backend& b, ConstTensor x, Tensor y, Tensor workspace)
 {
     if (x.cols() != m_inputWidth)
-        throw ShapeError(spec() + ": input has " + std::to_string(x.cols()) + " columns, expected " +
-                         std::to_string(m_inputWidth));
+        throw ShapeError(spec() + ": input has " + std::to_string(x.cols()) +
+                         " columns, expected " + std::to_string(m_inputWidth));
     checkRows(spec().c_str(), x.rows(), y.rows());
     if (y.cols() != outputWidth(m_inputWidth))
-        throw ShapeError(spec() + ": output has " + std::to_string(y.cols()) + " columns, expected " +
-                         std::to_string(outputWidth(m_inputWidth)));
+        throw ShapeError(spec() + ": output has " + std::to_string(y.cols()) +
+                         " columns, expected " + std::to_string(outputWidth(m_inputWidth)));
     forwardImpl(b, x, y, workspace);
 }
 
@@ -95,7 +101,10 @@ public:
 
     // init has been resolved by the Network (never Auto here). w0: the sine frequency the
     // weights feed (Siren) or come from (Siren hidden), used to scale SIREN's bounds.
-    void initialize(Backend& backend, Rng& rng, Init init) override { initializeWith(backend, rng, init, 30.f); }
+    void initialize(Backend& backend, Rng& rng, Init init) override
+    {
+        initializeWith(backend, rng, init, 30.f);
+    }
     void initializeWith(Backend& backend, Rng& rng, Init init, float w0)
     {
         const int64_t in = m_inputWidth, out = m_units;
@@ -104,28 +113,34 @@ public:
         switch (init) {
         case Init::He: { // Kaiming normal, for ReLU-like activations: N(0, 2 / fan_in)
             const double sd = std::sqrt(2.0 / fanIn);
-            for (auto& v : w) v = static_cast<float>(sd * rng.normal());
+            for (auto& v : w)
+                v = static_cast<float>(sd * rng.normal());
             break;
         }
         case Init::SirenFirst: { // U(-1/in, 1/in): the first layer's frequencies come from w0
             const double bound = 1.0 / fanIn;
-            for (auto& v : w) v = static_cast<float>(rng.uniform(-bound, bound));
+            for (auto& v : w)
+                v = static_cast<float>(rng.uniform(-bound, bound));
             const double bb = 1.0 / std::sqrt(fanIn);
-            for (auto& v : bias) v = static_cast<float>(rng.uniform(-bb, bb));
+            for (auto& v : bias)
+                v = static_cast<float>(rng.uniform(-bb, bb));
             break;
         }
         case Init::Siren: { // U(-sqrt(6/in)/w0, sqrt(6/in)/w0): keeps sin(w0 z) inputs ~U(-pi, pi)
             const double bound = std::sqrt(6.0 / fanIn) / w0;
-            for (auto& v : w) v = static_cast<float>(rng.uniform(-bound, bound));
+            for (auto& v : w)
+                v = static_cast<float>(rng.uniform(-bound, bound));
             const double bb = 1.0 / std::sqrt(fanIn);
-            for (auto& v : bias) v = static_cast<float>(rng.uniform(-bb, bb));
+            for (auto& v : bias)
+                v = static_cast<float>(rng.uniform(-bb, bb));
             break;
         }
         case Init::Xavier:
         case Init::Auto:
         default: { // Glorot uniform: U(-sqrt(6/(in+out)), +)
             const double bound = std::sqrt(6.0 / (fanIn + fanOut));
-            for (auto& v : w) v = static_cast<float>(rng.uniform(-bound, bound));
+            for (auto& v : w)
+                v = static_cast<float>(rng.uniform(-bound, bound));
             break;
         }
         }
@@ -141,12 +156,12 @@ protected:
         b.gemm(false, true, 1.f, x, m_params[0], 1.f, y);
     }
     // dW = dy^T x, db = sum_rows dy, dx = dy W. Transposes are read in place by sgemm.
-    void backwardImpl(Backend& b, ConstTensor x, ConstTensor, ConstTensor dy, Tensor dx, Tensor) override
+    void backwardImpl(Backend& b, ConstTensor x, ConstTensor, ConstTensor dy, Tensor dx,
+                      Tensor) override
     {
         b.gemm(true, false, 1.f, dy, x, 0.f, m_grads[0]);
         b.sumRows(dy, 0.f, m_grads[1]);
-        if (dx.data)
-            b.gemm(false, false, 1.f, dy, m_params[0], 0.f, dx);
+        if (dx.data) b.gemm(false, false, 1.f, dy, m_params[0], 0.f, dx);
     }
 
 private:
@@ -175,10 +190,10 @@ protected:
     {
         b.activationForward(m_act, m_param, x, y);
     }
-    void backwardImpl(Backend& b, ConstTensor x, ConstTensor y, ConstTensor dy, Tensor dx, Tensor) override
+    void backwardImpl(Backend& b, ConstTensor x, ConstTensor y, ConstTensor dy, Tensor dx,
+                      Tensor) override
     {
-        if (dx.data)
-            b.activationBackward(m_act, m_param, x, y, dy, dx);
+        if (dx.data) b.activationBackward(m_act, m_param, x, y, dy, dx);
     }
 
 private:
@@ -218,10 +233,10 @@ protected:
         b.fourierForward(z, y);
     }
     // Input gradient only (B is not trained): dz from the sin/cos halves, then dx = 2 pi dz B.
-    void backwardImpl(Backend& b, ConstTensor, ConstTensor, ConstTensor dy, Tensor dx, Tensor z) override
+    void backwardImpl(Backend& b, ConstTensor, ConstTensor, ConstTensor dy, Tensor dx,
+                      Tensor z) override
     {
-        if (!dx.data)
-            return;
+        if (!dx.data) return;
         b.fourierBackward(z, dy, z); // in place: z is not needed afterwards
         b.gemm(false, false, kTwoPi, z, m_params[0], 0.f, dx);
     }
@@ -259,7 +274,8 @@ protected:
     {
         b.embeddingForward(ids, m_params[0], y);
     }
-    void backwardImpl(Backend& b, ConstTensor ids, ConstTensor, ConstTensor dy, Tensor, Tensor) override
+    void backwardImpl(Backend& b, ConstTensor ids, ConstTensor, ConstTensor dy, Tensor,
+                      Tensor) override
     {
         b.embeddingBackward(ids, dy, m_grads[0]); // ids have no gradient
     }

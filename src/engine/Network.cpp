@@ -26,10 +26,8 @@ Network::~Network() = default;
 
 void Network::build()
 {
-    if (m_inputWidth <= 0)
-        throw EngineError("the network needs at least one input column");
-    if (m_layers.empty())
-        throw EngineError("the network has no layers");
+    if (m_inputWidth <= 0) throw EngineError("the network needs at least one input column");
+    if (m_layers.empty()) throw EngineError("the network has no layers");
     // Widths and arena layout: trainable tensors first (one flat vector for the optimizer),
     // then fixed tensors.
     struct Slot {
@@ -85,8 +83,7 @@ std::string Network::spec() const
 {
     std::string s;
     for (const auto& l : m_layers) {
-        if (!s.empty())
-            s += ",";
+        if (!s.empty()) s += ",";
         s += l->spec();
     }
     return s;
@@ -102,8 +99,7 @@ std::vector<LayerSummary> Network::summary() const
         s.spec = m_layers[i]->spec();
         s.outputWidth = m_widths[i];
         for (const auto& p : m_layers[i]->parameters(width))
-            if (p.trainable)
-                s.parameters += p.shape.size();
+            if (p.trainable) s.parameters += p.shape.size();
         out.push_back(s);
         width = m_widths[i];
     }
@@ -148,8 +144,14 @@ void Network::initialize(uint64_t seed)
     }
 }
 
-Tensor Network::parameters() const { return m_arena.view(1, m_trainableFloats); }
-Tensor Network::gradients() const { return m_grads.view(1, m_trainableFloats); }
+Tensor Network::parameters() const
+{
+    return m_arena.view(1, m_trainableFloats);
+}
+Tensor Network::gradients() const
+{
+    return m_grads.view(1, m_trainableFloats);
+}
 
 std::vector<NamedTensor> Network::namedTensors() const
 {
@@ -187,8 +189,7 @@ std::vector<NamedTensor> Network::namedGradients() const
 
 void Network::reserve(int64_t rows)
 {
-    if (rows <= m_reservedRows)
-        return;
+    if (rows <= m_reservedRows) return;
     m_outputs.clear();
     m_workspaces.clear();
     int64_t width = m_inputWidth, maxWidth = m_inputWidth;

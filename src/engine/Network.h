@@ -58,7 +58,10 @@ public:
     // Every tensor with its name (trainable ones first), for saving and gradient norms.
     std::vector<NamedTensor> namedTensors() const;
     // Index of the layer that owns trainable tensor i of namedTensors().
-    int layerOfTensor(int tensorIndex) const { return m_tensorLayer.at(static_cast<size_t>(tensorIndex)); }
+    int layerOfTensor(int tensorIndex) const
+    {
+        return m_tensorLayer.at(static_cast<size_t>(tensorIndex));
+    }
     std::vector<NamedTensor> namedGradients() const;
 
     // Make the activation buffers fit batches of up to `rows` rows.

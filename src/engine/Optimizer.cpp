@@ -52,10 +52,8 @@ Optimizer::Optimizer(Backend& backend, const OptimizerConfig& config, int64_t pa
 
 void Optimizer::reset()
 {
-    if (m_first.floats())
-        m_backend.fill(m_first.view(1, m_count), 0.f);
-    if (m_second.floats())
-        m_backend.fill(m_second.view(1, m_count), 0.f);
+    if (m_first.floats()) m_backend.fill(m_first.view(1, m_count), 0.f);
+    if (m_second.floats()) m_backend.fill(m_second.view(1, m_count), 0.f);
 }
 
 void Optimizer::step(Tensor params, ConstTensor grads, float lr, int64_t step, const float* guard)
@@ -70,8 +68,8 @@ void Optimizer::step(Tensor params, ConstTensor grads, float lr, int64_t step, c
         p.lr = lr;
         p.momentum = m_config.kind == OptimizerKind::Momentum ? m_config.momentum : 0.f;
         p.weightDecay = m_config.weightDecay;
-        m_backend.sgdStep(params, grads, m_first.floats() ? m_first.view(1, m_count) : Tensor{},
-                          p, guard);
+        m_backend.sgdStep(params, grads, m_first.floats() ? m_first.view(1, m_count) : Tensor{}, p,
+                          guard);
         break;
     }
     case OptimizerKind::Adam:
@@ -100,7 +98,8 @@ std::vector<std::pair<std::string, Tensor>> Optimizer::state() const
         return {{"optimizer.velocity", m_first.view(1, m_count)}};
     case OptimizerKind::Adam:
     case OptimizerKind::AdamW:
-        return {{"optimizer.m", m_first.view(1, m_count)}, {"optimizer.v", m_second.view(1, m_count)}};
+        return {{"optimizer.m", m_first.view(1, m_count)},
+                {"optimizer.v", m_second.view(1, m_count)}};
     }
     return {};
 }
@@ -108,61 +107,86 @@ std::vector<std::pair<std::string, Tensor>> Optimizer::state() const
 std::string optimizerName(OptimizerKind k)
 {
     switch (k) {
-    case OptimizerKind::SGD: return "sgd";
-    case OptimizerKind::Momentum: return "momentum";
-    case OptimizerKind::Adam: return "adam";
-    case OptimizerKind::AdamW: return "adamw";
+    case OptimizerKind::SGD:
+        return "sgd";
+    case OptimizerKind::Momentum:
+        return "momentum";
+    case OptimizerKind::Adam:
+        return "adam";
+    case OptimizerKind::AdamW:
+        return "adamw";
     }
     return "?";
 }
 
 bool parseOptimizer(const std::string& s, OptimizerKind& k)
 {
-    if (s == "sgd") k = OptimizerKind::SGD;
-    else if (s == "momentum" || s == "sgd-momentum") k = OptimizerKind::Momentum;
-    else if (s == "adam") k = OptimizerKind::Adam;
-    else if (s == "adamw") k = OptimizerKind::AdamW;
-    else return false;
+    if (s == "sgd")
+        k = OptimizerKind::SGD;
+    else if (s == "momentum" || s == "sgd-momentum")
+        k = OptimizerKind::Momentum;
+    else if (s == "adam")
+        k = OptimizerKind::Adam;
+    else if (s == "adamw")
+        k = OptimizerKind::AdamW;
+    else
+        return false;
     return true;
 }
 
 std::string scheduleName(ScheduleKind k)
 {
     switch (k) {
-    case ScheduleKind::Constant: return "constant";
-    case ScheduleKind::StepDecay: return "step";
-    case ScheduleKind::Cosine: return "cosine";
+    case ScheduleKind::Constant:
+        return "constant";
+    case ScheduleKind::StepDecay:
+        return "step";
+    case ScheduleKind::Cosine:
+        return "cosine";
     }
     return "?";
 }
 
 bool parseSchedule(const std::string& s, ScheduleKind& k)
 {
-    if (s == "constant") k = ScheduleKind::Constant;
-    else if (s == "step") k = ScheduleKind::StepDecay;
-    else if (s == "cosine") k = ScheduleKind::Cosine;
-    else return false;
+    if (s == "constant")
+        k = ScheduleKind::Constant;
+    else if (s == "step")
+        k = ScheduleKind::StepDecay;
+    else if (s == "cosine")
+        k = ScheduleKind::Cosine;
+    else
+        return false;
     return true;
 }
 
 std::string lossName(LossKind k)
 {
     switch (k) {
-    case LossKind::MSE: return "mse";
-    case LossKind::MAE: return "mae";
-    case LossKind::BinaryCrossEntropy: return "bce";
-    case LossKind::CrossEntropy: return "cross-entropy";
+    case LossKind::MSE:
+        return "mse";
+    case LossKind::MAE:
+        return "mae";
+    case LossKind::BinaryCrossEntropy:
+        return "bce";
+    case LossKind::CrossEntropy:
+        return "cross-entropy";
     }
     return "?";
 }
 
 bool parseLoss(const std::string& s, LossKind& k)
 {
-    if (s == "mse") k = LossKind::MSE;
-    else if (s == "mae") k = LossKind::MAE;
-    else if (s == "bce" || s == "binary-cross-entropy") k = LossKind::BinaryCrossEntropy;
-    else if (s == "cross-entropy" || s == "ce" || s == "crossentropy") k = LossKind::CrossEntropy;
-    else return false;
+    if (s == "mse")
+        k = LossKind::MSE;
+    else if (s == "mae")
+        k = LossKind::MAE;
+    else if (s == "bce" || s == "binary-cross-entropy")
+        k = LossKind::BinaryCrossEntropy;
+    else if (s == "cross-entropy" || s == "ce" || s == "crossentropy")
+        k = LossKind::CrossEntropy;
+    else
+        return false;
     return true;
 }
 

@@ -13,11 +13,11 @@ enum class ScheduleKind { Constant, StepDecay, Cosine };
 
 struct OptimizerConfig {
     OptimizerKind kind = OptimizerKind::Adam;
-    float momentum = 0.9f;     // Momentum
-    float beta1 = 0.9f;        // Adam, AdamW
+    float momentum = 0.9f; // Momentum
+    float beta1 = 0.9f;    // Adam, AdamW
     float beta2 = 0.999f;
     float eps = 1e-8f;
-    float weightDecay = 0.f;   // L2 for SGD/Momentum/Adam, decoupled for AdamW (default 0.01)
+    float weightDecay = 0.f; // L2 for SGD/Momentum/Adam, decoupled for AdamW (default 0.01)
 };
 
 // lr(t) for step t of a run of T steps:

@@ -18,10 +18,7 @@ struct Shape {
     int64_t cols = 0;
     int64_t size() const { return rows * cols; }
     bool operator==(const Shape&) const = default;
-    std::string toString() const
-    {
-        return std::to_string(rows) + "x" + std::to_string(cols);
-    }
+    std::string toString() const { return std::to_string(rows) + "x" + std::to_string(cols); }
 };
 
 // A mutable view. Cheap to copy; does not own its memory.
@@ -76,7 +73,10 @@ public:
     Backend* backend() const { return m_backend; }
     // A view of the whole buffer (or its first rows*cols floats) with the given shape.
     Tensor view(int64_t rows, int64_t cols, size_t offsetFloats = 0) const;
-    Tensor view(Shape s, size_t offsetFloats = 0) const { return view(s.rows, s.cols, offsetFloats); }
+    Tensor view(Shape s, size_t offsetFloats = 0) const
+    {
+        return view(s.rows, s.cols, offsetFloats);
+    }
     void reset();
 
 private:

@@ -19,8 +19,7 @@ constexpr int SlotNorms = 8;    // one squared gradient norm per trainable tenso
 
 std::string describeValue(float v)
 {
-    if (std::isnan(v))
-        return "NaN";
+    if (std::isnan(v)) return "NaN";
     return v > 0 ? "+Inf" : "-Inf";
 }
 
@@ -29,12 +28,18 @@ std::string describeValue(float v)
 std::string stopReasonName(StopReason r)
 {
     switch (r) {
-    case StopReason::Finished: return "finished";
-    case StopReason::TimeBudget: return "time budget reached";
-    case StopReason::EarlyStopping: return "early stopping";
-    case StopReason::TargetReached: return "target reached";
-    case StopReason::Cancelled: return "cancelled";
-    case StopReason::NonFinite: return "stopped on a non-finite value";
+    case StopReason::Finished:
+        return "finished";
+    case StopReason::TimeBudget:
+        return "time budget reached";
+    case StopReason::EarlyStopping:
+        return "early stopping";
+    case StopReason::TargetReached:
+        return "target reached";
+    case StopReason::Cancelled:
+        return "cancelled";
+    case StopReason::NonFinite:
+        return "stopped on a non-finite value";
     }
     return "?";
 }
@@ -56,8 +61,7 @@ void Trainer::setMetricHook(MetricHook hook, double target, bool lowerIsBetter)
 
 int64_t Trainer::stepsPerEpoch(int64_t rows, int64_t batchSize)
 {
-    if (rows <= 0)
-        return 0;
+    if (rows <= 0) return 0;
     const int64_t batch = (batchSize <= 0 || batchSize >= rows) ? rows : batchSize;
     return (rows + batch - 1) / batch;
 }
@@ -66,8 +70,7 @@ double Trainer::evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTe
                              Buffer& scratch)
 {
     Backend& b = net.backend();
-    if (scratch.floats() < 1)
-        scratch = Buffer(&b, 1);
+    if (scratch.floats() < 1) scratch = Buffer(&b, 1);
     const int64_t chunk = 4096;
     double total = 0;
     for (int64_t r = 0; r < x.rows(); r += chunk) {
@@ -90,8 +93,7 @@ TrainResult Trainer::run(const TrainingData& data)
     const int64_t yCols = classIds ? 1 : m_net.outputWidth();
 
     // ---- check the data against the network -------------------------------------------------
-    if (rows == 0)
-        throw EngineError("there are no training rows");
+    if (rows == 0) throw EngineError("there are no training rows");
     if (data.trainX.cols() != m_net.inputWidth())
         throw ShapeError("the data has " + std::to_string(data.trainX.cols()) +
                          " input columns but the network expects " +
@@ -108,10 +110,8 @@ TrainResult Trainer::run(const TrainingData& data)
     const int64_t batch = (cfg.batchSize <= 0 || cfg.batchSize >= rows) ? rows : cfg.batchSize;
     const int64_t spe = stepsPerEpoch(rows, batch);
     int64_t planned = 0;
-    if (cfg.epochs > 0)
-        planned = cfg.epochs * spe;
-    if (cfg.steps > 0)
-        planned = planned > 0 ? std::min(planned, cfg.steps) : cfg.steps;
+    if (cfg.epochs > 0) planned = cfg.epochs * spe;
+    if (cfg.steps > 0) planned = planned > 0 ? std::min(planned, cfg.steps) : cfg.steps;
     if (planned == 0 && cfg.maxSeconds <= 0)
         throw EngineError("no training budget: give a number of epochs, steps or seconds");
     m_state.plannedSteps = planned;
@@ -163,8 +163,7 @@ TrainResult Trainer::run(const TrainingData& data)
     float readBack[SlotNorms];
 
     auto loadEpochOrder = [&](int64_t epoch) {
-        if (!gather)
-            return;
+        if (!gather) return;
         if (cfg.shuffle) {
             Rng rng = Rng::derive(cfg.seed, "shuffle", static_cast<uint64_t>(epoch));
             rng.permutationInto(hostOrder);
@@ -174,8 +173,7 @@ TrainResult Trainer::run(const TrainingData& data)
         }
         b.upload(order.data(), hostOrder.data(), hostOrder.size() * sizeof(int32_t));
     };
-    if (m_state.stepInEpoch > 0)
-        loadEpochOrder(m_state.epoch);
+    if (m_state.stepInEpoch > 0) loadEpochOrder(m_state.epoch);
 
     // ---- timing and reporting -------------------------------------------------------------
     const auto start = Clock::now();
@@ -194,26 +192,24 @@ TrainResult Trainer::run(const TrainingData& data)
     const int64_t readEvery = std::max<int64_t>(1, cfg.readEvery);
 
     auto scheduleTotal = [&]() -> int64_t {
-        if (planned > 0)
-            return planned;
+        if (planned > 0) return planned;
         // Time budget only: stretch the schedule over the seconds given.
         const double e = elapsed();
         const int64_t done = m_state.step - startStep;
-        if (done < 2 || e <= 0)
-            return std::max<int64_t>(m_state.step + 1, 1000);
-        return std::max<int64_t>(m_state.step + 1,
-                                 m_state.step + static_cast<int64_t>(done / e * (cfg.maxSeconds - e)));
+        if (done < 2 || e <= 0) return std::max<int64_t>(m_state.step + 1, 1000);
+        return std::max<int64_t>(
+            m_state.step + 1, m_state.step + static_cast<int64_t>(done / e * (cfg.maxSeconds - e)));
     };
 
     auto report = [&](bool evaluated, double lr) {
-        if (!m_progress)
-            return;
+        if (!m_progress) return;
         Progress p;
         p.step = m_state.step;
         p.plannedSteps = planned;
         p.epoch = static_cast<double>(m_state.epoch) +
                   static_cast<double>(m_state.stepInEpoch) / static_cast<double>(spe);
-        p.trainLoss = reportLossSteps > 0 ? reportLossSum / static_cast<double>(reportLossSteps) : NAN;
+        p.trainLoss =
+            reportLossSteps > 0 ? reportLossSum / static_cast<double>(reportLossSteps) : NAN;
         p.valLoss = lastValLoss;
         p.metric = lastMetric;
         p.lr = lr;
@@ -226,7 +222,8 @@ TrainResult Trainer::run(const TrainingData& data)
             p.eta = rate > 0 ? static_cast<double>(planned - m_state.step) / rate : NAN;
         }
         if (cfg.maxSeconds > 0)
-            p.eta = std::isnan(p.eta) ? cfg.maxSeconds - now : std::min(p.eta, cfg.maxSeconds - now);
+            p.eta =
+                std::isnan(p.eta) ? cfg.maxSeconds - now : std::min(p.eta, cfg.maxSeconds - now);
         p.evaluated = evaluated;
         reportStep = m_state.step;
         lastReportTime = now;
@@ -240,8 +237,7 @@ TrainResult Trainer::run(const TrainingData& data)
     // Returns false if the guard saw a non-finite value.
     auto readScalars = [&]() -> bool {
         b.download(readBack, scalars.data(), sizeof(readBack));
-        if (readBack[SlotGuard + GuardBad] != 0.f)
-            return false;
+        if (readBack[SlotGuard + GuardBad] != 0.f) return false;
         const double sum = readBack[SlotLossSum];
         m_state.pendingLossSum += sum;
         m_state.pendingSteps += stepsSinceRead;
@@ -283,10 +279,10 @@ TrainResult Trainer::run(const TrainingData& data)
                     " (layer " + std::to_string(layer + 1) + " \"" +
                     layers[static_cast<size_t>(layer)]->spec() + "\") became NaN or Inf";
         }
-        if (where.empty())
-            where = "the loss became NaN or Inf";
-        msg << where << "; the weights from before that step were kept. Try a lower learning "
-                        "rate or gradient clipping.";
+        if (where.empty()) where = "the loss became NaN or Inf";
+        msg << where
+            << "; the weights from before that step were kept. Try a lower learning "
+               "rate or gradient clipping.";
         result.reason = StopReason::NonFinite;
         result.message = msg.str();
     };
@@ -318,8 +314,9 @@ TrainResult Trainer::run(const TrainingData& data)
         const double monitored = hasVal ? h.valLoss : h.trainLoss;
         if (!std::isnan(monitored) && monitored <= cfg.targetLoss) {
             result.reason = StopReason::TargetReached;
-            result.message = std::string("reached the target ") + (hasVal ? "validation" : "training") +
-                             " loss at step " + std::to_string(m_state.step);
+            result.message = std::string("reached the target ") +
+                             (hasVal ? "validation" : "training") + " loss at step " +
+                             std::to_string(m_state.step);
             return true;
         }
         if (m_metric && !std::isnan(m_metricTarget) && !std::isnan(h.metric) &&
@@ -370,7 +367,8 @@ TrainResult Trainer::run(const TrainingData& data)
         }
         if (cfg.maxSeconds > 0 && elapsed() >= cfg.maxSeconds) {
             result.reason = StopReason::TimeBudget;
-            result.message = "stopped after the time budget of " + std::to_string(cfg.maxSeconds) + " s";
+            result.message =
+                "stopped after the time budget of " + std::to_string(cfg.maxSeconds) + " s";
             break;
         }
         if (m_paused && !m_cancel) {
@@ -386,8 +384,7 @@ TrainResult Trainer::run(const TrainingData& data)
         }
 
         // One step.
-        if (m_state.stepInEpoch == 0)
-            loadEpochOrder(m_state.epoch);
+        if (m_state.stepInEpoch == 0) loadEpochOrder(m_state.epoch);
         const int64_t first = m_state.stepInEpoch * batch;
         const int64_t n = std::min(batch, rows - first);
         ConstTensor xb = data.trainX, yb = data.trainY;
@@ -433,12 +430,10 @@ TrainResult Trainer::run(const TrainingData& data)
             evaluated = true;
             stop = evaluateAndRecord(lr);
         }
-        if (evaluated || reportNow || lastStep)
-            report(evaluated, lr);
+        if (evaluated || reportNow || lastStep) report(evaluated, lr);
     }
 
-    if (result.reason != StopReason::NonFinite && stepsSinceRead > 0 && !readScalars())
-        nonFinite();
+    if (result.reason != StopReason::NonFinite && stepsSinceRead > 0 && !readScalars()) nonFinite();
     if (result.reason == StopReason::NonFinite) {
         report(false, lr);
     } else if (result.reason == StopReason::Finished && result.message.empty()) {

@@ -41,8 +41,8 @@ struct TrainerConfig {
     float minDelta = 0.f;    // what counts as an improvement of the validation loss
     bool restoreBest = true; // on early stopping, go back to the best weights
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
-    int64_t evalEvery = 0;   // validate every N steps; 0 = once per epoch
-    int64_t readEvery = 1;   // read the loss back every K steps (K > 1 on a GPU)
+    int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
+    int64_t readEvery = 1;         // read the loss back every K steps (K > 1 on a GPU)
     double progressInterval = 0.1; // seconds between progress callbacks (epoch ends always)
 };
 
@@ -57,8 +57,8 @@ struct HistoryPoint {
 
 // What a model must remember to continue training exactly where it stopped.
 struct TrainingState {
-    int64_t step = 0;       // optimizer steps done
-    int64_t epoch = 0;      // completed epochs
+    int64_t step = 0;  // optimizer steps done
+    int64_t epoch = 0; // completed epochs
     int64_t stepInEpoch = 0;
     int64_t plannedSteps = 0; // T of the schedule
     double seconds = 0;       // total training time over all sessions
@@ -81,7 +81,7 @@ struct Progress {
     double lr = 0;
     double stepsPerSecond = 0;
     double elapsed = 0;
-    double eta = NAN; // seconds
+    double eta = NAN;       // seconds
     bool evaluated = false; // valLoss is fresh
 };
 

@@ -24,8 +24,7 @@ QString cellWhere(const io::CsvTable& t, int64_t row, int col)
 bool readCell(const io::CsvTable& t, int64_t row, int col, float& v, QString* error)
 {
     const QString& text = t.cell(row, col);
-    if (io::parseNumber(text, v))
-        return true;
+    if (io::parseNumber(text, v)) return true;
     const QString trimmed = text.trimmed();
     QString why;
     if (trimmed.isEmpty() || trimmed.compare("NA", Qt::CaseInsensitive) == 0 ||
@@ -39,8 +38,7 @@ bool readCell(const io::CsvTable& t, int64_t row, int col, float& v, QString* er
         why = ok ? "number \"" + trimmed + "\" is outside the float range"
                  : "\"" + trimmed.left(40) + "\" is not a number";
     }
-    if (error)
-        *error = cellWhere(t, row, col) + ": " + why;
+    if (error) *error = cellWhere(t, row, col) + ": " + why;
     return false;
 }
 
@@ -62,7 +60,8 @@ std::vector<float> fromArray(const QJsonArray& a)
 
 // Encodes rows `rowIndex` of the table with the schema's columns and statistics.
 bool encodeRows(const io::CsvTable& t, const TabularSchema& s, const std::vector<int>& featureCols,
-                int targetCol, const std::vector<int64_t>& rowIndex, TabularSplit& out, QString* error)
+                int targetCol, const std::vector<int64_t>& rowIndex, TabularSplit& out,
+                QString* error)
 {
     const auto f = static_cast<size_t>(featureCols.size());
     out.rows = static_cast<int64_t>(rowIndex.size());
@@ -75,12 +74,10 @@ bool encodeRows(const io::CsvTable& t, const TabularSchema& s, const std::vector
         out.lines[i] = t.lines[static_cast<size_t>(r)];
         for (size_t j = 0; j < f; ++j) {
             float v = 0;
-            if (!readCell(t, r, featureCols[j], v, error))
-                return false;
+            if (!readCell(t, r, featureCols[j], v, error)) return false;
             out.x[i * f + j] = (v - s.featureMean[j]) / s.featureStd[j];
         }
-        if (targetCol < 0)
-            continue;
+        if (targetCol < 0) continue;
         if (s.textClasses) {
             const QString label = t.cell(r, targetCol).trimmed();
             const auto k = s.classes.indexOf(label);
@@ -95,8 +92,7 @@ bool encodeRows(const io::CsvTable& t, const TabularSchema& s, const std::vector
             continue;
         }
         float v = 0;
-        if (!readCell(t, r, targetCol, v, error))
-            return false;
+        if (!readCell(t, r, targetCol, v, error)) return false;
         out.rawTarget[i] = v;
         if (s.kind == TabularKind::Regression) {
             out.y[i] = (v - s.targetMean) / s.targetStd;
@@ -104,7 +100,8 @@ bool encodeRows(const io::CsvTable& t, const TabularSchema& s, const std::vector
             const auto it = std::find(s.classValues.begin(), s.classValues.end(), v);
             if (it == s.classValues.end()) {
                 if (error)
-                    *error = cellWhere(t, r, targetCol) + ": class \"" + t.cell(r, targetCol).trimmed() +
+                    *error = cellWhere(t, r, targetCol) + ": class \"" +
+                             t.cell(r, targetCol).trimmed() +
                              "\" was not seen in training (classes: " + s.classes.join(", ") + ")";
                 return false;
             }
@@ -124,9 +121,12 @@ int64_t TabularSchema::outputWidth() const
 LossKind TabularSchema::loss() const
 {
     switch (kind) {
-    case TabularKind::Regression: return LossKind::MSE;
-    case TabularKind::Binary: return LossKind::BinaryCrossEntropy;
-    case TabularKind::MultiClass: return LossKind::CrossEntropy;
+    case TabularKind::Regression:
+        return LossKind::MSE;
+    case TabularKind::Binary:
+        return LossKind::BinaryCrossEntropy;
+    case TabularKind::MultiClass:
+        return LossKind::CrossEntropy;
     }
     return LossKind::MSE;
 }
@@ -134,9 +134,12 @@ LossKind TabularSchema::loss() const
 QString TabularSchema::kindName() const
 {
     switch (kind) {
-    case TabularKind::Regression: return "regression";
-    case TabularKind::Binary: return "binary classification";
-    case TabularKind::MultiClass: return "multi-class classification";
+    case TabularKind::Regression:
+        return "regression";
+    case TabularKind::Binary:
+        return "binary classification";
+    case TabularKind::MultiClass:
+        return "multi-class classification";
     }
     return {};
 }
@@ -166,17 +169,21 @@ QJsonObject TabularSchema::toJson() const
 bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* error)
 {
     auto fail = [&](const QString& why) {
-        if (error)
-            *error = "task: " + why;
+        if (error) *error = "task: " + why;
         return false;
     };
     if (o["task"].toString() != "tabular")
-        return fail("this model was not trained on a table (task \"" + o["task"].toString() + "\")");
+        return fail("this model was not trained on a table (task \"" + o["task"].toString() +
+                    "\")");
     const QString kind = o["kind"].toString();
-    if (kind == "regression") s.kind = TabularKind::Regression;
-    else if (kind == "binary") s.kind = TabularKind::Binary;
-    else if (kind == "multiclass") s.kind = TabularKind::MultiClass;
-    else return fail("unknown kind \"" + kind + "\"");
+    if (kind == "regression")
+        s.kind = TabularKind::Regression;
+    else if (kind == "binary")
+        s.kind = TabularKind::Binary;
+    else if (kind == "multiclass")
+        s.kind = TabularKind::MultiClass;
+    else
+        return fail("unknown kind \"" + kind + "\"");
     for (const auto& v : o["features"].toArray())
         s.features << v.toString();
     s.target = o["target"].toString();
@@ -193,7 +200,8 @@ bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* er
     if (s.features.isEmpty() || s.featureMean.size() != static_cast<size_t>(s.features.size()) ||
         s.featureStd.size() != s.featureMean.size())
         return fail("feature statistics do not match the feature list");
-    if (s.isClassification() && (s.classes.size() < 2 || s.classValues.size() != static_cast<size_t>(s.classes.size())))
+    if (s.isClassification() &&
+        (s.classes.size() < 2 || s.classValues.size() != static_cast<size_t>(s.classes.size())))
         return fail("class list is incomplete");
     return true;
 }
@@ -202,8 +210,7 @@ bool prepareTabular(const io::CsvTable& t, const TabularOptions& opt, TabularDat
                     QString* error)
 {
     auto fail = [&](const QString& why) {
-        if (error)
-            *error = why;
+        if (error) *error = why;
         return false;
     };
     if (t.columns.size() < 2)
@@ -212,7 +219,8 @@ bool prepareTabular(const io::CsvTable& t, const TabularOptions& opt, TabularDat
     if (!opt.target.isEmpty()) {
         targetCol = t.findColumn(opt.target);
         if (targetCol < 0)
-            return fail(t.path + ": no column \"" + opt.target + "\" (columns: " + t.columns.join(", ") + ")");
+            return fail(t.path + ": no column \"" + opt.target +
+                        "\" (columns: " + t.columns.join(", ") + ")");
     }
     TabularSchema& s = out.schema;
     s = TabularSchema{};
@@ -234,15 +242,17 @@ bool prepareTabular(const io::CsvTable& t, const TabularOptions& opt, TabularDat
         if (io::parseNumber(cell, v))
             target[static_cast<size_t>(r)] = v;
         else if (!cell.isEmpty() && cell.compare("NA", Qt::CaseInsensitive) != 0 &&
-                 cell.compare("NaN", Qt::CaseInsensitive) != 0 && !cell.contains("inf", Qt::CaseInsensitive) &&
-                 !cell.front().isDigit() && cell.front() != '-' && cell.front() != '.')
+                 cell.compare("NaN", Qt::CaseInsensitive) != 0 &&
+                 !cell.contains("inf", Qt::CaseInsensitive) && !cell.front().isDigit() &&
+                 cell.front() != '-' && cell.front() != '.')
             textTarget = true;
         else if (!readCell(t, r, targetCol, v, error))
             return false;
     }
     if (textTarget && !opt.fixedSchema) {
         if (opt.kind == "regression")
-            return fail(t.path + ": target \"" + s.target + "\" holds text, so it cannot be a regression target");
+            return fail(t.path + ": target \"" + s.target +
+                        "\" holds text, so it cannot be a regression target");
         QStringList labels;
         for (int64_t r = 0; r < t.rows; ++r) {
             const QString cell = t.cell(r, targetCol).trimmed();
@@ -251,40 +261,45 @@ bool prepareTabular(const io::CsvTable& t, const TabularOptions& opt, TabularDat
                 readCell(t, r, targetCol, dummy, error);
                 return false;
             }
-            if (!labels.contains(cell))
-                labels << cell;
+            if (!labels.contains(cell)) labels << cell;
             if (labels.size() > 1000)
-                return fail(t.path + ": target \"" + s.target + "\" has over 1000 distinct labels; too many classes");
+                return fail(t.path + ": target \"" + s.target +
+                            "\" has over 1000 distinct labels; too many classes");
         }
         labels.sort();
         if (labels.size() < 2)
-            return fail(t.path + ": target \"" + s.target + "\" has a single value; nothing to classify");
+            return fail(t.path + ": target \"" + s.target +
+                        "\" has a single value; nothing to classify");
         s.textClasses = true;
         s.classes = labels;
         for (int k = 0; k < labels.size(); ++k)
             s.classValues.push_back(static_cast<float>(k));
         s.kind = labels.size() == 2 ? TabularKind::Binary : TabularKind::MultiClass;
         for (int64_t r = 0; r < t.rows; ++r)
-            target[static_cast<size_t>(r)] = static_cast<float>(labels.indexOf(t.cell(r, targetCol).trimmed()));
+            target[static_cast<size_t>(r)] =
+                static_cast<float>(labels.indexOf(t.cell(r, targetCol).trimmed()));
     }
     std::set<float> distinct(target.begin(), target.end());
-    const bool integral = std::all_of(target.begin(), target.end(),
-                                      [](float v) { return v == std::round(v); });
+    const bool integral =
+        std::all_of(target.begin(), target.end(), [](float v) { return v == std::round(v); });
     bool classify;
-    if (opt.kind == "regression") classify = false;
-    else if (opt.kind == "classification") classify = true;
+    if (opt.kind == "regression")
+        classify = false;
+    else if (opt.kind == "classification")
+        classify = true;
     else if (opt.kind == "auto" || opt.kind.isEmpty())
         classify = integral && distinct.size() >= 2 && distinct.size() <= kMaxClasses &&
                    static_cast<int64_t>(distinct.size()) * 2 <= std::max<int64_t>(t.rows, 4);
     else
         return fail("--kind must be auto, regression or classification, not \"" + opt.kind + "\"");
-    if (textTarget)
-        classify = true;
+    if (textTarget) classify = true;
     if (classify && !opt.fixedSchema && !textTarget) {
         if (distinct.size() < 2)
-            return fail(t.path + ": target \"" + s.target + "\" has a single value; nothing to classify");
+            return fail(t.path + ": target \"" + s.target +
+                        "\" has a single value; nothing to classify");
         if (distinct.size() > 1000)
-            return fail(t.path + ": target \"" + s.target + "\" has " + QString::number(distinct.size()) +
+            return fail(t.path + ": target \"" + s.target + "\" has " +
+                        QString::number(distinct.size()) +
                         " distinct values; too many classes (is it a regression target?)");
         s.kind = distinct.size() == 2 ? TabularKind::Binary : TabularKind::MultiClass;
         for (float v : distinct) {
@@ -303,18 +318,17 @@ bool prepareTabular(const io::CsvTable& t, const TabularOptions& opt, TabularDat
 
     // Split with the seed; tiny tables train on everything.
     double split = opt.valSplit;
-    if (split < 0)
-        split = t.rows >= 20 ? 0.2 : 0.0;
+    if (split < 0) split = t.rows >= 20 ? 0.2 : 0.0;
     if (split >= 1.0)
         return fail("the validation split must be below 1 (got " + QString::number(split) + ")");
     std::vector<int32_t> order = Rng::derive(opt.seed, "split").permutation(t.rows);
     auto valRows = static_cast<int64_t>(std::floor(split * static_cast<double>(t.rows)));
-    if (split > 0 && valRows == 0)
-        valRows = 1;
+    if (split > 0 && valRows == 0) valRows = 1;
     if (t.rows - valRows < 1)
         return fail(t.path + ": no rows left for training after the validation split");
     if (split == 0 && opt.valSplit < 0)
-        out.note = QString::number(t.rows) + " rows: too few for a validation split, training on all";
+        out.note =
+            QString::number(t.rows) + " rows: too few for a validation split, training on all";
     std::vector<int64_t> trainIdx, valIdx;
     for (int64_t i = 0; i < t.rows; ++i)
         (i < valRows ? valIdx : trainIdx).push_back(order[static_cast<size_t>(i)]);
@@ -333,8 +347,7 @@ bool prepareTabular(const io::CsvTable& t, const TabularOptions& opt, TabularDat
     for (int64_t r : trainIdx) {
         for (size_t j = 0; j < f; ++j) {
             float v = 0;
-            if (!readCell(t, r, featureCols[j], v, error))
-                return false;
+            if (!readCell(t, r, featureCols[j], v, error)) return false;
             sum[j] += v;
             sumSq[j] += static_cast<double>(v) * v;
         }
@@ -366,7 +379,8 @@ bool encodeTabular(const io::CsvTable& t, const TabularSchema& s, TabularSplit& 
         const int c = static_cast<int>(t.columns.indexOf(name));
         if (c < 0) {
             if (error)
-                *error = t.path + ": the model needs column \"" + name + "\", which this file lacks";
+                *error =
+                    t.path + ": the model needs column \"" + name + "\", which this file lacks";
             return false;
         }
         featureCols.push_back(c);
@@ -375,10 +389,8 @@ bool encodeTabular(const io::CsvTable& t, const TabularSchema& s, TabularSplit& 
     std::vector<int64_t> all(static_cast<size_t>(t.rows));
     for (int64_t i = 0; i < t.rows; ++i)
         all[static_cast<size_t>(i)] = i;
-    if (!encodeRows(t, s, featureCols, targetCol, all, out, error))
-        return false;
-    if (targetCol < 0)
-        out.rawTarget.clear(); // no target column: predictions only
+    if (!encodeRows(t, s, featureCols, targetCol, all, out, error)) return false;
+    if (targetCol < 0) out.rawTarget.clear(); // no target column: predictions only
     return true;
 }
 
@@ -434,8 +446,7 @@ TabularMetrics tabularMetrics(const TabularSchema& s, const std::vector<float>& 
     TabularMetrics m;
     m.rows = data.rows;
     m.classification = s.isClassification();
-    if (data.rows == 0 || data.rawTarget.empty())
-        return m;
+    if (data.rows == 0 || data.rawTarget.empty()) return m;
     const auto pred = tabularPredictions(s, outputs);
     const auto n = static_cast<double>(data.rows);
     if (m.classification) {

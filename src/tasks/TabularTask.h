@@ -21,9 +21,9 @@ namespace il::tasks {
 enum class TabularKind { Regression, Binary, MultiClass };
 
 struct TabularOptions {
-    QString target;         // column name or 1-based number; empty: the last column
-    QString kind = "auto";  // auto | regression | classification
-    double valSplit = -1;   // fraction for validation; < 0: 0.2, or 0 below 20 rows
+    QString target;        // column name or 1-based number; empty: the last column
+    QString kind = "auto"; // auto | regression | classification
+    double valSplit = -1;  // fraction for validation; < 0: 0.2, or 0 below 20 rows
     uint64_t seed = 1;
     // Resuming: keep this schema (kind, classes, normalisation) instead of fitting a new one;
     // only the split is recomputed (same seed and fraction give the same rows).
@@ -84,9 +84,11 @@ struct TabularMetrics {
 };
 
 // Prediction per row in the file's units: the regression value, or the class index.
-std::vector<double> tabularPredictions(const TabularSchema& schema, const std::vector<float>& outputs);
+std::vector<double> tabularPredictions(const TabularSchema& schema,
+                                       const std::vector<float>& outputs);
 // For classification, the probability of each class (rows x classes).
-std::vector<double> tabularProbabilities(const TabularSchema& schema, const std::vector<float>& outputs);
+std::vector<double> tabularProbabilities(const TabularSchema& schema,
+                                         const std::vector<float>& outputs);
 TabularMetrics tabularMetrics(const TabularSchema& schema, const std::vector<float>& outputs,
                               const TabularSplit& data);
 
