@@ -279,7 +279,11 @@ TrainResult Trainer::run(const TrainingData& data)
                     " (layer " + std::to_string(layer + 1) + " \"" +
                     layers[static_cast<size_t>(layer)]->spec() + "\") became NaN or Inf";
         }
-        if (where.empty()) where = "the loss became NaN or Inf";
+        if (where.empty()) {
+            const float loss = readBack[SlotStepLoss];
+            where = std::string("the loss became ") +
+                    (std::isfinite(loss) ? std::string("NaN or Inf") : describeValue(loss));
+        }
         msg << where
             << "; the weights from before that step were kept. Try a lower learning "
                "rate or gradient clipping.";
