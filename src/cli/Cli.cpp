@@ -150,13 +150,16 @@ QString resolveDataPath(const QString& path)
     return path;
 }
 
-io::CsvReadResult readDataTable(const QString& given, const QString& resolved)
+QByteArray readDataFile(const QString& given)
 {
-    if (resolved == given) return io::readCsv(resolved);
-    QFile f(resolved);
+    const QString path = resolveDataPath(given);
+    QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         throw DataError((given + ": cannot open: " + f.errorString()).toStdString());
-    return io::parseCsv(f.readAll(), given);
+    const qint64 size = f.size();
+    if (size > (qint64(4) << 30))
+        throw DataError((given + ": larger than 4 GiB; too big to train on").toStdString());
+    return f.readAll();
 }
 
 std::unique_ptr<Backend> makeBackend(const QString& name, int threads)
@@ -168,48 +171,7 @@ std::unique_ptr<Backend> makeBackend(const QString& name, int threads)
     throw UsageError("--backend must be cpu or cuda, not \"" + name.toStdString() + "\"");
 }
 
-std::vector<float> predictHost(Network& net, const std::vector<float>& x, int64_t rows)
-{
-    Backend& b = net.backend();
-    std::vector<float> out(static_cast<size_t>(rows * net.outputWidth()));
-    if (rows == 0) return out;
-    Buffer in(&b, x.size());
-    b.upload(in.view(rows, net.inputWidth()), x.data());
-    Buffer y(&b, out.size());
-    net.predict(in.view(rows, net.inputWidth()), y.view(rows, net.outputWidth()));
-    b.download(out.data(), y.view(rows, net.outputWidth()));
-    return out;
-}
 
-QString describeMetrics(const tasks::TabularMetrics& m, const QString& where)
-{
-    if (m.rows == 0) return where + ": no rows";
-    if (m.classification)
-        return QString("%1: accuracy %2% (%3 rows)")
-            .arg(where)
-            .arg(m.accuracy * 100, 0, 'f', 2)
-            .arg(m.rows);
-    return QString("%1: RMSE %2, MAE %3, R2 %4 (%5 rows)")
-        .arg(where)
-        .arg(m.rmse, 0, 'g', 5)
-        .arg(m.mae, 0, 'g', 5)
-        .arg(m.r2, 0, 'f', 4)
-        .arg(m.rows);
-}
 
-QJsonObject metricsJson(const tasks::TabularMetrics& m)
-{
-    QJsonObject j;
-    if (m.classification) {
-        j["accuracy"] = m.accuracy;
-    } else {
-        j["mse"] = m.mse;
-        j["rmse"] = m.rmse;
-        j["mae"] = m.mae;
-        j["r2"] = m.r2;
-    }
-    j["rows"] = static_cast<qint64>(m.rows);
-    return j;
-}
 
 } // namespace il::cli

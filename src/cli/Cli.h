@@ -1,7 +1,7 @@
 // Shared pieces of ironlearn-cli: exit codes, errors, option parsing helpers, progress output.
 #pragma once
 
-#include "TabularTask.h"
+#include "Task.h"
 #include "Trainer.h"
 
 #include <QJsonObject>
@@ -55,10 +55,6 @@ private:
 };
 
 QString formatDuration(double seconds);
-// "validation: accuracy 97.5% (39 rows)" or "validation: RMSE 0.12, MAE 0.1, R2 0.98 (88 rows)"
-QString describeMetrics(const tasks::TabularMetrics& m, const QString& where);
-// The metric keys of --metrics-json: mse, rmse, mae, r2 or accuracy.
-QJsonObject metricsJson(const tasks::TabularMetrics& m);
 QString formatLoss(double v);
 
 // Writes text to path atomically; throws DataError naming the file on failure.
@@ -67,13 +63,11 @@ void writeTextFileAtomically(const QString& path, const QByteArray& text);
 // Resolves ":sample/NAME" (bundled samples) or a plain path; throws DataError if missing.
 QString resolveDataPath(const QString& path);
 // Reads the table at resolved (from resolveDataPath); messages name it as given, so a bundled
-// sample reads ":sample/xor.csv", not its resource path.
-io::CsvReadResult readDataTable(const QString& given, const QString& resolved);
+// Reads a data file or a bundled sample (:sample/NAME); throws DataError naming it.
+QByteArray readDataFile(const QString& given);
 
 // The backend named by --backend ("" or "cpu": the CPU). Throws DataError if unavailable.
 std::unique_ptr<Backend> makeBackend(const QString& name, int threads);
-// Runs the network on host rows (rows x inputWidth) and returns its raw outputs.
-std::vector<float> predictHost(Network& net, const std::vector<float>& x, int64_t rows);
 
 int runTrain(const QStringList& args);
 int runEvaluate(const QStringList& args);

@@ -37,68 +37,35 @@ int runEvaluate(const QStringList& args)
     QString error;
     auto model = io::openModel(modelPath, *backend, &error);
     if (!model) throw DataError(error.toStdString());
-    tasks::TabularSchema schema;
-    if (!tasks::TabularSchema::fromJson(model->info.task, schema, &error))
-        throw DataError((modelPath + ": " + error).toStdString());
-    const io::CsvReadResult csv = readDataTable(given, dataPath);
-    if (!csv.ok) throw DataError(csv.error.toStdString());
-    tasks::TabularSplit rows;
-    if (!tasks::encodeTabular(csv.table, schema, rows, &error))
-        throw DataError(error.toStdString());
-    if (rows.rawTarget.empty())
-        throw DataError(
-            (given + ": no target column \"" + schema.target + "\" to compare with").toStdString());
+    tasks::TaskOptions topt;
+    const QByteArray bytes = readDataFile(given);
+    auto task = tasks::openTaskForModel(given, bytes, model->info.task, true, topt, &error);
+    if (!task) throw DataError(error.toStdString());
+    const tasks::TaskData& data = task->data();
+    Network& net = *model->network;
+    if (net.inputWidth() != data.inputWidth || net.outputWidth() != data.outputWidth)
+        throw DataError((given + ": the data does not fit the model").toStdString());
 
-    const auto outputs = predictHost(*model->network, rows.x, rows.rows);
-    const auto metrics = tasks::tabularMetrics(schema, outputs, rows);
-
-    // Loss on this file, in the units the model trained in.
+    // Loss over the whole file, in the units the model trained in.
     const LossKind loss = model->info.config.loss;
-    const int64_t yCols = loss == LossKind::CrossEntropy ? 1 : model->network->outputWidth();
-    Buffer x(backend.get(), rows.x.size()), y(backend.get(), rows.y.size()), scratch;
-    backend->upload(x.view(rows.rows, schema.inputWidth()), rows.x.data());
-    backend->upload(y.view(rows.rows, yCols), rows.y.data());
+    Buffer x(backend.get(), data.valX.size()), y(backend.get(), data.valY.size()), scratch;
+    backend->upload(x.view(data.valRows, data.inputWidth), data.valX.data());
+    backend->upload(y.view(data.valRows, data.targetWidth), data.valY.data());
     const double fileLoss =
-        Trainer::evaluateLoss(*model->network, loss, x.view(rows.rows, schema.inputWidth()),
-                              y.view(rows.rows, yCols), scratch);
+        Trainer::evaluateLoss(net, loss, x.view(data.valRows, data.inputWidth),
+                              y.view(data.valRows, data.targetWidth), scratch);
+    const tasks::TaskMetrics metrics = task->evaluate(net);
 
-    // Small files: show every row, as Iron Learn did.
-    if (rows.rows <= 20) {
-        const auto pred = tasks::tabularPredictions(schema, outputs);
-        const auto probs = tasks::tabularProbabilities(schema, outputs);
-        for (int64_t i = 0; i < rows.rows; ++i) {
-            const auto r = static_cast<size_t>(i);
-            if (schema.kind == tasks::TabularKind::Binary && !schema.textClasses) {
-                // As Iron Learn printed it: the probability of the second class vs the label.
-                const double p1 = probs[r * 2 + 1];
-                const bool right = static_cast<size_t>(pred[r]) == static_cast<size_t>(rows.y[r]);
-                std::printf("Predicted: %.4f, Actual: %.4f, %s\n", p1,
-                            static_cast<double>(rows.rawTarget[r]), right ? "\u2713" : "\u2717");
-            } else if (schema.isClassification()) {
-                const auto k = static_cast<size_t>(schema.classes.size());
-                const auto cls = static_cast<size_t>(pred[r]);
-                const auto actual = static_cast<size_t>(rows.y[r]);
-                std::printf("Predicted: %s (p=%.4f), Actual: %s, %s\n",
-                            schema.classes[static_cast<int>(cls)].toUtf8().constData(),
-                            probs[r * k + cls],
-                            schema.classes[static_cast<int>(actual)].toUtf8().constData(),
-                            cls == actual ? "\u2713" : "\u2717");
-            } else {
-                const double actual = rows.rawTarget[r];
-                const double err = std::fabs(pred[r] - actual);
-                const bool close = err <= 0.05 * std::max(1.0, std::fabs(actual));
-                std::printf("Predicted: %.4f, Actual: %.4f, %s\n", pred[r], actual,
-                            close ? "\u2713" : "\u2717");
-            }
-        }
-    }
+    // Small files: every row, as Iron Learn printed them.
+    for (const QString& line : task->rowReport(net, 20))
+        std::printf("%s\n", line.toUtf8().constData());
     std::printf("loss %s\n%s\n", formatLoss(fileLoss).toUtf8().constData(),
-                describeMetrics(metrics, QFileInfo(given).fileName()).toUtf8().constData());
+                metrics.summary.toUtf8().constData());
 
     if (p.isSet("metrics-json")) {
-        QJsonObject j = metricsJson(metrics);
+        QJsonObject j = metrics.values;
         const TrainingState& st = model->info.state;
-        j["task"] = "tabular";
+        j["task"] = task->kind();
         j["steps"] = static_cast<qint64>(st.step);
         j["epochs"] = static_cast<double>(st.epoch);
         j["seconds"] = st.seconds;

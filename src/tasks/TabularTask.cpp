@@ -482,4 +482,40 @@ QString defaultTabularSpec(const TabularSchema& s)
     return "dense:32,tanh,dense:32,tanh,dense";
 }
 
+QJsonObject tabularMetricsJson(const TabularSchema& schema, const TabularMetrics& m,
+                               const std::vector<float>& outputs, const TabularSplit& data)
+{
+    (void)schema;
+    (void)outputs;
+    (void)data;
+    QJsonObject j;
+    if (m.classification) {
+        j["accuracy"] = m.accuracy;
+    } else {
+        j["mse"] = m.mse;
+        j["rmse"] = m.rmse;
+        j["mae"] = m.mae;
+        j["r2"] = m.r2;
+    }
+    j["rows"] = static_cast<qint64>(m.rows);
+    return j;
+}
+
+QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
+{
+    if (m.rows == 0)
+        return where + ": no rows";
+    if (m.classification)
+        return QString("%1: accuracy %2% (%3 rows)")
+            .arg(where)
+            .arg(m.accuracy * 100, 0, 'f', 2)
+            .arg(m.rows);
+    return QString("%1: RMSE %2, MAE %3, R2 %4 (%5 rows)")
+        .arg(where)
+        .arg(m.rmse, 0, 'g', 5)
+        .arg(m.mae, 0, 'g', 5)
+        .arg(m.r2, 0, 'f', 4)
+        .arg(m.rows);
+}
+
 } // namespace il::tasks

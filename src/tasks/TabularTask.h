@@ -92,7 +92,23 @@ std::vector<double> tabularProbabilities(const TabularSchema& schema,
 TabularMetrics tabularMetrics(const TabularSchema& schema, const std::vector<float>& outputs,
                               const TabularSplit& data);
 
+// The metric keys of --metrics-json (mse, rmse, mae, r2 or accuracy) and a summary line.
+QJsonObject tabularMetricsJson(const TabularSchema& schema, const TabularMetrics& m,
+                               const std::vector<float>& outputs, const TabularSplit& data);
+QString describeTabularMetrics(const TabularMetrics& m, const QString& where);
+
 // Defaults for a new model of this table.
 QString defaultTabularSpec(const TabularSchema& schema);
+
+} // namespace il::tasks
+
+#include "Task.h"
+
+namespace il::tasks {
+
+// The table task behind the Task interface (CLI and GUI).
+std::unique_ptr<Task> openTabularTask(const QString& pathForMessages, const QByteArray& bytes,
+                                      const TaskOptions& options, const QJsonObject* savedTask,
+                                      bool forEvaluation, QString* error);
 
 } // namespace il::tasks

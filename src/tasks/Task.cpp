@@ -1,0 +1,70 @@
+#include "Task.h"
+
+#include "TabularTask.h"
+
+#include <QFileInfo>
+
+namespace il::tasks {
+
+std::vector<float> predictRows(Network& net, const std::vector<float>& x, int64_t rows)
+{
+    Backend& b = net.backend();
+    std::vector<float> out(static_cast<size_t>(rows * net.outputWidth()));
+    const int64_t chunk = 16384; // bounded memory for any number of rows
+    Buffer in(&b, static_cast<size_t>(std::min(rows, chunk) * net.inputWidth()));
+    Buffer y(&b, static_cast<size_t>(std::min(rows, chunk) * net.outputWidth()));
+    for (int64_t r = 0; r < rows; r += chunk) {
+        const int64_t n = std::min(chunk, rows - r);
+        b.upload(in.view(n, net.inputWidth()), x.data() + r * net.inputWidth());
+        net.predict(in.view(n, net.inputWidth()), y.view(n, net.outputWidth()));
+        b.download(out.data() + r * net.outputWidth(), y.view(n, net.outputWidth()));
+    }
+    return out;
+}
+
+QString taskKindForPath(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == "csv" || suffix == "tsv" || suffix == "json")
+        return "tabular";
+    if (QStringList{"png", "jpg", "jpeg", "bmp", "gif", "webp", "ppm", "pgm", "tif", "tiff"}
+            .contains(suffix))
+        return "image";
+    if (suffix == "txt")
+        return "names";
+    return {};
+}
+
+namespace {
+
+std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes, const TaskOptions& options,
+                           const QJsonObject* saved, bool forEvaluation, QString* error)
+{
+    QString kind = saved ? saved->value("task").toString() : options.task;
+    if (kind.isEmpty())
+        kind = taskKindForPath(path);
+    if (kind.isEmpty())
+        kind = "tabular";
+    if (kind == "tabular")
+        return openTabularTask(path, bytes, options, saved, forEvaluation, error);
+    if (error)
+        *error = path + ": the " + kind + " task is not available in this build yet";
+    return nullptr;
+}
+
+} // namespace
+
+std::unique_ptr<Task> openTask(const QString& path, const QByteArray& bytes,
+                               const TaskOptions& options, QString* error)
+{
+    return open(path, bytes, options, nullptr, false, error);
+}
+
+std::unique_ptr<Task> openTaskForModel(const QString& path, const QByteArray& bytes,
+                                       const QJsonObject& savedTask, bool forEvaluation,
+                                       const TaskOptions& options, QString* error)
+{
+    return open(path, bytes, options, &savedTask, forEvaluation, error);
+}
+
+} // namespace il::tasks

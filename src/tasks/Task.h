@@ -1,0 +1,116 @@
+// A task turns one kind of data (a table, an image, a list of names) into training tensors,
+// sensible defaults, the metrics its users know, and the outputs they came for. The CLI and
+// the GUI drive every task through this interface; each task adds its own outputs (render an
+// image, generate names, predict rows) in its own header.
+#pragma once
+
+#include "Network.h"
+#include "Trainer.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace il::tasks {
+
+// Training tensors on the host, ready for one upload to the backend.
+struct TaskData {
+    int64_t inputWidth = 0;  // columns of x
+    int64_t outputWidth = 0; // outputs of the network
+    int64_t targetWidth = 0; // columns of y: outputWidth, or 1 for class ids
+    int64_t vocab = 0;       // embedding vocabulary (names), 0 otherwise
+    int64_t trainRows = 0, valRows = 0;
+    std::vector<float> trainX, trainY, valX, valY;
+};
+
+struct TaskMetrics {
+    QJsonObject values; // the keys of --metrics-json: "mse", "accuracy", "psnr_db", ...
+    QString summary;    // one or more lines for people
+};
+
+// How to open data. Fields a task does not use are ignored.
+struct TaskOptions {
+    QString task;           // "tabular", "image", "names"; empty: from the file type
+    uint64_t seed = 1;
+    double valSplit = -1;   // < 0: the task's default
+    // tables
+    QString target;         // column name or number; empty: the last column
+    QString kind = "auto";  // auto | regression | classification
+    QString normalisation = "zscore"; // zscore | minmax
+    QString missing = "fail";         // fail | drop
+    QStringList ignore;     // columns to leave out
+    // images
+    int trainingSize = 512; // longest side used for training
+    bool grayscale = false; // force grayscale
+    // names
+    int context = 3;
+    bool keepCase = false;
+};
+
+class Task {
+public:
+    virtual ~Task() = default;
+
+    virtual QString kind() const = 0;
+    // One line: what was read, e.g. "iris.csv: 150 rows, 4 features -> species (3 classes)".
+    virtual QString description() const = 0;
+    // Things worth telling the user (rows dropped, image downscaled...).
+    virtual QStringList notes() const { return {}; }
+    virtual const TaskData& data() const = 0;
+    virtual LossKind loss() const = 0;
+
+    // Layer presets; the first is the default.
+    virtual QStringList presets() const = 0;
+    // The layer list of a preset, or an empty string if the name is unknown.
+    virtual QString presetSpec(const QString& name) const = 0;
+    // Hyperparameters that suit this task and data (called before user options apply).
+    virtual void applyDefaults(TrainerConfig& config) const = 0;
+
+    // What a model must remember about its data (the model file's "task" metadata).
+    virtual QJsonObject toJson() const = 0;
+
+    // Metrics on the validation split (the training data when there is none): the keys of
+    // --metrics-json and a summary for people.
+    virtual TaskMetrics evaluate(Network& net) = 0;
+    // A quick metric for the trainer's history and targets (accuracy, PSNR...), NaN if none.
+    virtual double trainingMetric(Network& net)
+    {
+        (void)net;
+        return NAN;
+    }
+    virtual bool metricLowerIsBetter() const { return false; }
+    // One line per validation row when there are at most maxRows of them (e.g.
+    // "Predicted: 0.9999, Actual: 1.0000, ✓"); empty when the task has no such view.
+    virtual QStringList rowReport(Network& net, int maxRows)
+    {
+        (void)net;
+        (void)maxRows;
+        return {};
+    }
+};
+
+// Runs the network on host rows (rows x inputWidth) and returns its raw outputs
+// (rows x outputWidth), in chunks so memory stays bounded.
+std::vector<float> predictRows(Network& net, const std::vector<float>& x, int64_t rows);
+
+// "tabular", "image" or "names" from a file name; "" if it cannot tell.
+QString taskKindForPath(const QString& path);
+
+// Opens a data file for training a new model. bytes: the file's contents (the caller reads
+// files and bundled samples alike); pathForMessages names it in every error. Returns null
+// with a one-line message naming the file and line/column, field or reason.
+std::unique_ptr<Task> openTask(const QString& pathForMessages, const QByteArray& bytes,
+                               const TaskOptions& options, QString* error);
+
+// Opens a data file for a saved model: the model's task settings (columns, normalisation,
+// vocabulary, image size) are kept. forEvaluation: every row goes to the validation split,
+// so evaluate() measures the whole file; otherwise the saved split is reproduced (resume).
+std::unique_ptr<Task> openTaskForModel(const QString& pathForMessages, const QByteArray& bytes,
+                                       const QJsonObject& savedTask, bool forEvaluation,
+                                       const TaskOptions& options, QString* error);
+
+} // namespace il::tasks
