@@ -7,6 +7,7 @@
 #include "ModelJson.h"
 #include "Task.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -67,6 +68,9 @@ void addTrainingOptions(QCommandLineParser& p)
         {"resume", "Continue training this model file.", "MODEL"},
         {"out", "Where to save the model (default: DATA's name + .safetensors).", "MODEL"},
         {"metrics-json", "Write the final metrics as JSON to this file.", "FILE"},
+        {"snapshots", "Images: write the reconstruction every --snapshot-every steps here.",
+         "DIR"},
+        {"snapshot-every", "Steps between snapshots (default 100).", "N"},
         {"quiet", "No progress output."},
     });
 }
@@ -240,12 +244,29 @@ int runTrain(const QStringList& args)
                      scheduleName(cfg.schedule.kind).c_str(), backend->info().details.c_str());
     }
 
+    // Snapshots are written at evaluations, so evaluate every --snapshot-every steps.
+    const QString snapshotDir = p.value("snapshots");
+    if (!snapshotDir.isEmpty()) {
+        if (!task->supportsSnapshots())
+            throw UsageError("--snapshots: " + task->kind().toStdString() +
+                             " models have no snapshots (images do)");
+        if (!QDir().mkpath(snapshotDir))
+            throw DataError((snapshotDir + ": cannot create the directory").toStdString());
+        cfg.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
+    }
     Trainer trainer(*net, optimizer, cfg, state);
     ProgressPrinter printer(quiet);
     trainer.setProgressCallback([&printer](const Progress& pr) { printer(pr); });
-    if (!std::isnan(task->trainingMetric(*net)))
-        trainer.setMetricHook([&task](Network& n) { return task->trainingMetric(n); }, NAN,
-                              task->metricLowerIsBetter());
+    // The metric hook runs at every evaluation; it also writes the snapshot timeline.
+    QString snapshotError;
+    if (!std::isnan(task->trainingMetric(*net)) || !snapshotDir.isEmpty())
+        trainer.setMetricHook(
+            [&](Network& n) {
+                if (!snapshotDir.isEmpty() && snapshotError.isEmpty())
+                    task->writeSnapshot(n, state.step, snapshotDir, &snapshotError);
+                return task->trainingMetric(n);
+            },
+            NAN, task->metricLowerIsBetter());
     g_activeTrainer = &trainer;
     std::signal(SIGINT, onInterrupt);
     TrainResult result;
@@ -259,6 +280,8 @@ int runTrain(const QStringList& args)
     g_activeTrainer = nullptr;
     std::signal(SIGINT, SIG_DFL);
     printer.finish();
+    if (!snapshotError.isEmpty())
+        std::fprintf(stderr, "warning: snapshots stopped: %s\n", snapshotError.toUtf8().constData());
 
     // ---- save, then report ---------------------------------------------------------------------
     const QString out = p.isSet("out")  ? p.value("out")

@@ -83,6 +83,19 @@ public:
         return NAN;
     }
     virtual bool metricLowerIsBetter() const { return false; }
+    // Images: write the current reconstruction into directory as one frame of the training
+    // timeline (e.g. step-000500.png). false + message on failure.
+    virtual bool supportsSnapshots() const { return false; }
+    virtual bool writeSnapshot(Network& net, int64_t step, const QString& directory,
+                               QString* error)
+    {
+        (void)net;
+        (void)step;
+        (void)directory;
+        if (error)
+            *error = kind() + " models have no snapshots";
+        return false;
+    }
     // One line per validation row when there are at most maxRows of them (e.g.
     // "Predicted: 0.9999, Actual: 1.0000, ✓"); empty when the task has no such view.
     virtual QStringList rowReport(Network& net, int maxRows)
