@@ -12,6 +12,7 @@ PRESET="${IRONLEARN_PRESET:-release}"
 PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev   # Qt 6: Core, Gui, Widgets, Test, Charts
+  libqt6opengl6-dev                                # Qt6Charts' CMake package needs Qt6OpenGL
   libopenblas-openmp-dev                           # OpenBLAS with OpenMP threading (see README)
 )
 

@@ -31,7 +31,10 @@ extern "C" void onInterrupt(int)
 const char* kPresetHelp = "Presets (--preset), by task:\n"
                           "  tabular  mlp (default): dense:32,tanh,dense:32,tanh,dense\n"
                           "           linear: dense (linear / logistic regression)\n"
-                          "           deep: dense:64,relu,dense:64,relu,dense:64,relu,dense\n";
+                          "           deep: dense:64,relu,dense:64,relu,dense:64,relu,dense\n"
+                          "  image    siren (default): dense:256,sine:30 x3,dense\n"
+                          "           fourier-relu: fourier:256:10,dense:256,relu x3,dense\n"
+                          "           classic: dense:128,tanh x3,dense\n";
 
 void addTrainingOptions(QCommandLineParser& p)
 {
@@ -65,12 +68,23 @@ void addTrainingOptions(QCommandLineParser& p)
         {"target", "Tables: target column, by name or 1-based number (default: the last).",
          "COLUMN"},
         {"kind", "Tables: auto, regression or classification (default auto).", "KIND"},
+        {"features", "Tables: feature columns by name, number or range (2-5), comma-separated.",
+         "COLUMNS"},
+        {"ignore", "Tables: columns to leave out, comma-separated.", "COLUMNS"},
+        {"normalise", "Tables: zscore or minmax, fitted on the training rows (default zscore).",
+         "HOW"},
+        {"missing", "Tables: fail on missing values, or drop their rows (default fail).", "HOW"},
+        {"test-split", "Tables: fraction held out for testing, reported apart (default 0).", "F"},
         {"resume", "Continue training this model file.", "MODEL"},
         {"out", "Where to save the model (default: DATA's name + .safetensors).", "MODEL"},
         {"metrics-json", "Write the final metrics as JSON to this file.", "FILE"},
         {"snapshots", "Images: write the reconstruction every --snapshot-every steps here.",
          "DIR"},
         {"snapshot-every", "Steps between snapshots (default 100).", "N"},
+        {"image-size", "Images: longest side used for training (default 512).", "PIXELS"},
+        {"grayscale", "Images: train on the gray version of a colour image."},
+        {"context", "Names: characters that predict the next one, 1 to 8 (default 3).", "N"},
+        {"keep-case", "Names: keep upper and lower case apart (default: lowercase)."},
         {"quiet", "No progress output."},
     });
 }
@@ -161,6 +175,15 @@ int runTrain(const QStringList& args)
     topt.kind = p.isSet("kind") ? p.value("kind") : "auto";
     topt.valSplit = doubleOption(p, "val-split", -1, 0, 0.95);
     topt.seed = static_cast<uint64_t>(intOption(p, "seed", 1, 0, INT64_MAX));
+    topt.features = p.values("features").join(',').split(',', Qt::SkipEmptyParts);
+    topt.ignore = p.values("ignore").join(',').split(',', Qt::SkipEmptyParts);
+    topt.normalisation = p.isSet("normalise") ? p.value("normalise") : "zscore";
+    topt.missing = p.isSet("missing") ? p.value("missing") : "fail";
+    topt.testSplit = doubleOption(p, "test-split", 0, 0, 0.95);
+    topt.context = static_cast<int>(intOption(p, "context", 3, 1, 8));
+    topt.keepCase = p.isSet("keep-case");
+    topt.trainingSize = static_cast<int>(intOption(p, "image-size", 512, 8, 8192));
+    topt.grayscale = p.isSet("grayscale");
     const QByteArray bytes = readDataFile(given);
     std::unique_ptr<tasks::Task> task =
         resumed ? tasks::openTaskForModel(given, bytes, resumed->info.task, false, topt, &error)

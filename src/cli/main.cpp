@@ -16,7 +16,10 @@ const char* kUsage =
     "Commands:\n"
     "  train DATA        train a network on a CSV table and save the model\n"
     "  evaluate MODEL DATA  measure a saved model on a data file\n"
+    "  predict MODEL DATA  predict every row of a table (--out predictions.csv)\n"
     "  info MODEL        describe a saved model: task, layers, training so far\n"
+    "  render MODEL      draw an image model at any size as a PNG (--size WxH --out FILE)\n"
+    "  generate MODEL    invent names with a names model (--count N --temperature T)\n"
     "  devices           list the CPU and CUDA devices, or why CUDA is unavailable\n"
     "  samples           list the bundled sample datasets (use them as :sample/NAME)\n"
     "\n"
@@ -29,6 +32,9 @@ const char* kUsage =
 
 namespace il::cli {
 int runSamples(const QStringList& args);
+int runPredict(const QStringList& args);
+int runGenerate(const QStringList& args);
+int runRender(const QStringList& args);
 }
 
 int main(int argc, char** argv)
@@ -53,9 +59,12 @@ int main(int argc, char** argv)
         }
         if (command == "train") return il::cli::runTrain(args);
         if (command == "evaluate") return il::cli::runEvaluate(args);
+        if (command == "predict") return il::cli::runPredict(args);
         if (command == "info") return il::cli::runInfo(args);
         if (command == "devices") return il::cli::runDevices(args);
         if (command == "samples") return il::cli::runSamples(args);
+        if (command == "generate") return il::cli::runGenerate(args);
+        if (command == "render") return il::cli::runRender(args);
         std::fprintf(stderr, "ironlearn-cli: unknown command \"%s\" (see: ironlearn-cli --help)\n",
                      command.toUtf8().constData());
         return il::cli::ExitUsage;

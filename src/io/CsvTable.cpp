@@ -1,208 +1,403 @@
 #include "CsvTable.h"
 
-#include <QFile>
+#include "CsvRecordReader.h"
 
+#include <QBuffer>
+#include <QFile>
+#include <QHash>
+#include <QStringDecoder>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string>
 
 namespace il::io {
 
 namespace {
 
-constexpr qint64 kMaxLineBytes = 1 << 20;
+constexpr int kHeadRecords = 64; // rows looked at before deciding on the header
 
-QChar detectDelimiter(const QString& text)
+bool equalsNoCase(const char* b, qsizetype n, const char* word)
 {
-    // Count candidates on the first line, outside quotes.
-    int comma = 0, semi = 0, tab = 0;
-    bool quoted = false;
-    for (QChar c : text) {
-        if (c == '"')
-            quoted = !quoted;
-        else if (!quoted && (c == '\n' || c == '\r'))
-            break;
-        else if (!quoted && c == ',')
-            ++comma;
-        else if (!quoted && c == ';')
-            ++semi;
-        else if (!quoted && c == '\t')
-            ++tab;
-    }
-    if (tab > comma && tab >= semi) return '\t';
-    if (semi > comma) return ';';
-    return ',';
+    if (static_cast<size_t>(n) != std::strlen(word)) return false;
+    for (qsizetype i = 0; i < n; ++i)
+        if (std::tolower(static_cast<unsigned char>(b[i])) != word[i]) return false;
+    return true;
 }
 
-QString where(const QString& path, int64_t line, int column = 0)
+// Builds one column while the rows stream by.
+class ColumnBuilder {
+public:
+    CsvColumn col;
+
+    void add(QByteArrayView cell, int64_t row, bool decimalComma)
+    {
+        float v = 0;
+        QString why;
+        const CellKind kind = classifyCell(cell, decimalComma, v, &why);
+        switch (kind) {
+        case CellKind::Number:
+            col.numbers.push_back(v);
+            ++col.numberCount;
+            break;
+        case CellKind::Missing:
+            col.numbers.push_back(NAN);
+            ++col.missingCount;
+            if (!m_tracksMissing) {
+                col.missing.assign(static_cast<size_t>(row), false);
+                m_tracksMissing = true;
+            }
+            break;
+        case CellKind::BadNumber:
+            col.numbers.push_back(NAN);
+            if (col.badCount++ == 0) col.firstBad = {row, textOf(cell), why};
+            break;
+        case CellKind::Text:
+            col.numbers.push_back(NAN);
+            if (col.textCount++ == 0) {
+                col.firstText = {row, textOf(cell), {}};
+                enterTextMode(row);
+            }
+            break;
+        }
+        if (m_tracksMissing) col.missing.push_back(kind == CellKind::Missing);
+        if (m_textMode)
+            col.codes.push_back(kind == CellKind::Missing ? CsvColumn::kMissingCode
+                                                          : intern(cell, row));
+    }
+
+    void finish(int64_t rows)
+    {
+        m_index.clear();
+        if (col.isText() && col.numberCount == 0) col.numbers = {};
+        if (!col.isText()) col.codes = {}; // its text cells are errors, not categories
+        if (col.numbers.capacity() > col.numbers.size() + col.numbers.size() / 16)
+            col.numbers.shrink_to_fit();
+        (void)rows;
+    }
+
+private:
+    static QString textOf(QByteArrayView cell)
+    {
+        return QString::fromUtf8(cell.first(std::min<qsizetype>(cell.size(), 60)));
+    }
+
+    // The first text cell: from now on every cell gets a code. Earlier rows held numbers or
+    // missing cells; they get codes from their values (the text they had is not kept).
+    void enterTextMode(int64_t row)
+    {
+        m_textMode = true;
+        col.codes.reserve(col.numbers.capacity());
+        for (int64_t r = 0; r < row; ++r) {
+            const float v = col.numbers[static_cast<size_t>(r)];
+            if (col.isMissing(r))
+                col.codes.push_back(CsvColumn::kMissingCode);
+            else if (std::isnan(v))
+                col.codes.push_back(intern(col.firstBad.text.toUtf8(), r));
+            else
+                col.codes.push_back(intern(QByteArray::number(v, 'g', 9), r));
+        }
+    }
+
+    int32_t intern(QByteArrayView cell, int64_t row)
+    {
+        const auto it = m_index.constFind(QByteArray::fromRawData(cell.data(), cell.size()));
+        if (it != m_index.constEnd()) return it.value();
+        if (col.categories.size() >= CsvColumn::kMaxCategories) {
+            col.moreCategories = true;
+            return CsvColumn::kOtherCode;
+        }
+        QStringDecoder decode(QStringDecoder::Utf8);
+        const QString text = decode(cell);
+        if (decode.hasError() && !col.firstInvalidUtf8.isSet())
+            col.firstInvalidUtf8 = {row, text.left(40), "is not valid UTF-8"};
+        const auto code = static_cast<int32_t>(col.categories.size());
+        m_index.insert(cell.toByteArray(), code);
+        col.categories << text;
+        return code;
+    }
+
+    QHash<QByteArray, int32_t> m_index;
+    bool m_tracksMissing = false;
+    bool m_textMode = false;
+};
+
+struct HeadRecord {
+    QList<QByteArray> fields;
+    int64_t line = 0;
+};
+
+// The first row is a header when one of its cells is text above a column of numbers, or when
+// none of its cells is a number (a table of text, or a header over a single row).
+bool looksLikeHeader(const std::vector<HeadRecord>& head, bool decimalComma)
 {
-    QString s = path + ":" + QString::number(line);
-    if (column > 0) s += ":" + QString::number(column);
-    return s;
+    const QList<QByteArray>& first = head.front().fields;
+    bool anyNumber = false;
+    for (qsizetype c = 0; c < first.size(); ++c) {
+        float v = 0;
+        const CellKind kind = classifyCell(first[c], decimalComma, v);
+        anyNumber = anyNumber || kind == CellKind::Number;
+        if (kind != CellKind::Text) continue;
+        int numbers = 0, texts = 0;
+        for (size_t r = 1; r < head.size(); ++r) {
+            if (head[r].fields.size() <= c) continue;
+            const CellKind k = classifyCell(head[r].fields[c], decimalComma, v);
+            numbers += k == CellKind::Number;
+            texts += k == CellKind::Text;
+        }
+        if (numbers > texts) return true;
+    }
+    return !anyNumber;
+}
+
+QString withLine(const QString& path, int64_t line, const QString& why)
+{
+    return path + ":" + QString::number(line) + ": " + why;
 }
 
 } // namespace
 
-int CsvTable::findColumn(const QString& nameOrNumber) const
+CellKind classifyCell(QByteArrayView cell, bool decimalComma, float& value, QString* why)
 {
-    const int exact = static_cast<int>(columns.indexOf(nameOrNumber));
-    if (exact >= 0) return exact;
-    for (int i = 0; i < columns.size(); ++i)
-        if (columns[i].compare(nameOrNumber, Qt::CaseInsensitive) == 0) return i;
-    bool ok = false;
-    const int n = nameOrNumber.toInt(&ok);
-    if (ok && n >= 1 && n <= columns.size()) return n - 1;
-    return -1;
+    const char* b = cell.data();
+    const char* e = b + cell.size();
+    while (b < e && (*b == ' ' || *b == '\t'))
+        ++b;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+        --e;
+    const qsizetype n = e - b;
+    if (n == 0) return CellKind::Missing;
+    const char c = *b;
+    const bool digitLike = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
+    if (!digitLike) {
+        if (equalsNoCase(b, n, "na") || equalsNoCase(b, n, "n/a") || equalsNoCase(b, n, "nan") ||
+            equalsNoCase(b, n, "null"))
+            return CellKind::Missing;
+        // "inf" and "infinity" go on to from_chars, which reads them; other text stops here.
+        if (c != 'i' && c != 'I') return CellKind::Text;
+    }
+    char local[64];
+    if (decimalComma && n < 64 && std::memchr(b, ',', static_cast<size_t>(n))) {
+        for (qsizetype i = 0; i < n; ++i)
+            local[i] = b[i] == ',' ? '.' : b[i];
+        b = local;
+        e = local + n;
+    }
+    if (*b == '+') { // from_chars takes no plus sign
+        ++b;
+        if (b == e || *b == '-' || *b == '+') return CellKind::Text;
+    }
+    double d = 0;
+    const auto [end, ec] = std::from_chars(b, e, d);
+    if (end != e || ec == std::errc::invalid_argument) return CellKind::Text;
+    if (ec == std::errc::result_out_of_range) {
+        // Beyond double: strtod says whether it overflowed or merely underflowed to zero.
+        d = std::strtod(std::string(b, e).c_str(), nullptr);
+        if (std::fabs(d) < 1.0) {
+            value = 0.f;
+            return CellKind::Number;
+        }
+    }
+    if (std::isnan(d)) return CellKind::Missing;
+    if (std::isinf(d) && ec != std::errc::result_out_of_range) {
+        if (why) *why = "infinite value";
+        return CellKind::BadNumber;
+    }
+    if (!(std::fabs(d) <= static_cast<double>(std::numeric_limits<float>::max()))) {
+        if (why) *why = "outside the float range (+-3.4e38)";
+        return CellKind::BadNumber;
+    }
+    value = static_cast<float>(d);
+    return CellKind::Number;
 }
 
 bool parseNumber(const QString& text, float& value)
 {
-    const QString t = text.trimmed();
-    if (t.isEmpty()) return false;
-    bool ok = false;
-    const double d = t.toDouble(&ok); // C locale: "1.5", "-2e3"; also accepts "nan"/"inf"
-    if (!ok || !std::isfinite(d) || std::fabs(d) > std::numeric_limits<float>::max()) return false;
-    value = static_cast<float>(d);
-    return true;
+    const QByteArray bytes = text.toUtf8();
+    return classifyCell(bytes, false, value) == CellKind::Number;
 }
 
-CsvReadResult readCsv(const QString& path)
+QStringList CsvTable::columnNames() const
 {
-    CsvReadResult r;
+    QStringList names;
+    for (const CsvColumn& c : columns)
+        names << c.name;
+    return names;
+}
+
+int CsvTable::findColumn(const QString& nameOrNumber) const
+{
+    const QString wanted = nameOrNumber.trimmed();
+    for (int i = 0; i < columnCount(); ++i)
+        if (columns[static_cast<size_t>(i)].name == wanted) return i;
+    for (int i = 0; i < columnCount(); ++i)
+        if (columns[static_cast<size_t>(i)].name.compare(wanted, Qt::CaseInsensitive) == 0)
+            return i;
+    bool ok = false;
+    const int n = wanted.toInt(&ok);
+    if (ok && n >= 1 && n <= columnCount()) return n - 1;
+    return -1;
+}
+
+int64_t CsvTable::lineOf(int64_t row) const
+{
+    const auto it = std::upper_bound(lineJumps.begin(), lineJumps.end(), row,
+                                     [](int64_t r, const auto& jump) { return r < jump.first; });
+    if (it == lineJumps.begin()) return row + 1 + (hasHeader ? 1 : 0);
+    const auto& jump = *(it - 1);
+    return jump.second + (row - jump.first);
+}
+
+QString CsvTable::where(int64_t row) const
+{
+    if (jsonRows) {
+        if (testStart >= 0 && row >= testStart)
+            return path + ": test example " + QString::number(row - testStart + 1);
+        return path + ": example " + QString::number(row + 1);
+    }
+    return path + ":" + QString::number(lineOf(row));
+}
+
+QString CsvTable::cellWhere(int64_t row, int column) const
+{
+    return where(row) + ": column " + QString::number(column + 1) + " (\"" +
+           columns[static_cast<size_t>(column)].name + "\")";
+}
+
+CsvReadResult readCsv(const QString& path, const CsvOptions& options)
+{
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
+        CsvReadResult r;
         r.error = path + ": cannot open: " + f.errorString();
         return r;
     }
-    return parseCsv(f.readAll(), path);
+    return readCsv(f, path, options);
 }
 
-CsvReadResult parseCsv(const QByteArray& bytesIn, const QString& path)
+CsvReadResult parseCsv(const QByteArray& bytes, const QString& path, const CsvOptions& options)
+{
+    QByteArray shared = bytes; // implicitly shared: no copy
+    QBuffer buffer(&shared);
+    buffer.open(QIODevice::ReadOnly);
+    return readCsv(buffer, path, options);
+}
+
+CsvReadResult readCsv(QIODevice& device, const QString& path, const CsvOptions& options)
 {
     CsvReadResult r;
-    QByteArray bytes = bytesIn;
-    if (bytes.startsWith("\xEF\xBB\xBF")) bytes.remove(0, 3);
-    if (bytes.trimmed().isEmpty()) {
-        r.error = path + ": the file is empty";
-        return r;
-    }
-    if (bytes.contains('\0')) {
-        r.error = path + ": this is not a text file (it contains binary data)";
-        return r;
-    }
-    const QString text = QString::fromUtf8(bytes);
-    const QChar delim = detectDelimiter(text);
-
-    // Tokenise into records of fields.
-    std::vector<QStringList> records;
-    std::vector<int64_t> recordLines;
-    QStringList fields;
-    QString field;
-    bool quoted = false, fieldStarted = false, afterQuote = false;
-    int64_t line = 1, recordLine = 1;
-    qint64 lineBytes = 0;
-    auto endField = [&] {
-        fields.push_back(field);
-        field.clear();
-        fieldStarted = false;
-        afterQuote = false;
-    };
-    auto endRecord = [&] {
-        endField();
-        bool blank = fields.size() == 1 && fields[0].trimmed().isEmpty();
-        if (!blank) {
-            records.push_back(fields);
-            recordLines.push_back(recordLine);
-        }
-        fields.clear();
-    };
-    const qsizetype n = text.size();
-    for (qsizetype i = 0; i < n; ++i) {
-        const QChar c = text[i];
-        if (++lineBytes > kMaxLineBytes) {
-            r.error = where(path, line) + ": line longer than 1 MiB; is this a CSV file?";
-            return r;
-        }
-        if (quoted) {
-            if (c == '"') {
-                if (i + 1 < n && text[i + 1] == '"') {
-                    field += '"';
-                    ++i;
-                } else {
-                    quoted = false;
-                    afterQuote = true;
-                }
-            } else {
-                if (c == '\n') {
-                    ++line;
-                    lineBytes = 0;
-                }
-                field += c;
-            }
-            continue;
-        }
-        if (c == '"' && !fieldStarted && field.trimmed().isEmpty()) {
-            quoted = true;
-            fieldStarted = true;
-            field.clear();
-        } else if (c == delim) {
-            endField();
-        } else if (c == '\r' || c == '\n') {
-            if (c == '\r' && i + 1 < n && text[i + 1] == '\n') ++i;
-            endRecord();
-            ++line;
-            lineBytes = 0;
-            recordLine = line;
-        } else {
-            if (afterQuote && !c.isSpace()) {
-                r.error = where(path, line) + ": text after a closing quote";
-                return r;
-            }
-            field += c;
-            fieldStarted = true;
-        }
-    }
-    if (quoted) {
-        r.error = where(path, recordLine) + ": a quoted field is never closed";
-        return r;
-    }
-    if (!field.isEmpty() || !fields.isEmpty()) endRecord();
-    if (records.empty()) {
-        r.error = path + ": the file holds no rows";
-        return r;
-    }
-
     CsvTable& t = r.table;
     t.path = path;
-    t.delimiter = delim;
-    // Header: the first record has a cell that is not a number.
-    float dummy = 0;
-    for (const QString& cell : records[0])
-        if (!cell.trimmed().isEmpty() && !parseNumber(cell, dummy)) t.hasHeader = true;
-    const auto width = records[0].size();
-    if (t.hasHeader) {
-        for (const QString& name : records[0])
-            t.columns << name.trimmed();
-    } else {
-        for (qsizetype c = 0; c < width; ++c)
-            t.columns << QStringLiteral("column %1").arg(c + 1);
-    }
-    const size_t first = t.hasHeader ? 1 : 0;
-    if (records.size() <= first) {
-        r.error = path + ": the file has a header row but no data rows";
+    CsvRecordReader reader(device, path);
+    auto fail = [&](const QString& why) {
+        r.error = why;
+        r.table = CsvTable{};
         return r;
+    };
+    if (!reader.start(options.delimiter)) return fail(reader.error());
+    t.delimiter = reader.delimiter();
+    const bool decimalComma = t.delimiter == ';';
+
+    // Look ahead a few rows to decide on the header, then stream the rest into the columns.
+    std::vector<HeadRecord> head;
+    while (static_cast<int>(head.size()) < kHeadRecords && reader.next()) {
+        HeadRecord rec;
+        rec.line = reader.line();
+        for (qsizetype i = 0; i < reader.size(); ++i)
+            rec.fields << reader.field(i).toByteArray();
+        head.push_back(std::move(rec));
     }
-    t.rows = static_cast<int64_t>(records.size() - first);
-    t.cells.reserve(static_cast<size_t>(t.rows * width));
-    for (size_t i = first; i < records.size(); ++i) {
-        if (records[i].size() != width) {
-            r.error = where(path, recordLines[i]) + ": " + QString::number(records[i].size()) +
-                      " fields, but the " + (t.hasHeader ? "header has " : "first row has ") +
-                      QString::number(width);
-            return r;
+    if (!reader.error().isEmpty()) return fail(reader.error());
+    if (head.empty())
+        return fail(path + (reader.totalBytes() >= 0 && reader.totalBytes() <= 3
+                                ? ": the file is empty"
+                                : ": the file holds only blank lines; no rows"));
+    t.hasHeader = options.header < 0 ? looksLikeHeader(head, decimalComma) : options.header == 1;
+    const qsizetype width = head.front().fields.size();
+    std::vector<ColumnBuilder> builders(static_cast<size_t>(width));
+    std::vector<bool> unnamed(static_cast<size_t>(width), false);
+    for (qsizetype c = 0; c < width; ++c) {
+        QString name = QStringLiteral("column %1").arg(c + 1);
+        if (t.hasHeader) {
+            QStringDecoder decode(QStringDecoder::Utf8);
+            const QString given = QString(decode(head.front().fields[c])).trimmed();
+            if (decode.hasError())
+                return fail(withLine(path, head.front().line,
+                                     "column " + QString::number(c + 1) +
+                                         ": the header is not valid UTF-8 text"));
+            if (given.isEmpty())
+                unnamed[static_cast<size_t>(c)] = true;
+            else
+                name = given;
         }
-        for (const QString& cell : records[i])
-            t.cells.push_back(cell);
-        t.lines.push_back(recordLines[i]);
+        for (qsizetype k = 0; k < c; ++k)
+            if (builders[static_cast<size_t>(k)].col.name == name) {
+                const QString renamed = name + "_" + QString::number(c + 1);
+                t.notes << "two columns are named \"" + name + "\"; column " +
+                               QString::number(c + 1) + " is called \"" + renamed + "\"";
+                name = renamed;
+                break;
+            }
+        builders[static_cast<size_t>(c)].col.name = name;
+    }
+
+    // Reserve from the size of the file and of the first rows, so the columns do not grow by
+    // doubling (which could leave them half empty).
+    const size_t first = t.hasHeader ? 1 : 0;
+    if (reader.totalBytes() > 0 && reader.bytesRead() > 0 && head.size() > first) {
+        const double perRow = static_cast<double>(reader.bytesRead()) /
+                              static_cast<double>(std::max<size_t>(head.size(), 1));
+        const auto estimate = static_cast<size_t>(
+            std::min(1e9, 1.05 * static_cast<double>(reader.totalBytes()) / std::max(perRow, 1.0)));
+        for (ColumnBuilder& b : builders)
+            b.col.numbers.reserve(estimate + 16);
+    }
+
+    int64_t row = 0;
+    auto addRow = [&](qsizetype fields, auto field, int64_t line) -> bool {
+        if (fields != width) {
+            r.error = withLine(path, line,
+                               QString::number(fields) + (fields == 1 ? " field" : " fields") +
+                                   ", but the " + (t.hasHeader ? "header has " : "first row has ") +
+                                   QString::number(width));
+            return false;
+        }
+        const int64_t expected =
+            t.lineJumps.empty() ? -1 : t.lineJumps.back().second + (row - t.lineJumps.back().first);
+        if (line != expected) t.lineJumps.emplace_back(row, line);
+        for (qsizetype c = 0; c < width; ++c)
+            builders[static_cast<size_t>(c)].add(field(c), row, decimalComma);
+        ++row;
+        return true;
+    };
+    for (size_t i = first; i < head.size(); ++i) {
+        const auto& rec = head[i];
+        if (!addRow(
+                rec.fields.size(), [&](qsizetype c) { return QByteArrayView(rec.fields[c]); },
+                rec.line))
+            return fail(r.error);
+    }
+    head.clear();
+    while (reader.next())
+        if (!addRow(
+                reader.size(), [&](qsizetype c) { return reader.field(c); }, reader.line()))
+            return fail(r.error);
+    if (!reader.error().isEmpty()) return fail(reader.error());
+    if (row == 0) return fail(path + ": the file has a header row but no data rows");
+
+    t.rows = row;
+    for (size_t c = 0; c < builders.size(); ++c) {
+        builders[c].finish(row);
+        // A trailing delimiter on every line makes a last column with no name and no values.
+        if (unnamed[c] && builders[c].col.missingCount == row) {
+            t.notes << "column " + QString::number(c + 1) + " has no name and no values; left out";
+            continue;
+        }
+        t.columns.push_back(std::move(builders[c].col));
     }
     r.ok = true;
     return r;

@@ -1,89 +1,143 @@
-// Tables: a CSV file becomes training tensors, and network outputs become predictions and
-// metrics in the table's own units.
+// Tables: a CSV file (or an Iron Learn JSON dataset) becomes training tensors, and network
+// outputs become predictions and metrics in the table's own units.
 //
-// Issue #2 scope: numeric columns with a header; the target is the last column unless named;
-// classification when the target holds few distinct whole numbers (or when asked), otherwise
-// regression. Features (and regression targets) are z-score normalised with statistics fitted
-// on the training split only and saved in the model.
+// Roles: the targets (the last column unless named; several for multi-output regression),
+// the features (every other column unless named, minus --ignore). Numeric features pass
+// through normalisation; text features with at most kMaxOneHot distinct values are one-hot
+// encoded (their categories are kept in the model); other text features are refused.
+// Kind: a text target, or one with a few distinct whole numbers, makes a classification task;
+// anything else is regression. Missing cells (empty, NA, N/A, NaN, null) fail the load with
+// their lines, or drop their rows. Normalisation (z-score or min-max) is fitted on the
+// training split only and saved in the model; predictions and metrics are in the file's units.
 #pragma once
 
 #include "Backend.h"
 #include "CsvTable.h"
+#include "Task.h"
 
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
+#include <cmath>
+#include <memory>
 #include <vector>
 
 namespace il::tasks {
 
 enum class TabularKind { Regression, Binary, MultiClass };
 
+constexpr int kMaxOneHot = 20;      // distinct values of a text feature
+constexpr int kMaxAutoClasses = 20; // distinct whole numbers that still make classes
+constexpr int kMaxClasses = 1000;
+
 struct TabularOptions {
-    QString target;        // column name or 1-based number; empty: the last column
+    QString target;        // name or 1-based number, or several joined by commas; empty: last
+    QStringList features;  // names, numbers or ranges ("2-5"); empty: every other column
+    QStringList ignore;    // columns to leave out
     QString kind = "auto"; // auto | regression | classification
-    double valSplit = -1;  // fraction for validation; < 0: 0.2, or 0 below 20 rows
+    QString normalisation = "zscore"; // zscore | minmax
+    QString missing = "fail";         // fail | drop
+    double valSplit = -1;             // fraction for validation; < 0: 0.2, or 0 below 20 rows
+    double testSplit = 0; // fraction held out for testing (JSON files with x_test have theirs)
     uint64_t seed = 1;
-    // Resuming: keep this schema (kind, classes, normalisation) instead of fitting a new one;
-    // only the split is recomputed (same seed and fraction give the same rows).
+    // Resuming: keep this schema (roles, kind, classes, categories, normalisation) instead of
+    // fitting a new one; only the split is recomputed (same seed and fractions, same rows).
     const struct TabularSchema* fixedSchema = nullptr;
 };
 
 // What a model remembers about its table (stored as the model's "task" metadata).
 struct TabularSchema {
-    QStringList features;
-    QString target;
+    QStringList features;                       // input columns, in order
+    std::vector<QStringList> featureCategories; // per feature: one-hot categories; empty: number
+    QString target;                             // the first target
+    QStringList targets;                        // every target (regression may have several)
     TabularKind kind = TabularKind::Regression;
     QStringList classes;            // class labels as written in the file (classification)
     std::vector<float> classValues; // their numeric values, ascending (text labels: 0, 1, ...)
     bool textClasses = false;       // labels are text; rows are matched by label
-    std::vector<float> featureMean, featureStd;
-    float targetMean = 0.f, targetStd = 1.f; // regression only
+    QString normalisation = "zscore";
+    // input' = (input - offset) / scale, one pair per network input (one-hot inputs: 0 and 1).
+    std::vector<float> inputOffset, inputScale;
+    // Regression targets the same way, one pair per target; predictions are turned back.
+    std::vector<float> targetOffset, targetScale;
+    // How the rows were chosen and split, so a resumed run gets the same rows.
+    double valSplit = 0, testSplit = 0;
+    uint64_t splitSeed = 1;
+    QString missing = "fail";
 
-    int64_t inputWidth() const { return features.size(); }
+    int64_t inputWidth() const;
+    QStringList inputNames() const; // "bmi", "colour=red", ...
     int64_t outputWidth() const;
+    int64_t targetWidth() const { return kind == TabularKind::Regression ? targets.size() : 1; }
     LossKind loss() const;
     bool isClassification() const { return kind != TabularKind::Regression; }
     QString kindName() const;
-    // The options that produced the split, so a resumed run splits the same way.
-    double valSplit = 0;
-    uint64_t splitSeed = 1;
 
     QJsonObject toJson() const;
     static bool fromJson(const QJsonObject& task, TabularSchema& out, QString* error);
 };
 
-// Encoded rows, ready for the engine: x normalised (rows x features); y normalised targets
-// (regression), 0/1 (binary) or class ids (multi-class), one column.
+// Encoded rows, ready for the engine: x normalised (rows x inputWidth); y normalised targets
+// (regression, rows x targets), 0/1 (binary) or class ids (multi-class, one column).
 struct TabularSplit {
     int64_t rows = 0;
     std::vector<float> x, y;
-    std::vector<float> rawTarget; // target in the file's units
-    std::vector<int64_t> lines;   // file line of each row
+    // In the file's units: regression rows x targets; classification the class value (numeric
+    // labels) or index (text labels). Empty when the file has no target column (predict).
+    std::vector<float> rawTarget;
+    std::vector<int64_t> source; // the table row of each row
 };
 
 struct TabularDataset {
     TabularSchema schema;
-    TabularSplit train, val;
-    QString note; // e.g. "4 rows: no validation split"
+    TabularSplit train, val, test;
+    QStringList notes; // e.g. "dropped 3 rows with missing values (lines 4, 9, 12)"
 };
 
-// Builds schema and splits from a table. false + one-line message (file:line:column) on error.
+// Reads a CSV table or a JSON dataset from bytes (CLI, samples) or streams a CSV file from
+// disk (large files: memory stays near the size of the floats). false + one-line message.
+bool readTable(const QString& pathForMessages, const QByteArray& bytes, io::CsvTable& out,
+               QString* error);
+bool readTableFile(const QString& pathForMessages, const QString& filePath, io::CsvTable& out,
+                   QString* error);
+
+// Builds schema and splits from a table. false + one-line message naming the file and the
+// line and column (or the option) at fault.
 bool prepareTabular(const io::CsvTable& table, const TabularOptions& options, TabularDataset& out,
                     QString* error);
-// Encodes another table (evaluate, predict) with a saved schema; columns are found by name.
-bool encodeTabular(const io::CsvTable& table, const TabularSchema& schema, TabularSplit& out,
-                   QString* error);
+// Encodes every row of another table with a saved schema (evaluate, predict); columns are
+// found by name. withTargets: use the target columns when the file has them (evaluate);
+// otherwise ignore them, even half empty (predict). missing: "fail" or "drop" (dropped rows
+// are left out of out.source and named in notes).
+bool encodeTabular(const io::CsvTable& table, const TabularSchema& schema, const QString& missing,
+                   bool withTargets, TabularSplit& out, QStringList* notes, QString* error);
+
+struct ClassScores {
+    double precision = 0, recall = 0, f1 = 0;
+    int64_t support = 0; // rows of this class
+};
+struct RegressionScores {
+    double mse = 0, rmse = 0, mae = 0, r2 = 0;
+};
 
 struct TabularMetrics {
     bool classification = false;
-    double mse = 0, rmse = 0, mae = 0, r2 = 0; // regression, original units
-    double accuracy = 0;                       // classification
     int64_t rows = 0;
+    // Regression, in the file's units: averaged over the targets, and per target.
+    double mse = 0, rmse = 0, mae = 0, r2 = 0;
+    QStringList targets;
+    std::vector<RegressionScores> perTarget;
+    // Classification.
+    double accuracy = 0;
+    double macroF1 = 0;
+    QStringList classes;
+    std::vector<ClassScores> perClass;
+    std::vector<int64_t> confusion; // classes x classes, rows actual, columns predicted
+    double rocAuc = NAN;            // binary, when both classes occur
 };
 
-// Prediction per row in the file's units: the regression value, or the class index.
+// Predictions in the file's units: regression rows x targets; classification the class index.
 std::vector<double> tabularPredictions(const TabularSchema& schema,
                                        const std::vector<float>& outputs);
 // For classification, the probability of each class (rows x classes).
@@ -91,20 +145,19 @@ std::vector<double> tabularProbabilities(const TabularSchema& schema,
                                          const std::vector<float>& outputs);
 TabularMetrics tabularMetrics(const TabularSchema& schema, const std::vector<float>& outputs,
                               const TabularSplit& data);
+// Area under the ROC curve of scores for labels (1 positive, 0 negative); ties count half.
+// NaN unless both labels occur.
+double rocAuc(const std::vector<double>& scores, const std::vector<int>& labels);
 
-// The metric keys of --metrics-json (mse, rmse, mae, r2 or accuracy) and a summary line.
+// The metric keys of --metrics-json: mse, rmse, mae, r2 (and per_target); or accuracy,
+// per_class, confusion_matrix, classes, macro_f1 and, for two classes, roc_auc. And a summary
+// for people (several lines for classification: per-class table, confusion matrix).
 QJsonObject tabularMetricsJson(const TabularSchema& schema, const TabularMetrics& m,
                                const std::vector<float>& outputs, const TabularSplit& data);
 QString describeTabularMetrics(const TabularMetrics& m, const QString& where);
 
 // Defaults for a new model of this table.
 QString defaultTabularSpec(const TabularSchema& schema);
-
-} // namespace il::tasks
-
-#include "Task.h"
-
-namespace il::tasks {
 
 // The table task behind the Task interface (CLI and GUI).
 std::unique_ptr<Task> openTabularTask(const QString& pathForMessages, const QByteArray& bytes,

@@ -9,20 +9,42 @@ namespace il::tasks {
 
 namespace {
 
+// Keeps the rows of a split whose table row is at least `first` (a JSON file's test rows).
+TabularSplit rowsFrom(const TabularSplit& in, int64_t first, size_t xWidth, size_t yWidth)
+{
+    TabularSplit out;
+    for (size_t i = 0; i < static_cast<size_t>(in.rows); ++i) {
+        if (in.source[i] < first) continue;
+        out.x.insert(out.x.end(), in.x.begin() + static_cast<long>(i * xWidth),
+                     in.x.begin() + static_cast<long>((i + 1) * xWidth));
+        out.y.insert(out.y.end(), in.y.begin() + static_cast<long>(i * yWidth),
+                     in.y.begin() + static_cast<long>((i + 1) * yWidth));
+        out.rawTarget.insert(out.rawTarget.end(),
+                             in.rawTarget.begin() + static_cast<long>(i * yWidth),
+                             in.rawTarget.begin() + static_cast<long>((i + 1) * yWidth));
+        out.source.push_back(in.source[i]);
+        ++out.rows;
+    }
+    return out;
+}
+
 class TabularTask final : public Task {
 public:
-    TabularTask(QString path, TabularDataset ds, bool forEvaluation)
-        : m_path(std::move(path)), m_ds(std::move(ds)), m_forEvaluation(forEvaluation)
+    TabularTask(QString path, TabularDataset ds, bool forEvaluation, QString evaluatedPart)
+        : m_path(std::move(path)), m_ds(std::move(ds)), m_forEvaluation(forEvaluation),
+          m_evaluatedPart(std::move(evaluatedPart))
     {
         const TabularSchema& s = m_ds.schema;
         m_data.inputWidth = s.inputWidth();
         m_data.outputWidth = s.outputWidth();
-        m_data.targetWidth = s.loss() == LossKind::CrossEntropy ? 1 : s.outputWidth();
+        m_data.targetWidth = s.targetWidth();
         m_data.trainRows = m_ds.train.rows;
         m_data.valRows = m_ds.val.rows;
-        m_data.trainX = m_ds.train.x;
+        // The inputs move to the engine's side (they are most of the memory); the splits
+        // keep their targets for the metrics.
+        m_data.trainX = std::move(m_ds.train.x);
+        m_data.valX = std::move(m_ds.val.x);
         m_data.trainY = m_ds.train.y;
-        m_data.valX = m_ds.val.x;
         m_data.valY = m_ds.val.y;
     }
 
@@ -30,22 +52,19 @@ public:
     QString description() const override
     {
         const TabularSchema& s = m_ds.schema;
-        QString d = QString("%1: %2 rows, %3 features -> %4 (%5")
-                        .arg(m_path)
-                        .arg(m_ds.train.rows + m_ds.val.rows)
-                        .arg(s.inputWidth())
-                        .arg(s.target, s.kindName());
-        if (s.isClassification())
-            d += QString(", %1 classes").arg(s.classes.size());
+        const int64_t rows = m_ds.train.rows + m_ds.val.rows + m_ds.test.rows;
+        QString d =
+            QString("%1: %2 rows, %3 features").arg(m_path).arg(rows).arg(s.features.size());
+        if (s.inputWidth() != s.features.size())
+            d += QString(" (%1 inputs after one-hot encoding)").arg(s.inputWidth());
+        d += " -> " + s.targets.join(", ") + " (" + s.kindName();
+        if (s.isClassification()) d += QString(", %1 classes").arg(s.classes.size());
         d += ")";
-        if (m_ds.val.rows > 0)
-            d += QString(", %1 held out for validation").arg(m_ds.val.rows);
+        if (m_ds.val.rows > 0) d += QString(", %1 held out for validation").arg(m_ds.val.rows);
+        if (m_ds.test.rows > 0) d += QString(", %1 for testing").arg(m_ds.test.rows);
         return d;
     }
-    QStringList notes() const override
-    {
-        return m_ds.note.isEmpty() ? QStringList{} : QStringList{m_ds.note};
-    }
+    QStringList notes() const override { return m_ds.notes; }
     const TaskData& data() const override { return m_data; }
     LossKind loss() const override { return m_ds.schema.loss(); }
     QStringList presets() const override { return {"mlp", "linear", "deep"}; }
@@ -74,22 +93,29 @@ public:
     {
         const bool onVal = m_ds.val.rows > 0;
         const TabularSplit& split = onVal ? m_ds.val : m_ds.train;
-        const auto outputs = predictRows(net, split.x, split.rows);
+        const auto outputs = predictRows(net, inputsOf(split), split.rows);
         const TabularMetrics m = tabularMetrics(m_ds.schema, outputs, split);
         TaskMetrics out;
         out.values = tabularMetricsJson(m_ds.schema, m, outputs, split);
         out.values["metrics_on"] = m_forEvaluation ? m_path : onVal ? "validation" : "train";
-        out.summary = describeTabularMetrics(m, m_forEvaluation ? QFileInfo(m_path).fileName()
-                                                : onVal         ? "validation"
-                                                                : "training");
+        const QString where = m_forEvaluation ? QFileInfo(m_path).fileName() + m_evaluatedPart
+                              : onVal         ? "validation"
+                                              : "training";
+        out.summary = describeTabularMetrics(m, where);
+        if (m_ds.test.rows > 0) { // reported apart: the test rows never steer training
+            const auto testOut = predictRows(net, m_ds.test.x, m_ds.test.rows);
+            const TabularMetrics t = tabularMetrics(m_ds.schema, testOut, m_ds.test);
+            out.values["test"] = tabularMetricsJson(m_ds.schema, t, testOut, m_ds.test);
+            out.summary += "\n" + describeTabularMetrics(t, "test");
+        }
         return out;
     }
     double trainingMetric(Network& net) override
     {
-        if (!m_ds.schema.isClassification())
-            return NAN;
+        if (!m_ds.schema.isClassification()) return NAN;
         const TabularSplit& split = m_ds.val.rows > 0 ? m_ds.val : m_ds.train;
-        return tabularMetrics(m_ds.schema, predictRows(net, split.x, split.rows), split).accuracy;
+        return tabularMetrics(m_ds.schema, predictRows(net, inputsOf(split), split.rows), split)
+            .accuracy;
     }
 
     QStringList rowReport(Network& net, int maxRows) override
@@ -97,14 +123,13 @@ public:
         const TabularSchema& schema = m_ds.schema;
         const TabularSplit& rows = m_ds.val.rows > 0 ? m_ds.val : m_ds.train;
         QStringList lines;
-        if (rows.rows > maxRows || rows.rawTarget.empty())
-            return lines;
-        const auto outputs = predictRows(net, rows.x, rows.rows);
+        if (rows.rows > maxRows || rows.rawTarget.empty()) return lines;
+        const auto outputs = predictRows(net, inputsOf(rows), rows.rows);
         const auto pred = tabularPredictions(schema, outputs);
         const auto probs = tabularProbabilities(schema, outputs);
         const QString yes = QString::fromUtf8("\u2713"), no = QString::fromUtf8("\u2717");
-        for (int64_t i = 0; i < rows.rows; ++i) {
-            const auto r = static_cast<size_t>(i);
+        const auto t = static_cast<size_t>(schema.targetWidth());
+        for (size_t r = 0; r < static_cast<size_t>(rows.rows); ++r) {
             if (schema.kind == TabularKind::Binary && !schema.textClasses) {
                 // As Iron Learn printed it: the probability of the second class vs the label.
                 const bool right = static_cast<size_t>(pred[r]) == static_cast<size_t>(rows.y[r]);
@@ -117,16 +142,24 @@ public:
                 const auto cls = static_cast<size_t>(pred[r]);
                 const auto actual = static_cast<size_t>(rows.y[r]);
                 lines << QString("Predicted: %1 (p=%2), Actual: %3, %4")
-                             .arg(schema.classes[static_cast<int>(cls)])
+                             .arg(schema.classes[static_cast<qsizetype>(cls)])
                              .arg(probs[r * k + cls], 0, 'f', 4)
-                             .arg(schema.classes[static_cast<int>(actual)])
+                             .arg(schema.classes[static_cast<qsizetype>(actual)])
                              .arg(cls == actual ? yes : no);
             } else {
-                const double actual = rows.rawTarget[r];
-                const bool close = std::fabs(pred[r] - actual) <= 0.05 * std::max(1.0, std::fabs(actual));
+                QStringList p, a;
+                bool close = true;
+                for (size_t j = 0; j < t; ++j) {
+                    const double actual = rows.rawTarget[r * t + j];
+                    p << QString::number(pred[r * t + j], 'f', 4);
+                    a << QString::number(actual, 'f', 4);
+                    close = close && std::fabs(pred[r * t + j] - actual) <=
+                                         0.05 * std::max(1.0, std::fabs(actual));
+                }
+                const bool several = t > 1;
                 lines << QString("Predicted: %1, Actual: %2, %3")
-                             .arg(pred[r], 0, 'f', 4)
-                             .arg(actual, 0, 'f', 4)
+                             .arg(several ? "(" + p.join(", ") + ")" : p.first())
+                             .arg(several ? "(" + a.join(", ") + ")" : a.first())
                              .arg(close ? yes : no);
             }
         }
@@ -134,9 +167,15 @@ public:
     }
 
 private:
+    const std::vector<float>& inputsOf(const TabularSplit& split) const
+    {
+        return &split == &m_ds.train ? m_data.trainX : &split == &m_ds.val ? m_data.valX : split.x;
+    }
+
     QString m_path;
     TabularDataset m_ds;
     bool m_forEvaluation = false;
+    QString m_evaluatedPart; // " (test examples)" when evaluating a JSON file's test rows
     TaskData m_data;
 };
 
@@ -146,42 +185,51 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
                                       const TaskOptions& options, const QJsonObject* savedTask,
                                       bool forEvaluation, QString* error)
 {
-    const io::CsvReadResult csv = io::parseCsv(bytes, path);
-    if (!csv.ok) {
-        if (error)
-            *error = csv.error;
-        return nullptr;
-    }
+    io::CsvTable table;
+    if (!readTable(path, bytes, table, error)) return nullptr;
     TabularSchema saved;
     TabularOptions topt;
     topt.target = options.target;
+    topt.features = options.features;
+    topt.ignore = options.ignore;
     topt.kind = options.kind;
+    topt.normalisation = options.normalisation;
+    topt.missing = options.missing;
     topt.valSplit = options.valSplit;
+    topt.testSplit = options.testSplit;
     topt.seed = options.seed;
     if (savedTask) {
-        if (!TabularSchema::fromJson(*savedTask, saved, error))
-            return nullptr;
+        if (!TabularSchema::fromJson(*savedTask, saved, error)) return nullptr;
+        // Resuming reproduces the saved rows and split unless a new split is asked for.
         topt.fixedSchema = &saved;
-        topt.target = saved.target;
-        topt.valSplit = forEvaluation ? 0.0 : (options.valSplit >= 0 ? options.valSplit : saved.valSplit);
-        if (!forEvaluation && options.valSplit < 0)
-            topt.seed = saved.splitSeed;
+        topt.valSplit = options.valSplit >= 0 ? options.valSplit : saved.valSplit;
+        topt.testSplit = saved.testSplit;
+        if (options.valSplit < 0) topt.seed = saved.splitSeed;
     }
     TabularDataset ds;
+    QString part;
     if (savedTask && forEvaluation) {
         // Every row is measured: encode the whole file with the saved schema as "validation".
         ds.schema = saved;
-        if (!encodeTabular(csv.table, saved, ds.val, error))
-            return nullptr;
+        const QString missing =
+            options.missing == "drop" || saved.missing == "drop" ? "drop" : "fail";
+        if (!encodeTabular(table, saved, missing, true, ds.val, &ds.notes, error)) return nullptr;
         if (ds.val.rawTarget.empty()) {
             if (error)
-                *error = path + ": no target column \"" + saved.target + "\" to compare with";
+                *error = path + ": no target column \"" + saved.targets.join("\", \"") +
+                         "\" to compare with";
             return nullptr;
         }
-    } else if (!prepareTabular(csv.table, topt, ds, error)) {
+        if (table.testStart >= 0) { // a JSON dataset: its test rows are what evaluate is for
+            ds.val = rowsFrom(ds.val, table.testStart, static_cast<size_t>(saved.inputWidth()),
+                              static_cast<size_t>(saved.targetWidth()));
+            part = " (test examples)";
+        }
+    } else if (!prepareTabular(table, topt, ds, error)) {
         return nullptr;
     }
-    return std::make_unique<TabularTask>(path, std::move(ds), forEvaluation);
+    ds.notes = table.notes + ds.notes;
+    return std::make_unique<TabularTask>(path, std::move(ds), forEvaluation, part);
 }
 
 } // namespace il::tasks

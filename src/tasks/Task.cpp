@@ -1,5 +1,7 @@
 #include "Task.h"
 
+#include "ImageTask.h"
+#include "NamesTask.h"
 #include "TabularTask.h"
 
 #include <QFileInfo>
@@ -47,6 +49,10 @@ std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes, const T
         kind = "tabular";
     if (kind == "tabular")
         return openTabularTask(path, bytes, options, saved, forEvaluation, error);
+    if (kind == "names")
+        return openNamesTask(path, bytes, options, saved, forEvaluation, error);
+    if (kind == "image")
+        return openImageTask(path, bytes, options, saved, forEvaluation, error);
     if (error)
         *error = path + ": the " + kind + " task is not available in this build yet";
     return nullptr;

@@ -43,6 +43,8 @@ struct TaskOptions {
     QString normalisation = "zscore"; // zscore | minmax
     QString missing = "fail";         // fail | drop
     QStringList ignore;     // columns to leave out
+    QStringList features;   // feature columns (names, numbers, ranges); empty: all others
+    double testSplit = 0;   // fraction held out as a test split, reported apart
     // images
     int trainingSize = 512; // longest side used for training
     bool grayscale = false; // force grayscale

@@ -102,6 +102,11 @@ private slots:
     void trainXor();
     void regression();
     void irisTextTarget();
+    void predict();
+    void predictBadInput_data();
+    void predictBadInput();
+    void tableOptions();
+    void jsonDataset();
     void resume();
     void seeds();
     void badData_data();
@@ -141,7 +146,8 @@ void TestCli::help()
     const RunResult r = run({"--help"});
     QCOMPARE(r.code, 0);
     for (const char* word :
-         {"Usage: ironlearn-cli", "train", "evaluate", "info", "devices", "samples", "Exit status"})
+         {"Usage: ironlearn-cli", "train", "evaluate", "predict", "info", "devices", "samples",
+          "Exit status"})
         QVERIFY2(r.out.contains(word), word);
     // No command at all: the same text, but as a usage error on stderr.
     const RunResult none = run({});
@@ -368,6 +374,173 @@ void TestCli::irisTextTarget()
                      .match(e.out)
                      .hasMatch(),
                  qPrintable(e.out));
+}
+
+void TestCli::predict()
+{
+    const RunResult t = run({"train", "iris.csv", "--epochs", "60", "--out", "pi.safetensors",
+                             "--quiet"});
+    QVERIFY2(t.code == 0, qPrintable(t.err));
+    // Every input row as written, then the predicted class and one probability per class.
+    const RunResult r = run({"predict", "pi.safetensors", "iris.csv", "--out", "pred.csv"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("predicted 150 rows"), qPrintable(r.out));
+    const QStringList in = QString::fromUtf8(readBytes(path("iris.csv"))).trimmed().split('\n');
+    const QStringList out = QString::fromUtf8(readBytes(path("pred.csv"))).trimmed().split('\n');
+    QCOMPARE(out.size(), in.size());
+    QCOMPARE(out[0], in[0].trimmed() +
+                         ",predicted_species,p_setosa,p_versicolor,p_virginica");
+    int right = 0;
+    for (int i = 1; i < out.size(); ++i) {
+        QVERIFY2(out[i].startsWith(in[i].trimmed() + ","), qPrintable(out[i]));
+        const QStringList f = out[i].split(',');
+        QCOMPARE(f.size(), 9);
+        const double sum = f[6].toDouble() + f[7].toDouble() + f[8].toDouble();
+        QVERIFY2(std::fabs(sum - 1.0) < 1e-4, qPrintable(out[i]));
+        right += f[5] == f[4];
+    }
+    QVERIFY2(right >= 130, qPrintable(QString::number(right)));
+
+    // No target column: the features are enough; without --out the rows go to stdout.
+    QStringList features;
+    for (const QString& line : in)
+        features << line.section(',', 0, 3);
+    QVERIFY(writeBytes(path("features.csv"), (features.join('\n') + '\n').toUtf8()));
+    const RunResult s = run({"predict", "pi.safetensors", "features.csv"});
+    QVERIFY2(s.code == 0, qPrintable(s.err));
+    QCOMPARE(s.out.trimmed().split('\n').size(), 151);
+    QVERIFY(s.out.startsWith(features[0] + ",predicted_species,p_setosa"));
+
+    // Regression: predictions in the file's units (y = 3 x1 - 2 x2 + 0.5 fits exactly).
+    QByteArray csv = "x1,x2,y\n";
+    for (int i = 0; i < 60; ++i)
+        csv += QByteArray::number(i % 7 - 3) + "," + QByteArray::number(i % 5 * 10) + "," +
+               QByteArray::number(3 * (i % 7 - 3) - 2 * (i % 5 * 10) + 0.5) + "\n";
+    QVERIFY(writeBytes(path("lin.csv"), csv));
+    const RunResult l = run({"train", "lin.csv", "--preset", "linear", "--epochs", "600", "--lr",
+                             "0.05", "--out", "lin.safetensors", "--quiet"});
+    QVERIFY2(l.code == 0, qPrintable(l.err));
+    QVERIFY(writeBytes(path("lin-new.csv"), "x2;x1\n10;2\n-20;0\n"));
+    const RunResult p = run({"predict", "lin.safetensors", "lin-new.csv"});
+    QVERIFY2(p.code == 0, qPrintable(p.err));
+    const QStringList rows = p.out.trimmed().split('\n');
+    QCOMPARE(rows.size(), 3);
+    QCOMPARE(rows[0], QString("x2;x1;predicted_y"));
+    QVERIFY2(std::fabs(rows[1].section(';', 2).toDouble() - (6 - 20 + 0.5)) < 0.2,
+             qPrintable(rows[1]));
+    QVERIFY2(std::fabs(rows[2].section(';', 2).toDouble() - (0 + 40 + 0.5)) < 0.4,
+             qPrintable(rows[2]));
+}
+
+void TestCli::predictBadInput_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QStringList>("mentions");
+    QTest::newRow("missing column") << QByteArray("x1\n1\n") << QStringList{} << 1
+                                    << QStringList{"pbad.csv", "\"x2\""};
+    QTest::newRow("missing value") << QByteArray("x1,x2\n1,2\n3,\n") << QStringList{} << 1
+                                   << QStringList{"pbad.csv:3", "\"x2\"", "--missing drop"};
+    QTest::newRow("text cell") << QByteArray("x1,x2\n1,2\n3,4\nfive,6\n") << QStringList{} << 1
+                               << QStringList{"pbad.csv:4", "\"five\""};
+    QTest::newRow("empty") << QByteArray() << QStringList{} << 1 << QStringList{"pbad.csv"};
+    QTest::newRow("bad --missing") << QByteArray("x1,x2\n1,2\n") << QStringList{"--missing", "x"}
+                                   << 2 << QStringList{"--missing"};
+    QTest::newRow("output over input") << QByteArray("x1,x2\n1,2\n")
+                                       << QStringList{"--out", "pbad.csv"} << 2
+                                       << QStringList{"overwrite"};
+}
+
+void TestCli::predictBadInput()
+{
+    QFETCH(QByteArray, content);
+    QFETCH(QStringList, extra);
+    QFETCH(int, code);
+    QFETCH(QStringList, mentions);
+    QVERIFY(writeBytes(path("pbad.csv"), content));
+    const QString out = path("pbad-out.csv");
+    QStringList args{"predict", "lin.safetensors", "pbad.csv"};
+    args << (extra.contains("--out") ? extra : extra + QStringList{"--out", out});
+    const RunResult r = run(args);
+    QCOMPARE(r.code, code);
+    QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+    for (const QString& m : mentions)
+        QVERIFY2(r.err.contains(m), qPrintable(m + " not in: " + r.err));
+    QVERIFY(r.out.isEmpty());
+    QVERIFY(!QFile::exists(out));
+    QCOMPARE(readBytes(path("pbad.csv")), content);
+    // Dropping the rows with missing values predicts the others, and says which were left out.
+    if (QTest::currentDataTag() == QString("missing value")) {
+        const RunResult d = run({"predict", "lin.safetensors", "pbad.csv", "--missing", "drop"});
+        QVERIFY2(d.code == 0, qPrintable(d.err));
+        QCOMPARE(d.out.trimmed().split('\n').size(), 2);
+        QVERIFY2(d.err.contains("line 3"), qPrintable(d.err));
+    }
+}
+
+void TestCli::tableOptions()
+{
+    // A text feature (one-hot), an ignored id column, gaps dropped, min-max, a test split.
+    QByteArray csv = "id,colour,size,label\n";
+    for (int i = 0; i < 200; ++i)
+        csv += "row" + QByteArray::number(i) + "," + (i % 2 ? "red" : "blue") + "," +
+               (i % 37 == 5 ? QByteArray("NA") : QByteArray::number(i % 10)) + "," +
+               (i % 2 ? "warm" : "cold") + "\n";
+    QVERIFY(writeBytes(path("opts.csv"), csv));
+    const RunResult r =
+        run({"train", "opts.csv", "--ignore", "id", "--missing", "drop", "--normalise", "minmax",
+             "--test-split", "0.25", "--epochs", "30", "--metrics-json", "opts.json", "--out",
+             "opts.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("dropped 6 rows with missing values"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("2 features (3 inputs after one-hot encoding)"), qPrintable(r.err));
+    QVERIFY2(r.out.contains("\ntest: accuracy"), qPrintable(r.out));
+    const QJsonObject m = readJson("opts.json");
+    for (const char* key : {"accuracy", "per_class", "confusion_matrix", "roc_auc", "test"})
+        QVERIFY2(m.contains(key), key);
+    QCOMPARE(m["test"].toObject()["rows"].toInteger(), qint64(48)); // 25% of 194
+    QVERIFY(m["per_class"].toObject().contains("warm"));
+
+    // Without --ignore the id column (200 distinct texts) is refused, naming it.
+    const RunResult refused = run({"train", "opts.csv", "--missing", "drop", "--out", "no.st"});
+    QCOMPARE(refused.code, 1);
+    QVERIFY2(isOneLine(refused.err) && refused.err.contains("column 1 (\"id\")"),
+             qPrintable(refused.err));
+    QVERIFY(!QFile::exists(path("no.st")));
+    const RunResult norm = run({"train", "opts.csv", "--normalise", "l2", "--out", "no.st"});
+    QCOMPARE(norm.code, 1);
+    QVERIFY2(norm.err.contains("--normalise"), qPrintable(norm.err));
+}
+
+void TestCli::jsonDataset()
+{
+    // Iron Learn's JSON format: x_test/y_test are the test split, and what evaluate measures.
+    QByteArray x, y, xt, yt;
+    for (int i = 0; i < 40; ++i) {
+        const int a = i % 2, b = (i / 2) % 2;
+        x += (i ? "," : "") + QByteArray::number(a) + "," + QByteArray::number(b);
+        y += (i ? "," : "") + QByteArray::number(a ^ b);
+    }
+    xt = "0,0,0,1,1,0,1,1";
+    yt = "0,1,1,0";
+    QVERIFY(writeBytes(path("xor.json"), "{\"m\": 40, \"n\": 2, \"x\": [" + x + "], \"y\": [" +
+                                             y + "], \"x_test\": [" + xt + "], \"y_test\": [" +
+                                             yt + "], \"m_test\": 4}"));
+    const RunResult r = run({"train", "xor.json", "--epochs", "300", "--patience", "0",
+                             "--metrics-json", "xj.json", "--out", "xj.safetensors", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(readJson("xj.json")["test"].toObject()["rows"].toInteger(), qint64(4));
+    const RunResult e = run({"evaluate", "xj.safetensors", "xor.json"});
+    QVERIFY2(e.code == 0, qPrintable(e.err));
+    QVERIFY2(e.out.contains("xor.json (test examples): accuracy 100.00% (4 rows)"),
+             qPrintable(e.out));
+    QVERIFY(writeBytes(path("bad.json"), R"({"m": 2, "n": 2, "x": [1, 2, 3], "y": [0, 1]})"));
+    const RunResult b = run({"train", "bad.json", "--out", "bad-json.safetensors"});
+    QCOMPARE(b.code, 1);
+    QVERIFY2(isOneLine(b.err) && b.err.contains("bad.json") && b.err.contains("\"x\" has 3"),
+             qPrintable(b.err));
+    QVERIFY(!QFile::exists(path("bad-json.safetensors")));
 }
 
 void TestCli::resume()

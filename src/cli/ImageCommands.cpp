@@ -1,0 +1,100 @@
+// ironlearn-cli render MODEL --size WxH --out image.png
+#include "Cli.h"
+
+#include "ImageTask.h"
+#include "ModelFile.h"
+
+#include <QBuffer>
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QRegularExpression>
+
+#include <cstdio>
+
+namespace il::cli {
+
+namespace {
+
+QSize parseSize(const QString& text)
+{
+    const auto m = QRegularExpression(R"(^\s*(\d{1,6})\s*[xX]\s*(\d{1,6})\s*$)").match(text);
+    if (!m.hasMatch())
+        throw UsageError("--size: \"" + text.toStdString() +
+                         "\" is not WIDTHxHEIGHT (e.g. 1024x1024)");
+    const int w = m.captured(1).toInt(), h = m.captured(2).toInt();
+    const int lo = tasks::kMinRenderSide, hi = tasks::kMaxRenderSide;
+    if (w < lo || h < lo || w > hi || h > hi)
+        throw UsageError(QString("--size: %1x%2 is outside %3x%3 to %4x%4")
+                             .arg(w)
+                             .arg(h)
+                             .arg(lo)
+                             .arg(hi)
+                             .toStdString());
+    return {w, h};
+}
+
+} // namespace
+
+int runRender(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.addPositionalArgument("MODEL", "An image model saved by train.");
+    p.addOptions({
+        {"size", "Width x height in pixels, each 64 to 8192 (default: the training size).", "WxH"},
+        {"out", "The PNG to write (default: MODEL's name + -WxH.png).", "FILE"},
+        {"threads", "CPU threads (default: all cores).", "N"},
+        {"backend", "cpu or cuda (default cpu).", "NAME"},
+    });
+    if (!parseOrHelp(p, args, "render", "MODEL [--size WxH] [--out image.png]",
+                     "Draw an image model at any resolution as an 8-bit PNG.", 1, 1,
+                     "The network is sampled at pixel centres over the training image's field "
+                     "of view,\nso every size shows the same picture; sizes above the training "
+                     "size show what the\nnetwork invents between the pixels it learned.\n"))
+        return ExitOk;
+    const QString modelPath = p.positionalArguments().first();
+    QSize size;
+    if (p.isSet("size")) size = parseSize(p.value("size"));
+    const QString outPath = p.value("out");
+    if (p.isSet("out") && QFileInfo(outPath).suffix().toLower() != "png")
+        throw UsageError("--out: \"" + outPath.toStdString() + "\" must end in .png");
+    auto backend =
+        makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
+
+    QString error;
+    auto model = io::openModel(modelPath, *backend, &error);
+    if (!model) throw DataError(error.toStdString());
+    tasks::ImageGeometry geometry;
+    if (!tasks::ImageGeometry::fromJson(model->info.task, geometry, &error))
+        throw DataError((modelPath + ": not an image model (" + error + "); render draws " +
+                         "models trained on images")
+                            .toStdString());
+    if (!size.isValid()) {
+        // The training size, raised to the minimum render size keeping the aspect ratio.
+        size = QSize(geometry.width, geometry.height);
+        if (size.width() < tasks::kMinRenderSide || size.height() < tasks::kMinRenderSide)
+            size = size.scaled(tasks::kMinRenderSide, tasks::kMinRenderSide,
+                               Qt::KeepAspectRatioByExpanding)
+                       .boundedTo(QSize(tasks::kMaxRenderSide, tasks::kMaxRenderSide));
+    }
+    const QString out = p.isSet("out") ? outPath
+                                       : QString("%1-%2x%3.png")
+                                             .arg(QFileInfo(modelPath).completeBaseName())
+                                             .arg(size.width())
+                                             .arg(size.height());
+
+    const QImage image = tasks::renderImage(*model->network, geometry, size, &error);
+    if (image.isNull()) throw DataError((modelPath + ": " + error).toStdString());
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, "png");
+    if (!writer.write(image))
+        throw DataError((out + ": cannot encode the PNG: " + writer.errorString()).toStdString());
+    writeTextFileAtomically(out, png); // QSaveFile: no partial file on failure
+    std::printf("rendered %s (%dx%d, %s) to %s\n",
+                QFileInfo(modelPath).fileName().toUtf8().constData(), size.width(), size.height(),
+                geometry.channels == 1 ? "gray" : "RGB", out.toUtf8().constData());
+    return ExitOk;
+}
+
+} // namespace il::cli

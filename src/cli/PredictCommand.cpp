@@ -1,0 +1,197 @@
+// ironlearn-cli predict MODEL DATA [--out predictions.csv]
+#include "Cli.h"
+
+#include "CsvRecordReader.h"
+#include "ModelFile.h"
+#include "TabularTask.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <cstdio>
+
+namespace il::cli {
+
+namespace {
+
+// A field as RFC 4180 wants it: quoted when it holds the delimiter, a quote, a line end or
+// surrounding spaces (which a reader would otherwise trim).
+QByteArray csvField(QByteArrayView v, char delimiter)
+{
+    const bool quote = v.contains(delimiter) || v.contains('"') || v.contains('\n') ||
+                       v.contains('\r') || (!v.isEmpty() && (v.front() == ' ' || v.back() == ' '));
+    if (!quote) return v.toByteArray();
+    QByteArray q = v.toByteArray();
+    q.replace("\"", "\"\"");
+    return "\"" + q + "\"";
+}
+
+// Where the rows go: a file replaced atomically on success, or standard output.
+class Output {
+public:
+    explicit Output(const QString& path) : m_file(path) {}
+    void open()
+    {
+        if (m_file.fileName().isEmpty()) return;
+        if (!m_file.open(QIODevice::WriteOnly))
+            throw DataError(
+                (m_file.fileName() + ": cannot write: " + m_file.errorString()).toStdString());
+    }
+    void write(const QByteArray& line)
+    {
+        if (m_file.fileName().isEmpty()) {
+            std::fwrite(line.constData(), 1, static_cast<size_t>(line.size()), stdout);
+        } else if (m_file.write(line) != line.size()) {
+            throw DataError(
+                (m_file.fileName() + ": cannot write: " + m_file.errorString()).toStdString());
+        }
+    }
+    void commit()
+    {
+        if (!m_file.fileName().isEmpty() && !m_file.commit())
+            throw DataError(
+                (m_file.fileName() + ": cannot write: " + m_file.errorString()).toStdString());
+    }
+
+private:
+    QSaveFile m_file; // discarded unless committed: a failed run leaves nothing behind
+};
+
+} // namespace
+
+int runPredict(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.addPositionalArgument("MODEL", "A table model saved by train.");
+    p.addPositionalArgument("DATA", "A CSV table (or JSON dataset) with the model's feature "
+                                    "columns; the target columns may be absent.");
+    p.addOptions({
+        {"out", "Write the predictions here as CSV (default: standard output).", "FILE"},
+        {"missing", "fail on rows with missing feature values, or drop them (default fail).",
+         "HOW"},
+        {"threads", "CPU threads (default: all cores).", "N"},
+        {"backend", "cpu or cuda (default cpu).", "NAME"},
+    });
+    if (!parseOrHelp(p, args, "predict", "MODEL DATA [--out predictions.csv]",
+                     "Predict every row of a table with a saved model: the input columns, then "
+                     "the prediction\n(predicted_TARGET) and, for classes, the probability of "
+                     "each (p_CLASS), in the file's units.",
+                     2, 2))
+        return ExitOk;
+    const QString modelPath = p.positionalArguments()[0];
+    const QString given = p.positionalArguments()[1];
+    const QString missing = p.isSet("missing") ? p.value("missing") : "fail";
+    if (missing != "fail" && missing != "drop")
+        throw UsageError("--missing must be fail or drop, not \"" + missing.toStdString() + "\"");
+    const QString outPath = p.value("out");
+    const QString dataPath = resolveDataPath(given);
+    if (!outPath.isEmpty() &&
+        QFileInfo(outPath).absoluteFilePath() == QFileInfo(dataPath).absoluteFilePath())
+        throw UsageError("--out would overwrite the data file " + given.toStdString());
+    auto backend =
+        makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
+
+    QString error;
+    auto model = io::openModel(modelPath, *backend, &error);
+    if (!model) throw DataError(error.toStdString());
+    const QString taskKind = model->info.task.value("task").toString();
+    if (taskKind != "tabular")
+        throw DataError((modelPath + ": predict works on table models; this is a " + taskKind +
+                         " model (see render and generate)")
+                            .toStdString());
+    tasks::TabularSchema schema;
+    if (!tasks::TabularSchema::fromJson(model->info.task, schema, &error))
+        throw DataError((modelPath + ": " + error).toStdString());
+
+    io::CsvTable table;
+    tasks::TabularSplit rows;
+    QStringList notes;
+    if (!tasks::readTableFile(given, dataPath, table, &error) ||
+        !tasks::encodeTabular(table, schema, missing, false, rows, &notes, &error))
+        throw DataError(error.toStdString());
+    Network& net = *model->network;
+    if (net.inputWidth() != schema.inputWidth() || net.outputWidth() != schema.outputWidth())
+        throw DataError(
+            (modelPath + ": the network does not match its task metadata").toStdString());
+    const auto outputs = tasks::predictRows(net, rows.x, rows.rows);
+    const auto pred = tasks::tabularPredictions(schema, outputs);
+    const auto probs = tasks::tabularProbabilities(schema, outputs);
+
+    // The new columns, after the input's own.
+    const char delim = table.jsonRows ? ',' : table.delimiter;
+    QByteArray extraHeader;
+    for (const QString& t : schema.isClassification() ? QStringList{schema.target} : schema.targets)
+        extraHeader += delim + csvField(("predicted_" + t).toUtf8(), delim);
+    if (schema.isClassification())
+        for (const QString& c : schema.classes)
+            extraHeader += delim + csvField(("p_" + c).toUtf8(), delim);
+    const auto t = static_cast<size_t>(schema.targets.size());
+    const auto k = static_cast<size_t>(schema.classes.size());
+    auto extra = [&](size_t i) {
+        QByteArray s;
+        if (!schema.isClassification()) {
+            for (size_t j = 0; j < t; ++j)
+                s += delim + QByteArray::number(pred[i * t + j], 'g', 7);
+            return s;
+        }
+        s += delim + csvField(schema.classes[static_cast<qsizetype>(pred[i])].toUtf8(), delim);
+        for (size_t j = 0; j < k; ++j)
+            s += delim + QByteArray::number(probs[i * k + j], 'g', 6);
+        return s;
+    };
+
+    Output out(outPath);
+    out.open();
+    size_t next = 0; // the next encoded row (rows dropped for missing values are skipped)
+    if (table.jsonRows) {
+        QList<QByteArray> names;
+        for (const QString& n : table.columnNames())
+            names << n.toUtf8();
+        out.write(names.join(delim) + extraHeader + "\n");
+        for (int64_t r = 0; r < table.rows; ++r) {
+            if (next >= rows.source.size() || rows.source[next] != r) continue;
+            QByteArray line;
+            for (const io::CsvColumn& c : table.columns)
+                line += (line.isEmpty() ? "" : QByteArray(1, delim)) +
+                        QByteArray::number(c.numbers[static_cast<size_t>(r)], 'g', 9);
+            out.write(line + extra(next++) + "\n");
+        }
+    } else {
+        // A second pass over the file copies each input row as it was written.
+        QFile f(dataPath);
+        if (!f.open(QIODevice::ReadOnly))
+            throw DataError((given + ": cannot open: " + f.errorString()).toStdString());
+        io::CsvRecordReader reader(f, given);
+        if (!reader.start(table.delimiter)) throw DataError(reader.error().toStdString());
+        if (!table.hasHeader) { // the output names its columns all the same
+            QList<QByteArray> names;
+            for (const QString& n : table.columnNames())
+                names << csvField(n.toUtf8(), delim);
+            out.write(names.join(delim) + extraHeader + "\n");
+        }
+        int64_t r = table.hasHeader ? -1 : 0; // -1: the header row
+        while (reader.next()) {
+            const bool wanted = r < 0 || (next < rows.source.size() && rows.source[next] == r);
+            ++r;
+            if (!wanted) continue;
+            QByteArray line;
+            for (qsizetype c = 0; c < reader.size(); ++c)
+                line +=
+                    (c ? QByteArray(1, delim) : QByteArray()) + csvField(reader.field(c), delim);
+            out.write(line + (r == 0 ? extraHeader : extra(next++)) + "\n");
+        }
+        if (!reader.error().isEmpty()) throw DataError(reader.error().toStdString());
+        if (next != rows.source.size())
+            throw DataError((given + ": the file changed while it was read").toStdString());
+    }
+    out.commit();
+    for (const QString& note : table.notes + notes)
+        std::fprintf(stderr, "note: %s\n", note.toUtf8().constData());
+    if (!outPath.isEmpty())
+        std::printf("predicted %lld rows of %s; wrote %s\n", static_cast<long long>(rows.rows),
+                    given.toUtf8().constData(), outPath.toUtf8().constData());
+    return ExitOk;
+}
+
+} // namespace il::cli

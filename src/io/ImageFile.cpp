@@ -1,0 +1,198 @@
+#include "ImageFile.h"
+
+#include <QBuffer>
+#include <QImageReader>
+#include <QtEndian>
+
+#include <array>
+#include <cmath>
+
+namespace il::io {
+
+namespace {
+
+bool fail(QString* error, const QString& path, const QString& why)
+{
+    if (error) *error = path + ": " + why;
+    return false;
+}
+
+quint32 crc32(const char* data, qint64 size)
+{
+    static const std::array<quint32, 256> table = [] {
+        std::array<quint32, 256> t{};
+        for (quint32 n = 0; n < 256; ++n) {
+            quint32 c = n;
+            for (int k = 0; k < 8; ++k)
+                c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            t[n] = c;
+        }
+        return t;
+    }();
+    quint32 c = 0xFFFFFFFFu;
+    for (qint64 i = 0; i < size; ++i)
+        c = table[(c ^ static_cast<quint8>(data[i])) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+QString sizeProblem(qint64 w, qint64 h)
+{
+    if (w <= 0 || h <= 0) return QString("the image is %1x%2 pixels (empty)").arg(w).arg(h);
+    if (w > kMaxImageSide || h > kMaxImageSide || w * h > kMaxImagePixels)
+        return QString("the image is %1x%2 pixels; the limit is %3 pixels a side and %4 "
+                       "megapixels (8192x8192)")
+            .arg(w)
+            .arg(h)
+            .arg(kMaxImageSide)
+            .arg(kMaxImagePixels / (1 << 20));
+    return {};
+}
+
+// Walks the PNG chunks (length, type, data, CRC) up to IEND. libpng would report the same
+// problems, but on stderr and after allocating the image; here each is one clear line.
+QString checkPng(const QByteArray& bytes)
+{
+    const qint64 size = bytes.size();
+    const char* p = bytes.constData();
+    qint64 pos = 8;
+    bool first = true, sawData = false;
+    while (true) {
+        if (pos + 8 > size)
+            return QString("truncated PNG: it ends at byte %1 before the end-of-image chunk (IEND)")
+                .arg(size);
+        const qint64 length = qFromBigEndian<quint32>(p + pos);
+        const QString type = QString::fromLatin1(p + pos + 4, 4);
+        if (pos + 12 + length > size)
+            return QString("truncated PNG: chunk %1 at byte %2 runs past the end of the file "
+                           "(%3 bytes)")
+                .arg(type)
+                .arg(pos)
+                .arg(size);
+        if (first) {
+            if (type != "IHDR" || length != 13)
+                return "corrupt PNG: the first chunk is not a valid header (IHDR)";
+            const QString problem = sizeProblem(qFromBigEndian<quint32>(p + pos + 8),
+                                                qFromBigEndian<quint32>(p + pos + 12));
+            if (!problem.isEmpty()) return problem;
+            first = false;
+        }
+        const quint32 stored = qFromBigEndian<quint32>(p + pos + 8 + length);
+        if (crc32(p + pos + 4, length + 4) != stored)
+            return QString("corrupt PNG: chunk %1 at byte %2 fails its checksum")
+                .arg(type)
+                .arg(pos);
+        if (type == "IDAT") sawData = true;
+        if (type == "IEND")
+            return sawData ? QString() : QString("corrupt PNG: no image data (IDAT chunk)");
+        pos += 12 + length;
+    }
+}
+
+// A JPEG ends with the EOI marker after its scan data; a cut file lacks it, and Qt would
+// decode it "successfully" with the missing part grey. Segments before the first scan are
+// skipped by their lengths, so an EXIF thumbnail's own EOI is not mistaken for the image's.
+QString checkJpeg(const QByteArray& bytes)
+{
+    const qint64 size = bytes.size();
+    const auto* p = reinterpret_cast<const quint8*>(bytes.constData());
+    qint64 pos = 2;
+    while (pos < size) {
+        if (p[pos] != 0xFF) return QString("corrupt JPEG: no segment marker at byte %1").arg(pos);
+        while (pos < size && p[pos] == 0xFF)
+            ++pos;
+        if (pos >= size) break;
+        const quint8 marker = p[pos++];
+        if (marker == 0xD9) return "corrupt JPEG: it ends before any image data";
+        if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;
+        if (pos + 2 > size) break;
+        const qint64 length = qFromBigEndian<quint16>(p + pos);
+        if (length < 2 || pos + length > size) break;
+        pos += length;
+        if (marker == 0xDA) {
+            for (qint64 i = pos; i + 1 < size; ++i)
+                if (p[i] == 0xFF && p[i + 1] == 0xD9) return {};
+            break;
+        }
+    }
+    return QString("truncated JPEG: no end-of-image marker (%1 bytes)").arg(size);
+}
+
+} // namespace
+
+bool loadImage(const QByteArray& bytes, const QString& path, bool forceGrayscale, LoadedImage& out,
+               QString* error)
+{
+    out = LoadedImage{};
+    if (bytes.isEmpty()) return fail(error, path, "the file is empty");
+    if (bytes.startsWith("\x89PNG\r\n\x1a\n")) {
+        const QString problem = checkPng(bytes);
+        if (!problem.isEmpty()) return fail(error, path, problem);
+    } else if (bytes.startsWith("\xFF\xD8\xFF")) {
+        const QString problem = checkJpeg(bytes);
+        if (!problem.isEmpty()) return fail(error, path, problem);
+    }
+
+    QBuffer buffer;
+    buffer.setData(bytes);
+    buffer.open(QIODevice::ReadOnly);
+    QImageReader reader(&buffer);
+    reader.setAutoTransform(true); // photos: honour the EXIF orientation
+    if (!reader.canRead())
+        return fail(error, path, "not an image this build can read (PNG, JPEG, BMP, GIF, ...)");
+    out.format = reader.format();
+    // The header's size, before decoding: refuse huge images without allocating them.
+    const QSize header = reader.size();
+    if (header.isValid()) {
+        const QString problem = sizeProblem(header.width(), header.height());
+        if (!problem.isEmpty()) return fail(error, path, problem);
+    }
+    // Formats that cannot tell their size up front are bounded by Qt's allocation limit.
+    QImageReader::setAllocationLimit(kImageAllocationLimitMb);
+    QImage decoded;
+    if (!reader.read(&decoded) || decoded.isNull())
+        return fail(error, path,
+                    "cannot decode the " + QString::fromLatin1(out.format) +
+                        " image: " + reader.errorString());
+    const QString problem = sizeProblem(decoded.width(), decoded.height());
+    if (!problem.isEmpty()) return fail(error, path, problem);
+
+    // Composite on white in straight (non-premultiplied) alpha, then look for colour.
+    out.hadAlpha = decoded.hasAlphaChannel();
+    const QImage argb = decoded.convertToFormat(QImage::Format_ARGB32);
+    decoded = QImage();
+    const int w = argb.width(), h = argb.height();
+    QImage rgb(w, h, QImage::Format_RGB32);
+    if (rgb.isNull()) return fail(error, path, "out of memory decoding the image");
+    bool gray = true;
+    for (int y = 0; y < h; ++y) {
+        const auto* src = reinterpret_cast<const QRgb*>(argb.constScanLine(y));
+        auto* dst = reinterpret_cast<QRgb*>(rgb.scanLine(y));
+        for (int x = 0; x < w; ++x) {
+            const int a = qAlpha(src[x]);
+            auto over = [a](int c) { return (c * a + 255 * (255 - a) + 127) / 255; };
+            const int r = over(qRed(src[x])), g = over(qGreen(src[x])), b = over(qBlue(src[x]));
+            gray = gray && r == g && g == b;
+            dst[x] = qRgb(r, g, b);
+        }
+    }
+    out.grayscale = gray || forceGrayscale;
+    out.forcedGray = forceGrayscale && !gray;
+    if (!out.grayscale) {
+        out.image = rgb;
+        return true;
+    }
+    out.image = QImage(w, h, QImage::Format_Grayscale8);
+    if (out.image.isNull()) return fail(error, path, "out of memory decoding the image");
+    for (int y = 0; y < h; ++y) {
+        const auto* src = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+        uchar* dst = out.image.scanLine(y);
+        for (int x = 0; x < w; ++x) {
+            // Rec. 601 luma; exact for pixels that are already gray.
+            const double v = 0.299 * qRed(src[x]) + 0.587 * qGreen(src[x]) + 0.114 * qBlue(src[x]);
+            dst[x] = static_cast<uchar>(std::clamp(static_cast<int>(std::lround(v)), 0, 255));
+        }
+    }
+    return true;
+}
+
+} // namespace il::io

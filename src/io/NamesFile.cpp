@@ -1,0 +1,177 @@
+#include "NamesFile.h"
+
+#include <QChar>
+#include <QList>
+
+namespace il::io {
+
+namespace {
+
+bool isContinuation(unsigned char b)
+{
+    return (b & 0xC0) == 0x80;
+}
+
+// C0 and C1 control characters and DEL: never part of a name, a sign of binary data.
+bool isControl(char32_t c)
+{
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F);
+}
+
+QString where(const QString& path, int64_t line)
+{
+    return path + ":" + QString::number(line);
+}
+
+} // namespace
+
+bool decodeUtf8(const char* data, int64_t size, std::u32string& out, int64_t* badOffset)
+{
+    out.clear();
+    const auto* s = reinterpret_cast<const unsigned char*>(data);
+    int64_t i = 0;
+    while (i < size) {
+        const unsigned char b = s[i];
+        if (b < 0x80) {
+            out.push_back(b);
+            ++i;
+            continue;
+        }
+        // Lead byte: the sequence length and the allowed range of the second byte (the ranges
+        // exclude overlong forms, UTF-16 surrogates and code points above U+10FFFF).
+        int length = 0;
+        unsigned char lo = 0x80, hi = 0xBF;
+        char32_t c = 0;
+        if (b >= 0xC2 && b <= 0xDF) {
+            length = 2;
+            c = b & 0x1F;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            length = 3;
+            c = b & 0x0F;
+            if (b == 0xE0) lo = 0xA0;
+            if (b == 0xED) hi = 0x9F;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            length = 4;
+            c = b & 0x07;
+            if (b == 0xF0) lo = 0x90;
+            if (b == 0xF4) hi = 0x8F;
+        } else {
+            if (badOffset) *badOffset = i;
+            return false;
+        }
+        if (i + length > size || s[i + 1] < lo || s[i + 1] > hi) {
+            if (badOffset) *badOffset = i;
+            return false;
+        }
+        for (int k = 1; k < length; ++k) {
+            if (!isContinuation(s[i + k])) {
+                if (badOffset) *badOffset = i;
+                return false;
+            }
+            c = (c << 6) | (s[i + k] & 0x3F);
+        }
+        out.push_back(c);
+        i += length;
+    }
+    return true;
+}
+
+QString describeCodePoint(char32_t c)
+{
+    const QString code = QString("U+%1").arg(static_cast<uint>(c), 4, 16, QChar('0')).toUpper();
+    if (isControl(c) || QChar::isSpace(c)) return code;
+    return "'" + QString::fromUcs4(&c, 1) + "' (" + code + ")";
+}
+
+NamesReadResult parseNames(const QByteArray& bytes, const QString& path, bool keepCase)
+{
+    NamesReadResult r;
+    if (bytes.isEmpty()) {
+        r.error = path + ": the file is empty; expected one name per line";
+        return r;
+    }
+    const char* data = bytes.constData();
+    const int64_t size = bytes.size();
+    int64_t pos = 0;
+    if (size >= 3 && bytes.startsWith("\xEF\xBB\xBF")) pos = 3; // UTF-8 byte-order mark
+    std::u32string line;
+    int64_t lineNo = 0;
+    while (pos < size) {
+        ++lineNo;
+        int64_t end = bytes.indexOf('\n', pos);
+        if (end < 0) end = size;
+        int64_t len = end - pos;
+        if (len > 0 && data[pos + len - 1] == '\r') --len; // CRLF
+        int64_t bad = 0;
+        if (!decodeUtf8(data + pos, len, line, &bad)) {
+            r.error = where(path, lineNo) +
+                      QString(": invalid UTF-8 (byte 0x%1 at column %2); a names file must be "
+                              "UTF-8 text")
+                          .arg(static_cast<unsigned char>(data[pos + bad]), 2, 16, QChar('0'))
+                          .arg(bad + 1);
+            return r;
+        }
+        pos = end + 1;
+
+        // Trim Unicode white space at both ends.
+        size_t first = 0, last = line.size();
+        while (first < last && QChar::isSpace(line[first]))
+            ++first;
+        while (last > first && QChar::isSpace(line[last - 1]))
+            --last;
+        if (first == last) {
+            ++r.file.blankLines;
+            continue;
+        }
+        std::u32string name = line.substr(first, last - first);
+        for (size_t i = 0; i < name.size(); ++i) {
+            const char32_t c = name[i];
+            if (c == 0) {
+                r.error = where(path, lineNo) + ": a NUL byte: this is binary data, not a text "
+                                                "file of names";
+                return r;
+            }
+            if (c == '\t') {
+                r.error = where(path, lineNo) + ": a tab inside the line; expected one name per "
+                                                "line (is this a table?)";
+                return r;
+            }
+            if (isControl(c)) {
+                r.error = where(path, lineNo) +
+                          QString(": control character %1 at character %2; this is not a text "
+                                  "file of names")
+                              .arg(describeCodePoint(c))
+                              .arg(first + i + 1);
+                return r;
+            }
+        }
+        if (name.size() > static_cast<size_t>(kMaxNameLength)) {
+            r.error = where(path, lineNo) +
+                      QString(": a line of %1 characters; a name has at most %2 (is this a "
+                              "names file, one name per line?)")
+                          .arg(name.size())
+                          .arg(kMaxNameLength);
+            return r;
+        }
+        if (!keepCase) {
+            // Full Unicode case mapping; it may change the length (rarely), never the script.
+            const QList<uint> lower =
+                QString::fromUcs4(name.data(), static_cast<qsizetype>(name.size()))
+                    .toLower()
+                    .toUcs4();
+            name.assign(lower.begin(), lower.end());
+        }
+        r.file.names.push_back(std::move(name));
+        r.file.lines.push_back(lineNo);
+    }
+    if (r.file.names.empty()) {
+        r.error = path + QString(": no names, only %1 blank line%2; expected one name per line")
+                             .arg(r.file.blankLines)
+                             .arg(r.file.blankLines == 1 ? "" : "s");
+        return r;
+    }
+    r.ok = true;
+    return r;
+}
+
+} // namespace il::io

@@ -1,0 +1,296 @@
+// Images: coordinates, intensities, tiled rendering, PSNR and SSIM (declared in ImageTask.h).
+#include "ImageTask.h"
+
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cmath>
+
+namespace il::tasks {
+
+QJsonObject ImageGeometry::toJson() const
+{
+    QJsonObject o;
+    o["task"] = "image";
+    o["width"] = width;
+    o["height"] = height;
+    o["original_width"] = originalWidth;
+    o["original_height"] = originalHeight;
+    o["channels"] = channels;
+    o["color"] = channels == 1 ? "gray" : "rgb";
+    o["source"] = source;
+    // Spelled out so that another program can render the model without this code.
+    o["coordinates"] = "inputs (x, y) at pixel centres: x = (2i + 1 - W) / L, y = (2j + 1 - H) / "
+                       "L, L = max(W, H); i right, j down; outputs in [0, 1]";
+    return o;
+}
+
+bool ImageGeometry::fromJson(const QJsonObject& o, ImageGeometry& g, QString* error)
+{
+    auto fail = [&](const QString& why) {
+        if (error) *error = "task: " + why;
+        return false;
+    };
+    if (o["task"].toString() != "image")
+        return fail("this model was not trained on an image (task \"" + o["task"].toString() +
+                    "\")");
+    g.width = o["width"].toInt(0);
+    g.height = o["height"].toInt(0);
+    g.originalWidth = o["original_width"].toInt(g.width);
+    g.originalHeight = o["original_height"].toInt(g.height);
+    g.channels = o["channels"].toInt(0);
+    g.source = o["source"].toString();
+    if (g.width < 1 || g.height < 1 || g.width > 65536 || g.height > 65536)
+        return fail(QString("invalid image size %1x%2").arg(g.width).arg(g.height));
+    if (g.channels != 1 && g.channels != 3)
+        return fail(QString("invalid channel count %1 (1 or 3)").arg(g.channels));
+    return true;
+}
+
+std::vector<float> imageCoordinates(const ImageGeometry& g, QSize size)
+{
+    const int w = size.width(), h = size.height();
+    const double l = std::max(g.width, g.height);
+    // Pixel i of n samples the training image's extent [-n_train / L, n_train / L]; at the
+    // training size this is exactly (2i + 1 - W) / L.
+    const double ex = g.width / l, ey = g.height / l;
+    std::vector<float> out(static_cast<size_t>(w) * static_cast<size_t>(h) * 2);
+    size_t k = 0;
+    for (int j = 0; j < h; ++j) {
+        const auto y = static_cast<float>(((2.0 * j + 1) / h - 1) * ey);
+        for (int i = 0; i < w; ++i) {
+            out[k++] = static_cast<float>(((2.0 * i + 1) / w - 1) * ex);
+            out[k++] = y;
+        }
+    }
+    return out;
+}
+
+std::vector<float> imageIntensities(const QImage& image, int channels)
+{
+    const int w = image.width(), h = image.height();
+    std::vector<float> out(static_cast<size_t>(w) * static_cast<size_t>(h) *
+                           static_cast<size_t>(channels));
+    size_t k = 0;
+    if (image.format() == QImage::Format_Grayscale8) {
+        for (int y = 0; y < h; ++y) {
+            const uchar* row = image.constScanLine(y);
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < channels; ++c)
+                    out[k++] = row[x] / 255.f;
+        }
+        return out;
+    }
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < h; ++y) {
+        const auto* row = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+        for (int x = 0; x < w; ++x) {
+            const QRgb p = row[x];
+            if (channels == 1) {
+                out[k++] = static_cast<float>(
+                    std::lround(0.299 * qRed(p) + 0.587 * qGreen(p) + 0.114 * qBlue(p)) / 255.0);
+            } else {
+                out[k++] = qRed(p) / 255.f;
+                out[k++] = qGreen(p) / 255.f;
+                out[k++] = qBlue(p) / 255.f;
+            }
+        }
+    }
+    return out;
+}
+
+namespace {
+
+uchar toByte(float v)
+{
+    // NaN (a diverged network) draws as black rather than as undefined behaviour.
+    const float c = std::isnan(v) ? 0.f : std::clamp(v, 0.f, 1.f);
+    return static_cast<uchar>(std::lround(c * 255.f));
+}
+
+void writeRows(QImage& image, int firstRow, int rows, const float* values, int channels)
+{
+    const int w = image.width();
+    for (int y = 0; y < rows; ++y) {
+        const float* v = values + static_cast<size_t>(y) * w * channels;
+        if (channels == 1) {
+            uchar* dst = image.scanLine(firstRow + y);
+            for (int x = 0; x < w; ++x)
+                dst[x] = toByte(v[x]);
+        } else {
+            auto* dst = reinterpret_cast<QRgb*>(image.scanLine(firstRow + y));
+            for (int x = 0; x < w; ++x)
+                dst[x] = qRgb(toByte(v[3 * x]), toByte(v[3 * x + 1]), toByte(v[3 * x + 2]));
+        }
+    }
+}
+
+} // namespace
+
+QImage imageFromIntensities(const float* values, QSize size, int channels)
+{
+    QImage image(size, channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB32);
+    if (!image.isNull()) writeRows(image, 0, size.height(), values, channels);
+    return image;
+}
+
+QImage renderImage(Network& net, const ImageGeometry& g, QSize size, QString* error,
+                   int64_t tilePixels)
+{
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return QImage();
+    };
+    const int w = size.width(), h = size.height();
+    if (w < kMinRenderSide || h < kMinRenderSide || w > kMaxRenderSide || h > kMaxRenderSide)
+        return fail(QString("render size %1x%2 is outside %3x%3 to %4x%4")
+                        .arg(w)
+                        .arg(h)
+                        .arg(kMinRenderSide)
+                        .arg(kMaxRenderSide));
+    if (net.inputWidth() != 2 || net.outputWidth() != g.channels)
+        return fail(QString("the network takes %1 inputs and gives %2 outputs; an image model "
+                            "takes 2 and gives %3")
+                        .arg(net.inputWidth())
+                        .arg(net.outputWidth())
+                        .arg(g.channels));
+    QImage image(size, g.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB32);
+    if (image.isNull()) return fail(QString("out of memory for a %1x%2 image").arg(w).arg(h));
+
+    // One band of rows at a time: coordinates, network outputs and activations stay within
+    // tilePixels rows whatever the size: in one piece, an 8192x8192 render through a 256-wide
+    // network would need tens of gigabytes of activations.
+    const int bandRows = static_cast<int>(std::clamp<int64_t>(tilePixels / w, 1, h));
+    Backend& b = net.backend();
+    Buffer in(&b, static_cast<size_t>(bandRows) * static_cast<size_t>(w) * 2);
+    Buffer out(&b, static_cast<size_t>(bandRows) * static_cast<size_t>(w) *
+                       static_cast<size_t>(g.channels));
+    std::vector<float> coords(static_cast<size_t>(bandRows) * static_cast<size_t>(w) * 2);
+    std::vector<float> values(out.floats());
+    const double l = std::max(g.width, g.height);
+    const double ex = g.width / l, ey = g.height / l;
+    for (int first = 0; first < h; first += bandRows) {
+        const int rows = std::min(bandRows, h - first);
+        const int64_t n = static_cast<int64_t>(rows) * w;
+        size_t k = 0;
+        for (int j = first; j < first + rows; ++j) {
+            const auto y = static_cast<float>(((2.0 * j + 1) / h - 1) * ey);
+            for (int i = 0; i < w; ++i) {
+                coords[k++] = static_cast<float>(((2.0 * i + 1) / w - 1) * ex);
+                coords[k++] = y;
+            }
+        }
+        b.upload(in.view(n, 2), coords.data());
+        net.predict(in.view(n, 2), out.view(n, g.channels));
+        b.download(values.data(), out.view(n, g.channels));
+        writeRows(image, first, rows, values.data(), g.channels);
+    }
+    return image;
+}
+
+double psnrDb(const float* a, const float* b, size_t count)
+{
+    if (count == 0) return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+        sum += d * d;
+    }
+    const double mse = sum / static_cast<double>(count);
+    if (std::isnan(mse)) return NAN;
+    return mse == 0 ? INFINITY : 10.0 * std::log10(1.0 / mse);
+}
+
+namespace {
+
+// 'valid' separable filtering of a w x h plane with a normalised kernel.
+std::vector<double> filterValid(const std::vector<double>& plane, int w, int h,
+                                const std::vector<double>& k)
+{
+    const int n = static_cast<int>(k.size()), ow = w - n + 1, oh = h - n + 1;
+    std::vector<double> rows(static_cast<size_t>(ow) * h), out(static_cast<size_t>(ow) * oh);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < ow; ++x) {
+            double s = 0;
+            for (int t = 0; t < n; ++t)
+                s += k[t] * plane[static_cast<size_t>(y) * w + x + t];
+            rows[static_cast<size_t>(y) * ow + x] = s;
+        }
+    for (int y = 0; y < oh; ++y)
+        for (int x = 0; x < ow; ++x) {
+            double s = 0;
+            for (int t = 0; t < n; ++t)
+                s += k[t] * rows[static_cast<size_t>(y + t) * ow + x];
+            out[static_cast<size_t>(y) * ow + x] = s;
+        }
+    return out;
+}
+
+} // namespace
+
+double ssimIndex(const float* a, const float* b, int w, int h, int channels)
+{
+    if (w < 1 || h < 1 || channels < 1) return NAN;
+    const int n = std::min({11, w, h});
+    std::vector<double> kernel(static_cast<size_t>(n));
+    double total = 0;
+    for (int t = 0; t < n; ++t) {
+        const double d = t - (n - 1) / 2.0;
+        total += kernel[t] = std::exp(-d * d / (2 * 1.5 * 1.5));
+    }
+    for (double& v : kernel)
+        v /= total;
+    const double c1 = 0.01 * 0.01, c2 = 0.03 * 0.03;
+    const size_t pixels = static_cast<size_t>(w) * h;
+    double sum = 0;
+    for (int c = 0; c < channels; ++c) {
+        std::vector<double> pa(pixels), pb(pixels), aa(pixels), bb(pixels), ab(pixels);
+        for (size_t i = 0; i < pixels; ++i) {
+            pa[i] = a[i * channels + c];
+            pb[i] = b[i * channels + c];
+            aa[i] = pa[i] * pa[i];
+            bb[i] = pb[i] * pb[i];
+            ab[i] = pa[i] * pb[i];
+        }
+        const auto ma = filterValid(pa, w, h, kernel), mb = filterValid(pb, w, h, kernel);
+        const auto saa = filterValid(aa, w, h, kernel), sbb = filterValid(bb, w, h, kernel);
+        const auto sab = filterValid(ab, w, h, kernel);
+        double s = 0;
+        for (size_t i = 0; i < ma.size(); ++i) {
+            const double va = saa[i] - ma[i] * ma[i], vb = sbb[i] - mb[i] * mb[i];
+            const double cov = sab[i] - ma[i] * mb[i];
+            s += ((2 * ma[i] * mb[i] + c1) * (2 * cov + c2)) /
+                 ((ma[i] * ma[i] + mb[i] * mb[i] + c1) * (va + vb + c2));
+        }
+        sum += s / static_cast<double>(ma.size());
+    }
+    return sum / channels;
+}
+
+namespace {
+
+int sharedChannels(const QImage& a, const QImage& b)
+{
+    return a.format() == QImage::Format_Grayscale8 && b.format() == QImage::Format_Grayscale8 ? 1
+                                                                                              : 3;
+}
+
+} // namespace
+
+double psnrDb(const QImage& a, const QImage& b)
+{
+    if (a.size() != b.size() || a.isNull()) return NAN;
+    const int c = sharedChannels(a, b);
+    const auto va = imageIntensities(a, c), vb = imageIntensities(b, c);
+    return psnrDb(va.data(), vb.data(), va.size());
+}
+
+double ssimIndex(const QImage& a, const QImage& b)
+{
+    if (a.size() != b.size() || a.isNull()) return NAN;
+    const int c = sharedChannels(a, b);
+    const auto va = imageIntensities(a, c), vb = imageIntensities(b, c);
+    return ssimIndex(va.data(), vb.data(), a.width(), a.height(), c);
+}
+
+} // namespace il::tasks

@@ -1,0 +1,111 @@
+// Images as implicit neural representations: a network learns pixel colour from pixel
+// position, f(x, y) = intensity, and can then redraw the picture at any resolution.
+//
+// Coordinates: pixel (i, j) of a W x H grid has its centre at
+//   x = (2i + 1 - W) / L,  y = (2j + 1 - H) / L,   L = max(W, H)
+// so the longest side spans [-1, 1] edge to edge, the aspect ratio is kept, and x grows to
+// the right, y downwards. Inputs are (x, y); targets are intensities in [0, 1], one column
+// (gray) or three (R, G, B). A render at another resolution samples the same field of view.
+#pragma once
+
+#include "Task.h"
+
+#include <QImage>
+#include <QSize>
+
+namespace il::tasks {
+
+// Render sizes: each side from 64 to 8192 pixels.
+inline constexpr int kMinRenderSide = 64;
+inline constexpr int kMaxRenderSide = 8192;
+
+// What a model remembers about its image (the "task" object of the model file).
+struct ImageGeometry {
+    int width = 0, height = 0;                 // the training image
+    int originalWidth = 0, originalHeight = 0; // the file, before downscaling
+    int channels = 1;                          // 1 (gray) or 3 (RGB)
+    QString source;                            // file name, for messages
+
+    QJsonObject toJson() const;
+    static bool fromJson(const QJsonObject& json, ImageGeometry& geometry, QString* error);
+};
+
+// Pixel-centre coordinates of a size.width() x size.height() grid over the field of view of
+// the training image (size = the training size gives the training inputs), rows of (x, y) in
+// row-major pixel order.
+std::vector<float> imageCoordinates(const ImageGeometry& geometry, QSize size);
+// Intensities in [0, 1], rows of channels in row-major pixel order.
+std::vector<float> imageIntensities(const QImage& image, int channels);
+// Values (rows of channels) clamped to [0, 1] and rounded to 8 bits: Format_Grayscale8 for one
+// channel, Format_RGB32 for three.
+QImage imageFromIntensities(const float* values, QSize size, int channels);
+
+// Renders the network at size in tiles of at most tilePixels pixels, so memory stays bounded
+// at any size. Returns a null image with a one-line message if the size is outside
+// kMinRenderSide..kMaxRenderSide or the network does not take 2 inputs and give `channels`.
+QImage renderImage(Network& net, const ImageGeometry& geometry, QSize size, QString* error,
+                   int64_t tilePixels = 65536);
+
+// Peak signal-to-noise ratio in dB of intensities in [0, 1]: 10 log10(1 / MSE); +inf for
+// identical inputs (JSON writes it as "Infinity").
+double psnrDb(const float* a, const float* b, size_t count);
+// Structural similarity (Wang et al. 2004): 11x11 Gaussian window, sigma 1.5, K1 = 0.01,
+// K2 = 0.03, dynamic range 1, mean over the valid windows and over the channels. a and b are
+// rows of channels in row-major order. Images smaller than 11 pixels use a smaller window.
+double ssimIndex(const float* a, const float* b, int width, int height, int channels);
+// The same on QImages of equal size (gray when both are gray, RGB otherwise); NaN if the
+// sizes differ.
+double psnrDb(const QImage& a, const QImage& b);
+double ssimIndex(const QImage& a, const QImage& b);
+
+class ImageTask final : public Task {
+public:
+    // original: the file as loaded (io::loadImage, alpha on white); training: it at the training
+    // size in the format of channels (Grayscale8 or RGB32).
+    ImageTask(QString path, QImage original, QImage training, int channels, bool forEvaluation,
+              QStringList notes);
+
+    QString kind() const override { return "image"; }
+    QString description() const override;
+    QStringList notes() const override { return m_notes; }
+    const TaskData& data() const override { return m_data; }
+    LossKind loss() const override { return LossKind::MSE; }
+    QStringList presets() const override;
+    QString presetSpec(const QString& name) const override;
+    void applyDefaults(TrainerConfig& config) const override;
+    QJsonObject toJson() const override { return m_geometry.toJson(); }
+    TaskMetrics evaluate(Network& net) override;
+    double trainingMetric(Network& net) override;
+    bool supportsSnapshots() const override { return true; }
+    bool writeSnapshot(Network& net, int64_t step, const QString& directory,
+                       QString* error) override;
+
+    const ImageGeometry& geometry() const { return m_geometry; }
+    // The image trained on (or measured against) and the file as read, alpha on white.
+    const QImage& trainingImage() const { return m_training; }
+    const QImage& originalImage() const { return m_original; }
+    // The reconstruction at the training size (one pixel per training row).
+    QImage reconstruct(Network& net) const;
+    QImage render(Network& net, QSize size, QString* error) const
+    {
+        return renderImage(net, m_geometry, size, error);
+    }
+
+private:
+    QString m_path;
+    QImage m_original, m_training;
+    ImageGeometry m_geometry;
+    bool m_forEvaluation = false;
+    QStringList m_notes;
+    TaskData m_data;
+    std::vector<float> m_coords, m_targets; // every pixel in order
+};
+
+// Opens an image for training (savedTask null) or for a saved model: then the image is
+// resized to the model's training size and converted to its channels; forEvaluation puts
+// every pixel in the validation rows (evaluate's loss), otherwise in the training rows.
+std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes,
+                                    const TaskOptions& options, const QJsonObject* savedTask,
+                                    bool forEvaluation, QString* error);
+
+} // namespace il::tasks

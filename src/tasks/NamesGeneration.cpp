@@ -1,0 +1,301 @@
+// NamesSchema, context windows, generation and the next-character probabilities.
+#include "NamesTask.h"
+
+#include "Errors.h"
+#include "NamesFile.h"
+#include "Random.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <numeric>
+
+namespace il::tasks {
+
+namespace {
+
+bool fits(const Network& net, const NamesSchema& s, QString* error)
+{
+    if (net.inputWidth() == s.context && net.outputWidth() == s.vocabSize()) return true;
+    if (error)
+        *error = QString("the network (%1 inputs, %2 outputs) does not fit the names "
+                         "vocabulary (context %3, %4 symbols)")
+                     .arg(net.inputWidth())
+                     .arg(net.outputWidth())
+                     .arg(s.context)
+                     .arg(s.vocabSize());
+    return false;
+}
+
+// Draws one id from a row of probabilities. noEnd: the end of the name (id 0) is not allowed.
+// topK > 0 keeps only the K most likely ids (ties go to the lower id, so it is deterministic).
+int sampleId(const float* p, int64_t vocab, bool noEnd, int topK, Rng& rng,
+             std::vector<double>& weights, std::vector<int>& order)
+{
+    for (int64_t j = 0; j < vocab; ++j)
+        weights[static_cast<size_t>(j)] = std::isfinite(p[j]) ? p[j] : 0.0;
+    if (noEnd) weights[0] = 0;
+    if (topK > 0 && topK < vocab) {
+        std::iota(order.begin(), order.end(), 0);
+        std::partial_sort(order.begin(), order.begin() + topK, order.end(), [&](int a, int b) {
+            const double wa = weights[static_cast<size_t>(a)], wb = weights[static_cast<size_t>(b)];
+            return wa != wb ? wa > wb : a < b;
+        });
+        for (size_t j = static_cast<size_t>(topK); j < order.size(); ++j)
+            weights[static_cast<size_t>(order[j])] = 0;
+    }
+    double total = 0;
+    for (double w : weights)
+        total += w;
+    int last = -1; // the last id with weight: rounding can leave r just above the sum
+    if (total > 0) {
+        double r = rng.uniform() * total;
+        for (int64_t j = 0; j < vocab; ++j) {
+            const double w = weights[static_cast<size_t>(j)];
+            if (w <= 0) continue;
+            last = static_cast<int>(j);
+            if (r < w) return last;
+            r -= w;
+        }
+        if (last >= 0) return last;
+    }
+    // Everything underflowed (very low temperature): the most likely allowed id.
+    int best = noEnd ? 1 : 0;
+    for (int64_t j = best; j < vocab; ++j)
+        if (p[j] > p[best]) best = static_cast<int>(j);
+    return best;
+}
+
+} // namespace
+
+int NamesSchema::idOf(char32_t c) const
+{
+    const auto it = std::lower_bound(alphabet.begin(), alphabet.end(), c);
+    return it != alphabet.end() && *it == c ? static_cast<int>(it - alphabet.begin()) + 1 : -1;
+}
+
+QString NamesSchema::symbol(int id) const
+{
+    if (id <= 0 || id > static_cast<int>(alphabet.size())) return boundarySymbol;
+    const char32_t c = alphabet[static_cast<size_t>(id - 1)];
+    return QString::fromUcs4(&c, 1);
+}
+
+QStringList NamesSchema::vocabulary() const
+{
+    QStringList v;
+    for (int id = 0; id < vocabSize(); ++id)
+        v << symbol(id);
+    return v;
+}
+
+bool NamesSchema::encode(const QString& text, std::vector<int32_t>& ids, QString* error) const
+{
+    ids.clear();
+    const QList<uint> cps = (keepCase ? text : text.toLower()).toUcs4();
+    for (uint c : cps) {
+        const int id = idOf(c);
+        if (id < 0) {
+            if (error) *error = io::describeCodePoint(c) + " is not in the model's vocabulary";
+            return false;
+        }
+        ids.push_back(id);
+    }
+    return true;
+}
+
+QJsonObject NamesSchema::toJson() const
+{
+    QJsonObject o;
+    o["task"] = "names";
+    o["context"] = context;
+    o["case"] = keepCase ? "keep" : "lower";
+    // Entry 0 is the boundary token (start padding and end of a name); the others are single
+    // code points in id order.
+    o["vocabulary"] = QJsonArray::fromStringList(vocabulary());
+    o["val_split"] = valSplit;
+    o["split_seed"] = QString::number(splitSeed);
+    o["ngram_k"] = ngramK;
+    o["longest_name"] = longestName;
+    // One string, one name per line: about two bytes of overhead per name in the model file.
+    o["training_names"] = trainingNames.join('\n');
+    return o;
+}
+
+bool NamesSchema::fromJson(const QJsonObject& o, NamesSchema& s, QString* error)
+{
+    auto fail = [error](const QString& what) {
+        if (error) *error = "the model's names settings: " + what;
+        return false;
+    };
+    s = NamesSchema();
+    s.context = o["context"].toInt(0);
+    if (s.context < 1 || s.context > 8) return fail("context must be 1 to 8");
+    s.keepCase = o["case"].toString() == "keep";
+    const QJsonArray vocab = o["vocabulary"].toArray();
+    if (vocab.size() < 2) return fail("the vocabulary needs the boundary and a character");
+    s.boundarySymbol = vocab[0].toString();
+    for (qsizetype i = 1; i < vocab.size(); ++i) {
+        const QList<uint> cp = vocab[i].toString().toUcs4();
+        if (cp.size() != 1) return fail(QString("vocabulary entry %1 is not one character").arg(i));
+        s.alphabet.push_back(cp[0]);
+    }
+    if (!std::is_sorted(s.alphabet.begin(), s.alphabet.end()) ||
+        std::adjacent_find(s.alphabet.begin(), s.alphabet.end()) != s.alphabet.end())
+        return fail("the vocabulary is not sorted or repeats a character");
+    s.valSplit = o["val_split"].toDouble(0);
+    s.splitSeed = o["split_seed"].toString("1").toULongLong();
+    s.ngramK = o["ngram_k"].toDouble(1);
+    s.longestName = o["longest_name"].toInt(0);
+    const QString names = o["training_names"].toString();
+    if (!names.isEmpty()) s.trainingNames = names.split('\n');
+    s.trainingSet = QSet<QString>(s.trainingNames.begin(), s.trainingNames.end());
+    return true;
+}
+
+void appendNameWindows(const std::vector<int32_t>& ids, int context, std::vector<float>& x,
+                       std::vector<float>& y)
+{
+    // Window t holds the `context` symbols before position t of the boundary-padded name.
+    const auto len = static_cast<int64_t>(ids.size());
+    for (int64_t t = 0; t <= len; ++t) {
+        for (int64_t c = t - context; c < t; ++c)
+            x.push_back(c < 0 ? 0.f : static_cast<float>(ids[static_cast<size_t>(c)]));
+        y.push_back(t < len ? static_cast<float>(ids[static_cast<size_t>(t)]) : 0.f);
+    }
+}
+
+GenerationResult generateNames(Network& net, const NamesSchema& schema, const GenerationOptions& o)
+{
+    GenerationResult res;
+    if (!fits(net, schema, &res.error)) return res;
+    const int n = schema.context;
+    const int64_t v = schema.vocabSize();
+    const auto count = static_cast<int64_t>(std::max(0, o.count));
+    const auto temperature = static_cast<float>(std::clamp(o.temperature, 0.1, 3.0));
+    const auto maxLength = static_cast<size_t>(std::clamp(o.maxLength, 1, io::kMaxNameLength));
+    const int topK = o.topK > 0 && o.topK < v ? o.topK : 0;
+    if (count == 0) return res;
+
+    // Names go through in groups, so memory stays bounded for any count.
+    Backend& b = net.backend();
+    const int64_t group = std::min<int64_t>(count, 4096);
+    Buffer xBuf(&b, static_cast<size_t>(group * n));
+    Buffer logits(&b, static_cast<size_t>(group * v)), probs(&b, static_cast<size_t>(group * v));
+    std::vector<float> hostX(static_cast<size_t>(group * n)), hostP(static_cast<size_t>(group * v));
+    std::vector<double> weights(static_cast<size_t>(v));
+    std::vector<int> order(static_cast<size_t>(v));
+    res.names.resize(static_cast<size_t>(count));
+    try {
+        for (int64_t first = 0; first < count; first += group) {
+            const int64_t m = std::min(group, count - first);
+            std::vector<int32_t> window(static_cast<size_t>(m * n), 0); // all boundary at first
+            std::vector<std::u32string> text(static_cast<size_t>(m));
+            std::vector<Rng> rng;
+            for (int64_t i = 0; i < m; ++i)
+                rng.push_back(Rng::derive(o.seed, "generate", static_cast<uint64_t>(first + i)));
+            std::vector<int64_t> active(static_cast<size_t>(m)), still;
+            std::iota(active.begin(), active.end(), 0);
+            for (int step = 0; !active.empty(); ++step) {
+                const auto rows = static_cast<int64_t>(active.size());
+                for (int64_t a = 0; a < rows; ++a)
+                    for (int c = 0; c < n; ++c)
+                        hostX[static_cast<size_t>(a * n + c)] =
+                            static_cast<float>(window[static_cast<size_t>(active[a] * n + c)]);
+                b.upload(xBuf.view(rows, n), hostX.data());
+                net.predict(xBuf.view(rows, n), logits.view(rows, v));
+                b.softmaxRows(logits.view(rows, v), temperature, probs.view(rows, v));
+                b.download(hostP.data(), probs.view(rows, v));
+                still.clear();
+                for (int64_t a = 0; a < rows; ++a) {
+                    const int64_t i = active[static_cast<size_t>(a)];
+                    const int id = sampleId(hostP.data() + a * v, v, step == 0, topK,
+                                            rng[static_cast<size_t>(i)], weights, order);
+                    if (id == 0) continue; // the model ended the name
+                    auto& t = text[static_cast<size_t>(i)];
+                    t.push_back(schema.alphabet[static_cast<size_t>(id - 1)]);
+                    if (t.size() >= maxLength) {
+                        res.names[static_cast<size_t>(first + i)].truncated = true;
+                        continue;
+                    }
+                    int32_t* w = window.data() + i * n;
+                    std::copy(w + 1, w + n, w);
+                    w[n - 1] = id;
+                    still.push_back(i);
+                }
+                active.swap(still);
+            }
+            for (int64_t i = 0; i < m; ++i) {
+                GeneratedName& g = res.names[static_cast<size_t>(first + i)];
+                const auto& t = text[static_cast<size_t>(i)];
+                g.text = QString::fromUcs4(t.data(), static_cast<qsizetype>(t.size()));
+                g.isNew = !schema.trainingSet.contains(g.text);
+                res.newCount += g.isNew ? 1 : 0;
+            }
+        }
+    } catch (const EngineError& e) {
+        res = GenerationResult();
+        res.error = QString("generation failed: ") + e.what();
+    }
+    return res;
+}
+
+std::vector<float> nextCharProbabilities(Network& net, const NamesSchema& schema,
+                                         const QString& prefix, double temperature, QString* error)
+{
+    std::vector<int32_t> ids;
+    if (!fits(net, schema, error) || !schema.encode(prefix, ids, error)) return {};
+    const int n = schema.context;
+    const int64_t v = schema.vocabSize();
+    std::vector<float> x(static_cast<size_t>(n), 0.f), y;
+    const auto len = static_cast<int64_t>(ids.size());
+    for (int c = 0; c < n; ++c) { // the last n symbols of the boundary-padded prefix
+        const int64_t pos = len - n + c;
+        if (pos >= 0) x[static_cast<size_t>(c)] = static_cast<float>(ids[static_cast<size_t>(pos)]);
+    }
+    try {
+        Backend& b = net.backend();
+        Buffer in(&b, static_cast<size_t>(n)), logits(&b, static_cast<size_t>(v)),
+            probs(&b, static_cast<size_t>(v));
+        b.upload(in.view(1, n), x.data());
+        net.predict(in.view(1, n), logits.view(1, v));
+        b.softmaxRows(logits.view(1, v), static_cast<float>(std::clamp(temperature, 0.1, 3.0)),
+                      probs.view(1, v));
+        y.resize(static_cast<size_t>(v));
+        b.download(y.data(), probs.view(1, v));
+    } catch (const EngineError& e) {
+        if (error) *error = QString("prediction failed: ") + e.what();
+        return {};
+    }
+    return y;
+}
+
+double namesCrossEntropy(Network& net, const std::vector<float>& x, const std::vector<float>& y,
+                         int64_t rows)
+{
+    if (rows <= 0) return NAN;
+    Backend& b = net.backend();
+    const int64_t n = net.inputWidth(), v = net.outputWidth();
+    const int64_t chunk = std::min<int64_t>(rows, 8192); // bounded memory for any file
+    Buffer in(&b, static_cast<size_t>(chunk * n)), out(&b, static_cast<size_t>(chunk * v));
+    std::vector<float> logits(static_cast<size_t>(chunk * v));
+    double sum = 0;
+    for (int64_t r = 0; r < rows; r += chunk) {
+        const int64_t m = std::min(chunk, rows - r);
+        b.upload(in.view(m, n), x.data() + r * n);
+        net.predict(in.view(m, n), out.view(m, v));
+        b.download(logits.data(), out.view(m, v));
+        for (int64_t i = 0; i < m; ++i) { // -log softmax, in double: log-sum-exp minus z[y]
+            const float* z = logits.data() + i * v;
+            const float mx = *std::max_element(z, z + v);
+            double s = 0;
+            for (int64_t j = 0; j < v; ++j)
+                s += std::exp(static_cast<double>(z[j] - mx));
+            const auto target = static_cast<int64_t>(y[static_cast<size_t>(r + i)]);
+            sum += std::log(s) + mx - z[target];
+        }
+    }
+    return sum / static_cast<double>(rows);
+}
+
+} // namespace il::tasks

@@ -1,0 +1,318 @@
+// NamesTask: a names file behind the Task interface (reading, vocabulary, split, metrics).
+#include "NamesTask.h"
+
+#include "NamesFile.h"
+#include "NgramBaseline.h"
+#include "Random.h"
+
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonArray>
+#include <QLocale>
+
+#include <algorithm>
+
+namespace il::tasks {
+
+namespace {
+
+// More distinct characters than this is not a names file (the output layer grows with it).
+constexpr int64_t kMaxAlphabet = 10000;
+
+QString toQString(const std::u32string& s)
+{
+    return QString::fromUcs4(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+QString number(int64_t n)
+{
+    return QLocale::c().toString(static_cast<qlonglong>(n));
+}
+
+// The boundary is its own token; this only picks how it is shown, avoiding the data's symbols.
+QString pickBoundarySymbol(const std::u32string& alphabet)
+{
+    for (char32_t c : U".#_|*~^\u00B7\u2022\u25CB\u2205")
+        if (!std::binary_search(alphabet.begin(), alphabet.end(), c))
+            return QString::fromUcs4(&c, 1);
+    return "<end>";
+}
+
+class NamesTaskImpl final : public NamesTask {
+public:
+    QString kind() const override { return "names"; }
+    QString description() const override
+    {
+        QString d = QString("%1: %2 names, %3 characters + the boundary, context %4")
+                        .arg(m_path, number(m_fileNames))
+                        .arg(m_schema.alphabet.size())
+                        .arg(m_schema.context);
+        if (m_forEvaluation) return d + QString(", %1 windows").arg(number(m_data.valRows));
+        d += QString(" -> %1 training windows").arg(number(m_data.trainRows));
+        if (m_data.valRows > 0)
+            d += QString(", %1 names (%2 windows) held out for validation")
+                     .arg(number(m_valNames), number(m_data.valRows));
+        return d;
+    }
+    QStringList notes() const override { return m_notes; }
+    const TaskData& data() const override { return m_data; }
+    LossKind loss() const override { return LossKind::CrossEntropy; }
+    const NamesSchema& schema() const override { return m_schema; }
+
+    QStringList presets() const override { return {"mlp", "small", "wide"}; }
+    QString presetSpec(const QString& name) const override
+    {
+        const QString e = QString("embedding:%1:").arg(m_schema.vocabSize());
+        if (name == "mlp") return e + "16,dense:256,tanh,dense";
+        if (name == "small") return e + "10,dense:200,tanh,dense"; // makemore's
+        if (name == "wide") return e + "24,dense:512,tanh,dense";
+        return {};
+    }
+    void applyDefaults(TrainerConfig& cfg) const override
+    {
+        cfg.loss = LossKind::CrossEntropy;
+        cfg.labelSmoothing = 0.1f;
+        cfg.schedule.kind = ScheduleKind::Cosine;
+        cfg.schedule.lrMax = 0.003f;
+        cfg.batchSize = 256;
+        // About 20,000 steps over any file size (more epochs for small files), capped at 200.
+        const int64_t spe = Trainer::stepsPerEpoch(m_data.trainRows, cfg.batchSize);
+        cfg.epochs = std::clamp<int64_t>(20000 / std::max<int64_t>(spe, 1), 1, 200);
+        cfg.patience = 0;
+    }
+    QJsonObject toJson() const override { return m_schema.toJson(); }
+
+    double trainingMetric(Network& net) override
+    {
+        return m_data.valRows > 0
+                   ? namesCrossEntropy(net, m_data.valX, m_data.valY, m_data.valRows)
+                   : namesCrossEntropy(net, m_data.trainX, m_data.trainY, m_data.trainRows);
+    }
+    bool metricLowerIsBetter() const override { return true; }
+
+    TaskMetrics evaluate(Network& net) override;
+
+private:
+    // openNamesTask reads the file and fills everything below.
+    friend std::unique_ptr<Task> il::tasks::openNamesTask(const QString&, const QByteArray&,
+                                                          const TaskOptions&, const QJsonObject*,
+                                                          bool, QString*);
+    QString m_path;
+    NamesSchema m_schema;
+    TaskData m_data;
+    NgramBaseline m_ngram; // counts of the training windows (saved training names on evaluate)
+    QStringList m_notes;
+    bool m_forEvaluation = false;
+    uint64_t m_seed = 1; // of the innovation-rate sample
+    int64_t m_fileNames = 0, m_valNames = 0;
+};
+
+TaskMetrics NamesTaskImpl::evaluate(Network& net)
+{
+    const TaskData& d = m_data;
+    const bool onVal = d.valRows > 0;
+    const auto& x = onVal ? d.valX : d.trainX;
+    const auto& y = onVal ? d.valY : d.trainY;
+    const int64_t rows = onVal ? d.valRows : d.trainRows;
+    const double ce = namesCrossEntropy(net, x, y, rows);
+    const double trainCe =
+        m_forEvaluation || !onVal ? NAN : namesCrossEntropy(net, d.trainX, d.trainY, d.trainRows);
+    const double k = m_schema.ngramK;
+    const bool haveNgram = !m_ngram.isEmpty();
+    const double ngramCe = haveNgram ? m_ngram.crossEntropy(x, y, rows, k) : NAN;
+    const double ngramTrainCe = haveNgram && !std::isnan(trainCe)
+                                    ? m_ngram.crossEntropy(d.trainX, d.trainY, d.trainRows, k)
+                                    : NAN;
+    GenerationOptions gen;
+    gen.count = 200;
+    gen.temperature = 1.0;
+    gen.seed = m_seed;
+    const GenerationResult names = generateNames(net, m_schema, gen);
+
+    auto json = [](double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(); };
+    TaskMetrics m;
+    QJsonObject& j = m.values;
+    j["metrics_on"] = m_forEvaluation ? m_path : onVal ? "validation" : "train";
+    j["val_cross_entropy"] = json(ce);
+    j["val_perplexity"] = json(std::exp(ce));
+    j["ngram_val_cross_entropy"] = json(ngramCe);
+    j["ngram_val_perplexity"] = json(std::exp(ngramCe));
+    j["ngram_k"] = k;
+    j["context"] = m_schema.context;
+    if (!std::isnan(trainCe)) {
+        j["train_cross_entropy"] = json(trainCe);
+        j["train_perplexity"] = json(std::exp(trainCe));
+        j["ngram_train_cross_entropy"] = json(ngramTrainCe);
+    }
+    j["innovation_rate"] = json(names.innovationRate());
+    QJsonArray examples;
+    for (size_t i = 0; i < names.names.size() && i < 10; ++i)
+        examples.append(names.names[i].text);
+    j["examples"] = examples;
+
+    const QString on = m_forEvaluation ? QFileInfo(m_path).fileName()
+                       : onVal         ? "validation"
+                                       : "training";
+    QStringList s;
+    // Without label smoothing: the number a learner can compare with the counting model.
+    s << QString("%1 cross-entropy: %2 nats per character (perplexity %3), no smoothing")
+             .arg(on)
+             .arg(ce, 0, 'f', 4)
+             .arg(std::exp(ce), 0, 'f', 2);
+    if (haveNgram) {
+        s << QString("  counting %1-grams, add-k %2: %3 (perplexity %4): the network is %5 by "
+                     "%6 nats")
+                 .arg(m_schema.context + 1)
+                 .arg(k, 0, 'g', 3)
+                 .arg(ngramCe, 0, 'f', 4)
+                 .arg(std::exp(ngramCe), 0, 'f', 2)
+                 .arg(ce <= ngramCe ? "better" : "worse")
+                 .arg(std::fabs(ngramCe - ce), 0, 'f', 4);
+    }
+    if (!std::isnan(trainCe))
+        s << QString("training cross-entropy: %1 (counting: %2)")
+                 .arg(trainCe, 0, 'f', 4)
+                 .arg(ngramTrainCe, 0, 'f', 4);
+    if (!names.error.isEmpty()) {
+        s << "generation failed: " + names.error;
+    } else {
+        QStringList ex;
+        for (size_t i = 0; i < names.names.size() && i < 8; ++i)
+            ex << names.names[i].text + (names.names[i].isNew ? "" : "*");
+        s << QString("innovation rate: %1% of %2 names at T = 1.0 are new (e.g. %3; * = seen)")
+                 .arg(100 * names.innovationRate(), 0, 'f', 1)
+                 .arg(names.names.size())
+                 .arg(ex.join(", "));
+    }
+    m.summary = s.join('\n');
+    return m;
+}
+
+bool fail(QString* error, const QString& message)
+{
+    if (error) *error = message;
+    return false;
+}
+
+} // namespace
+
+std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes,
+                                    const TaskOptions& options, const QJsonObject* savedTask,
+                                    bool forEvaluation, QString* error)
+{
+    auto task = std::make_unique<NamesTaskImpl>();
+    NamesSchema& s = task->m_schema;
+    if (savedTask && !NamesSchema::fromJson(*savedTask, s, error)) return nullptr;
+    if (!savedTask && (options.context < 1 || options.context > 8)) {
+        fail(error, QString("the context must be 1 to 8 characters, got %1").arg(options.context));
+        return nullptr;
+    }
+    const io::NamesReadResult file =
+        io::parseNames(bytes, path, savedTask ? s.keepCase : options.keepCase);
+    if (!file.ok) {
+        fail(error, file.error);
+        return nullptr;
+    }
+    const auto& names = file.file.names;
+    if (!savedTask) {
+        s.context = options.context;
+        s.keepCase = options.keepCase;
+        for (const auto& name : names)
+            s.alphabet += name;
+        std::sort(s.alphabet.begin(), s.alphabet.end());
+        s.alphabet.erase(std::unique(s.alphabet.begin(), s.alphabet.end()), s.alphabet.end());
+        if (static_cast<int64_t>(s.alphabet.size()) > kMaxAlphabet) {
+            fail(error, QString("%1: %2 distinct characters; at most %3 (is this a names file?)")
+                            .arg(path, number(static_cast<int64_t>(s.alphabet.size())),
+                                 number(kMaxAlphabet)));
+            return nullptr;
+        }
+        s.boundarySymbol = pickBoundarySymbol(s.alphabet);
+    }
+    // Ids of every name; with a saved vocabulary, a new character is refused with its line.
+    std::vector<std::vector<int32_t>> ids(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+        for (char32_t c : names[i]) {
+            const int id = s.idOf(c);
+            if (id < 0) {
+                fail(error, QString("%1:%2: %3 is not in the model's vocabulary")
+                                .arg(path)
+                                .arg(file.file.lines[i])
+                                .arg(io::describeCodePoint(c)));
+                return nullptr;
+            }
+            ids[i].push_back(id);
+        }
+    }
+    task->m_path = path;
+    task->m_forEvaluation = forEvaluation;
+    task->m_seed = options.seed;
+    task->m_fileNames = static_cast<int64_t>(names.size());
+    TaskData& d = task->m_data;
+    d.inputWidth = s.context;
+    d.outputWidth = d.vocab = s.vocabSize();
+    d.targetWidth = 1;
+    NgramBaseline& ngram = task->m_ngram = NgramBaseline(s.context, s.vocabSize());
+    if (file.file.blankLines > 0)
+        task->m_notes << QString("%1 blank lines skipped").arg(number(file.file.blankLines));
+
+    if (forEvaluation) {
+        // Every name is measured; the counting model comes from the saved training names.
+        for (const auto& v : ids)
+            appendNameWindows(v, s.context, d.valX, d.valY);
+        d.valRows = static_cast<int64_t>(d.valY.size());
+        task->m_valNames = static_cast<int64_t>(names.size());
+        std::vector<float> tx, ty;
+        std::vector<int32_t> v;
+        for (const QString& name : s.trainingNames)
+            if (s.encode(name, v, nullptr)) appendNameWindows(v, s.context, tx, ty);
+        ngram.addPairs(tx, ty, static_cast<int64_t>(ty.size()));
+        return task;
+    }
+
+    // Split by name: a validation name is never seen while training, not even in part. Repeats
+    // of a name stay together, so the split is over distinct names.
+    const double split = options.valSplit >= 0 ? options.valSplit : savedTask ? s.valSplit : 0.1;
+    const uint64_t seed = savedTask && options.valSplit < 0 ? s.splitSeed : options.seed;
+    QHash<QString, int64_t> distinct; // name -> index among distinct names, in file order
+    std::vector<int64_t> group(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+        const QString name = toQString(names[i]);
+        const auto it = distinct.constFind(name);
+        group[i] = it != distinct.constEnd() ? it.value() : distinct.size();
+        if (it == distinct.constEnd()) distinct.insert(name, group[i]);
+    }
+    const auto n = static_cast<int64_t>(distinct.size());
+    int64_t nVal = n < 10 ? 0 : std::min<int64_t>(std::llround(split * n), n - 1);
+    if (split > 0 && nVal == 0)
+        task->m_notes << QString("%1 distinct names: no validation split").arg(n);
+    if (n < static_cast<int64_t>(names.size()))
+        task->m_notes << QString("%1 repeated names (kept; a repeat counts again)")
+                             .arg(number(static_cast<int64_t>(names.size()) - n));
+    std::vector<char> isVal(static_cast<size_t>(n), 0);
+    const std::vector<int32_t> perm = Rng::derive(seed, "names-split").permutation(n);
+    for (int64_t i = 0; i < nVal; ++i)
+        isVal[static_cast<size_t>(perm[static_cast<size_t>(i)])] = 1;
+    QSet<int64_t> listed;
+    for (size_t i = 0; i < names.size(); ++i) {
+        const bool val = isVal[static_cast<size_t>(group[i])] != 0;
+        appendNameWindows(ids[i], s.context, val ? d.valX : d.trainX, val ? d.valY : d.trainY);
+        if (!val && !listed.contains(group[i])) {
+            listed.insert(group[i]);
+            s.trainingNames << toQString(names[i]);
+            s.longestName = std::max(s.longestName, static_cast<int>(names[i].size()));
+        }
+    }
+    s.trainingSet = QSet<QString>(s.trainingNames.begin(), s.trainingNames.end());
+    s.valSplit = split;
+    s.splitSeed = seed;
+    task->m_valNames = nVal;
+    d.trainRows = static_cast<int64_t>(d.trainY.size());
+    d.valRows = static_cast<int64_t>(d.valY.size());
+    ngram.addPairs(d.trainX, d.trainY, d.trainRows);
+    // k is tuned on validation; without one, add-one (Laplace) is the textbook choice.
+    s.ngramK = d.valRows > 0 ? ngram.tuneK(d.valX, d.valY, d.valRows) : 1.0;
+    return task;
+}
+
+} // namespace il::tasks

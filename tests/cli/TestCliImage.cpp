@@ -1,0 +1,285 @@
+// ironlearn-cli on images, end to end: the real executable, run with QProcess in a temporary
+// directory. Train a small generated picture with snapshots, render it at two sizes, evaluate
+// it (PSNR and SSIM), and refuse bad sizes and broken images with one line and no output.
+#include <QBuffer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+struct RunResult {
+    int code = -1; // -1: crashed or timed out
+    QString out, err;
+};
+
+QByteArray encode(const QImage& image, const char* format = "png")
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, format);
+    return bytes;
+}
+
+bool writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+bool isOneLine(const QString& text)
+{
+    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
+}
+
+} // namespace
+
+class TestCliImage : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_model; // picture.png trained briefly, shared by the tests that only read it
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    RunResult run(const QStringList& args, int timeoutMs = 60000) const
+    {
+        QProcess p;
+        p.setWorkingDirectory(m_dir.path());
+        p.start(IRONLEARN_CLI, args);
+        RunResult r;
+        if (!p.waitForStarted(10000)) {
+            r.err = "did not start: " + p.errorString();
+            return r;
+        }
+        if (!p.waitForFinished(timeoutMs)) {
+            p.kill();
+            p.waitForFinished(5000);
+            r.err = "timed out: " + args.join(' ');
+            return r;
+        }
+        r.out = QString::fromUtf8(p.readAllStandardOutput());
+        r.err = QString::fromUtf8(p.readAllStandardError());
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        return r;
+    }
+
+    QJsonObject readJson(const QString& name) const
+    {
+        QFile f(path(name));
+        if (!f.open(QIODevice::ReadOnly)) return {};
+        return QJsonDocument::fromJson(f.readAll()).object();
+    }
+
+private slots:
+    void initTestCase();
+    void trainWritesMetricsAndSnapshots();
+    void renderTwoSizes();
+    void renderHelp();
+    void renderBadSize_data();
+    void renderBadSize();
+    void renderNotAnImageModel();
+    void evaluatePrintsPsnrAndSsim();
+    void imageSizeAndGrayscale();
+    void brokenImage_data();
+    void brokenImage();
+    void bundledSampleWithDefaults();
+};
+
+void TestCliImage::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFileInfo(IRONLEARN_CLI).isExecutable(), IRONLEARN_CLI);
+    QImage picture(48, 32, QImage::Format_RGB32);
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 48; ++x)
+            picture.setPixel(x, y,
+                             qRgb(x * 5, y * 7, static_cast<int>(128 + 100 * std::sin(x * 0.4))));
+    QVERIFY(writeBytes(path("picture.png"), encode(picture)));
+    // The default preset (SIREN, 3 x 256) on 1536 pixels: full batches, a second or two.
+    m_model = path("picture.safetensors");
+    const RunResult r =
+        run({"train", "picture.png", "--steps", "150", "--threads", "1", "--snapshots", "snaps",
+             "--snapshot-every", "50", "--metrics-json", "m.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(QFileInfo(m_model).size() > 0);
+    QVERIFY2(r.out.contains("PSNR") && r.out.contains("SSIM"), qPrintable(r.out));
+    QVERIFY2(r.err.contains("picture.png: 48x32 RGB image"), qPrintable(r.err));
+}
+
+void TestCliImage::trainWritesMetricsAndSnapshots()
+{
+    const QJsonObject m = readJson("m.json");
+    QCOMPARE(m["task"].toString(), "image");
+    QVERIFY2(m["psnr_db"].toDouble() > 30, qPrintable(QString::number(m["psnr_db"].toDouble())));
+    QVERIFY(m["ssim"].toDouble() > 0.9 && m["ssim"].toDouble() <= 1.0);
+    QCOMPARE(m["steps"].toInt(), 150);
+    const QStringList frames = QDir(path("snaps")).entryList(QDir::Files, QDir::Name);
+    QCOMPARE(frames, QStringList({"step-000050.png", "step-000100.png", "step-000150.png"}));
+    QCOMPARE(QImage(path("snaps/step-000150.png")).size(), QSize(48, 32));
+}
+
+void TestCliImage::renderTwoSizes()
+{
+    for (const QSize size : {QSize(64, 64), QSize(300, 200)}) {
+        const QString name = QString("r%1.png").arg(size.width());
+        const RunResult r =
+            run({"render", m_model, "--size", QString("%1x%2").arg(size.width()).arg(size.height()),
+                 "--out", name, "--threads", "1"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(name));
+        const QImage img(path(name));
+        QCOMPARE(img.size(), size);
+        QVERIFY(!img.isGrayscale());
+        QCOMPARE(img.depth(), 32); // 8 bits a channel
+    }
+    // Without --size: the training size, raised to the 64-pixel minimum, aspect kept.
+    const RunResult r = run({"render", m_model, "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(QImage(path("picture-96x64.png")).size(), QSize(96, 64));
+}
+
+void TestCliImage::renderHelp()
+{
+    const RunResult r = run({"render", "--help"});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.startsWith("Usage: ironlearn-cli render MODEL"));
+    QVERIFY(r.out.contains("--size") && r.out.contains("--out"));
+    QVERIFY(run({"--help"}).out.contains("render MODEL"));
+}
+
+void TestCliImage::renderBadSize_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mention");
+    for (const char* s : {"abc", "64", "64x", "0x64", "10x10", "9000x64", "64x8193", "64x64x3"})
+        QTest::newRow(s) << QStringList{"--size", s} << "--size";
+    QTest::newRow("--out jpg") << QStringList{"--size", "64x64", "--out", "bad.jpg"} << ".png";
+    QTest::newRow("no model") << QStringList{} << "MODEL";
+}
+
+void TestCliImage::renderBadSize()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, mention);
+    if (!args.isEmpty() || mention != "MODEL") args.prepend(m_model);
+    if (!args.contains("--out"))
+        args << "--out"
+             << "bad.png";
+    const RunResult r = run(QStringList{"render"} + args);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(isOneLine(r.err) && r.err.contains(mention), qPrintable(r.err));
+    QVERIFY(!QFile::exists(path("bad.png")) && !QFile::exists(path("bad.jpg")));
+}
+
+void TestCliImage::renderNotAnImageModel()
+{
+    const QString table = path("xor.safetensors");
+    QVERIFY(run({"train", ":sample/xor.csv", "--out", table, "--quiet"}).code == 0);
+    RunResult r = run({"render", table, "--size", "64x64", "--out", "x.png"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(isOneLine(r.err) && r.err.contains("not an image model"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(path("x.png")));
+    r = run({"render", "missing.safetensors", "--out", "x.png"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(isOneLine(r.err) && r.err.contains("missing.safetensors"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(path("x.png")));
+}
+
+void TestCliImage::evaluatePrintsPsnrAndSsim()
+{
+    const RunResult r =
+        run({"evaluate", m_model, "picture.png", "--metrics-json", "e.json", "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("PSNR") && r.out.contains(" dB") && r.out.contains("SSIM"),
+             qPrintable(r.out));
+    QVERIFY(r.out.contains("picture.png"));
+    const QJsonObject e = readJson("e.json"), m = readJson("m.json");
+    QVERIFY(std::fabs(e["psnr_db"].toDouble() - m["psnr_db"].toDouble()) < 1e-6);
+    QVERIFY(std::fabs(e["ssim"].toDouble() - m["ssim"].toDouble()) < 1e-6);
+    // Another image (gray, another size) is resized to the model's training size.
+    QImage gray(100, 80, QImage::Format_Grayscale8);
+    gray.fill(90);
+    QVERIFY(writeBytes(path("gray.png"), encode(gray)));
+    const RunResult g = run({"evaluate", m_model, "gray.png", "--threads", "1"});
+    QVERIFY2(g.code == 0, qPrintable(g.err));
+    QVERIFY(g.out.contains("at 48x32"));
+    // A broken image: exit 1, one line naming it.
+    QVERIFY(writeBytes(path("cut.png"), encode(gray).left(60)));
+    const RunResult c = run({"evaluate", m_model, "cut.png"});
+    QCOMPARE(c.code, 1);
+    QVERIFY2(isOneLine(c.err) && c.err.contains("cut.png: truncated PNG"), qPrintable(c.err));
+}
+
+void TestCliImage::imageSizeAndGrayscale()
+{
+    const RunResult r =
+        run({"train", "picture.png", "--image-size", "16", "--grayscale", "--steps", "2",
+             "--threads", "1", "--out", "small.safetensors", "--metrics-json", "s.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("downscaled from 48x32 to 16x11"), qPrintable(r.err));
+    QVERIFY(r.err.contains("grayscale"));
+    const QJsonObject s = readJson("s.json");
+    QCOMPARE(s["width"].toInt(), 16);
+    QCOMPARE(s["height"].toInt(), 11);
+    QCOMPARE(s["channels"].toInt(), 1);
+    const RunResult bad = run({"train", "picture.png", "--image-size", "4"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.contains("--image-size"));
+}
+
+void TestCliImage::brokenImage_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("reason");
+    const QByteArray png = encode(QImage(64, 64, QImage::Format_RGB32));
+    QByteArray huge = png; // IHDR claiming 30000x30000, checksum left stale
+    huge[18] = 0x75, huge[19] = 0x30, huge[22] = 0x75, huge[23] = 0x30;
+    QTest::newRow("empty") << "empty.png" << QByteArray() << "empty";
+    QTest::newRow("garbage") << "garbage.png" << QByteArray(3000, '\x01') << "not an image";
+    QTest::newRow("truncated") << "cut.png" << png.left(png.size() / 2) << "truncated PNG";
+    QTest::newRow("huge") << "huge.png" << huge << "30000x30000";
+    QTest::newRow("jpeg cut") << "cut.jpg"
+                              << encode(QImage(64, 64, QImage::Format_RGB32), "jpeg").left(300)
+                              << "truncated JPEG";
+}
+
+void TestCliImage::brokenImage()
+{
+    QFETCH(QString, file);
+    QFETCH(QByteArray, content);
+    QFETCH(QString, reason);
+    QVERIFY(writeBytes(path(file), content));
+    const QString out = path("broken.safetensors");
+    const RunResult r = run({"train", file, "--out", out, "--quiet", "--snapshots", "bsnaps"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(isOneLine(r.err), qPrintable(r.err.left(300)));
+    QVERIFY2(r.err.contains(file + ": ") && r.err.contains(reason), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+    QVERIFY(!QFile::exists(out));
+    QVERIFY(!QFile::exists(path("bsnaps")));
+}
+
+void TestCliImage::bundledSampleWithDefaults()
+{
+    const RunResult r = run({"train", ":sample/camera.png", "--steps", "3", "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains(":sample/camera.png: 512x512 gray image, trained at 512x512"),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains("sine:30"));
+    QVERIFY(QFileInfo(path("camera.safetensors")).size() > 0);
+}
+
+QTEST_GUILESS_MAIN(TestCliImage)
+#include "TestCliImage.moc"

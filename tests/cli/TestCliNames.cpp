@@ -1,0 +1,239 @@
+// ironlearn-cli on names, end to end: train, generate, evaluate and broken files, with the real
+// executable run by QProcess in a temporary directory.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct RunResult {
+    int code = -1; // -1: crashed or timed out
+    QString out, err;
+};
+
+bool writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+QByteArray readBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestCliNames : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    RunResult run(const QStringList& args, int timeoutMs = 60000) const
+    {
+        QProcess p;
+        p.setWorkingDirectory(m_dir.path());
+        p.start(IRONLEARN_CLI, args);
+        RunResult r;
+        if (!p.waitForStarted(10000)) return r;
+        if (!p.waitForFinished(timeoutMs)) {
+            p.kill();
+            p.waitForFinished(5000);
+            r.err = "timed out: " + args.join(' ');
+            return r;
+        }
+        r.out = QString::fromUtf8(p.readAllStandardOutput());
+        r.err = QString::fromUtf8(p.readAllStandardError());
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        return r;
+    }
+
+private slots:
+    void initTestCase();
+    void trainWritesMetrics();
+    void generateLines();
+    void generateIsSeeded();
+    void generateJson();
+    void generateUsageErrors_data();
+    void generateUsageErrors();
+    void generateNeedsNamesModel();
+    void evaluateNames();
+    void sampleWithDefaults();
+    void brokenFiles_data();
+    void brokenFiles();
+};
+
+void TestCliNames::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    // 400 real names, so a short run already learns something.
+    const QList<QByteArray> lines = readBytes(IRONLEARN_SAMPLES "/names-ssa2018.txt").split('\n');
+    QVERIFY(lines.size() > 400);
+    QVERIFY(writeBytes(path("names.txt"), lines.mid(0, 400).join('\n') + '\n'));
+    const RunResult r = run({"train", "names.txt", "--steps", "300", "--quiet", "--out",
+                             "names.safetensors", "--metrics-json", "m.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(QFile::exists(path("names.safetensors")));
+}
+
+void TestCliNames::trainWritesMetrics()
+{
+    const QJsonObject m = QJsonDocument::fromJson(readBytes(path("m.json"))).object();
+    QCOMPARE(m["task"].toString(), QString("names"));
+    for (const char* key : {"val_cross_entropy", "ngram_val_cross_entropy", "innovation_rate"})
+        QVERIFY2(m[key].isDouble(), key);
+    QCOMPARE(m["metrics_on"].toString(), QString("validation"));
+    QVERIFY(m["val_cross_entropy"].toDouble() < 3.3); // uniform over 27 symbols: ln 27 = 3.30
+}
+
+void TestCliNames::generateLines()
+{
+    const RunResult r = run({"generate", "names.safetensors", "--count", "12", "--seed", "3"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QStringList lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 13);
+    int fresh = 0;
+    for (int i = 0; i < 12; ++i) {
+        QVERIFY2(lines[i].startsWith("NEW ") || lines[i].startsWith("SEEN "), qPrintable(lines[i]));
+        QVERIFY(lines[i].mid(5).trimmed().size() > 0);
+        fresh += lines[i].startsWith("NEW") ? 1 : 0;
+    }
+    QVERIFY2(lines[12].startsWith("innovation rate: ") &&
+                 lines[12].contains(QString("(%1 of 12 names").arg(fresh)),
+             qPrintable(lines[12]));
+}
+
+void TestCliNames::generateIsSeeded()
+{
+    const QStringList args{
+        "generate", "names.safetensors", "--count", "8", "--temperature", "1.2", "--top-k",
+        "5",        "--max-length",      "12"};
+    const RunResult a = run(args + QStringList{"--seed", "9"});
+    const RunResult b = run(args + QStringList{"--seed", "9"});
+    const RunResult c = run(args + QStringList{"--seed", "10"});
+    QCOMPARE(a.code, 0);
+    QCOMPARE(a.out, b.out);
+    QVERIFY(a.out != c.out);
+}
+
+void TestCliNames::generateJson()
+{
+    const RunResult r =
+        run({"generate", "names.safetensors", "--count", "20", "--seed", "4", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonParseError e;
+    const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8(), &e).object();
+    QCOMPARE(e.error, QJsonParseError::NoError);
+    const QJsonArray names = j["names"].toArray();
+    QCOMPARE(names.size(), 20);
+    int fresh = 0;
+    for (const auto& n : names) {
+        QVERIFY(!n.toObject()["name"].toString().isEmpty());
+        fresh += n.toObject()["new"].toBool() ? 1 : 0;
+    }
+    QCOMPARE(j["new_count"].toInt(), fresh);
+    QCOMPARE(j["innovation_rate"].toDouble(), fresh / 20.0);
+    QCOMPARE(j["temperature"].toDouble(), 1.0);
+}
+
+void TestCliNames::generateUsageErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("temperature 5") << QStringList{"--temperature", "5"};
+    QTest::newRow("temperature 0") << QStringList{"--temperature", "0"};
+    QTest::newRow("temperature text") << QStringList{"--temperature", "warm"};
+    QTest::newRow("count 0") << QStringList{"--count", "0"};
+    QTest::newRow("top-k -1") << QStringList{"--top-k", "-1"};
+    QTest::newRow("unknown option") << QStringList{"--colour"};
+}
+
+void TestCliNames::generateUsageErrors()
+{
+    QFETCH(QStringList, args);
+    const RunResult r = run(QStringList{"generate", "names.safetensors"} + args);
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.trimmed().count('\n') == 0, qPrintable(r.err));
+}
+
+void TestCliNames::generateNeedsNamesModel()
+{
+    QVERIFY(run({"train", ":sample/xor.csv", "--steps", "5", "--quiet", "--out", "xor.safetensors"})
+                .code == 0);
+    const RunResult r = run({"generate", "xor.safetensors"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.startsWith("error: xor.safetensors: a tabular model"), qPrintable(r.err));
+    QCOMPARE(run({"generate", "missing.safetensors"}).code, 1);
+}
+
+void TestCliNames::evaluateNames()
+{
+    QVERIFY(writeBytes(path("other.txt"), "emma\nnoah\nliam\n"));
+    const RunResult r =
+        run({"evaluate", "names.safetensors", "other.txt", "--metrics-json", "e.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("other.txt cross-entropy: ") && r.out.contains("counting 4-grams"),
+             qPrintable(r.out));
+    const QJsonObject m = QJsonDocument::fromJson(readBytes(path("e.json"))).object();
+    QVERIFY(m["ngram_val_cross_entropy"].isDouble());
+    QCOMPARE(m["metrics_on"].toString(), QString("other.txt"));
+    // A character the model never saw: one line naming the file and line.
+    QVERIFY(writeBytes(path("new.txt"), "emma\nzoë\n"));
+    const RunResult bad = run({"evaluate", "names.safetensors", "new.txt"});
+    QCOMPARE(bad.code, 1);
+    QVERIFY2(bad.err.startsWith("error: new.txt:2: 'ë' (U+00EB) is not in the model's vocabulary"),
+             qPrintable(bad.err));
+}
+
+void TestCliNames::sampleWithDefaults()
+{
+    const RunResult r = run({"train", ":sample/names-ssa2018.txt", "--steps", "50", "--context",
+                             "2", "--quiet", "--out", "ssa.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("counting 3-grams"), qPrintable(r.out));
+    QVERIFY(r.out.contains("innovation rate"));
+}
+
+void TestCliNames::brokenFiles_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QStringList>("options");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("invalid UTF-8") << QByteArray("emma\nzo\xEB\n") << QStringList() << 1
+                                   << "error: broken.txt:2: invalid UTF-8";
+    QTest::newRow("empty") << QByteArray() << QStringList() << 1
+                           << "error: broken.txt: the file is empty";
+    QTest::newRow("blank lines") << QByteArray("\n\n \n") << QStringList() << 1
+                                 << "error: broken.txt: no names";
+    QTest::newRow("long line") << QByteArray(100000, 'x') << QStringList() << 1
+                               << "error: broken.txt:1: a line of 100000 characters";
+    QTest::newRow("context 9") << QByteArray("emma\n") << QStringList{"--context", "9"} << 2
+                               << "ironlearn-cli train: --context must be between 1 and 8";
+}
+
+void TestCliNames::brokenFiles()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QStringList, options);
+    QFETCH(int, code);
+    QFETCH(QString, error);
+    QVERIFY(writeBytes(path("broken.txt"), bytes));
+    QFile::remove(path("broken.safetensors"));
+    const RunResult r = run(QStringList{"train", "broken.txt", "--quiet"} + options);
+    QCOMPARE(r.code, code);
+    QVERIFY2(r.err.startsWith(error), qPrintable(r.err));
+    QVERIFY2(r.err.trimmed().count('\n') == 0, qPrintable(r.err));
+    QVERIFY(!QFile::exists(path("broken.safetensors"))); // nothing written on failure
+}
+
+QTEST_GUILESS_MAIN(TestCliNames)
+#include "TestCliNames.moc"

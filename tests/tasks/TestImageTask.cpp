@@ -1,0 +1,484 @@
+// The image task: loading (formats, gray/RGB, alpha on white, every kind of broken file),
+// coordinates and aspect ratio, downscaling, PSNR and SSIM, tiled rendering and its limits,
+// snapshots, and reopening a saved model's image settings. Fixtures are made here.
+#include "ImageFile.h"
+#include "ImageTask.h"
+#include "ModelFile.h"
+
+#include <QBuffer>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QImageReader>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QtEndian>
+
+#include <cmath>
+
+using namespace il;
+using namespace il::tasks;
+
+namespace {
+
+QByteArray encode(const QImage& image, const char* format = "png")
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, format);
+    return bytes;
+}
+
+quint32 crc32(const QByteArray& data)
+{
+    quint32 c = 0xFFFFFFFFu;
+    for (char ch : data) {
+        c ^= static_cast<quint8>(ch);
+        for (int k = 0; k < 8; ++k)
+            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+// A valid PNG whose header (IHDR, with a correct checksum) claims w x h.
+QByteArray pngClaiming(quint32 w, quint32 h)
+{
+    QByteArray png = encode(QImage(4, 4, QImage::Format_Grayscale8));
+    qToBigEndian(w, png.data() + 16);
+    qToBigEndian(h, png.data() + 20);
+    qToBigEndian(crc32(png.mid(12, 17)), png.data() + 29);
+    return png;
+}
+
+// A smooth colour picture with some detail, w x h.
+QImage testPicture(int w, int h)
+{
+    QImage img(w, h, QImage::Format_RGB32);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            img.setPixel(x, y,
+                         qRgb(255 * x / std::max(1, w - 1), 255 * y / std::max(1, h - 1),
+                              static_cast<int>(127.5 + 127.5 * std::sin(x * 0.3 + y * 0.2))));
+    return img;
+}
+
+std::unique_ptr<Task> open(const QImage& image, TaskOptions options = {}, QString* error = nullptr)
+{
+    QString e;
+    auto task = openTask("picture.png", encode(image), options, error ? error : &e);
+    if (!task && !error) qWarning("%s", qPrintable(e));
+    return task;
+}
+
+ImageTask& image(Task& t)
+{
+    return dynamic_cast<ImageTask&>(t);
+}
+
+// Trains net on the task's pixels for a few steps with its defaults.
+void train(Task& task, Network& net, int64_t steps)
+{
+    Backend& b = net.backend();
+    const TaskData& d = task.data();
+    TrainerConfig cfg;
+    task.applyDefaults(cfg);
+    cfg.steps = steps;
+    cfg.epochs = 0;
+    Buffer x(&b, d.trainX.size()), y(&b, d.trainY.size());
+    b.upload(x.view(d.trainRows, 2), d.trainX.data());
+    b.upload(y.view(d.trainRows, d.outputWidth), d.trainY.data());
+    TrainingData td;
+    td.trainX = x.view(d.trainRows, 2);
+    td.trainY = y.view(d.trainRows, d.outputWidth);
+    Optimizer opt(b, cfg.optimizer, net.parameterCount());
+    TrainingState state;
+    Trainer(net, opt, cfg, state).run(td);
+}
+
+} // namespace
+
+class TestImageTask : public QObject {
+    Q_OBJECT
+
+private:
+    // One thread: these are small problems, and OpenMP teams stall on a busy shared machine.
+    std::unique_ptr<Backend> m_backend = createCpuBackend(1);
+
+private slots:
+    void coordinatesKeepAspectRatio();
+    void grayRgbAndAlpha();
+    void forcedGrayscale();
+    void downscaleKeepsOriginal();
+    void psnr();
+    void ssim();
+    void presetsBuild();
+    void trainingImproves();
+    void tiledRenderEqualsOneShot();
+    void renderLimits();
+    void reopenForModel();
+    void snapshots();
+    void badInput_data();
+    void badInput();
+    void hugeHeaderIsRefusedQuickly();
+};
+
+void TestImageTask::coordinatesKeepAspectRatio()
+{
+    auto task = open(testPicture(4, 2));
+    QVERIFY(task);
+    const TaskData& d = task->data();
+    QCOMPARE(d.inputWidth, 2);
+    QCOMPARE(d.trainRows, 8);
+    QCOMPARE(d.valRows, 0);
+    // L = 4: x = (2i + 1 - 4) / 4, y = (2j + 1 - 2) / 4; row-major, (x, y) per pixel.
+    const std::vector<float> expected = {-0.75f, -0.25f, -0.25f, -0.25f, 0.25f,  -0.25f,
+                                         0.75f,  -0.25f, -0.75f, 0.25f,  -0.25f, 0.25f,
+                                         0.25f,  0.25f,  0.75f,  0.25f};
+    QCOMPARE(d.trainX, expected);
+    // Portrait: the longest side (y) spans [-1, 1] edge to edge, x is narrower.
+    auto tall = open(testPicture(2, 4));
+    const auto& x = tall->data().trainX;
+    QCOMPARE(x[0], -0.25f);
+    QCOMPARE(x[1], -0.75f);
+    QCOMPARE(x.back(), 0.75f);
+    // Rendering at the training size samples exactly the training coordinates.
+    const ImageGeometry& g = image(*tall).geometry();
+    QCOMPARE(imageCoordinates(g, {2, 4}), x);
+    const QJsonObject j = task->toJson();
+    QCOMPARE(j["task"].toString(), "image");
+    QVERIFY(j["coordinates"].toString().contains("(2i + 1 - W) / L"));
+}
+
+void TestImageTask::grayRgbAndAlpha()
+{
+    QImage gray(3, 2, QImage::Format_RGB32);
+    gray.fill(qRgb(51, 51, 51));
+    auto g = open(gray);
+    QCOMPARE(g->data().outputWidth, 1); // every pixel gray: one channel, even from RGB32
+    QCOMPARE(g->data().trainY[0], 0.2f);
+
+    auto c = open(testPicture(5, 3));
+    QCOMPARE(c->data().outputWidth, 3);
+    QCOMPARE(c->data().trainY.size(), size_t(45));
+    QCOMPARE(c->data().trainY[0], 0.f);          // red of pixel (0, 0)
+    QCOMPARE(c->data().trainY[3 * 4], 1.f);      // red of pixel (4, 0)
+    QCOMPARE(c->data().trainY[3 * 14 + 1], 1.f); // green of pixel (4, 2)
+
+    // Alpha on white: transparent -> white, half-transparent red -> pink.
+    QImage rgba(2, 1, QImage::Format_ARGB32);
+    rgba.setPixel(0, 0, qRgba(0, 0, 0, 0));
+    rgba.setPixel(1, 0, qRgba(255, 0, 0, 128));
+    auto a = open(rgba);
+    QCOMPARE(a->data().outputWidth, 3);
+    const auto& y = a->data().trainY;
+    QCOMPARE(y[0], 1.f);
+    QCOMPARE(y[1], 1.f);
+    QCOMPARE(y[3], 1.f);
+    QCOMPARE(y[4], 127 / 255.f);
+    QVERIFY(a->notes().join(' ').contains("white"));
+    // A JPEG and a BMP open too.
+    QString error;
+    QVERIFY2(openTask("p.jpg", encode(testPicture(16, 16), "jpeg"), {}, &error), qPrintable(error));
+    QVERIFY2(openTask("p.bmp", encode(testPicture(16, 16), "bmp"), {}, &error), qPrintable(error));
+}
+
+void TestImageTask::forcedGrayscale()
+{
+    QImage img(1, 1, QImage::Format_RGB32);
+    img.fill(qRgb(200, 100, 50));
+    TaskOptions o;
+    o.grayscale = true;
+    auto t = open(img, o);
+    QCOMPARE(t->data().outputWidth, 1);
+    QCOMPARE(t->data().trainY[0], std::lround(0.299 * 200 + 0.587 * 100 + 0.114 * 50) / 255.f);
+    QVERIFY(t->notes().join(' ').contains("grayscale"));
+    QCOMPARE(t->toJson()["channels"].toInt(), 1);
+}
+
+void TestImageTask::downscaleKeepsOriginal()
+{
+    TaskOptions o;
+    o.trainingSize = 40;
+    auto t = open(testPicture(100, 50), o);
+    QVERIFY(t);
+    const ImageTask& it = image(*t);
+    QCOMPARE(it.trainingImage().size(), QSize(40, 20));
+    QCOMPARE(it.originalImage().size(), QSize(100, 50));
+    QCOMPARE(t->data().trainRows, 800);
+    QVERIFY(t->notes().join(' ').contains("downscaled from 100x50 to 40x20"));
+    const QJsonObject j = t->toJson();
+    QCOMPARE(j["width"].toInt(), 40);
+    QCOMPARE(j["original_width"].toInt(), 100);
+    QCOMPARE(j["original_height"].toInt(), 50);
+    // Smaller than the training size: kept as it is.
+    auto small = open(testPicture(30, 20), o);
+    QCOMPARE(image(*small).trainingImage().size(), QSize(30, 20));
+    QVERIFY(small->notes().isEmpty());
+}
+
+void TestImageTask::psnr()
+{
+    std::vector<float> a(1000), b(1000);
+    for (size_t i = 0; i < a.size(); ++i)
+        a[i] = b[i] = static_cast<float>(i % 10) / 10.f;
+    QVERIFY(std::isinf(psnrDb(a.data(), b.data(), a.size())));
+    // Noise of +-0.1: MSE 0.01, exactly 20 dB.
+    for (size_t i = 0; i < b.size(); ++i)
+        b[i] = a[i] + (i % 2 ? 0.1f : -0.1f);
+    QVERIFY(std::fabs(psnrDb(a.data(), b.data(), a.size()) - 20.0) < 1e-4);
+    // Gaussian noise of sigma 0.05 on images: about 26 dB.
+    const QImage clean = testPicture(64, 64);
+    QImage noisy = clean;
+    QRandomGenerator rng(7);
+    for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 64; ++x) {
+            const QRgb p = clean.pixel(x, y);
+            auto n = [&](int v) {
+                const double u1 = rng.generateDouble() + 1e-12, u2 = rng.generateDouble();
+                const double g = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+                return std::clamp(static_cast<int>(std::lround(v + 255 * 0.05 * g)), 0, 255);
+            };
+            noisy.setPixel(x, y, qRgb(n(qRed(p)), n(qGreen(p)), n(qBlue(p))));
+        }
+    const double db = psnrDb(clean, noisy);
+    QVERIFY2(db > 25 && db < 27, qPrintable(QString::number(db)));
+    QVERIFY(std::isinf(psnrDb(clean, clean)));
+    QVERIFY(std::isnan(psnrDb(clean, testPicture(32, 32))));
+}
+
+void TestImageTask::ssim()
+{
+    const QImage clean = testPicture(64, 48);
+    QVERIFY(std::fabs(ssimIndex(clean, clean) - 1.0) < 1e-9);
+    auto noisy = [&](double sigma) {
+        QImage out = clean;
+        QRandomGenerator rng(3);
+        for (int y = 0; y < out.height(); ++y)
+            for (int x = 0; x < out.width(); ++x) {
+                const QRgb p = clean.pixel(x, y);
+                auto n = [&](int v) {
+                    return std::clamp(
+                        static_cast<int>(v + sigma * 255 * (rng.generateDouble() * 2 - 1)), 0, 255);
+                };
+                out.setPixel(x, y, qRgb(n(qRed(p)), n(qGreen(p)), n(qBlue(p))));
+            }
+        return out;
+    };
+    const double light = ssimIndex(clean, noisy(0.05)), heavy = ssimIndex(clean, noisy(0.3));
+    QVERIFY2(light < 0.99 && heavy < light && heavy > 0,
+             qPrintable(QString("%1 %2").arg(light).arg(heavy)));
+    // A constant image against a shifted constant: only the luminance term, known exactly.
+    std::vector<float> a(20 * 20, 0.5f), b(20 * 20, 0.6f);
+    const double c1 = 1e-4, expected = (2 * 0.5 * 0.6 + c1) / (0.25 + 0.36 + c1);
+    QVERIFY(std::fabs(ssimIndex(a.data(), b.data(), 20, 20, 1) - expected) < 1e-6);
+    // Smaller than the 11x11 window still works.
+    QVERIFY(std::fabs(ssimIndex(a.data(), a.data(), 5, 4, 1) - 1.0) < 1e-9);
+}
+
+void TestImageTask::presetsBuild()
+{
+    auto t = open(testPicture(8, 8));
+    QCOMPARE(t->presets().first(), "siren");
+    for (const QString& p : t->presets()) {
+        Network net(*m_backend, 2, t->presetSpec(p).toStdString(), 3);
+        QCOMPARE(net.outputWidth(), 3);
+    }
+    QVERIFY(t->presetSpec("nope").isEmpty());
+    TrainerConfig cfg;
+    t->applyDefaults(cfg);
+    QCOMPARE(cfg.loss, LossKind::MSE);
+    QVERIFY(cfg.batchSize > 0 && cfg.epochs > 0 && cfg.evalEvery > 0);
+}
+
+void TestImageTask::trainingImproves()
+{
+    TaskOptions o;
+    auto t = open(testPicture(24, 16), o);
+    Network net(*m_backend, 2, "dense:64,sine:30,dense:64,sine:30,dense:64,sine:30,dense", 3);
+    net.initialize(1);
+    const double before = t->trainingMetric(net);
+    train(*t, net, 150);
+    const double after = t->trainingMetric(net);
+    QVERIFY2(after > 30 && after > before + 10,
+             qPrintable(QString("%1 -> %2").arg(before).arg(after)));
+    const TaskMetrics m = t->evaluate(net);
+    QCOMPARE(m.values["psnr_db"].toDouble(), after);
+    QVERIFY(m.values["ssim"].toDouble() > 0.9);
+    QVERIFY(m.summary.contains("PSNR") && m.summary.contains("SSIM"));
+    // The reconstruction is the rendering at the training size.
+    QString error;
+    const QImage rec = image(*t).reconstruct(net);
+    QCOMPARE(rec.size(), QSize(24, 16));
+    const double drawn = psnrDb(rec, image(*t).trainingImage());
+    QVERIFY2(drawn > after - 1.0, qPrintable(QString("%1 vs %2").arg(drawn).arg(after)));
+}
+
+void TestImageTask::tiledRenderEqualsOneShot()
+{
+    ImageGeometry g;
+    g.width = 40;
+    g.height = 30;
+    g.channels = 3;
+    Network net(*m_backend, 2, "dense:32,sine:30,dense:32,sine:30,dense", 3);
+    net.initialize(5);
+    QString error;
+    const QImage whole = renderImage(net, g, {200, 150}, &error, 200 * 150);
+    QVERIFY2(!whole.isNull(), qPrintable(error));
+    QCOMPARE(whole.size(), QSize(200, 150));
+    for (int64_t tile : {int64_t(1), int64_t(200), int64_t(200 * 7 + 13)}) {
+        const QImage tiled = renderImage(net, g, {200, 150}, &error, tile);
+        QCOMPARE(tiled, whole);
+    }
+    // A gray model draws a Grayscale8 image.
+    g.channels = 1;
+    Network gray(*m_backend, 2, "dense:8,tanh,dense", 1);
+    gray.initialize(2);
+    QCOMPARE(renderImage(gray, g, {64, 64}, &error).format(), QImage::Format_Grayscale8);
+}
+
+void TestImageTask::renderLimits()
+{
+    ImageGeometry g;
+    g.width = g.height = 16;
+    g.channels = 1;
+    Network net(*m_backend, 2, "dense:4,tanh,dense", 1);
+    net.initialize(1);
+    QString error;
+    for (QSize bad : {QSize(63, 64), QSize(64, 0), QSize(8193, 64), QSize(64, 9000)}) {
+        error.clear();
+        QVERIFY(renderImage(net, g, bad, &error).isNull());
+        QVERIFY2(error.contains("64x64 to 8192x8192"), qPrintable(error));
+    }
+    QCOMPARE(renderImage(net, g, {64, 64}, &error).size(), QSize(64, 64));
+    QCOMPARE(renderImage(net, g, {8192, 64}, &error).size(), QSize(8192, 64));
+    g.channels = 3; // the network gives one output
+    QVERIFY(renderImage(net, g, {64, 64}, &error).isNull());
+    QVERIFY(error.contains("gives 1 outputs"));
+}
+
+void TestImageTask::reopenForModel()
+{
+    TaskOptions o;
+    o.trainingSize = 32;
+    const QImage picture = testPicture(64, 48);
+    auto t = open(picture, o);
+    Network net(*m_backend, 2, "dense:64,sine:30,dense:64,sine:30,dense", 3);
+    net.initialize(3);
+    train(*t, net, 40);
+    const TaskMetrics trained = t->evaluate(net);
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.safetensors");
+    TrainerConfig cfg;
+    t->applyDefaults(cfg);
+    QString error;
+    QVERIFY2(io::saveModel(path, net, nullptr, cfg, TrainingState{}, t->toJson(), &error),
+             qPrintable(error));
+    auto model = io::openModel(path, *m_backend, &error);
+    QVERIFY2(model, qPrintable(error));
+    // The same file, reopened for evaluation: the same size, pixels and metrics.
+    auto e = openTaskForModel("picture.png", encode(picture), model->info.task, true, {}, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->data().valRows, 32 * 24);
+    QCOMPARE(e->data().trainRows, 0);
+    QCOMPARE(image(*e).geometry().originalWidth, 64);
+    const TaskMetrics again = e->evaluate(*model->network);
+    QCOMPARE(again.values["psnr_db"].toDouble(), trained.values["psnr_db"].toDouble());
+    QCOMPARE(again.values["ssim"].toDouble(), trained.values["ssim"].toDouble());
+    QVERIFY(again.summary.contains("picture.png"));
+    // Another file is resized to the training size; gray files feed an RGB model.
+    QImage gray(100, 100, QImage::Format_Grayscale8);
+    gray.fill(128);
+    auto other = openTaskForModel("gray.png", encode(gray), model->info.task, true, {}, &error);
+    QVERIFY2(other, qPrintable(error));
+    QCOMPARE(image(*other).trainingImage().size(), QSize(32, 24));
+    QCOMPARE(other->data().outputWidth, 3);
+    QVERIFY(other->notes().join(' ').contains("aspect ratio"));
+    // Resume: the pixels are training rows again.
+    auto resume =
+        openTaskForModel("picture.png", encode(picture), model->info.task, false, {}, &error);
+    QCOMPARE(resume->data().trainRows, 32 * 24);
+    // A broken or foreign task object is refused with a message.
+    QJsonObject broken = model->info.task;
+    broken["channels"] = 2;
+    QVERIFY(!openTaskForModel("picture.png", encode(picture), broken, true, {}, &error));
+    QVERIFY2(error.contains("channel count 2"), qPrintable(error));
+    ImageGeometry g;
+    QVERIFY(!ImageGeometry::fromJson(QJsonObject{{"task", "tabular"}}, g, &error));
+    QVERIFY2(error.contains("not trained on an image"), qPrintable(error));
+}
+
+void TestImageTask::snapshots()
+{
+    auto t = open(testPicture(20, 10));
+    QVERIFY(t->supportsSnapshots());
+    Network net(*m_backend, 2, "dense:8,sine:30,dense", 3);
+    net.initialize(1);
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(t->writeSnapshot(net, 500, dir.path(), &error), qPrintable(error));
+    QVERIFY(t->writeSnapshot(net, 1000, dir.path(), &error));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
+             QStringList({"step-000500.png", "step-001000.png"}));
+    const QImage frame(dir.filePath("step-000500.png"));
+    QCOMPARE(frame.size(), QSize(20, 10));
+    QCOMPARE(frame.convertToFormat(QImage::Format_RGB32), image(*t).reconstruct(net));
+    // An unwritable place: false, a message naming the file, nothing left behind.
+    QVERIFY(!t->writeSnapshot(net, 7, dir.filePath("missing/dir"), &error));
+    QVERIFY2(error.contains("step-000007.png"), qPrintable(error));
+}
+
+void TestImageTask::badInput_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("reason");
+    const QByteArray png = encode(testPicture(64, 64));
+    const QByteArray jpeg = encode(testPicture(64, 64), "jpeg");
+    QByteArray badCrc = png;
+    badCrc[badCrc.size() - 20] = static_cast<char>(badCrc[badCrc.size() - 20] ^ 0x55); // in IDAT
+    QTest::newRow("empty") << QByteArray() << "empty";
+    QTest::newRow("garbage") << QByteArray(4000, '\x5a') << "not an image";
+    QTest::newRow("text") << QByteArray("x,y\n1,2\n") << "not an image";
+    QTest::newRow("truncated PNG") << png.left(png.size() / 2) << "truncated PNG";
+    QTest::newRow("PNG signature only") << png.left(8) << "truncated PNG";
+    QTest::newRow("PNG without end") << png.left(png.size() - 12) << "truncated PNG";
+    QTest::newRow("PNG bad checksum") << badCrc << "checksum";
+    QTest::newRow("0x0 PNG") << pngClaiming(0, 0) << "0x0";
+    QTest::newRow("30000x30000 PNG") << pngClaiming(30000, 30000) << "30000x30000";
+    QTest::newRow("truncated JPEG") << jpeg.left(jpeg.size() * 2 / 3) << "truncated JPEG";
+    QTest::newRow("JPEG header only") << jpeg.left(4) << "JPEG";
+}
+
+void TestImageTask::badInput()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, reason);
+    QString error;
+    auto t = openTask("broken.png", bytes, {}, &error);
+    QVERIFY(!t);
+    QVERIFY2(error.startsWith("broken.png: "), qPrintable(error));
+    QVERIFY2(error.contains(reason), qPrintable(error));
+    QVERIFY2(!error.contains('\n'), qPrintable(error));
+    io::LoadedImage li;
+    QVERIFY(!io::loadImage(bytes, "broken.png", false, li, &error));
+}
+
+void TestImageTask::hugeHeaderIsRefusedQuickly()
+{
+    QString error;
+    QVERIFY(open(testPicture(8, 8))); // a decode sets the allocation limit
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(!openTask("huge.png", pngClaiming(30000, 30000), {}, &error));
+    QVERIFY(timer.elapsed() < 1000);
+    QVERIFY2(error.contains("limit"), qPrintable(error));
+    // Within the limits but wider than a side may be: refused as well.
+    QVERIFY(!openTask("wide.png", pngClaiming(20000, 10), {}, &error));
+    QVERIFY2(error.contains("20000x10"), qPrintable(error));
+    // A size the header cannot vouch for (BMP) is bounded by Qt's allocation limit.
+    QCOMPARE(QImageReader::allocationLimit(), io::kImageAllocationLimitMb);
+}
+
+QTEST_GUILESS_MAIN(TestImageTask)
+#include "TestImageTask.moc"
