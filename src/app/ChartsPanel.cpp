@@ -1,0 +1,357 @@
+#include "ChartsPanel.h"
+#include "ui_ChartsPanel.h"
+
+#include "Session.h"
+
+#include <QGraphicsLayout>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMouseEvent>
+#include <QTimer>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace il::app {
+
+namespace {
+
+constexpr int kRedrawMs = 50; // at most 20 redraws a second
+
+QChart* makeChart(QChartView* view)
+{
+    auto* chart = new QChart;
+    chart->legend()->setAlignment(Qt::AlignTop);
+    chart->setMargins(QMargins(4, 2, 4, 2));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
+    view->setChart(chart);
+    view->setRenderHint(QPainter::Antialiasing);
+    return chart;
+}
+
+QValueAxis* makeAxis(const QString& title)
+{
+    auto* axis = new QValueAxis;
+    axis->setTitleText(title);
+    axis->setLabelFormat("%.3g");
+    axis->setTickCount(title.isEmpty() ? 3 : 5);
+    return axis;
+}
+
+void attach(QChart* chart, QLineSeries* series, QAbstractAxis* x, QAbstractAxis* y)
+{
+    chart->addSeries(series);
+    series->attachAxis(x);
+    series->attachAxis(y);
+}
+
+// A [min, max] with some room around the values (multiplicative on a log axis).
+std::pair<double, double> rangeOf(const QList<QPointF>& a, const QList<QPointF>& b, bool log)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto* list : {&a, &b})
+        for (const QPointF& p : *list) {
+            lo = std::min(lo, p.y());
+            hi = std::max(hi, p.y());
+        }
+    if (!std::isfinite(lo)) return {log ? 0.01 : 0, 1};
+    if (log) return {lo / 1.15, hi * 1.15};
+    const double pad = std::max({(hi - lo) * 0.06, std::fabs(hi) * 0.02, 1e-6});
+    return {std::max(0.0, lo - pad) == 0.0 && lo >= 0 ? 0.0 : lo - pad, hi + pad};
+}
+
+// Ticks at 0 and every round step (1, 2 or 5 times a power of ten) across [0, max].
+void setStepTicks(QValueAxis* axis, double max)
+{
+    max = std::max(max, 1.0);
+    const double raw = max / 4;
+    const double power = std::pow(10.0, std::floor(std::log10(std::max(raw, 1.0))));
+    double step = power;
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * power >= raw) {
+            step = m * power;
+            break;
+        }
+    // The interval first: a new range with the old interval could mean millions of ticks.
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(std::max(step, 1.0));
+    axis->setRange(0, max);
+}
+
+QString metricTitle(const QString& kind, const QJsonObject& task)
+{
+    if (kind == "image") return "PSNR (dB), higher is sharper";
+    if (kind == "names") return "Validation cross-entropy (nats/char)";
+    if (kind == "tabular")
+        return task.value("kind").toString() == "regression"
+                   ? "No metric for regression: the loss is the MSE"
+                   : "Validation accuracy";
+    return "Metric";
+}
+
+} // namespace
+
+ChartsPanel::ChartsPanel(QWidget* parent)
+    : QWidget(parent), m_ui(std::make_unique<Ui::ChartsPanel>()), m_redrawTimer(new QTimer(this))
+{
+    m_ui->setupUi(this);
+    m_lossChart = makeChart(m_ui->lossChartView);
+    m_rateChart = makeChart(m_ui->learningRateChartView);
+    m_metricChart = makeChart(m_ui->metricChartView);
+
+    m_train = new QLineSeries;
+    m_train->setName("training (every step)");
+    m_trainSmooth = new QLineSeries;
+    m_trainSmooth->setName("training");
+    m_validation = new QLineSeries;
+    m_validation->setName("validation");
+    m_validation->setPointsVisible(true); // evaluations can be few: show each one
+    m_lossX = makeAxis("step");
+    m_lossX->setLabelFormat("%.0f");
+    m_lossChart->addAxis(m_lossX, Qt::AlignBottom);
+    for (QLineSeries* series : {m_train, m_trainSmooth, m_validation}) {
+        m_lossChart->addSeries(series);
+        series->attachAxis(m_lossX);
+    }
+    m_lossChart->legend()->markers(m_train).value(0)->setVisible(false);
+    setLogScale(m_ui->logScaleCheckBox->isChecked());
+
+    m_plannedRate = new QLineSeries;
+    m_plannedRate->setName("planned");
+    m_rate = new QLineSeries;
+    m_rate->setName("used");
+    m_rateX = makeAxis(QString());
+    m_rateY = makeAxis(QString());
+    m_rateChart->setTitle("Learning rate");
+    m_rateX->setLabelFormat("%.0f");
+    m_rateChart->addAxis(m_rateX, Qt::AlignBottom);
+    m_rateChart->addAxis(m_rateY, Qt::AlignLeft);
+    attach(m_rateChart, m_plannedRate, m_rateX, m_rateY);
+    attach(m_rateChart, m_rate, m_rateX, m_rateY);
+
+    m_metric = new QLineSeries;
+    m_metric->setName("metric");
+    m_metric->setPointsVisible(true);
+    m_metricX = makeAxis(QString());
+    m_metricY = makeAxis(QString());
+    m_metricX->setLabelFormat("%.0f");
+    m_metricChart->addAxis(m_metricX, Qt::AlignBottom);
+    m_metricChart->addAxis(m_metricY, Qt::AlignLeft);
+    attach(m_metricChart, m_metric, m_metricX, m_metricY);
+    m_metricChart->legend()->hide();
+    applyPalette();
+
+    m_redrawTimer->setSingleShot(true);
+    m_redrawTimer->setInterval(kRedrawMs);
+    connect(m_redrawTimer, &QTimer::timeout, this, &ChartsPanel::redraw);
+    connect(m_ui->logScaleCheckBox, &QCheckBox::toggled, this, [this](bool on) {
+        setLogScale(on);
+        redraw();
+    });
+    m_ui->lossChartView->viewport()->installEventFilter(this);
+    m_ui->lossChartView->viewport()->setCursor(Qt::CrossCursor);
+}
+
+ChartsPanel::~ChartsPanel() = default;
+
+void ChartsPanel::setSession(Session* session)
+{
+    m_session = session;
+    connect(session, &Session::progressed, this, &ChartsPanel::scheduleRedraw);
+    connect(session, &Session::modelChanged, this, &ChartsPanel::reset);
+    connect(session, &Session::historyReset, this, &ChartsPanel::reset);
+    connect(session, &Session::configChanged, this, &ChartsPanel::updatePlannedRate);
+    connect(session, &Session::trainingFinished, this, &ChartsPanel::redraw);
+    reset();
+}
+
+int ChartsPanel::trainPointCount() const
+{
+    return static_cast<int>(m_train->count());
+}
+
+int ChartsPanel::validationPointCount() const
+{
+    return static_cast<int>(m_validation->count());
+}
+
+int ChartsPanel::plannedLearningRatePointCount() const
+{
+    return static_cast<int>(m_plannedRate->count());
+}
+
+void ChartsPanel::reset()
+{
+    const QString kind = m_session ? m_session->kind() : QString();
+    m_metricChart->setTitle(metricTitle(kind, m_session ? m_session->taskJson() : QJsonObject()));
+    m_ui->metricChartView->setToolTip(
+        kind == "image"   ? "Peak signal-to-noise ratio of the reconstruction: 10·log10(1 / MSE) "
+                            "over the pixels. About 30 dB looks close; 40 dB is hard to tell apart."
+        : kind == "names" ? "How surprised the network is by the next character of names it "
+                            "has not seen, −ln p(next), on average. Lower is better."
+                          : "The share of validation rows whose class the network gets right "
+                            "(classification tables only).");
+    updatePlannedRate();
+    redraw();
+}
+
+void ChartsPanel::scheduleRedraw()
+{
+    if (!m_redrawTimer->isActive()) m_redrawTimer->start();
+}
+
+void ChartsPanel::redraw()
+{
+    if (!m_session) return;
+    const LossHistory& h = m_session->history();
+    const bool log = m_ui->logScaleCheckBox->isChecked();
+    const QList<QPointF> train = h.train(kMaxPoints, log);
+    const QList<QPointF> val = h.validation(kMaxPoints, log);
+    m_train->replace(train);
+    m_trainSmooth->replace(h.trainSmoothed(kMaxPoints, log));
+    m_validation->replace(val);
+    const double lastStep = static_cast<double>(h.lastStep());
+    const double planned = static_cast<double>(m_session->plannedSteps());
+    const double xMax = std::max({lastStep, planned, 10.0});
+    setStepTicks(m_lossX, xMax);
+    const auto [lo, hi] = rangeOf(train, val, log);
+    m_lossY->setRange(lo, hi);
+    if (auto* logAxis = qobject_cast<QLogValueAxis*>(m_lossY)) {
+        // A log axis labels powers of its base: within less than two decades, pick a base that
+        // still gives a few labels (2.2 ... 2.6 would otherwise show none).
+        const double span = hi / lo;
+        logAxis->setBase(span < 100 ? std::max(1.0001, std::pow(span, 0.25)) : 10.0);
+        logAxis->setLabelFormat(span < 100 ? "%.3g" : "%.2g");
+    }
+
+    m_rate->replace(h.learningRate(kMaxPoints));
+    setStepTicks(m_rateX, xMax);
+    double rateMax = 0;
+    for (const QPointF& p : m_plannedRate->points())
+        rateMax = std::max(rateMax, p.y());
+    for (const QPointF& p : m_rate->points())
+        rateMax = std::max(rateMax, p.y());
+    m_rateY->setRange(0, rateMax > 0 ? rateMax * 1.1 : 1);
+
+    const QList<QPointF> metric = h.metric(kMaxPoints);
+    const int64_t every = m_session->config().evalEvery;
+    m_metricChart->setToolTip(QString());
+    if (metric.isEmpty() && m_session->kind() == "image" && every > 0)
+        m_metricChart->setTitle(QString("PSNR (dB): measured every %1 steps").arg(every));
+    else if (m_session->kind() == "image")
+        m_metricChart->setTitle("PSNR (dB), higher is sharper");
+    m_metric->replace(metric);
+    setStepTicks(m_metricX, xMax);
+    const auto [mlo, mhi] = rangeOf(metric, {}, false);
+    m_metricY->setRange(mlo, mhi);
+    m_metricY->applyNiceNumbers();
+}
+
+void ChartsPanel::updatePlannedRate()
+{
+    QList<QPointF> points;
+    const int64_t total = m_session ? m_session->plannedSteps() : 0;
+    if (total > 0) {
+        const ScheduleConfig& s = m_session->config().schedule;
+        const int samples = static_cast<int>(std::min<int64_t>(total, 400));
+        points.reserve(samples + 1);
+        for (int i = 0; i <= samples; ++i) {
+            const auto t = static_cast<int64_t>(static_cast<double>(i) * (total - 1) / samples);
+            points.append(QPointF(static_cast<double>(t), learningRate(s, t, total)));
+        }
+    }
+    m_plannedRate->replace(points);
+    redraw();
+}
+
+void ChartsPanel::setLogScale(bool on)
+{
+    if (m_lossY) {
+        for (QLineSeries* series : {m_train, m_trainSmooth, m_validation})
+            series->detachAxis(m_lossY);
+        m_lossChart->removeAxis(m_lossY);
+        delete m_lossY;
+    }
+    if (on) {
+        auto* axis = new QLogValueAxis;
+        axis->setLabelFormat("%.2g");
+        axis->setBase(10);
+        axis->setMinorTickCount(-1);
+        m_lossY = axis;
+    } else {
+        auto* axis = new QValueAxis;
+        axis->setLabelFormat("%.3g");
+        m_lossY = axis;
+    }
+    m_lossY->setTitleText("loss");
+    m_lossChart->addAxis(m_lossY, Qt::AlignLeft);
+    for (QLineSeries* series : {m_train, m_trainSmooth, m_validation})
+        series->attachAxis(m_lossY);
+    if (m_metric) applyPalette(); // not while the constructor is still building the charts
+}
+
+void ChartsPanel::applyPalette()
+{
+    const QPalette pal = palette();
+    const bool dark = pal.color(QPalette::Window).lightness() < 128;
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor grid = dark ? QColor(255, 255, 255, 40) : QColor(0, 0, 0, 30);
+    for (QChart* chart : {m_lossChart, m_rateChart, m_metricChart}) {
+        chart->setBackgroundBrush(pal.color(QPalette::Base));
+        chart->setPlotAreaBackgroundVisible(false);
+        chart->legend()->setLabelColor(text);
+        chart->setTitleBrush(text);
+        QFont titleFont = chart->titleFont();
+        titleFont.setBold(true);
+        chart->setTitleFont(titleFont);
+        for (QAbstractAxis* axis : chart->axes()) {
+            axis->setLabelsColor(text);
+            axis->setTitleBrush(text);
+            axis->setGridLineColor(grid);
+            axis->setMinorGridLineColor(grid);
+            axis->setLinePenColor(grid);
+            QFont f = axis->titleFont();
+            f.setPointSizeF(f.pointSizeF() * 0.9);
+            f.setBold(false);
+            axis->setTitleFont(f);
+        }
+    }
+    const QColor blue = dark ? QColor(100, 170, 255) : QColor(31, 119, 180);
+    const QColor orange = dark ? QColor(255, 170, 80) : QColor(230, 120, 20);
+    QColor faint = blue;
+    faint.setAlpha(70);
+    m_train->setPen(QPen(faint, 1));
+    m_trainSmooth->setPen(QPen(blue, 2));
+    m_validation->setPen(QPen(orange, 2));
+    QPen planned(text, 1.2, Qt::DashLine);
+    planned.setColor(QColor(text.red(), text.green(), text.blue(), 140));
+    m_plannedRate->setPen(planned);
+    m_rate->setPen(QPen(blue, 2));
+    m_metric->setPen(QPen(dark ? QColor(120, 220, 140) : QColor(44, 160, 44), 2));
+    for (QChartView* view :
+         {m_ui->lossChartView, m_ui->learningRateChartView, m_ui->metricChartView})
+        view->setBackgroundBrush(pal.color(QPalette::Base));
+}
+
+void ChartsPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) applyPalette();
+}
+
+bool ChartsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_ui->lossChartView->viewport() && event->type() == QEvent::MouseButtonPress) {
+        const auto* mouse = static_cast<QMouseEvent*>(event);
+        const QPointF scene = m_ui->lossChartView->mapToScene(mouse->position().toPoint());
+        const QPointF value = m_lossChart->mapToValue(m_lossChart->mapFromScene(scene), m_train);
+        if (m_lossChart->plotArea().contains(m_lossChart->mapFromScene(scene)))
+            emit stepClicked(static_cast<qint64>(std::llround(std::max(0.0, value.x()))));
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace il::app

@@ -1,0 +1,77 @@
+// The Charts panel (Qt Charts): the training and validation loss streaming live, on a linear or
+// logarithmic axis; the learning rate, with the planned curve of the chosen schedule drawn
+// before training starts; and the task's metric (PSNR, accuracy or validation cross-entropy).
+// Each redraw hands every series a decimated point list with one QXYSeries::replace() call, so
+// a run of 100,000 steps draws as fast as a short one. Colours follow the system palette.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QChart;
+class QLineSeries;
+class QAbstractAxis;
+class QValueAxis;
+class QTimer;
+
+namespace Ui {
+class ChartsPanel;
+}
+
+namespace il::app {
+
+class Session;
+
+class ChartsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChartsPanel(QWidget* parent = nullptr);
+    ~ChartsPanel() override;
+
+    void setSession(Session* session);
+    // Points drawn per series at most (the history keeps everything).
+    static constexpr int kMaxPoints = 2000;
+
+    // Tests: the points on screen now.
+    int trainPointCount() const;
+    int validationPointCount() const;
+    int plannedLearningRatePointCount() const;
+
+signals:
+    // The user clicked the loss chart at this step.
+    void stepClicked(qint64 step);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void scheduleRedraw();
+    void redraw();
+    void updatePlannedRate();
+    void setLogScale(bool on);
+    void applyPalette();
+    void reset();
+
+    std::unique_ptr<Ui::ChartsPanel> m_ui;
+    Session* m_session = nullptr;
+    QChart* m_lossChart;
+    QChart* m_rateChart;
+    QChart* m_metricChart;
+    QLineSeries* m_train = nullptr;
+    QLineSeries* m_trainSmooth = nullptr;
+    QLineSeries* m_validation = nullptr;
+    QLineSeries* m_plannedRate = nullptr;
+    QLineSeries* m_rate = nullptr;
+    QLineSeries* m_metric = nullptr;
+    QValueAxis* m_lossX = nullptr;
+    QAbstractAxis* m_lossY = nullptr;
+    QValueAxis* m_rateX = nullptr;
+    QValueAxis* m_rateY = nullptr;
+    QValueAxis* m_metricX = nullptr;
+    QValueAxis* m_metricY = nullptr;
+    QTimer* m_redrawTimer;
+};
+
+} // namespace il::app

@@ -1,0 +1,312 @@
+#include "DatasetPanel.h"
+#include "ui_DatasetPanel.h"
+
+#include "CsvPreviewModel.h"
+#include "ImageTask.h"
+#include "NamesFile.h"
+#include "NamesTask.h"
+#include "Session.h"
+#include "TabularTask.h"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLocale>
+#include <QTimer>
+
+namespace il::app {
+
+namespace {
+
+enum Page { EmptyPage, TablePage, ImagePage, NamesPage };
+
+QString plural(qint64 n, const QString& word)
+{
+    const QString many = word.endsWith('s') ? word + "es" : word + "s";
+    return QLocale().toString(n) + " " + (n == 1 ? word : many);
+}
+
+} // namespace
+
+DatasetPanel::DatasetPanel(QWidget* parent)
+    : QWidget(parent), m_ui(std::make_unique<Ui::DatasetPanel>()),
+      m_preview(new CsvPreviewModel(this))
+{
+    m_ui->setupUi(this);
+    m_ui->errorFrame->hide();
+    m_ui->errorFrame->setStyleSheet(
+        "QFrame#errorFrame { background: rgba(220, 50, 47, 38); "
+        "border: 1px solid rgba(220, 50, 47, 150); border-radius: 4px; }");
+    m_ui->previewTableView->setModel(m_preview);
+    for (QLabel* label : {m_ui->pathLabel, m_ui->summaryLabel, m_ui->errorLabel, m_ui->taskLabel,
+                          m_ui->imageInfoLabel, m_ui->namesInfoLabel, m_ui->hintLabel})
+        label->setTextFormat(Qt::RichText);
+    m_ui->previewTableView->horizontalHeader()->setDefaultAlignment(Qt::AlignCenter);
+    m_ui->columnsTableWidget->setColumnCount(3);
+    m_ui->columnsTableWidget->setHorizontalHeaderLabels({"Column", "Role", "Values"});
+    m_ui->columnsTableWidget->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_ui->columnsTableWidget->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Fixed);
+    m_ui->columnsTableWidget->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+    m_ui->columnsTableWidget->verticalHeader()->hide();
+
+    connect(m_ui->openButton, &QPushButton::clicked, this, &DatasetPanel::openRequested);
+    connect(m_ui->errorCloseButton, &QToolButton::clicked, this, &DatasetPanel::clearError);
+    connect(m_ui->trainingSizeSpinBox, &QSpinBox::editingFinished, this,
+            &DatasetPanel::optionsEdited);
+    connect(m_ui->grayscaleCheckBox, &QCheckBox::toggled, this, &DatasetPanel::optionsEdited);
+    connect(m_ui->contextSpinBox, &QSpinBox::editingFinished, this, &DatasetPanel::optionsEdited);
+    connect(m_ui->keepCaseCheckBox, &QCheckBox::toggled, this, &DatasetPanel::optionsEdited);
+}
+
+DatasetPanel::~DatasetPanel() = default;
+
+void DatasetPanel::setSession(Session* session)
+{
+    m_session = session;
+    connect(session, &Session::datasetOpened, this, [this] {
+        clearError();
+        refresh();
+    });
+    connect(session, &Session::datasetFailed, this,
+            [this](const QString& error) { showError(error); });
+    connect(session, &Session::modelChanged, this, [this] {
+        if (!m_session->task()) refresh();
+        updateEnabled();
+    });
+    connect(session, &Session::runStateChanged, this, &DatasetPanel::updateEnabled);
+    connect(session, &Session::progressed, this, [this] {
+        if (m_ui->trainingSizeSpinBox->isEnabled() == m_session->hasTrained()) updateEnabled();
+    });
+    refresh();
+}
+
+void DatasetPanel::showError(const QString& message, const QString& title)
+{
+    m_ui->errorLabel->setText("<b>" + title.toHtmlEscaped() + "</b> " + message.toHtmlEscaped());
+    m_ui->errorLabel->setToolTip(message);
+    m_ui->errorFrame->show();
+}
+
+void DatasetPanel::clearError()
+{
+    m_ui->errorFrame->hide();
+    m_ui->errorLabel->clear();
+}
+
+void DatasetPanel::refresh()
+{
+    m_updating = true;
+    const auto task = m_session ? m_session->task() : nullptr;
+    if (!task) {
+        m_ui->pagesStackedWidget->setCurrentIndex(EmptyPage);
+        const bool modelOnly = m_session && m_session->hasModel();
+        m_ui->pathLabel->setText(modelOnly ? "Model without its data" : "No data open");
+        m_ui->summaryLabel->setText(
+            modelOnly ? "This model was opened without the data it was trained on. Its outputs "
+                        "work; open the data file to see it here and to train further."
+                      : QString());
+        m_ui->summaryLabel->setVisible(modelOnly);
+        m_updating = false;
+        return;
+    }
+    const QString path = m_session->dataPath();
+    const bool sample = path.startsWith(":/");
+    m_ui->pathLabel->setText("<b>" + QFileInfo(path).fileName().toHtmlEscaped() + "</b>" +
+                             (sample ? " (bundled sample)" : ""));
+    m_ui->pathLabel->setToolTip(sample ? "A sample bundled with the studio" : path);
+    QString summary = task->description().replace("->", "\u2192").toHtmlEscaped();
+    for (const QString& note : task->notes())
+        summary += "<br><i>Note: " + note.toHtmlEscaped() + "</i>";
+    m_ui->summaryLabel->setText(summary);
+    m_ui->summaryLabel->setVisible(true);
+    if (task->kind() == "tabular")
+        showTable();
+    else if (task->kind() == "image")
+        showImage();
+    else if (task->kind() == "names")
+        showNames();
+    updateEnabled();
+    m_updating = false;
+}
+
+void DatasetPanel::showTable()
+{
+    m_ui->pagesStackedWidget->setCurrentIndex(TablePage);
+    io::CsvTable table;
+    QString error;
+    if (!tasks::readTable(QFileInfo(m_session->dataPath()).fileName(), m_session->dataBytes(),
+                          table, &error))
+        return showError(error);
+    tasks::TabularSchema schema;
+    tasks::TabularSchema::fromJson(m_session->task()->toJson(), schema, nullptr);
+    QStringList targets = schema.targets.isEmpty() ? QStringList{schema.target} : schema.targets;
+    std::vector<CsvPreviewModel::Role> roles;
+    auto* w = m_ui->columnsTableWidget;
+    w->setRowCount(table.columnCount());
+    for (int c = 0; c < table.columnCount(); ++c) {
+        const io::CsvColumn& col = table.columns[static_cast<size_t>(c)];
+        auto role = CsvPreviewModel::Role::Ignore;
+        if (targets.contains(col.name))
+            role = CsvPreviewModel::Role::Target;
+        else if (schema.features.contains(col.name))
+            role = CsvPreviewModel::Role::Feature;
+        roles.push_back(role);
+        auto* name = new QTableWidgetItem(col.name);
+        name->setFlags(Qt::ItemIsEnabled);
+        w->setItem(c, 0, name);
+        auto* combo = new QComboBox;
+        combo->setObjectName(QString("roleComboBox%1").arg(c));
+        combo->addItems({"feature", "target", "ignore"});
+        combo->setCurrentIndex(static_cast<int>(role));
+        combo->setToolTip("Feature: an input. Target: what to predict. Ignore: leave it out.");
+        connect(combo, &QComboBox::currentIndexChanged, this, [this] {
+            if (!m_updating)
+                QTimer::singleShot(0, this, &DatasetPanel::rolesEdited); // after the combo's signal
+        });
+        w->setCellWidget(c, 1, combo);
+        w->setColumnWidth(1, std::max(w->columnWidth(1), combo->sizeHint().width()));
+        QString values = col.isText()
+                             ? QString("text, %1").arg(plural(col.categories.size(), "value"))
+                             : QString("numbers");
+        if (col.missingCount > 0) values += QString(", %1 missing").arg(col.missingCount);
+        auto* kind = new QTableWidgetItem(values);
+        kind->setFlags(Qt::ItemIsEnabled);
+        w->setItem(c, 2, kind);
+    }
+    w->setMaximumHeight(
+        w->horizontalHeader()->height() +
+        std::min(table.columnCount(), 6) * w->verticalHeader()->defaultSectionSize() + 4);
+    m_preview->setTable(std::move(table));
+    m_preview->setRoles(roles);
+    m_ui->previewTableView->resizeColumnsToContents();
+
+    QString task = schema.isClassification()
+                       ? QString("<b>Classification</b> into %1: %2")
+                             .arg(plural(schema.classes.size(), "class"),
+                                  schema.classes.mid(0, 8).join(", ").toHtmlEscaped() +
+                                      (schema.classes.size() > 8 ? ", …" : ""))
+                       : QString("<b>Regression</b>: predict %1 as a number")
+                             .arg(targets.join(", ").toHtmlEscaped());
+    task += QString(" from %1.").arg(plural(schema.features.size(), "feature"));
+    m_ui->taskLabel->setText(task);
+}
+
+void DatasetPanel::rolesEdited()
+{
+    if (!m_session) return;
+    QStringList targets, ignore;
+    auto* w = m_ui->columnsTableWidget;
+    for (int r = 0; r < w->rowCount(); ++r) {
+        const auto* combo = qobject_cast<QComboBox*>(w->cellWidget(r, 1));
+        const QString name = w->item(r, 0)->text();
+        if (combo->currentIndex() == 1) targets << name;
+        if (combo->currentIndex() == 2) ignore << name;
+    }
+    tasks::TaskOptions options = m_session->taskOptions();
+    options.target = targets.join(',');
+    options.ignore = ignore;
+    options.features.clear();
+    if (!m_session->setTaskOptions(options)) refresh(); // put the roles back as they were
+}
+
+void DatasetPanel::showImage()
+{
+    m_ui->pagesStackedWidget->setCurrentIndex(ImagePage);
+    const auto* task = dynamic_cast<const tasks::ImageTask*>(m_session->task().get());
+    if (!task) return;
+    m_pixmap = QPixmap::fromImage(task->originalImage());
+    fitImage();
+    const QSize o = task->originalImage().size(), t = task->trainingImage().size();
+    const bool gray = task->geometry().channels == 1;
+    m_ui->imageInfoLabel->setText(
+        QString("%1 × %2 pixels, %3. Trains at <b>%4 × %5</b>: %6 → %7.")
+            .arg(o.width())
+            .arg(o.height())
+            .arg(gray ? "gray" : "colour")
+            .arg(t.width())
+            .arg(t.height())
+            .arg(plural(static_cast<qint64>(t.width()) * t.height(), "example"))
+            .arg(gray ? "one brightness each" : "three colour values each"));
+    m_ui->trainingSizeSpinBox->setValue(m_session->taskOptions().trainingSize);
+    m_ui->grayscaleCheckBox->setChecked(m_session->taskOptions().grayscale || gray);
+    m_ui->grayscaleCheckBox->setEnabled(!gray || m_session->taskOptions().grayscale);
+}
+
+void DatasetPanel::showNames()
+{
+    m_ui->pagesStackedWidget->setCurrentIndex(NamesPage);
+    const auto* task = dynamic_cast<const tasks::NamesTask*>(m_session->task().get());
+    if (!task) return;
+    const tasks::NamesSchema& schema = task->schema();
+    const io::NamesReadResult file =
+        io::parseNames(m_session->dataBytes(), m_session->dataPath(), schema.keepCase);
+    m_ui->namesListWidget->clear();
+    QStringList shown;
+    const size_t count = file.ok ? file.file.names.size() : 0;
+    for (size_t i = 0; i < std::min<size_t>(count, 2000); ++i)
+        shown << QString::fromStdU32String(file.file.names[i]);
+    m_ui->namesListWidget->addItems(shown);
+    const QStringList vocabulary = schema.vocabulary();
+    m_ui->namesInfoLabel->setText(QString("<b>%1</b> · vocabulary of %2: <tt>%3</tt> · longest %4")
+                                      .arg(plural(static_cast<qint64>(count), "name"))
+                                      .arg(vocabulary.size())
+                                      .arg(vocabulary.join(' ').toHtmlEscaped())
+                                      .arg(plural(schema.longestName, "character")));
+    m_ui->namesInfoLabel->setToolTip(
+        QString("\"%1\" marks the start and the end of a name.").arg(schema.boundarySymbol));
+    m_ui->contextSpinBox->setValue(schema.context);
+    m_ui->keepCaseCheckBox->setChecked(schema.keepCase);
+}
+
+void DatasetPanel::optionsEdited()
+{
+    if (m_updating || !m_session || !m_session->task()) return;
+    tasks::TaskOptions options = m_session->taskOptions();
+    options.trainingSize = m_ui->trainingSizeSpinBox->value();
+    options.grayscale =
+        m_ui->grayscaleCheckBox->isChecked() && m_ui->grayscaleCheckBox->isEnabled();
+    options.context = m_ui->contextSpinBox->value();
+    options.keepCase = m_ui->keepCaseCheckBox->isChecked();
+    const tasks::TaskOptions& now = m_session->taskOptions();
+    if (options.trainingSize == now.trainingSize && options.grayscale == now.grayscale &&
+        options.context == now.context && options.keepCase == now.keepCase)
+        return;
+    QTimer::singleShot(0, this, [this, options] {
+        if (!m_session->setTaskOptions(options)) refresh();
+    });
+}
+
+void DatasetPanel::updateEnabled()
+{
+    if (!m_session) return;
+    const bool editable =
+        m_session->runState() == Session::RunState::Idle && !m_session->hasTrained();
+    const QString why = editable ? QString()
+                                 : QString("The model has trained on the data as it is read now. "
+                                           "Reset weights to change this.");
+    for (QWidget* w : {static_cast<QWidget*>(m_ui->columnsTableWidget),
+                       static_cast<QWidget*>(m_ui->trainingSizeSpinBox),
+                       static_cast<QWidget*>(m_ui->grayscaleCheckBox),
+                       static_cast<QWidget*>(m_ui->contextSpinBox),
+                       static_cast<QWidget*>(m_ui->keepCaseCheckBox)}) {
+        w->setEnabled(editable);
+        w->setStatusTip(why);
+    }
+    m_ui->openButton->setEnabled(m_session->runState() == Session::RunState::Idle);
+}
+
+void DatasetPanel::fitImage()
+{
+    if (m_pixmap.isNull()) return;
+    const QSize box = m_ui->imagePreviewLabel->size();
+    m_ui->imagePreviewLabel->setPixmap(
+        m_pixmap.scaled(box, Qt::KeepAspectRatio, Qt::SmoothTransformation));
+}
+
+void DatasetPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitImage();
+}
+
+} // namespace il::app

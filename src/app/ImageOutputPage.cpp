@@ -1,0 +1,194 @@
+#include "ImageOutputPage.h"
+#include "ui_ImageOutputPage.h"
+
+#include "Dialogs.h"
+#include "ImageTask.h"
+#include "Session.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QLocale>
+#include <QSaveFile>
+#include <QSettings>
+
+namespace il::app {
+
+ImageOutputPage::ImageOutputPage(QWidget* parent)
+    : QWidget(parent), m_ui(std::make_unique<Ui::ImageOutputPage>())
+{
+    m_ui->setupUi(this);
+    for (int side : {200, 512, 1024, 2048})
+        m_ui->resolutionComboBox->addItem(QString("%1 px").arg(side), side);
+    m_ui->resolutionComboBox->addItem("Custom…", 0);
+    m_ui->resolutionComboBox->setCurrentIndex(1);
+    m_ui->reconstructionImageView->linkTo(m_ui->originalImageView);
+    m_ui->originalImageView->setPlaceholder("Open an image to see it here.");
+    m_ui->reconstructionImageView->setPlaceholder("Press Start: the network's drawing appears "
+                                                  "here and sharpens as it learns.");
+    m_ui->timelineSlider->setEnabled(false);
+    updateCustom();
+
+    connect(m_ui->resolutionComboBox, &QComboBox::currentIndexChanged, this,
+            &ImageOutputPage::updateCustom);
+    connect(m_ui->renderButton, &QPushButton::clicked, this, [this] {
+        if (!m_session) return;
+        m_rendering = true;
+        m_ui->renderButton->setEnabled(false);
+        const QSize size = requestedSize();
+        m_ui->timelineStepLabel->setText(
+            QString("rendering %1×%2…").arg(size.width()).arg(size.height()));
+        m_session->render(size);
+    });
+    connect(m_ui->exportButton, &QPushButton::clicked, this, [this] { exportPng(); });
+    connect(m_ui->timelineSlider, &QSlider::valueChanged, this, &ImageOutputPage::showSnapshot);
+    connect(m_ui->timelineSlider, &QSlider::sliderPressed, this,
+            [this] { m_ui->livePreviewCheckBox->setChecked(false); });
+}
+
+ImageOutputPage::~ImageOutputPage() = default;
+
+void ImageOutputPage::setSession(Session* session)
+{
+    m_session = session;
+    connect(session, &Session::modelChanged, this, &ImageOutputPage::reload);
+    connect(session, &Session::datasetOpened, this, &ImageOutputPage::reload);
+    connect(session, &Session::historyReset, this, &ImageOutputPage::reload);
+    connect(session, &Session::snapshotAdded, this, &ImageOutputPage::snapshotAdded);
+    connect(session, &Session::renderReady, this, &ImageOutputPage::rendered);
+    connect(session, &Session::evaluated, this, &ImageOutputPage::evaluated);
+    reload();
+}
+
+QSize ImageOutputPage::requestedSize() const
+{
+    const int side = m_ui->resolutionComboBox->currentData().toInt();
+    if (side == 0) return {m_ui->customWidthSpinBox->value(), m_ui->customHeightSpinBox->value()};
+    QSize base = m_session ? m_session->imageTrainingSize() : QSize();
+    if (base.isEmpty()) base = QSize(side, side);
+    base.scale(side, side, Qt::KeepAspectRatio);
+    return base.expandedTo(QSize(tasks::kMinRenderSide, tasks::kMinRenderSide));
+}
+
+void ImageOutputPage::reload()
+{
+    QImage original;
+    if (const auto* task = dynamic_cast<const tasks::ImageTask*>(m_session->task().get()))
+        original = task->trainingImage();
+    m_ui->originalImageView->setImage(original);
+    m_ui->originalImageView->setPlaceholder(
+        m_session->kind() == "image" && original.isNull()
+            ? "The model was opened without its image: open it to compare."
+            : "Open an image to see it here.");
+    m_ui->reconstructionImageView->setImage(QImage());
+    m_ui->imageMetricLabel->clear();
+    m_ui->timelineSlider->setRange(0, 0);
+    m_ui->timelineSlider->setEnabled(false);
+    m_ui->timelineStepLabel->clear();
+    snapshotAdded();
+}
+
+void ImageOutputPage::snapshotAdded()
+{
+    const auto& snapshots = m_session->snapshots();
+    if (snapshots.empty()) return;
+    const int last = static_cast<int>(snapshots.size()) - 1;
+    const bool follow =
+        m_ui->livePreviewCheckBox->isChecked() || m_ui->reconstructionImageView->image().isNull();
+    QSignalBlocker block(m_ui->timelineSlider);
+    m_ui->timelineSlider->setRange(0, last);
+    m_ui->timelineSlider->setEnabled(last > 0);
+    if (follow) {
+        m_ui->timelineSlider->setValue(last);
+        showSnapshot(last);
+    }
+}
+
+void ImageOutputPage::showSnapshot(int index)
+{
+    const auto& snapshots = m_session->snapshots();
+    if (index < 0 || index >= static_cast<int>(snapshots.size())) return;
+    const Snapshot& s = snapshots[static_cast<size_t>(index)];
+    m_ui->reconstructionImageView->setImage(s.image);
+    m_ui->timelineStepLabel->setText(
+        QString("step %1").arg(QLocale().toString(static_cast<qlonglong>(s.step))));
+}
+
+void ImageOutputPage::showStep(qint64 step)
+{
+    const auto& snapshots = m_session->snapshots();
+    if (snapshots.empty()) return;
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(snapshots.size()); ++i)
+        if (std::llabs(snapshots[static_cast<size_t>(i)].step - step) <
+            std::llabs(snapshots[static_cast<size_t>(best)].step - step))
+            best = i;
+    m_ui->livePreviewCheckBox->setChecked(false);
+    m_ui->timelineSlider->setValue(best);
+    showSnapshot(best);
+}
+
+void ImageOutputPage::rendered(const QImage& image, const QString& error)
+{
+    if (!m_rendering) return;
+    m_rendering = false;
+    m_ui->renderButton->setEnabled(true);
+    if (image.isNull()) {
+        m_ui->timelineStepLabel->setText(error);
+        m_ui->timelineStepLabel->setToolTip(error);
+        return;
+    }
+    m_ui->livePreviewCheckBox->setChecked(false);
+    m_ui->reconstructionImageView->setImage(image);
+    m_ui->timelineStepLabel->setText(QString("%1×%2").arg(image.width()).arg(image.height()));
+}
+
+void ImageOutputPage::evaluated(const Evaluation& ev)
+{
+    const double psnr = ev.values.value("psnr_db").toDouble(NAN);
+    const double ssim = ev.values.value("ssim").toDouble(NAN);
+    if (std::isnan(psnr)) return;
+    m_ui->imageMetricLabel->setText(
+        QString("PSNR <b>%1 dB</b> · SSIM %2").arg(psnr, 0, 'f', 2).arg(ssim, 0, 'f', 3));
+}
+
+void ImageOutputPage::updateCustom()
+{
+    const bool custom = m_ui->resolutionComboBox->currentData().toInt() == 0;
+    m_ui->customWidthSpinBox->setVisible(custom);
+    m_ui->byLabel->setVisible(custom);
+    m_ui->customHeightSpinBox->setVisible(custom);
+}
+
+QImage ImageOutputPage::reconstruction() const
+{
+    return m_ui->reconstructionImageView->image();
+}
+
+bool ImageOutputPage::exportPng(QString path)
+{
+    const QImage image = reconstruction();
+    if (image.isNull()) {
+        Dialogs::warning(this, "Export PNG", "There is no reconstruction to export yet.");
+        return false;
+    }
+    QSettings settings;
+    if (path.isEmpty()) {
+        const QString dir = settings.value("folders/export", QDir::homePath()).toString();
+        const QString name = QFileInfo(m_session->dataPath()).completeBaseName() +
+                             QString("-%1x%2.png").arg(image.width()).arg(image.height());
+        path = Dialogs::saveFileName(this, "Export Reconstruction", QDir(dir).filePath(name),
+                                     "PNG images (*.png)");
+    }
+    if (path.isEmpty()) return false;
+    QSaveFile file(path);
+    QImageWriter writer(&file, "png");
+    if (!file.open(QIODevice::WriteOnly) || !writer.write(image) || !file.commit()) {
+        Dialogs::warning(this, "Export PNG", path + ": cannot write: " + file.errorString());
+        return false;
+    }
+    settings.setValue("folders/export", QFileInfo(path).absolutePath());
+    return true;
+}
+
+} // namespace il::app

@@ -1,0 +1,414 @@
+#include "MainWindow.h"
+#include "ui_MainWindow.h"
+
+#include "Dialogs.h"
+#include "ImageOutputPage.h"
+#include "Session.h"
+
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLocale>
+#include <QMimeData>
+#include <QScreen>
+#include <QSettings>
+#include <QUndoStack>
+
+namespace il::app {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const char* kDataFilter = "Data files (*.csv *.tsv *.json *.png *.jpg *.jpeg *.bmp *.gif *.webp "
+                          "*.txt);;Tables (*.csv *.tsv *.json);;Images (*.png *.jpg *.jpeg *.bmp "
+                          "*.gif *.webp);;Names (*.txt);;All files (*)";
+const char* kModelFilter = "Iron Learn models (*.safetensors);;All files (*)";
+
+bool isModelFile(const QString& path)
+{
+    return path.endsWith(".safetensors", Qt::CaseInsensitive);
+}
+
+QString displayName(const QString& path)
+{
+    const QString name = QFileInfo(path).fileName();
+    return path.startsWith(":/") ? name + " (sample)" : name;
+}
+
+QString formatDuration(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0) return "–";
+    const auto s = static_cast<qint64>(seconds + 0.5);
+    if (s >= 3600)
+        return QString("%1:%2:%3")
+            .arg(s / 3600)
+            .arg(s / 60 % 60, 2, 10, QChar('0'))
+            .arg(s % 60, 2, 10, QChar('0'));
+    return QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()), m_session(new Session(this)),
+      m_deviceLabel(new QLabel)
+{
+    m_ui->setupUi(this);
+    m_ui->mainSplitter->setStretchFactor(0, 0);
+    m_ui->mainSplitter->setStretchFactor(1, 1);
+    m_ui->mainSplitter->setSizes({420, 860});
+    m_ui->workSplitter->setStretchFactor(0, 2);
+    m_ui->workSplitter->setStretchFactor(1, 3);
+    m_ui->datasetPanel->setSession(m_session);
+    m_ui->modelPanel->setSession(m_session);
+    m_ui->trainingPanel->setSession(m_session);
+    m_ui->chartsPanel->setSession(m_session);
+    m_ui->outputPanel->setSession(m_session);
+
+    m_deviceLabel->setObjectName("deviceLabel");
+    m_deviceLabel->setText("Backend: " + m_session->deviceDescription());
+    m_deviceLabel->setToolTip("Where training runs. CUDA is unavailable: this build has no CUDA "
+                              "module.");
+    statusBar()->addPermanentWidget(m_deviceLabel);
+
+    // Edit: the layer stack's undo history.
+    QAction* undo = m_ui->modelPanel->undoStack()->createUndoAction(this, "&Undo");
+    QAction* redo = m_ui->modelPanel->undoStack()->createRedoAction(this, "&Redo");
+    undo->setShortcut(QKeySequence::Undo);
+    redo->setShortcut(QKeySequence::Redo);
+    undo->setObjectName("actionUndo");
+    redo->setObjectName("actionRedo");
+    m_ui->editMenu->addAction(undo);
+    m_ui->editMenu->addAction(redo);
+
+    connect(m_ui->actionOpenDataset, &QAction::triggered, this, &MainWindow::openDatasetDialog);
+    connect(m_ui->actionOpenModel, &QAction::triggered, this, &MainWindow::openModelDialog);
+    connect(m_ui->actionSaveModel, &QAction::triggered, this, &MainWindow::saveModel);
+    connect(m_ui->actionSaveModelAs, &QAction::triggered, this, &MainWindow::saveModelAs);
+    connect(m_ui->actionExportReconstruction, &QAction::triggered, this,
+            [this] { m_ui->outputPanel->imagePage()->exportPng(); });
+    connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
+    connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
+        QMessageBox::about(this, "About Iron Learn Studio",
+                           "<b>Iron Learn Studio " IRONLEARN_VERSION "</b><br>Train real neural "
+                           "networks by pointing and clicking, and watch them learn.<br><br>MIT "
+                           "license.");
+    });
+    connect(m_ui->datasetPanel, &DatasetPanel::openRequested, this, &MainWindow::openDatasetDialog);
+
+    connect(m_ui->startButton, &QPushButton::clicked, m_session, &Session::start);
+    connect(m_ui->actionStart, &QAction::triggered, m_session, &Session::start);
+    connect(m_ui->pauseButton, &QPushButton::toggled, m_session, &Session::setPaused);
+    connect(m_ui->actionPause, &QAction::triggered, m_ui->pauseButton, &QPushButton::click);
+    connect(m_ui->stopButton, &QPushButton::clicked, m_session, &Session::stop);
+    connect(m_ui->actionStop, &QAction::triggered, m_session, &Session::stop);
+    connect(m_ui->resetButton, &QPushButton::clicked, m_session, &Session::resetWeights);
+
+    connect(m_session, &Session::runStateChanged, this, &MainWindow::updateRunBar);
+    connect(m_session, &Session::modelChanged, this, &MainWindow::updateRunBar);
+    connect(m_session, &Session::historyReset, this, &MainWindow::updateRunBar);
+    connect(m_session, &Session::datasetOpened, this, [this] {
+        addRecent(m_session->dataPath());
+        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+    });
+    connect(m_session, &Session::progressed, this, &MainWindow::onProgress);
+    connect(m_session, &Session::trainingFinished, this, &MainWindow::onFinished);
+    connect(m_session, &Session::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_session, &Session::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    connect(m_session, &Session::modelSaved, this, [this](const QString& path) {
+        addRecent(path);
+        updateTitle();
+        statusBar()->showMessage("Saved the model to " + QDir::toNativeSeparators(path), 10000);
+    });
+    connect(m_session, &Session::saveFailed, this, [this](const QString& error) {
+        Dialogs::warning(this, "Save Model", "The model was not saved: " + error);
+    });
+    connect(m_ui->chartsPanel, &ChartsPanel::stepClicked, m_ui->outputPanel->imagePage(),
+            &ImageOutputPage::showStep);
+
+    buildSamplesMenu();
+    rebuildRecentMenu();
+    readSettings();
+    updateRunBar();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+bool MainWindow::openFile(const QString& path)
+{
+    if (isModelFile(path)) {
+        QString error;
+        if (!m_session->openModel(path, &error)) {
+            m_ui->datasetPanel->showError(error, "Could not open the model.");
+            m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+            return false;
+        }
+        addRecent(path);
+        QSettings().setValue("folders/models", QFileInfo(path).absolutePath());
+        updateTitle();
+        return true;
+    }
+    const bool ok = m_session->openDataset(path);
+    if (!ok) m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+    if (ok && !path.startsWith(":/"))
+        QSettings().setValue("folders/data", QFileInfo(path).absolutePath());
+    updateTitle();
+    return ok;
+}
+
+void MainWindow::openDatasetDialog()
+{
+    const QString dir = QSettings().value("folders/data", QDir::homePath()).toString();
+    const QString path = Dialogs::openFileName(this, "Open Dataset", dir, kDataFilter);
+    if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::openModelDialog()
+{
+    const QString dir = QSettings().value("folders/models", QDir::homePath()).toString();
+    const QString path = Dialogs::openFileName(this, "Open Model", dir, kModelFilter);
+    if (!path.isEmpty()) openFile(path);
+}
+
+bool MainWindow::saveModel()
+{
+    if (m_session->modelPath().isEmpty()) return saveModelAs();
+    return m_session->saveModel(m_session->modelPath());
+}
+
+bool MainWindow::saveModelAs()
+{
+    QSettings settings;
+    const QString dir = settings.value("folders/models", QDir::homePath()).toString();
+    QString name = m_session->modelPath();
+    if (name.isEmpty())
+        name = QDir(dir).filePath(QFileInfo(m_session->dataPath()).completeBaseName() +
+                                  ".safetensors");
+    const QString path = Dialogs::saveFileName(this, "Save Model", name, kModelFilter);
+    if (path.isEmpty()) return false;
+    settings.setValue("folders/models", QFileInfo(path).absolutePath());
+    return m_session->saveModel(path);
+}
+
+bool MainWindow::maybeSave()
+{
+    const bool training = m_session->runState() != Session::RunState::Idle;
+    if (!training && !m_session->isModified()) return true;
+    const bool wasPaused = m_session->runState() == Session::RunState::Paused;
+    if (training) m_session->setPaused(true);
+    const auto answer = Dialogs::question(
+        this, "Save the model?",
+        training ? "Training is still running. Save the model before closing?"
+                 : "The model has trained since it was last saved. Save it before closing?",
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    auto resume = [&] {
+        if (training && !wasPaused) m_session->setPaused(false);
+        return false;
+    };
+    if (answer == QMessageBox::Cancel) return resume();
+    QString path;
+    if (answer == QMessageBox::Save) {
+        path = m_session->modelPath();
+        if (path.isEmpty()) {
+            const QString dir = QSettings().value("folders/models", QDir::homePath()).toString();
+            path = Dialogs::saveFileName(
+                this, "Save Model",
+                QDir(dir).filePath(QFileInfo(m_session->dataPath()).completeBaseName() +
+                                   ".safetensors"),
+                kModelFilter);
+            if (path.isEmpty()) return resume();
+        }
+    }
+    m_session->stop(); // within one step; the save below runs after the last step
+    if (!path.isEmpty()) {
+        QString error;
+        if (!m_session->saveModel(path, true, &error)) {
+            Dialogs::warning(this, "Save Model", "The model was not saved: " + error);
+            return false;
+        }
+    }
+    m_session->worker()->waitForIdle();
+    return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    writeSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls() && event->mimeData()->urls().value(0).isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = event->mimeData()->urls().value(0).toLocalFile();
+    if (path.isEmpty()) return;
+    event->acceptProposedAction();
+    openFile(path);
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    if (path.isEmpty()) return;
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    const QString entry = path.startsWith(":/") ? path : QFileInfo(path).absoluteFilePath();
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    settings.setValue("recentFiles", QStringList(recent.mid(0, kMaxRecent)));
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_ui->recentMenu->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString& path : recent) {
+        QAction* a = m_ui->recentMenu->addAction(displayName(path));
+        a->setToolTip(path);
+        a->setData(path);
+        connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+    }
+    if (!recent.isEmpty()) {
+        m_ui->recentMenu->addSeparator();
+        m_ui->recentMenu->addAction("Clear", this, [this] {
+            QSettings().remove("recentFiles");
+            rebuildRecentMenu();
+        });
+    }
+    m_ui->recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::buildSamplesMenu()
+{
+    const QStringList files = QDir(":/samples").entryList(QDir::Files, QDir::Name);
+    struct Group {
+        QString kind, title;
+    };
+    for (const Group& g :
+         {Group{"tabular", "Tables"}, Group{"image", "Images"}, Group{"names", "Names"}}) {
+        QAction* section = m_ui->samplesMenu->addSection(g.title);
+        section->setObjectName("samplesSection" + g.title);
+        for (const QString& file : files) {
+            if (tasks::taskKindForPath(file) != g.kind || file.endsWith(".md")) continue;
+            QAction* a = m_ui->samplesMenu->addAction(file);
+            a->setObjectName("actionSample_" + QFileInfo(file).completeBaseName());
+            const QString path = ":/samples/" + file;
+            a->setData(path);
+            connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+        }
+    }
+    if (files.isEmpty())
+        m_ui->samplesMenu->addAction("(no samples in this build)")->setEnabled(false);
+}
+
+void MainWindow::updateRunBar()
+{
+    const auto state = m_session->runState();
+    const bool idle = state == Session::RunState::Idle;
+    m_ui->startButton->setEnabled(idle && m_session->task());
+    m_ui->startButton->setText(idle && m_session->trainedSteps() > 0 && !m_session->needsNewModel()
+                                   ? "&Continue"
+                                   : "&Start");
+    {
+        QSignalBlocker block(m_ui->pauseButton);
+        m_ui->pauseButton->setChecked(state == Session::RunState::Paused);
+    }
+    m_ui->pauseButton->setEnabled(!idle);
+    m_ui->pauseButton->setText(state == Session::RunState::Paused ? "&Resume" : "&Pause");
+    m_ui->stopButton->setEnabled(!idle);
+    m_ui->resetButton->setEnabled(idle && m_session->hasModel());
+    m_ui->actionStart->setEnabled(m_ui->startButton->isEnabled());
+    m_ui->actionPause->setEnabled(!idle);
+    m_ui->actionStop->setEnabled(!idle);
+    m_ui->actionOpenDataset->setEnabled(idle);
+    m_ui->actionOpenModel->setEnabled(idle);
+    m_ui->samplesMenu->setEnabled(idle);
+    m_ui->recentMenu->setEnabled(idle && !m_ui->recentMenu->isEmpty());
+    m_ui->actionSaveModel->setEnabled(m_session->hasModel());
+    m_ui->actionSaveModelAs->setEnabled(m_session->hasModel());
+    m_ui->actionExportReconstruction->setEnabled(m_session->kind() == "image");
+    if (idle && m_session->trainedSteps() == 0) {
+        const int64_t planned = m_session->plannedSteps();
+        // (0, 0) would make the bar a busy indicator.
+        m_ui->progressBar->setRange(0,
+                                    static_cast<int>(std::clamp<int64_t>(planned, 1, INT32_MAX)));
+        m_ui->progressBar->setValue(0);
+        m_ui->rateLabel->setText(m_session->task() ? "Ready" : "Open data to begin");
+    }
+    if (state == Session::RunState::Paused) m_ui->rateLabel->setText("Paused");
+    updateTitle();
+}
+
+void MainWindow::updateTitle()
+{
+    QString name =
+        m_session->modelPath().isEmpty() ? m_session->dataPath() : m_session->modelPath();
+    setWindowTitle((name.isEmpty() ? QString() : displayName(name) + "[*] — ") +
+                   "Iron Learn Studio");
+    setWindowModified(m_session->isModified());
+}
+
+void MainWindow::onProgress(const TrainingUpdate& u)
+{
+    const int64_t planned = std::max<int64_t>(u.plannedSteps, 1);
+    // A QProgressBar holds ints; very long runs are shown in thousandths.
+    const bool scaled = planned > INT32_MAX;
+    m_ui->progressBar->setRange(0, scaled ? 1000 : static_cast<int>(planned));
+    m_ui->progressBar->setValue(scaled ? static_cast<int>(1000 * u.step / planned)
+                                       : static_cast<int>(std::min(u.step, planned)));
+    if (m_session->runState() == Session::RunState::Paused) return;
+    m_ui->rateLabel->setText(
+        QString("%1 steps/s · %2 left")
+            .arg(QLocale().toString(u.stepsPerSecond, 'f', u.stepsPerSecond < 10 ? 1 : 0))
+            .arg(formatDuration(u.eta)));
+}
+
+void MainWindow::onFinished(const TrainingOutcome& outcome)
+{
+    updateRunBar();
+    if (outcome.failed) {
+        m_ui->rateLabel->setText("<span style='color:#d33'>Stopped: see the status bar</span>");
+        statusBar()->showMessage(outcome.message);
+        return;
+    }
+    m_ui->rateLabel->setText(outcome.reason == StopReason::Cancelled ? "Stopped" : "Finished");
+    QString message = outcome.message;
+    if (!message.isEmpty()) message[0] = message[0].toUpper();
+    statusBar()->showMessage(message, 20000);
+}
+
+void MainWindow::readSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
+        const QRect screen =
+            this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 800);
+        resize(std::min(1280, screen.width()), std::min(800, screen.height()));
+    }
+    restoreState(settings.value("window/state").toByteArray());
+    m_ui->mainSplitter->restoreState(settings.value("window/mainSplitter").toByteArray());
+    m_ui->workSplitter->restoreState(settings.value("window/workSplitter").toByteArray());
+}
+
+void MainWindow::writeSettings()
+{
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    settings.setValue("window/mainSplitter", m_ui->mainSplitter->saveState());
+    settings.setValue("window/workSplitter", m_ui->workSplitter->saveState());
+}
+
+} // namespace il::app

@@ -1,0 +1,62 @@
+// The studio's main window: the Data, Model and Training panels as tabs on the left, the run
+// bar (Start, Pause, Stop, Reset weights, progress), the Charts and the Output on the right.
+// It owns the Session and wires panels, menus (File, Edit, Samples, Train, Help), drag and
+// drop, recent files and the settings that persist (geometry, splitters, recent files, last
+// folders). Closing while training, or with unsaved training, asks whether to save
+// (Dialogs::question, which tests answer).
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+
+namespace Ui {
+class MainWindow;
+}
+
+class QLabel;
+
+namespace il::app {
+
+class Session;
+struct TrainingOutcome;
+struct TrainingUpdate;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a data file or a model (.safetensors), as the command line and drops do. Errors
+    // are shown inline in the Data panel; returns false then.
+    bool openFile(const QString& path);
+    bool saveModel();
+    bool saveModelAs();
+    Session* session() const { return m_session; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void openDatasetDialog();
+    void openModelDialog();
+    bool maybeSave();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void buildSamplesMenu();
+    void updateRunBar();
+    void updateTitle();
+    void onProgress(const TrainingUpdate& update);
+    void onFinished(const TrainingOutcome& outcome);
+    void readSettings();
+    void writeSettings();
+
+    std::unique_ptr<Ui::MainWindow> m_ui;
+    Session* m_session;
+    QLabel* m_deviceLabel;
+};
+
+} // namespace il::app

@@ -1,0 +1,237 @@
+#include "ModelPanel.h"
+#include "ui_ModelPanel.h"
+
+#include "LayerStackModel.h"
+#include "Session.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLocale>
+#include <QSpinBox>
+#include <QStyledItemDelegate>
+#include <QUndoStack>
+
+namespace il::app {
+
+namespace {
+
+// Combo boxes for the Layer and Init columns; numbers use the default spin boxes.
+class LayerDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
+                          const QModelIndex& index) const override
+    {
+        if (index.column() == LayerStackModel::TypeColumn ||
+            index.column() == LayerStackModel::InitColumn) {
+            auto* combo = new QComboBox(parent);
+            if (index.column() == LayerStackModel::TypeColumn)
+                combo->addItems(layerTypes());
+            else
+                combo->addItems({"auto", "xavier", "he", "siren"});
+            // Commit as soon as a choice is made, not when the editor loses focus.
+            connect(combo, &QComboBox::activated, this, [this, combo] {
+                emit const_cast<LayerDelegate*>(this)->commitData(combo);
+                emit const_cast<LayerDelegate*>(this)->closeEditor(combo);
+            });
+            return combo;
+        }
+        QWidget* editor = QStyledItemDelegate::createEditor(parent, option, index);
+        if (auto* spin = qobject_cast<QSpinBox*>(editor)) spin->setRange(1, 1'000'000);
+        if (auto* spin = qobject_cast<QDoubleSpinBox*>(editor)) {
+            spin->setDecimals(4);
+            spin->setRange(0.0001, 10000);
+        }
+        return editor;
+    }
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override
+    {
+        if (auto* combo = qobject_cast<QComboBox*>(editor)) {
+            const QString value = index.data(Qt::EditRole).toString();
+            combo->setCurrentText(value.isEmpty() ? "auto" : value);
+            return;
+        }
+        QStyledItemDelegate::setEditorData(editor, index);
+    }
+    void setModelData(QWidget* editor, QAbstractItemModel* model,
+                      const QModelIndex& index) const override
+    {
+        if (auto* combo = qobject_cast<QComboBox*>(editor)) {
+            model->setData(index, combo->currentText(), Qt::EditRole);
+            return;
+        }
+        QStyledItemDelegate::setModelData(editor, model, index);
+    }
+};
+
+} // namespace
+
+ModelPanel::ModelPanel(QWidget* parent)
+    : QWidget(parent), m_ui(std::make_unique<Ui::ModelPanel>()), m_model(new LayerStackModel(this))
+{
+    m_ui->setupUi(this);
+    m_ui->layersTableView->setModel(m_model);
+    m_ui->layersTableView->setItemDelegate(new LayerDelegate(this));
+    m_ui->layersTableView->setEditTriggers(QAbstractItemView::DoubleClicked |
+                                           QAbstractItemView::SelectedClicked |
+                                           QAbstractItemView::EditKeyPressed);
+    auto* header = m_ui->layersTableView->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(LayerStackModel::TypeColumn, QHeaderView::Stretch);
+    m_ui->specLineEdit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_ui->newLayerComboBox->addItems(layerTypes());
+    m_ui->stackErrorLabel->setStyleSheet(
+        "QLabel { background: rgba(220, 50, 47, 38); border: 1px solid rgba(220, 50, 47, 150); "
+        "border-radius: 4px; padding: 4px; }");
+    m_ui->stackErrorLabel->hide();
+
+    connect(m_ui->addButton, &QPushButton::clicked, this, [this] {
+        const int at = currentRow() < 0 ? m_model->rowCount() : currentRow() + 1;
+        m_model->insertLayer(at, m_ui->newLayerComboBox->currentText());
+        selectRow(at);
+    });
+    connect(m_ui->duplicateButton, &QPushButton::clicked, this, [this] {
+        const int row = currentRow();
+        m_model->duplicateLayer(row);
+        selectRow(row + 1);
+    });
+    connect(m_ui->removeButton, &QPushButton::clicked, this, [this] {
+        const int row = currentRow();
+        m_model->removeLayer(row);
+        selectRow(std::min(row, m_model->rowCount() - 1));
+    });
+    connect(m_ui->moveUpButton, &QToolButton::clicked, this, [this] {
+        const int row = currentRow();
+        m_model->moveLayer(row, -1);
+        selectRow(row - 1);
+    });
+    connect(m_ui->moveDownButton, &QToolButton::clicked, this, [this] {
+        const int row = currentRow();
+        m_model->moveLayer(row, +1);
+        selectRow(row + 1);
+    });
+    connect(m_ui->undoButton, &QToolButton::clicked, m_model->undoStack(), &QUndoStack::undo);
+    connect(m_ui->redoButton, &QToolButton::clicked, m_model->undoStack(), &QUndoStack::redo);
+    connect(m_model->undoStack(), &QUndoStack::canUndoChanged, m_ui->undoButton,
+            &QToolButton::setEnabled);
+    connect(m_model->undoStack(), &QUndoStack::canRedoChanged, m_ui->redoButton,
+            &QToolButton::setEnabled);
+    connect(m_ui->presetComboBox, &QComboBox::activated, this, [this] {
+        if (!m_session || !m_session->task()) return;
+        m_model->setSpec(
+            m_session->task()->presetSpec(m_ui->presetComboBox->currentData().toString()));
+    });
+    connect(m_ui->specLineEdit, &QLineEdit::returnPressed, this, [this] {
+        QString error;
+        if (!m_model->setSpec(m_ui->specLineEdit->text(), &error)) {
+            m_ui->stackErrorLabel->setText(error);
+            m_ui->stackErrorLabel->show();
+        }
+    });
+    connect(m_model, &LayerStackModel::stackChanged, this, &ModelPanel::stackChanged);
+    connect(m_ui->layersTableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &ModelPanel::updateEnabled);
+    updateEnabled();
+}
+
+ModelPanel::~ModelPanel() = default;
+
+QUndoStack* ModelPanel::undoStack() const
+{
+    return m_model->undoStack();
+}
+
+void ModelPanel::setSession(Session* session)
+{
+    m_session = session;
+    connect(session, &Session::modelChanged, this, &ModelPanel::reload);
+    connect(session, &Session::runStateChanged, this, &ModelPanel::updateEnabled);
+    reload();
+}
+
+void ModelPanel::reload()
+{
+    m_loading = true;
+    m_ui->presetComboBox->clear();
+    if (const auto task = m_session->task()) {
+        for (const QString& name : task->presets())
+            m_ui->presetComboBox->addItem(name + "  —  " + task->presetSpec(name), name);
+        m_ui->presetComboBox->setCurrentIndex(-1);
+        m_ui->presetComboBox->setPlaceholderText("Choose a preset…");
+    }
+    m_model->setDataShape(m_session->inputWidth(), m_session->outputWidth(), m_session->vocab());
+    m_model->resetSpec(m_session->spec());
+    m_loading = false;
+    stackChanged();
+}
+
+void ModelPanel::stackChanged()
+{
+    const QString spec = m_model->spec();
+    if (m_ui->specLineEdit->text() != spec) m_ui->specLineEdit->setText(spec);
+    const bool haveData = m_session && m_session->outputWidth() > 0;
+    if (!m_model->isValid()) {
+        m_ui->stackErrorLabel->setText("<b>This stack cannot be built.</b> " +
+                                       m_model->errorString().toHtmlEscaped());
+        m_ui->stackErrorLabel->show();
+        m_ui->totalLabel->clear();
+    } else {
+        m_ui->stackErrorLabel->hide();
+        m_ui->totalLabel->setText(
+            haveData
+                ? QString("<b>%1</b> trainable parameters · %2 inputs → %3 outputs")
+                      .arg(QLocale().toString(static_cast<qlonglong>(m_model->totalParameters())))
+                      .arg(m_session->inputWidth())
+                      .arg(m_session->outputWidth())
+                : QString("Open data to see sizes and parameter counts."));
+    }
+    if (m_session && !m_loading) m_session->setSpec(spec, m_model->errorString());
+    if (m_session) {
+        const bool fresh = m_session->trainedSteps() > 0 && m_session->needsNewModel();
+        m_ui->noteLabel->setText(fresh ? "The stack differs from the trained model: Start begins "
+                                         "a new model from fresh weights."
+                                       : QString());
+        m_ui->noteLabel->setVisible(fresh);
+    }
+    updateEnabled();
+}
+
+void ModelPanel::updateEnabled()
+{
+    const bool idle = !m_session || m_session->runState() == Session::RunState::Idle;
+    const int row = currentRow();
+    const int rows = m_model->rowCount();
+    m_ui->layersTableView->setEditTriggers(idle ? QAbstractItemView::DoubleClicked |
+                                                      QAbstractItemView::SelectedClicked |
+                                                      QAbstractItemView::EditKeyPressed
+                                                : QAbstractItemView::NoEditTriggers);
+    m_ui->presetComboBox->setEnabled(idle && m_ui->presetComboBox->count() > 0);
+    m_ui->addButton->setEnabled(idle);
+    m_ui->newLayerComboBox->setEnabled(idle);
+    m_ui->duplicateButton->setEnabled(idle && row >= 0);
+    m_ui->removeButton->setEnabled(idle && row >= 0 && rows > 1);
+    m_ui->moveUpButton->setEnabled(idle && row > 0);
+    m_ui->moveDownButton->setEnabled(idle && row >= 0 && row + 1 < rows);
+    m_ui->undoButton->setEnabled(idle && m_model->undoStack()->canUndo());
+    m_ui->redoButton->setEnabled(idle && m_model->undoStack()->canRedo());
+    m_ui->specLineEdit->setReadOnly(!idle);
+}
+
+int ModelPanel::currentRow() const
+{
+    const QModelIndex i = m_ui->layersTableView->currentIndex();
+    return i.isValid() ? i.row() : -1;
+}
+
+void ModelPanel::selectRow(int row)
+{
+    if (row < 0 || row >= m_model->rowCount()) return;
+    m_ui->layersTableView->setCurrentIndex(m_model->index(row, 0));
+    m_ui->layersTableView->selectRow(row);
+    updateEnabled();
+}
+
+} // namespace il::app

@@ -1,0 +1,126 @@
+#include "ModelState.h"
+
+#include "Errors.h"
+
+namespace il::app {
+
+QString ModelState::kind() const
+{
+    if (task) return task->kind();
+    return taskJson.value("task").toString();
+}
+
+void ModelState::upload()
+{
+    if (uploaded || !task) return;
+    const tasks::TaskData& d = task->data();
+    auto put = [&](const std::vector<float>& host, int64_t rows, int64_t cols) {
+        Buffer buf(backend.get(), static_cast<size_t>(std::max<int64_t>(rows * cols, 1)));
+        if (rows * cols > 0) backend->upload(buf.view(rows, cols), host.data());
+        return buf;
+    };
+    trainX = put(d.trainX, d.trainRows, d.inputWidth);
+    trainY = put(d.trainY, d.trainRows, d.targetWidth);
+    valX = put(d.valX, d.valRows, d.inputWidth);
+    valY = put(d.valY, d.valRows, d.targetWidth);
+    uploaded = true;
+}
+
+TrainingData ModelState::trainingData() const
+{
+    const tasks::TaskData& d = task->data();
+    TrainingData td;
+    td.trainX = trainX.view(d.trainRows, d.inputWidth);
+    td.trainY = trainY.view(d.trainRows, d.targetWidth);
+    if (d.valRows > 0) {
+        td.valX = valX.view(d.valRows, d.inputWidth);
+        td.valY = valY.view(d.valRows, d.targetWidth);
+    }
+    return td;
+}
+
+const tasks::ImageTask* ModelState::imageTask() const
+{
+    return dynamic_cast<const tasks::ImageTask*>(task.get());
+}
+
+const tasks::NamesSchema* ModelState::namesSchema()
+{
+    if (auto* names = dynamic_cast<const tasks::NamesTask*>(task.get())) return &names->schema();
+    if (kind() != "names") return nullptr;
+    if (!m_names) {
+        tasks::NamesSchema schema;
+        if (!tasks::NamesSchema::fromJson(taskJson, schema, nullptr)) return nullptr;
+        m_names = std::move(schema);
+    }
+    return &*m_names;
+}
+
+const tasks::ImageGeometry* ModelState::imageGeometry()
+{
+    if (const auto* image = imageTask()) return &image->geometry();
+    if (kind() != "image") return nullptr;
+    if (!m_geometry) {
+        tasks::ImageGeometry geometry;
+        if (!tasks::ImageGeometry::fromJson(taskJson, geometry, nullptr)) return nullptr;
+        m_geometry = geometry;
+    }
+    return &*m_geometry;
+}
+
+QJsonObject ModelState::taskJsonForSaving() const
+{
+    QJsonObject json = task ? task->toJson() : taskJson;
+    if (!dataPath.isEmpty()) json[kDataFileKey] = dataPath;
+    return json;
+}
+
+std::unique_ptr<ModelState> ModelState::create(std::shared_ptr<tasks::Task> task,
+                                               const QString& dataPath, const QString& spec,
+                                               const TrainerConfig& config, QString* error)
+{
+    auto m = std::make_unique<ModelState>();
+    m->backend = createCpuBackend(0);
+    m->task = std::move(task);
+    m->taskJson = m->task->toJson();
+    m->dataPath = dataPath;
+    m->config = config;
+    const tasks::TaskData& d = m->task->data();
+    try {
+        m->network = std::make_unique<Network>(*m->backend, d.inputWidth, spec.toStdString(),
+                                               d.outputWidth, d.vocab);
+        m->network->initialize(config.seed);
+        m->optimizer = std::make_unique<Optimizer>(*m->backend, config.optimizer,
+                                                   m->network->parameterCount());
+    } catch (const EngineError& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return nullptr;
+    } catch (const std::bad_alloc&) {
+        if (error) *error = "not enough memory for this network";
+        return nullptr;
+    }
+    return m;
+}
+
+QImage ModelState::preview(int longestSide)
+{
+    const tasks::ImageGeometry* g = imageGeometry();
+    if (!g || !network) return {};
+    QSize size(g->width, g->height);
+    if (imageTask() && size.width() <= longestSide && size.height() <= longestSide)
+        return imageTask()->reconstruct(*network);
+    size.scale(longestSide, longestSide, Qt::KeepAspectRatio);
+    size = size.expandedTo(QSize(tasks::kMinRenderSide, tasks::kMinRenderSide));
+    QString error;
+    return tasks::renderImage(*network, *g, size, &error);
+}
+
+void ModelState::resetWeights()
+{
+    if (!network) return;
+    network->initialize(config.seed);
+    if (optimizer) optimizer->reset();
+    state = TrainingState{};
+}
+
+} // namespace il::app

@@ -1,0 +1,69 @@
+// A model as the training worker owns it: the backend, the task (the data, when it is open), the
+// network, the optimizer and the training state, plus the data uploaded to the backend. Only the
+// worker thread touches a ModelState once it has been handed over (TrainingWorker::replaceModel);
+// the GUI asks for what it needs through jobs.
+#pragma once
+
+#include "ImageTask.h"
+#include "NamesTask.h"
+#include "Task.h"
+
+#include "Network.h"
+#include "Optimizer.h"
+#include "Trainer.h"
+
+#include <QImage>
+#include <QJsonObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace il::app {
+
+struct ModelState {
+    // Declared first, destroyed last: every buffer below lives in it.
+    std::unique_ptr<Backend> backend;
+    std::shared_ptr<tasks::Task> task; // null: a model opened without its data
+    QJsonObject taskJson;              // the task metadata saved with the model
+    QString dataPath;                  // where the data came from ("" if unknown)
+    std::unique_ptr<Network> network;  // null until built
+    std::unique_ptr<Optimizer> optimizer;
+    TrainerConfig config;
+    TrainingState state;
+    Buffer trainX, trainY, valX, valY; // the task's data on the backend
+    bool uploaded = false;
+
+    QString kind() const;
+    // Uploads the task's tensors once; TrainingData views of them.
+    void upload();
+    TrainingData trainingData() const;
+
+    // Task-specific views that work with or without the data file.
+    const tasks::ImageTask* imageTask() const;
+    const tasks::NamesSchema* namesSchema();
+    const tasks::ImageGeometry* imageGeometry();
+    // The task metadata to save: the task's own, plus where the data came from so the studio
+    // can reopen it with the model.
+    QJsonObject taskJsonForSaving() const;
+
+    // Builds a fresh network for spec on a new CPU backend and initialises it from config.seed.
+    // Returns null with the engine's message on failure.
+    static std::unique_ptr<ModelState> create(std::shared_ptr<tasks::Task> task,
+                                              const QString& dataPath, const QString& spec,
+                                              const TrainerConfig& config, QString* error);
+    // The current reconstruction of an image model with its longest side at most longestSide
+    // (exactly the training image when that fits); null for other models.
+    QImage preview(int longestSide);
+    // Puts the weights back to their initial values for config.seed and forgets the run.
+    void resetWeights();
+
+private:
+    std::optional<tasks::NamesSchema> m_names;
+    std::optional<tasks::ImageGeometry> m_geometry;
+};
+
+// The key under which the studio remembers a model's data file in the task metadata.
+inline constexpr const char* kDataFileKey = "studio_data_file";
+
+} // namespace il::app

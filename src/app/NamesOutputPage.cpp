@@ -1,0 +1,102 @@
+#include "NamesOutputPage.h"
+#include "ui_NamesOutputPage.h"
+
+#include "Session.h"
+
+#include <QElapsedTimer>
+
+namespace il::app {
+
+NamesOutputPage::NamesOutputPage(QWidget* parent)
+    : QWidget(parent), m_ui(std::make_unique<Ui::NamesOutputPage>())
+{
+    m_ui->setupUi(this);
+    connect(m_ui->temperatureSlider, &QSlider::valueChanged, this, [this] {
+        m_ui->temperatureValueLabel->setText(QString::number(temperature(), 'f', 2));
+        requestNextChar();
+    });
+    connect(m_ui->prefixLineEdit, &QLineEdit::textChanged, this, &NamesOutputPage::requestNextChar);
+    connect(m_ui->generateButton, &QPushButton::clicked, this, [this] {
+        if (!m_session) return;
+        tasks::GenerationOptions options;
+        options.count = m_ui->countSpinBox->value();
+        options.temperature = temperature();
+        options.seed = m_session->config().seed * 1000003 + ++m_generation;
+        m_ui->generateButton->setEnabled(false);
+        m_session->generateNames(options);
+    });
+}
+
+NamesOutputPage::~NamesOutputPage() = default;
+
+void NamesOutputPage::setSession(Session* session)
+{
+    m_session = session;
+    connect(session, &Session::namesGenerated, this, &NamesOutputPage::generated);
+    connect(session, &Session::nextCharReady, this, &NamesOutputPage::nextCharReady);
+    connect(session, &Session::modelChanged, this, [this] {
+        m_ui->generatedListWidget->clear();
+        m_ui->innovationLabel->clear();
+        requestNextChar();
+    });
+    connect(session, &Session::trainingFinished, this, &NamesOutputPage::requestNextChar);
+    connect(session, &Session::progressed, this, [this] {
+        // Reshape the bars as the network learns, about twice a second.
+        static QElapsedTimer clock;
+        if (!clock.isValid() || clock.elapsed() > 500) {
+            clock.restart();
+            requestNextChar();
+        }
+    });
+}
+
+double NamesOutputPage::temperature() const
+{
+    return m_ui->temperatureSlider->value() / 100.0;
+}
+
+void NamesOutputPage::generated(const tasks::GenerationResult& result)
+{
+    m_ui->generateButton->setEnabled(true);
+    m_ui->generatedListWidget->clear();
+    if (!result.error.isEmpty()) {
+        m_ui->innovationLabel->setText(result.error);
+        return;
+    }
+    for (const tasks::GeneratedName& name : result.names) {
+        auto* item = new QListWidgetItem(
+            QString("%1   %2%3")
+                .arg(name.isNew ? "NEW " : "SEEN", name.text, name.truncated ? "…" : ""));
+        item->setToolTip(name.isNew ? "Not in the training names: invented by the network."
+                                    : "One of the training names.");
+        if (!name.isNew) item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+        m_ui->generatedListWidget->addItem(item);
+    }
+    m_ui->innovationLabel->setText(QString("Innovation rate: <b>%1%</b> new (%2 of %3)")
+                                       .arg(100.0 * result.innovationRate(), 0, 'f', 0)
+                                       .arg(result.newCount)
+                                       .arg(result.names.size()));
+}
+
+void NamesOutputPage::requestNextChar()
+{
+    if (!m_session || m_session->kind() != "names" || !m_session->hasModel()) return;
+    m_session->requestNextChar(m_ui->prefixLineEdit->text(), temperature());
+}
+
+void NamesOutputPage::nextCharReady(const QString& prefix, double t,
+                                    const std::vector<float>& probs, const QStringList& symbols,
+                                    const QString& error)
+{
+    if (prefix != m_ui->prefixLineEdit->text() || t != temperature()) return; // a newer one comes
+    if (!error.isEmpty()) {
+        m_ui->nextCharBars->clear();
+        m_ui->nextCharErrorLabel->setText(error);
+        return;
+    }
+    m_ui->nextCharErrorLabel->setText(
+        QString("After \"%1\" at temperature %2. ⏎ = end of name.").arg(prefix).arg(t, 0, 'f', 2));
+    m_ui->nextCharBars->setProbabilities(symbols, probs);
+}
+
+} // namespace il::app

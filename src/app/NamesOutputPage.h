@@ -1,0 +1,43 @@
+// Output for names: sample new names at a temperature and see which are NEW (invented) or SEEN
+// (in the training data) with the innovation rate; and the next-character inspector, whose bars
+// reshape live as the prefix and the temperature change.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+namespace Ui {
+class NamesOutputPage;
+}
+
+namespace il::tasks {
+struct GenerationResult;
+}
+
+namespace il::app {
+
+class Session;
+
+class NamesOutputPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit NamesOutputPage(QWidget* parent = nullptr);
+    ~NamesOutputPage() override;
+
+    void setSession(Session* session);
+    double temperature() const;
+
+private:
+    void generated(const tasks::GenerationResult& result);
+    void requestNextChar();
+    void nextCharReady(const QString& prefix, double temperature, const std::vector<float>& probs,
+                       const QStringList& symbols, const QString& error);
+
+    std::unique_ptr<Ui::NamesOutputPage> m_ui;
+    Session* m_session = nullptr;
+    uint64_t m_generation = 0; // each Generate press samples new names
+};
+
+} // namespace il::app

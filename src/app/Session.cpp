@@ -1,0 +1,463 @@
+#include "Session.h"
+
+#include "ImageTask.h"
+#include "LayerStack.h"
+#include "ModelFile.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSettings>
+
+namespace il::app {
+
+namespace {
+
+constexpr size_t kMaxSnapshots = 240;
+constexpr int kPreviewSide = 256;
+
+// The spec as the Model panel writes it, so two spellings of one stack compare equal.
+QString canonicalSpec(const QString& spec)
+{
+    LayerRows rows;
+    if (!parseLayerRows(spec, rows, nullptr)) return spec;
+    normaliseLayerRows(rows);
+    return formatLayerRows(rows);
+}
+
+bool readBytes(const QString& path, QByteArray& bytes, QString* error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error) *error = QFileInfo(path).fileName() + ": cannot open: " + file.errorString();
+        return false;
+    }
+    bytes = file.readAll();
+    return true;
+}
+
+QString settingsKeyForModel(const QString& modelPath)
+{
+    return "modelData/" +
+           QString::fromLatin1(QFileInfo(modelPath).absoluteFilePath().toUtf8().toBase64());
+}
+
+} // namespace
+
+Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<TrainingWorker>())
+{
+    qRegisterMetaType<Session::RunState>();
+    qRegisterMetaType<Evaluation>();
+    const DeviceInfo info = createCpuBackend(0)->info();
+    m_device = "CPU \u00b7 " + QString::fromStdString(info.name);
+    m_worker->setPreview(true, kPreviewSide);
+    connect(m_worker.get(), &TrainingWorker::progressed, this, &Session::onProgress);
+    connect(m_worker.get(), &TrainingWorker::previewReady, this, &Session::onPreview);
+    connect(m_worker.get(), &TrainingWorker::trainingFinished, this, &Session::onFinished);
+    connect(m_worker.get(), &TrainingWorker::pausedChanged, this, [this](bool paused) {
+        if (m_runState != RunState::Idle)
+            setRunState(paused ? RunState::Paused : RunState::Training);
+    });
+}
+
+Session::~Session()
+{
+    m_worker->stop();
+}
+
+QString Session::kind() const
+{
+    return m_task ? m_task->kind() : m_modelKind;
+}
+
+QSize Session::imageTrainingSize() const
+{
+    if (const auto* image = dynamic_cast<const tasks::ImageTask*>(m_task.get()))
+        return image->trainingImage().size();
+    tasks::ImageGeometry geometry;
+    if (kind() == "image" && tasks::ImageGeometry::fromJson(m_modelTaskJson, geometry, nullptr))
+        return {geometry.width, geometry.height};
+    return {};
+}
+
+// ---- data -----------------------------------------------------------------------------------
+
+bool Session::openDataset(const QString& path)
+{
+    if (m_runState != RunState::Idle) {
+        emit datasetFailed("Stop training before opening other data.");
+        return false;
+    }
+    QByteArray bytes;
+    QString error;
+    if (!readBytes(path, bytes, &error)) {
+        emit datasetFailed(error);
+        return false;
+    }
+    tasks::TaskOptions options;
+    options.seed = m_config.seed;
+    // A model opened without its data: this file may be that data.
+    if (m_hasNetwork && !m_task && !m_modelTaskJson.isEmpty()) {
+        auto task = std::shared_ptr<tasks::Task>(tasks::openTaskForModel(
+            QFileInfo(path).fileName(), bytes, m_modelTaskJson, false, options, &error));
+        if (task && task->data().inputWidth == m_inputWidth &&
+            task->data().outputWidth == m_outputWidth) {
+            m_task = task;
+            m_dataPath = path;
+            m_dataBytes = bytes;
+            m_options = options;
+            m_worker->post(
+                [task, path](ModelState& m) {
+                    m.task = task;
+                    m.dataPath = path;
+                    m.uploaded = false;
+                },
+                false);
+            emit datasetOpened();
+            emit message("Attached " + QFileInfo(path).fileName() + " to the model.");
+            return true;
+        }
+    }
+    if (!openTask(path, bytes, options)) return false;
+    return true;
+}
+
+bool Session::setTaskOptions(const tasks::TaskOptions& options)
+{
+    if (m_runState != RunState::Idle || m_dataBytes.isEmpty()) return false;
+    const QString spec = m_spec;
+    const TrainerConfig config = m_config;
+    if (!openTask(m_dataPath, m_dataBytes, options)) return false;
+    // Keep the user's stack and settings; the loss follows the (possibly new) target.
+    m_spec = spec;
+    const LossKind loss = m_config.loss;
+    m_config = config;
+    m_config.loss = loss;
+    emit modelChanged();
+    return true;
+}
+
+bool Session::openTask(const QString& path, const QByteArray& bytes,
+                       const tasks::TaskOptions& options)
+{
+    QString error;
+    std::shared_ptr<tasks::Task> task(
+        tasks::openTask(QFileInfo(path).fileName(), bytes, options, &error));
+    if (!task) {
+        emit datasetFailed(error);
+        return false;
+    }
+    m_dataPath = path;
+    m_dataBytes = bytes;
+    m_options = options;
+    adoptTask(std::move(task));
+    return true;
+}
+
+void Session::adoptTask(std::shared_ptr<tasks::Task> task)
+{
+    m_task = std::move(task);
+    const tasks::TaskData& d = m_task->data();
+    m_inputWidth = d.inputWidth;
+    m_outputWidth = d.outputWidth;
+    m_vocab = d.vocab;
+    m_modelKind = m_task->kind();
+    m_modelTaskJson = {};
+    m_spec = canonicalSpec(m_task->presetSpec(m_task->presets().value(0)));
+    m_config = TrainerConfig{};
+    m_task->applyDefaults(m_config);
+    m_config.seed = m_options.seed;
+    m_hasNetwork = false;
+    m_trainedSteps = 0;
+    m_modelPath.clear();
+    m_history.clear();
+    m_snapshots.clear();
+    m_worker->replaceModel(std::make_unique<ModelState>()); // free the previous model
+    setModified(false);
+    emit datasetOpened();
+    emit modelChanged();
+}
+
+// ---- model ----------------------------------------------------------------------------------
+
+bool Session::openModel(const QString& path, QString* error)
+{
+    if (m_runState != RunState::Idle) {
+        if (error) *error = "Stop training before opening another model.";
+        return false;
+    }
+    auto st = std::make_unique<ModelState>();
+    st->backend = createCpuBackend(0);
+    auto loaded = io::openModel(path, *st->backend, error);
+    if (!loaded) return false;
+    const io::ModelInfo& info = loaded->info;
+    st->taskJson = info.task;
+    st->config = info.config;
+    st->state = info.state;
+    st->optimizer = std::make_unique<Optimizer>(*st->backend, info.config.optimizer,
+                                                loaded->network->parameterCount());
+    QString note;
+    if (!loaded->optimizerState.empty() &&
+        !io::restoreOptimizer(*loaded, *st->backend, *st->optimizer, &note))
+        emit message(note + "; training continues with a fresh optimizer state");
+    st->network = std::move(loaded->network);
+
+    // The data it was trained on: remembered in the file or in the settings.
+    QString dataPath = info.task.value(kDataFileKey).toString();
+    if (dataPath.isEmpty() || !QFile::exists(dataPath))
+        dataPath = QSettings().value(settingsKeyForModel(path)).toString();
+    std::shared_ptr<tasks::Task> task;
+    QByteArray bytes;
+    tasks::TaskOptions options;
+    options.seed = info.config.seed;
+    QString dataError;
+    if (!dataPath.isEmpty() && readBytes(dataPath, bytes, &dataError)) {
+        task.reset(tasks::openTaskForModel(QFileInfo(dataPath).fileName(), bytes, info.task, false,
+                                           options, &dataError)
+                       .release());
+        if (task && (task->data().inputWidth != st->network->inputWidth() ||
+                     task->data().outputWidth != st->network->outputWidth()))
+            task.reset();
+    }
+    st->task = task;
+    st->dataPath = task ? dataPath : QString();
+
+    m_task = task;
+    m_dataPath = st->dataPath;
+    m_dataBytes = task ? bytes : QByteArray();
+    m_options = options;
+    m_modelTaskJson = info.task;
+    m_modelKind = info.task.value("task").toString();
+    m_inputWidth = st->network->inputWidth();
+    m_outputWidth = st->network->outputWidth();
+    m_vocab = info.vocab;
+    m_spec = canonicalSpec(QString::fromStdString(info.spec));
+    m_config = info.config;
+    m_hasNetwork = true;
+    m_builtSpec = m_spec;
+    m_builtSeed = m_config.seed;
+    m_trainedSteps = info.state.step;
+    m_modelPath = path;
+    m_history.load(info.state.history);
+    m_snapshots.clear();
+    m_worker->replaceModel(std::move(st));
+    setModified(false);
+    if (task) emit datasetOpened();
+    emit modelChanged();
+    if (!task)
+        emit message("Opened the model without its data: outputs work; open the data it was "
+                     "trained on (File > Open Dataset) to train further.");
+    // A first look at what it has learned.
+    m_worker->post([this](ModelState& m) {
+        const tasks::ImageGeometry* g = m.imageGeometry();
+        const QImage image = m.preview(g ? std::max(g->width, g->height) : kPreviewSide);
+        const qint64 step = m.state.step;
+        if (!image.isNull())
+            QMetaObject::invokeMethod(
+                this, [this, step, image] { onPreview(step, image); }, Qt::QueuedConnection);
+    });
+    evaluate();
+    return true;
+}
+
+bool Session::saveModel(const QString& path, bool wait, QString* error)
+{
+    QString why;
+    if (!m_hasNetwork && !m_task) why = "there is no model to save yet: open a dataset first";
+    if (why.isEmpty() && m_runState == RunState::Idle) buildIfNeeded(&why);
+    if (!why.isEmpty()) {
+        if (error) *error = why;
+        if (!wait) emit saveFailed(why);
+        return false;
+    }
+    struct Result {
+        bool ok = false;
+        QString error;
+    };
+    auto result = std::make_shared<Result>();
+    const bool idle = m_runState == RunState::Idle;
+    const TrainerConfig config = m_config;
+    const QString dataPath = m_dataPath;
+    m_worker->post([this, path, result, idle, config, dataPath, wait](ModelState& m) {
+        if (idle) m.config = config; // the settings as the panels show them
+        if (!m.network) {
+            result->error = "there is no model to save";
+        } else {
+            result->ok = io::saveModel(path, *m.network, m.optimizer.get(), m.config, m.state,
+                                       m.taskJsonForSaving(), &result->error);
+        }
+        if (wait) return;
+        QMetaObject::invokeMethod(
+            this,
+            [this, path, result] {
+                if (!result->ok) return emit saveFailed(result->error);
+                m_modelPath = path;
+                QSettings().setValue(settingsKeyForModel(path), m_dataPath);
+                setModified(false);
+                emit modelSaved(path);
+            },
+            Qt::QueuedConnection);
+    });
+    if (!wait) return true;
+    m_worker->waitForIdle();
+    if (result->ok) {
+        m_modelPath = path;
+        QSettings().setValue(settingsKeyForModel(path), dataPath);
+        setModified(false);
+    } else if (error) {
+        *error = result->error;
+    }
+    return result->ok;
+}
+
+void Session::setSpec(const QString& spec, const QString& error)
+{
+    m_specError = error;
+    const QString canonical = canonicalSpec(spec);
+    if (canonical == m_spec) return;
+    m_spec = canonical;
+    emit specChanged();
+}
+
+void Session::setConfig(const TrainerConfig& config)
+{
+    m_config = config;
+    emit configChanged();
+}
+
+int64_t Session::plannedSteps() const
+{
+    if (!m_task) return 0;
+    const int64_t spe = Trainer::stepsPerEpoch(m_task->data().trainRows, m_config.batchSize);
+    int64_t planned = m_config.epochs > 0 ? m_config.epochs * spe : 0;
+    if (m_config.steps > 0)
+        planned = planned > 0 ? std::min(planned, m_config.steps) : m_config.steps;
+    return planned;
+}
+
+bool Session::needsNewModel() const
+{
+    return !m_hasNetwork || m_spec != m_builtSpec ||
+           (m_trainedSteps == 0 && m_config.seed != m_builtSeed);
+}
+
+bool Session::buildIfNeeded(QString* error)
+{
+    if (!needsNewModel()) return true;
+    if (!m_task) {
+        if (error) *error = "Open a dataset first.";
+        return false;
+    }
+    auto st = ModelState::create(m_task, m_dataPath, m_spec, m_config, error);
+    if (!st) return false;
+    m_worker->replaceModel(std::move(st));
+    m_hasNetwork = true;
+    m_builtSpec = m_spec;
+    m_builtSeed = m_config.seed;
+    m_trainedSteps = 0;
+    m_history.clear();
+    m_snapshots.clear();
+    emit historyReset();
+    return true;
+}
+
+// ---- training -------------------------------------------------------------------------------
+
+void Session::start()
+{
+    if (m_runState != RunState::Idle) return;
+    if (!m_task) {
+        emit message(m_hasNetwork ? "Open the data this model was trained on to train further "
+                                    "(File > Open Dataset)."
+                                  : "Open a dataset first (File > Open Dataset or Samples).");
+        return;
+    }
+    QString error = m_specError.isEmpty() ? QString() : "Fix the layer stack first: " + m_specError;
+    if (!error.isEmpty() || !buildIfNeeded(&error)) {
+        TrainingOutcome outcome;
+        outcome.failed = true;
+        outcome.message = error;
+        emit trainingFinished(outcome);
+        return;
+    }
+    m_worker->train(m_config);
+    setRunState(RunState::Training);
+}
+
+void Session::setPaused(bool paused)
+{
+    if (m_runState == RunState::Idle) return;
+    m_worker->setPaused(paused);
+    setRunState(paused ? RunState::Paused : RunState::Training);
+}
+
+void Session::stop()
+{
+    if (m_runState != RunState::Idle) m_worker->stop();
+}
+
+void Session::resetWeights()
+{
+    if (m_runState != RunState::Idle) return;
+    if (!needsNewModel()) {
+        const uint64_t seed = m_config.seed;
+        m_builtSeed = seed;
+        m_worker->post(
+            [seed](ModelState& m) {
+                m.config.seed = seed;
+                m.resetWeights();
+            },
+            false);
+    }
+    m_trainedSteps = 0;
+    m_history.clear();
+    m_snapshots.clear();
+    setModified(m_hasNetwork);
+    emit historyReset();
+}
+
+void Session::setRunState(RunState state)
+{
+    if (state == m_runState) return;
+    m_runState = state;
+    emit runStateChanged(state);
+}
+
+void Session::setModified(bool modified)
+{
+    if (modified == m_modified) return;
+    m_modified = modified;
+    emit modifiedChanged(modified);
+}
+
+void Session::onProgress(const TrainingUpdate& update)
+{
+    for (const LossSample& s : update.losses)
+        m_history.addTrainLoss(s.step, s.loss, s.lr);
+    for (const HistoryPoint& h : update.evaluations)
+        m_history.addEvaluation(h.step, h.valLoss, h.metric);
+    m_trainedSteps = update.step;
+    if (!update.losses.empty()) setModified(true);
+    emit progressed(update);
+}
+
+void Session::onPreview(qint64 step, const QImage& image)
+{
+    if (!m_snapshots.empty() && m_snapshots.back().step == step)
+        m_snapshots.back().image = image;
+    else if (m_snapshots.empty() || m_snapshots.back().step < step)
+        m_snapshots.push_back({step, image});
+    if (m_snapshots.size() > kMaxSnapshots) // thin out the older half, keep the recent ones
+        for (size_t i = 1; i < m_snapshots.size() / 2; ++i)
+            m_snapshots.erase(m_snapshots.begin() + static_cast<std::ptrdiff_t>(i));
+    emit snapshotAdded(static_cast<int>(m_snapshots.size()) - 1);
+}
+
+void Session::onFinished(const TrainingOutcome& outcome)
+{
+    m_trainedSteps = outcome.step;
+    setRunState(RunState::Idle);
+    emit trainingFinished(outcome);
+    evaluate();
+}
+
+} // namespace il::app

@@ -1,0 +1,170 @@
+// The studio's document: the open data, the layer stack, the hyperparameters, the model (held by
+// the training worker) and the run's history. Panels read it and call it; it turns their
+// requests into worker jobs and the worker's results into signals. It never touches the
+// network itself: every call that needs the weights is a job on the worker thread, answered on
+// the GUI thread.
+#pragma once
+
+#include "LossHistory.h"
+#include "TrainingWorker.h"
+
+#include <QByteArray>
+#include <QImage>
+#include <QObject>
+
+#include <memory>
+#include <optional>
+
+namespace il::app {
+
+// One validation row of a table model: what it predicted against the truth.
+struct PredictionRow {
+    QString actual, predicted;
+    double confidence = NAN; // classification: the probability of the predicted class
+    int correct = -1;        // 1 right, 0 wrong, -1 regression (see error)
+    double error = NAN;      // regression: predicted - actual
+};
+
+struct Evaluation {
+    QString summary;
+    QJsonObject values;
+    bool classification = false;
+    QString where; // "validation" or "training"
+    std::vector<PredictionRow> rows;
+};
+
+struct Snapshot {
+    int64_t step = 0;
+    QImage image;
+};
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    enum class RunState { Idle, Training, Paused };
+
+    explicit Session(QObject* parent = nullptr);
+    ~Session() override;
+
+    // ---- data -------------------------------------------------------------------------------
+    // Reads a data file (or a bundled sample, ":/samples/...") and opens it as a task with the
+    // current options. On failure the previous data stays and datasetFailed says why.
+    bool openDataset(const QString& path);
+    // Reopens the data with other options (target, ignored columns, image size...).
+    bool setTaskOptions(const tasks::TaskOptions& options);
+    const tasks::TaskOptions& taskOptions() const { return m_options; }
+    std::shared_ptr<const tasks::Task> task() const { return m_task; }
+    QString dataPath() const { return m_dataPath; }
+    const QByteArray& dataBytes() const { return m_dataBytes; }
+    QString kind() const;
+    // The task metadata: the open data's, or the opened model's.
+    QJsonObject taskJson() const { return m_task ? m_task->toJson() : m_modelTaskJson; }
+    // Images: the training image's size (from the data, or from the model's metadata).
+    QSize imageTrainingSize() const;
+    // Inputs, outputs and embedding vocabulary the network must have.
+    int64_t inputWidth() const { return m_inputWidth; }
+    int64_t outputWidth() const { return m_outputWidth; }
+    int64_t vocab() const { return m_vocab; }
+
+    // ---- model ------------------------------------------------------------------------------
+    bool openModel(const QString& path, QString* error);
+    // Saves through the worker (between two steps while training). wait: block until written
+    // and return whether it worked (closing); otherwise modelSaved or saveFailed follows.
+    bool saveModel(const QString& path, bool wait = false, QString* error = nullptr);
+    QString modelPath() const { return m_modelPath; }
+    bool isModified() const { return m_modified; }
+    bool hasModel() const { return m_hasNetwork || m_task; }
+
+    QString spec() const { return m_spec; }
+    // The Model panel's stack; error: why it cannot be built ("" when it can).
+    void setSpec(const QString& spec, const QString& error = {});
+    // The next Start builds a new network (the stack, seed or data changed).
+    bool needsNewModel() const;
+    const TrainerConfig& config() const { return m_config; }
+    void setConfig(const TrainerConfig& config);
+    // Steps the schedule plans for the current configuration and data (0 if unknown).
+    int64_t plannedSteps() const;
+    int64_t trainedSteps() const { return m_trainedSteps; }
+    // True once the weights have trained: the data options then wait for Reset weights.
+    bool hasTrained() const { return m_trainedSteps > 0 && !needsNewModel(); }
+    QString deviceDescription() const { return m_device; }
+
+    // ---- training ---------------------------------------------------------------------------
+    void start();
+    void setPaused(bool paused);
+    void stop();
+    void resetWeights();
+    RunState runState() const { return m_runState; }
+    TrainingWorker* worker() const { return m_worker.get(); }
+    const LossHistory& history() const { return m_history; }
+    const std::vector<Snapshot>& snapshots() const { return m_snapshots; }
+
+    // ---- outputs (answered by the signals below) --------------------------------------------
+    void render(QSize size);
+    void generateNames(const tasks::GenerationOptions& options);
+    void requestNextChar(const QString& prefix, double temperature);
+    void evaluate();
+
+signals:
+    void datasetOpened();
+    void datasetFailed(const QString& error);
+    void modelChanged(); // new data or model: spec, configuration and history were replaced
+    void specChanged();
+    void historyReset(); // a fresh network (Start after a change, Reset weights): charts restart
+    void configChanged();
+    void runStateChanged(il::app::Session::RunState state);
+    void progressed(const il::app::TrainingUpdate& update);
+    void snapshotAdded(int index);
+    void trainingFinished(const il::app::TrainingOutcome& outcome);
+    void modelSaved(const QString& path);
+    void saveFailed(const QString& error);
+    void modifiedChanged(bool modified);
+    void renderReady(const QImage& image, const QString& error);
+    void namesGenerated(const il::tasks::GenerationResult& result);
+    void nextCharReady(const QString& prefix, double temperature, const std::vector<float>& probs,
+                       const QStringList& symbols, const QString& error);
+    void evaluated(const il::app::Evaluation& evaluation);
+    void message(const QString& text);
+
+private:
+    bool openTask(const QString& path, const QByteArray& bytes, const tasks::TaskOptions& options);
+    void adoptTask(std::shared_ptr<tasks::Task> task);
+    bool buildIfNeeded(QString* error);
+    void setRunState(RunState state);
+    void setModified(bool modified);
+    void onProgress(const TrainingUpdate& update);
+    void onPreview(qint64 step, const QImage& image);
+    void onFinished(const TrainingOutcome& outcome);
+    void sendNextChar();
+
+    std::unique_ptr<TrainingWorker> m_worker;
+    tasks::TaskOptions m_options;
+    std::shared_ptr<tasks::Task> m_task;
+    QString m_dataPath;
+    QByteArray m_dataBytes;
+    QJsonObject m_modelTaskJson; // of an opened model (to attach its data later)
+    QString m_modelKind;
+    int64_t m_inputWidth = 0, m_outputWidth = 0, m_vocab = 0;
+    QString m_modelPath;
+    QString m_spec;
+    QString m_specError;
+    TrainerConfig m_config;
+    // The worker's network, when it matches the data: built from this spec and seed.
+    bool m_hasNetwork = false;
+    QString m_builtSpec;
+    uint64_t m_builtSeed = 0;
+    bool m_modified = false;
+    int64_t m_trainedSteps = 0;
+    RunState m_runState = RunState::Idle;
+    LossHistory m_history;
+    std::vector<Snapshot> m_snapshots;
+    QString m_device;
+    // The next-character inspector: one request in flight, the latest one waiting.
+    bool m_nextCharBusy = false;
+    std::optional<std::pair<QString, double>> m_nextCharWanted;
+};
+
+} // namespace il::app
+
+Q_DECLARE_METATYPE(il::app::Session::RunState)
+Q_DECLARE_METATYPE(il::app::Evaluation)

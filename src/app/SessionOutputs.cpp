@@ -1,0 +1,147 @@
+// The Session's output requests: each one is a job on the training worker (between two steps
+// while training, so it sees one consistent set of weights), answered by a signal on the GUI
+// thread.
+#include "Session.h"
+
+#include "TabularTask.h"
+
+namespace il::app {
+
+namespace {
+
+constexpr int kPredictionRows = 1000;
+
+Evaluation evaluateModel(ModelState& m)
+{
+    Evaluation ev;
+    if (!m.network || !m.task) return ev;
+    const tasks::TaskMetrics metrics = m.task->evaluate(*m.network);
+    ev.summary = metrics.summary;
+    ev.values = metrics.values;
+    tasks::TabularSchema schema;
+    if (m.kind() != "tabular" || !tasks::TabularSchema::fromJson(m.task->toJson(), schema, nullptr))
+        return ev;
+    const tasks::TaskData& d = m.task->data();
+    const bool onVal = d.valRows > 0;
+    ev.where = onVal ? "validation" : "training";
+    const auto& x = onVal ? d.valX : d.trainX;
+    const auto& y = onVal ? d.valY : d.trainY;
+    const int64_t rows = std::min<int64_t>(onVal ? d.valRows : d.trainRows, kPredictionRows);
+    const auto outputs = tasks::predictRows(*m.network, x, rows);
+    const auto predictions = tasks::tabularPredictions(schema, outputs);
+    ev.classification = schema.isClassification();
+    if (ev.classification) {
+        const auto probs = tasks::tabularProbabilities(schema, outputs);
+        const auto k = static_cast<size_t>(schema.classes.size());
+        for (int64_t i = 0; i < rows; ++i) {
+            const auto r = static_cast<size_t>(i);
+            const auto cls = static_cast<size_t>(predictions[r]);
+            const auto actual = static_cast<size_t>(y[r]);
+            PredictionRow row;
+            row.actual = schema.classes.value(static_cast<int>(actual));
+            row.predicted = schema.classes.value(static_cast<int>(cls));
+            row.confidence = r * k + cls < probs.size() ? probs[r * k + cls] : NAN;
+            row.correct = cls == actual ? 1 : 0;
+            ev.rows.push_back(row);
+        }
+    } else {
+        // The first target; y is normalised: value = y * scale + offset.
+        const auto targets = static_cast<size_t>(std::max<int64_t>(schema.targetWidth(), 1));
+        const double scale = schema.targetScale.empty() ? 1.0 : schema.targetScale[0];
+        const double offset = schema.targetOffset.empty() ? 0.0 : schema.targetOffset[0];
+        for (int64_t i = 0; i < rows; ++i) {
+            const auto r = static_cast<size_t>(i);
+            const double actual = y[r * targets] * scale + offset;
+            const double predicted = predictions[r * targets];
+            PredictionRow row;
+            row.actual = QString::number(actual, 'g', 6);
+            row.predicted = QString::number(predicted, 'g', 6);
+            row.error = predicted - actual;
+            ev.rows.push_back(row);
+        }
+    }
+    return ev;
+}
+
+} // namespace
+
+// ---- outputs --------------------------------------------------------------------------------
+
+void Session::render(QSize size)
+{
+    m_worker->post([this, size](ModelState& m) {
+        QImage image;
+        QString error;
+        if (!m.network)
+            error = "There is no model yet: press Start to train one.";
+        else if (const auto* task = m.imageTask())
+            image = task->render(*m.network, size, &error);
+        else if (const auto* geometry = m.imageGeometry())
+            image = tasks::renderImage(*m.network, *geometry, size, &error);
+        else
+            error = "Only image models render pictures.";
+        QMetaObject::invokeMethod(
+            this, [this, image, error] { emit renderReady(image, error); }, Qt::QueuedConnection);
+    });
+}
+
+void Session::generateNames(const tasks::GenerationOptions& options)
+{
+    m_worker->post([this, options](ModelState& m) {
+        tasks::GenerationResult result;
+        const tasks::NamesSchema* schema = m.namesSchema();
+        if (!m.network || !schema)
+            result.error = "There is no names model yet: press Start to train one.";
+        else
+            result = tasks::generateNames(*m.network, *schema, options);
+        QMetaObject::invokeMethod(
+            this, [this, result] { emit namesGenerated(result); }, Qt::QueuedConnection);
+    });
+}
+
+void Session::requestNextChar(const QString& prefix, double temperature)
+{
+    m_nextCharWanted = std::make_pair(prefix, temperature);
+    if (!m_nextCharBusy) sendNextChar();
+}
+
+void Session::sendNextChar()
+{
+    if (!m_nextCharWanted) return;
+    const auto [prefix, temperature] = *m_nextCharWanted;
+    m_nextCharWanted.reset();
+    m_nextCharBusy = true;
+    m_worker->post([this, prefix, temperature](ModelState& m) {
+        QString error;
+        std::vector<float> probs;
+        QStringList symbols;
+        const tasks::NamesSchema* schema = m.namesSchema();
+        if (!m.network || !schema) {
+            error = "There is no names model yet.";
+        } else {
+            probs = tasks::nextCharProbabilities(*m.network, *schema, prefix, temperature, &error);
+            symbols = schema->vocabulary();
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [=, this] {
+                m_nextCharBusy = false;
+                emit nextCharReady(prefix, temperature, probs, symbols, error);
+                sendNextChar();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void Session::evaluate()
+{
+    if (!m_task) return;
+    m_worker->post([this](ModelState& m) {
+        if (!m.network || !m.task) return;
+        const Evaluation ev = evaluateModel(m);
+        QMetaObject::invokeMethod(
+            this, [this, ev] { emit evaluated(ev); }, Qt::QueuedConnection);
+    });
+}
+
+} // namespace il::app

@@ -1,0 +1,177 @@
+#include "TableOutputPage.h"
+#include "ui_TableOutputPage.h"
+
+#include "Session.h"
+
+#include <QHeaderView>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <map>
+
+namespace il::app {
+
+TableOutputPage::TableOutputPage(QWidget* parent)
+    : QWidget(parent), m_ui(std::make_unique<Ui::TableOutputPage>()), m_scatter(new QChart)
+{
+    m_ui->setupUi(this);
+    m_ui->tableSplitter->setStretchFactor(0, 3);
+    m_ui->tableSplitter->setStretchFactor(1, 2);
+    m_ui->scatterChartView->setChart(m_scatter);
+    m_ui->scatterChartView->setRenderHint(QPainter::Antialiasing);
+    m_scatter->legend()->hide();
+    m_scatter->setMargins(QMargins(2, 2, 2, 2));
+    m_scatter->setBackgroundBrush(palette().color(QPalette::Base));
+    m_ui->predictionsTableWidget->verticalHeader()->setDefaultSectionSize(fontMetrics().height() +
+                                                                          6);
+    m_ui->metricsLabel->setText("Train the model to see how well it predicts.");
+    m_ui->tableSplitter->hide();
+    connect(m_ui->evaluateButton, &QPushButton::clicked, this, [this] {
+        if (m_session) m_session->evaluate();
+    });
+}
+
+TableOutputPage::~TableOutputPage() = default;
+
+void TableOutputPage::setSession(Session* session)
+{
+    m_session = session;
+    connect(session, &Session::evaluated, this, &TableOutputPage::evaluated);
+    connect(session, &Session::modelChanged, this, [this] {
+        m_ui->predictionsTableWidget->clear();
+        m_ui->predictionsTableWidget->setRowCount(0);
+        m_ui->confusionTableWidget->clear();
+        m_scatter->removeAllSeries();
+        m_ui->metricsLabel->setText("Train the model to see how well it predicts.");
+        m_ui->tableSplitter->hide();
+    });
+}
+
+void TableOutputPage::evaluated(const Evaluation& ev)
+{
+    if (m_session->kind() != "tabular") return;
+    m_ui->tableSplitter->show();
+    // The first line (the headline metric) in the label; the full report as its tooltip.
+    const QString headline = ev.summary.section('\n', 0, 0);
+    m_ui->metricsLabel->setText("<b>" + headline.toHtmlEscaped() + "</b>");
+    m_ui->metricsLabel->setToolTip("<pre>" + ev.summary.toHtmlEscaped() + "</pre>");
+    auto* t = m_ui->predictionsTableWidget;
+    t->clear();
+    t->setRowCount(static_cast<int>(ev.rows.size()));
+    t->setColumnCount(4);
+    t->setHorizontalHeaderLabels(ev.classification
+                                     ? QStringList{"Actual", "Predicted", "Confidence", "Right?"}
+                                     : QStringList{"Actual", "Predicted", "Error", ""});
+    const QColor good(46, 160, 67), bad(218, 54, 51);
+    for (int i = 0; i < static_cast<int>(ev.rows.size()); ++i) {
+        const PredictionRow& r = ev.rows[static_cast<size_t>(i)];
+        t->setItem(i, 0, new QTableWidgetItem(r.actual));
+        t->setItem(i, 1, new QTableWidgetItem(r.predicted));
+        if (ev.classification) {
+            t->setItem(i, 2,
+                       new QTableWidgetItem(QString("%1%").arg(100 * r.confidence, 0, 'f', 1)));
+            auto* mark = new QTableWidgetItem(r.correct ? QString::fromUtf8("\u2713")
+                                                        : QString::fromUtf8("\u2717"));
+            mark->setForeground(r.correct ? good : bad);
+            mark->setTextAlignment(Qt::AlignCenter);
+            t->setItem(i, 3, mark);
+        } else {
+            t->setItem(i, 2, new QTableWidgetItem(QString::number(r.error, 'g', 4)));
+        }
+        for (int c = 0; c < 3; ++c)
+            if (auto* item = t->item(i, c))
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    t->setColumnHidden(3, !ev.classification);
+    t->resizeColumnsToContents();
+    if (ev.classification)
+        showConfusion(ev);
+    else
+        showScatter(ev);
+}
+
+void TableOutputPage::showConfusion(const Evaluation& ev)
+{
+    m_ui->sideStackedWidget->setCurrentWidget(m_ui->confusionTableWidget);
+    QStringList classes;
+    for (const PredictionRow& r : ev.rows)
+        for (const QString& c : {r.actual, r.predicted})
+            if (!classes.contains(c)) classes << c;
+    classes.sort();
+    std::map<std::pair<int, int>, int> counts;
+    for (const PredictionRow& r : ev.rows)
+        ++counts[{static_cast<int>(classes.indexOf(r.actual)),
+                  static_cast<int>(classes.indexOf(r.predicted))}];
+    auto* t = m_ui->confusionTableWidget;
+    t->clear();
+    t->setRowCount(static_cast<int>(classes.size()));
+    t->setColumnCount(static_cast<int>(classes.size()));
+    QStringList rows, columns;
+    for (const QString& c : classes) {
+        rows << "true " + c;
+        columns << "→ " + c;
+    }
+    t->setVerticalHeaderLabels(rows);
+    t->setHorizontalHeaderLabels(columns);
+    const QColor highlight = palette().color(QPalette::Highlight);
+    for (int a = 0; a < classes.size(); ++a)
+        for (int p = 0; p < classes.size(); ++p) {
+            const int n = counts.count({a, p}) ? counts[{a, p}] : 0;
+            auto* item = new QTableWidgetItem(QString::number(n));
+            item->setTextAlignment(Qt::AlignCenter);
+            if (n > 0) {
+                QColor c = a == p ? highlight : QColor(218, 54, 51);
+                c.setAlpha(a == p ? 90 : 70);
+                item->setBackground(c);
+            }
+            t->setItem(a, p, item);
+        }
+    t->resizeColumnsToContents();
+}
+
+void TableOutputPage::showScatter(const Evaluation& ev)
+{
+    m_ui->sideStackedWidget->setCurrentWidget(m_ui->scatterChartView);
+    m_scatter->removeAllSeries();
+    for (QAbstractAxis* axis : m_scatter->axes()) {
+        m_scatter->removeAxis(axis);
+        delete axis;
+    }
+    auto* points = new QScatterSeries;
+    points->setMarkerSize(6);
+    points->setColor(palette().color(QPalette::Highlight));
+    points->setBorderColor(Qt::transparent);
+    double lo = INFINITY, hi = -INFINITY;
+    QList<QPointF> list;
+    for (const PredictionRow& r : ev.rows) {
+        const double a = r.actual.toDouble(), p = r.predicted.toDouble();
+        list.append(QPointF(a, p));
+        lo = std::min({lo, a, p});
+        hi = std::max({hi, a, p});
+    }
+    points->replace(list);
+    auto* diagonal = new QLineSeries;
+    diagonal->append(lo, lo);
+    diagonal->append(hi, hi);
+    diagonal->setPen(QPen(palette().color(QPalette::Disabled, QPalette::Text), 1, Qt::DashLine));
+    auto* x = new QValueAxis;
+    auto* y = new QValueAxis;
+    x->setTitleText("actual");
+    y->setTitleText("predicted");
+    for (QValueAxis* axis : {x, y}) {
+        axis->setRange(lo, hi);
+        axis->setLabelsColor(palette().color(QPalette::Text));
+        axis->setTitleBrush(palette().color(QPalette::Text));
+        axis->setLabelFormat("%.3g");
+    }
+    m_scatter->addAxis(x, Qt::AlignBottom);
+    m_scatter->addAxis(y, Qt::AlignLeft);
+    for (QXYSeries* s : {static_cast<QXYSeries*>(diagonal), static_cast<QXYSeries*>(points)}) {
+        m_scatter->addSeries(s);
+        s->attachAxis(x);
+        s->attachAxis(y);
+    }
+}
+
+} // namespace il::app

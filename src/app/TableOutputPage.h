@@ -1,0 +1,39 @@
+// Output for tables: the metrics in the file's units, a predictions table with ✓ / ✗ per row
+// (classification) or the error (regression), a confusion matrix for classes and a
+// predicted-versus-actual scatter for numbers.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QChart;
+
+namespace Ui {
+class TableOutputPage;
+}
+
+namespace il::app {
+
+struct Evaluation;
+class Session;
+
+class TableOutputPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit TableOutputPage(QWidget* parent = nullptr);
+    ~TableOutputPage() override;
+
+    void setSession(Session* session);
+
+private:
+    void evaluated(const Evaluation& evaluation);
+    void showConfusion(const Evaluation& evaluation);
+    void showScatter(const Evaluation& evaluation);
+
+    std::unique_ptr<Ui::TableOutputPage> m_ui;
+    Session* m_session = nullptr;
+    QChart* m_scatter;
+};
+
+} // namespace il::app

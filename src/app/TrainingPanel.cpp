@@ -1,0 +1,175 @@
+#include "TrainingPanel.h"
+#include "ui_TrainingPanel.h"
+
+#include "Session.h"
+
+#include <QLocale>
+#include <QStandardItemModel>
+#include <QTimer>
+
+namespace il::app {
+
+namespace {
+
+const OptimizerKind kOptimizers[] = {OptimizerKind::SGD, OptimizerKind::Momentum,
+                                     OptimizerKind::Adam, OptimizerKind::AdamW};
+const ScheduleKind kSchedules[] = {ScheduleKind::Constant, ScheduleKind::StepDecay,
+                                   ScheduleKind::Cosine};
+
+template <typename T, size_t N> int indexOf(const T (&values)[N], T v)
+{
+    for (size_t i = 0; i < N; ++i)
+        if (values[i] == v) return static_cast<int>(i);
+    return 0;
+}
+
+} // namespace
+
+TrainingPanel::TrainingPanel(QWidget* parent)
+    : QWidget(parent), m_ui(std::make_unique<Ui::TrainingPanel>())
+{
+    m_ui->setupUi(this);
+    m_ui->optimizerComboBox->addItems({"SGD", "SGD with momentum", "Adam", "AdamW"});
+    m_ui->scheduleComboBox->addItems({"constant", "step decay", "cosine annealing"});
+
+    for (QComboBox* c : {m_ui->optimizerComboBox, m_ui->scheduleComboBox, m_ui->budgetUnitComboBox})
+        connect(c, &QComboBox::currentIndexChanged, this, &TrainingPanel::edited);
+    for (QSpinBox* s : {m_ui->warmupSpinBox, m_ui->budgetSpinBox, m_ui->batchSizeSpinBox,
+                        m_ui->patienceSpinBox, m_ui->seedSpinBox})
+        connect(s, &QSpinBox::valueChanged, this, &TrainingPanel::edited);
+    for (QDoubleSpinBox* s : {m_ui->learningRateSpinBox, m_ui->clipSpinBox,
+                              m_ui->weightDecaySpinBox, m_ui->labelSmoothingSpinBox})
+        connect(s, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::edited);
+    connect(m_ui->validationSplitSpinBox, &QSpinBox::editingFinished, this,
+            &TrainingPanel::validationEdited);
+}
+
+TrainingPanel::~TrainingPanel() = default;
+
+void TrainingPanel::setSession(Session* session)
+{
+    m_session = session;
+    // The backends this build has: the CPU, and CUDA shown but unavailable.
+    m_ui->backendComboBox->clear();
+    m_ui->backendComboBox->addItem(session->deviceDescription(), "cpu");
+    m_ui->backendComboBox->addItem("CUDA (NVIDIA GPU)", "cuda");
+    if (auto* model = qobject_cast<QStandardItemModel*>(m_ui->backendComboBox->model())) {
+        QStandardItem* cuda = model->item(1);
+        cuda->setEnabled(false);
+        cuda->setToolTip("Unavailable: this build has no CUDA module (it is built with the "
+                         "CUDA Toolkit, issue #5).");
+    }
+    m_ui->backendComboBox->setToolTip(m_ui->backendComboBox->toolTip() +
+                                      "\nCUDA is unavailable: this build has no CUDA module (it is "
+                                      "built with the CUDA Toolkit).");
+    connect(session, &Session::modelChanged, this, &TrainingPanel::load);
+    connect(session, &Session::runStateChanged, this, &TrainingPanel::updateEnabled);
+    connect(session, &Session::historyReset, this, &TrainingPanel::updateEnabled);
+    connect(session, &Session::trainingFinished, this, &TrainingPanel::updatePlan);
+    load();
+}
+
+void TrainingPanel::load()
+{
+    m_loading = true;
+    const TrainerConfig& c = m_session->config();
+    m_ui->optimizerComboBox->setCurrentIndex(indexOf(kOptimizers, c.optimizer.kind));
+    m_ui->learningRateSpinBox->setValue(c.schedule.lrMax);
+    m_ui->scheduleComboBox->setCurrentIndex(indexOf(kSchedules, c.schedule.kind));
+    m_ui->warmupSpinBox->setValue(static_cast<int>(c.schedule.warmupSteps));
+    const bool bySteps = c.epochs <= 0 && c.steps > 0;
+    m_ui->budgetUnitComboBox->setCurrentIndex(bySteps ? 1 : 0);
+    m_ui->budgetSpinBox->setValue(
+        static_cast<int>(bySteps ? c.steps : std::max<int64_t>(c.epochs, 1)));
+    m_ui->batchSizeSpinBox->setValue(static_cast<int>(c.batchSize));
+    const double split = m_session->taskOptions().valSplit;
+    m_ui->validationSplitSpinBox->setValue(split < 0 ? -1 : static_cast<int>(split * 100 + 0.5));
+    m_ui->patienceSpinBox->setValue(c.patience);
+    m_ui->clipSpinBox->setValue(c.clipNorm);
+    m_ui->weightDecaySpinBox->setValue(c.optimizer.weightDecay);
+    m_ui->labelSmoothingSpinBox->setValue(c.labelSmoothing);
+    m_ui->seedSpinBox->setValue(static_cast<int>(std::min<uint64_t>(c.seed, INT32_MAX)));
+    m_loading = false;
+    updateEnabled();
+    updatePlan();
+}
+
+void TrainingPanel::edited()
+{
+    if (m_loading || !m_session) return;
+    TrainerConfig c = m_session->config();
+    const OptimizerKind kind = kOptimizers[m_ui->optimizerComboBox->currentIndex()];
+    if (kind == OptimizerKind::AdamW && c.optimizer.kind != kind &&
+        m_ui->weightDecaySpinBox->value() == 0) {
+        m_loading = true;
+        m_ui->weightDecaySpinBox->setValue(0.01); // AdamW's usual decay
+        m_loading = false;
+    }
+    c.optimizer.kind = kind;
+    c.schedule.lrMax = static_cast<float>(m_ui->learningRateSpinBox->value());
+    c.schedule.kind = kSchedules[m_ui->scheduleComboBox->currentIndex()];
+    c.schedule.warmupSteps = m_ui->warmupSpinBox->value();
+    const bool bySteps = m_ui->budgetUnitComboBox->currentIndex() == 1;
+    c.epochs = bySteps ? 0 : m_ui->budgetSpinBox->value();
+    c.steps = bySteps ? m_ui->budgetSpinBox->value() : 0;
+    c.batchSize = m_ui->batchSizeSpinBox->value();
+    c.patience = m_ui->patienceSpinBox->value();
+    c.clipNorm = static_cast<float>(m_ui->clipSpinBox->value());
+    c.optimizer.weightDecay = static_cast<float>(m_ui->weightDecaySpinBox->value());
+    c.labelSmoothing = static_cast<float>(m_ui->labelSmoothingSpinBox->value());
+    c.seed = static_cast<uint64_t>(m_ui->seedSpinBox->value());
+    m_session->setConfig(c);
+    updatePlan();
+}
+
+void TrainingPanel::validationEdited()
+{
+    if (m_loading || !m_session || !m_session->task()) return;
+    tasks::TaskOptions options = m_session->taskOptions();
+    const int percent = m_ui->validationSplitSpinBox->value();
+    const double split = percent < 0 ? -1 : percent / 100.0;
+    if (split == options.valSplit) return;
+    options.valSplit = split;
+    options.seed = m_session->config().seed;
+    QTimer::singleShot(0, this, [this, options] { m_session->setTaskOptions(options); });
+}
+
+void TrainingPanel::updatePlan()
+{
+    if (!m_session) return;
+    const TrainerConfig& c = m_session->config();
+    const int64_t planned = m_session->plannedSteps();
+    if (planned <= 0) {
+        m_ui->planLabel->setText(m_session->task() ? QString() : "Open data to plan a run.");
+        return;
+    }
+    const auto& d = m_session->task()->data();
+    const int64_t batch =
+        c.batchSize <= 0 || c.batchSize >= d.trainRows ? d.trainRows : c.batchSize;
+    const int64_t perEpoch = Trainer::stepsPerEpoch(d.trainRows, c.batchSize);
+    QLocale l;
+    QString plan = QString("Plan: <b>%1 steps</b> of %2 examples (%3 per epoch, %4 training "
+                           "examples)")
+                       .arg(l.toString(static_cast<qlonglong>(planned)))
+                       .arg(l.toString(static_cast<qlonglong>(batch)))
+                       .arg(l.toString(static_cast<qlonglong>(perEpoch)))
+                       .arg(l.toString(static_cast<qlonglong>(d.trainRows)));
+    if (m_session->trainedSteps() > 0)
+        plan +=
+            QString("; %1 done").arg(l.toString(static_cast<qlonglong>(m_session->trainedSteps())));
+    m_ui->planLabel->setText(plan + ".");
+}
+
+void TrainingPanel::updateEnabled()
+{
+    if (!m_session) return;
+    const bool idle = m_session->runState() == Session::RunState::Idle;
+    for (QWidget* w : findChildren<QWidget*>())
+        if (w != m_ui->planLabel && !qobject_cast<QLabel*>(w)) w->setEnabled(idle);
+    const bool crossEntropy = m_session->config().loss == LossKind::CrossEntropy;
+    m_ui->labelSmoothingSpinBox->setEnabled(idle && crossEntropy);
+    m_ui->validationSplitSpinBox->setEnabled(idle && !m_session->hasTrained() && m_session->task());
+    updatePlan();
+}
+
+} // namespace il::app

@@ -1,0 +1,144 @@
+// ironlearn-studio [FILE] [--train-steps N] [--screenshot PNG] [--save MODEL] [--quit]
+// The thin executable: the window, plus a scripted mode for screenshots and demos.
+#include "MainWindow.h"
+#include "NamesOutputPage.h"
+#include "Session.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QPalette>
+#include <QPushButton>
+#include <QStyleFactory>
+#include <QTimer>
+
+#include <cstdio>
+#include <memory>
+
+namespace {
+
+// Opens FILE, trains N steps, waits for the outputs, saves a screenshot, quits.
+void runScript(il::app::MainWindow& window, qint64 steps, const QString& screenshot, bool quit,
+               const QString& tab, const QString& save)
+{
+    using il::app::Session;
+    Session* session = window.session();
+    auto finish = [&window, screenshot, quit, tab, save] {
+        if (!save.isEmpty()) {
+            QString error;
+            if (!window.session()->saveModel(save, true, &error))
+                std::fprintf(stderr, "ironlearn-studio: %s\n", error.toUtf8().constData());
+        }
+        // Give the last signals (evaluation, preview, names) time to arrive and draw.
+        QTimer::singleShot(1500, &window, [&window, screenshot, quit, tab] {
+            if (!tab.isEmpty())
+                if (auto* tabs = window.findChild<QTabWidget*>("setupTabWidget"))
+                    for (int i = 0; i < tabs->count(); ++i)
+                        if (tabs->tabText(i).contains(tab, Qt::CaseInsensitive))
+                            tabs->setCurrentIndex(i);
+            QTimer::singleShot(300, &window, [&window, screenshot, quit] {
+                if (!screenshot.isEmpty() && !window.grab().save(screenshot))
+                    std::fprintf(stderr, "ironlearn-studio: cannot write %s\n",
+                                 screenshot.toUtf8().constData());
+                if (quit) {
+                    window.session()->stop();
+                    window.session()->worker()->waitForIdle();
+                    QApplication::exit(0);
+                }
+            });
+        });
+    };
+    if (steps <= 0) return finish();
+    auto* clock = new QElapsedTimer;
+    auto first = std::make_shared<qint64>(-1);
+    QObject::connect(session, &Session::progressed, &window,
+                     [session, steps, clock, first](const il::app::TrainingUpdate& u) {
+                         if (*first < 0) {
+                             // Time from the first report, as the CLI's own steps/s does.
+                             *first = u.step;
+                             clock->start();
+                         }
+                         if (session->trainedSteps() >= steps) session->stop();
+                     });
+    QObject::connect(
+        session, &Session::trainingFinished, &window, [&window, session, finish, clock, first] {
+            const double seconds = clock->isValid() ? clock->elapsed() / 1000.0 : 0;
+            const qint64 done = session->trainedSteps() - std::max<qint64>(*first, 0);
+            if (seconds >= 1) // shorter runs end before the first timed report
+                std::fprintf(stderr,
+                             "ironlearn-studio: trained %lld steps in %.2f s (%.2f steps/s)\n",
+                             static_cast<long long>(done), seconds, done / seconds);
+            if (session->kind() == "names")
+                if (auto* generate = window.findChild<QPushButton*>("generateButton"))
+                    generate->click();
+            finish();
+        });
+    QTimer::singleShot(200, session, &Session::start);
+}
+
+void useDarkPalette()
+{
+    QApplication::setStyle(QStyleFactory::create("Fusion"));
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(45, 45, 48));
+    p.setColor(QPalette::WindowText, QColor(225, 225, 225));
+    p.setColor(QPalette::Base, QColor(30, 30, 32));
+    p.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
+    p.setColor(QPalette::Text, QColor(225, 225, 225));
+    p.setColor(QPalette::Button, QColor(55, 55, 60));
+    p.setColor(QPalette::ButtonText, QColor(225, 225, 225));
+    p.setColor(QPalette::Highlight, QColor(60, 130, 220));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
+    p.setColor(QPalette::ToolTipText, QColor(225, 225, 225));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
+    QApplication::setPalette(p);
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("IronLearn");
+    QApplication::setApplicationName("Iron Learn Studio");
+    QApplication::setApplicationVersion(IRONLEARN_VERSION);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Train neural networks by pointing and clicking.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument("FILE", "A data file (table, image, names) or a model to open.");
+    parser.addOptions({
+        {"train-steps", "Train this many steps after opening FILE, then stop.", "N"},
+        {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
+        {"tab", "Show this setup tab in the screenshot (data, model or training).", "NAME"},
+        {"size", "Window size, e.g. 1280x800.", "WxH"},
+        {"palette", "dark: a dark Fusion palette (to check how the studio looks in dark themes).",
+         "NAME"},
+        {"save", "Save the model here when the script is done.", "MODEL"},
+        {"quit", "Quit when the script is done."},
+    });
+    parser.process(app);
+
+    if (parser.value("palette") == "dark") useDarkPalette();
+    il::app::MainWindow window;
+    if (parser.isSet("size")) {
+        const QStringList wh = parser.value("size").split('x');
+        if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    window.show();
+    const QStringList files = parser.positionalArguments();
+    if (!files.isEmpty()) {
+        QString path = files.first();
+        if (path.startsWith(":sample/")) path = ":/samples/" + path.mid(8);
+        window.openFile(path);
+    }
+    if (parser.isSet("train-steps") || parser.isSet("screenshot") || parser.isSet("quit") ||
+        parser.isSet("save"))
+        runScript(window, parser.value("train-steps").toLongLong(), parser.value("screenshot"),
+                  parser.isSet("quit"), parser.value("tab"), parser.value("save"));
+    return QApplication::exec();
+}

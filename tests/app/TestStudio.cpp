@@ -1,0 +1,489 @@
+// The studio end to end: the real MainWindow, offscreen, driven by object names. Dialogs are
+// answered through Dialogs::setNextAnswer / setNextFileName; waits use QTRY_*.
+#include "ChartsPanel.h"
+#include "Dialogs.h"
+#include "ImageOutputPage.h"
+#include "LayerStack.h"
+#include "LayerStackModel.h"
+#include "LossHistory.h"
+#include "MainWindow.h"
+#include "ProbabilityBars.h"
+#include "Session.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFrame>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QToolButton>
+
+#include <numeric>
+
+using namespace il::app;
+
+class TestStudio : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void chartsDecimateLongRuns();
+    void layerSpecRoundTrips_data();
+    void layerSpecRoundTrips();
+    void opensEachKindOfSample();
+    void editsTheStackWithUndo();
+    void trainsAndChartsArrive();
+    void pausesResumesStopsAndStaysResponsive();
+    void savesReopensAndContinues();
+    void rendersAtTwoResolutionsAndExports();
+    void generatesNames();
+    void showsLoaderErrorsInline();
+    void closingWhileTrainingSaves();
+
+private:
+    template <typename T> T* find(const QString& name) const
+    {
+        T* w = m_window->findChild<T*>(name);
+        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
+        return w;
+    }
+    Session* session() const { return m_window->session(); }
+    void openSample(const QString& baseName);
+    // Sets the run's budget (in steps) through the Training panel.
+    void setSteps(int steps);
+    // Image sample at a small training size, so tests train in milliseconds per step.
+    void openSmallImage();
+    void trainToEnd();
+
+    QTemporaryDir m_dir;
+    MainWindow* m_window = nullptr;
+};
+
+void TestStudio::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("IronLearnTests");
+    QCoreApplication::setApplicationName("testStudio");
+    QSettings().clear();
+    QVERIFY(m_dir.isValid());
+}
+
+void TestStudio::init()
+{
+    m_window = new MainWindow;
+    m_window->resize(1280, 800);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+}
+
+void TestStudio::cleanup()
+{
+    session()->stop();
+    Dialogs::setNextAnswer(QMessageBox::Discard);
+    QVERIFY(m_window->close());
+    Dialogs::setNextAnswer(QMessageBox::NoButton);
+    delete m_window;
+    m_window = nullptr;
+}
+
+void TestStudio::openSample(const QString& baseName)
+{
+    QAction* action = find<QAction>("actionSample_" + baseName);
+    action->trigger();
+    QVERIFY(session()->task());
+}
+
+void TestStudio::setSteps(int steps)
+{
+    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
+    find<QSpinBox>("budgetSpinBox")->setValue(steps);
+    QCOMPARE(session()->config().steps, steps);
+}
+
+void TestStudio::openSmallImage()
+{
+    openSample("camera");
+    auto* size = find<QSpinBox>("trainingSizeSpinBox");
+    size->setValue(64);
+    emit size->editingFinished();
+    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    // A small SIREN keeps each step cheap.
+    auto* spec = find<QLineEdit>("specLineEdit");
+    spec->setText("dense:32,sine:30,dense:32,sine:30,dense");
+    emit spec->returnPressed();
+    QCOMPARE(session()->spec(), QString("dense:32,sine:30,dense:32,sine:30,dense"));
+}
+
+void TestStudio::trainToEnd()
+{
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30000);
+    const auto outcome = finished.first().first().value<TrainingOutcome>();
+    QVERIFY2(!outcome.failed, qPrintable(outcome.message));
+}
+
+void TestStudio::chartsDecimateLongRuns()
+{
+    LossHistory history;
+    for (int64_t step = 1; step <= 100'000; ++step)
+        history.addTrainLoss(step, 1.0 / static_cast<double>(step), 1e-3);
+    history.addTrainLoss(100'001, NAN, 1e-3); // a non-finite value is never drawn
+    QElapsedTimer clock;
+    clock.start();
+    const QList<QPointF> points = history.train(ChartsPanel::kMaxPoints, true);
+    const QList<QPointF> smooth = history.trainSmoothed(ChartsPanel::kMaxPoints, true);
+    QVERIFY(clock.elapsed() < 50);
+    QVERIFY(points.size() <= ChartsPanel::kMaxPoints && points.size() > 1000);
+    QCOMPARE(smooth.size(), points.size());
+    QVERIFY(points.first().x() < 100 && points.last().x() > 99'000);
+    for (const QPointF& p : points)
+        QVERIFY(std::isfinite(p.y()) && p.y() > 0);
+    QCOMPARE(history.trainCount(), size_t(100'001)); // the full history is kept
+}
+
+void TestStudio::layerSpecRoundTrips_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("written");
+    QTest::newRow("mlp") << "dense:32,tanh,dense:32,tanh,dense"
+                         << "dense:32,tanh,dense:32,tanh,dense";
+    QTest::newRow("siren") << "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense"
+                           << "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense";
+    QTest::newRow("fourier") << "fourier:256:10,dense:256,relu,dense"
+                             << "fourier:256:10,dense:256,relu,dense";
+    QTest::newRow("names") << "embedding:27:16,dense:256,tanh,dense"
+                           << "embedding:27:16,dense:256,tanh,dense";
+    QTest::newRow("aliases") << "linear:8:he, leaky:0.2, sin, dense:3"
+                             << "dense:8:he,leakyrelu:0.2,sine:30,dense";
+    QTest::newRow("classic") << "dense:128,tanh,dense,sigmoid"
+                             << "dense:128,tanh,dense,sigmoid";
+}
+
+void TestStudio::layerSpecRoundTrips()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, written);
+    LayerRows rows;
+    QString error;
+    QVERIFY2(parseLayerRows(spec, rows, &error), qPrintable(error));
+    normaliseLayerRows(rows);
+    QCOMPARE(formatLayerRows(rows), written);
+    LayerRows again;
+    QVERIFY(parseLayerRows(written, again, &error));
+    normaliseLayerRows(again);
+    QCOMPARE(formatLayerRows(again), written);
+}
+
+void TestStudio::opensEachKindOfSample()
+{
+    auto* pages = find<QStackedWidget>("pagesStackedWidget");
+
+    openSample("iris");
+    QCOMPARE(pages->currentWidget()->objectName(), QString("tablePage"));
+    QVERIFY(find<QTableView>("previewTableView")->model()->rowCount() > 0);
+    QCOMPARE(find<QTableWidget>("columnsTableWidget")->rowCount(), 5);
+    QVERIFY(find<QLabel>("taskLabel")->text().contains("Classification"));
+    QVERIFY(find<ChartsPanel>("chartsPanel")->plannedLearningRatePointCount() > 0); // before Start
+    QCOMPARE(find<QStackedWidget>("outputStackedWidget")->currentWidget()->objectName(),
+             QString("tableOutputPage"));
+    QVERIFY(QSettings().value("recentFiles").toStringList().contains(":/samples/iris.csv"));
+
+    // A role change reopens the table: ignoring a feature leaves 3 inputs.
+    auto* role = find<QComboBox>("roleComboBox0");
+    role->setCurrentIndex(2);
+    QTRY_COMPARE(session()->inputWidth(), int64_t(3));
+
+    openSample("camera");
+    QCOMPARE(pages->currentWidget()->objectName(), QString("imagePage"));
+    QVERIFY(find<QLabel>("imageInfoLabel")->text().contains("Trains at"));
+    QCOMPARE(session()->inputWidth(), int64_t(2));
+
+    openSample("names-ssa2018");
+    QCOMPARE(pages->currentWidget()->objectName(), QString("namesPage"));
+    QVERIFY(find<QListWidget>("namesListWidget")->count() > 100);
+    QVERIFY(find<QLabel>("namesInfoLabel")->text().contains("vocabulary of 27"));
+    QCOMPARE(find<QStackedWidget>("outputStackedWidget")->currentWidget()->objectName(),
+             QString("namesOutputPage"));
+}
+
+void TestStudio::editsTheStackWithUndo()
+{
+    openSample("iris");
+    auto* view = find<QTableView>("layersTableView");
+    auto* model = qobject_cast<LayerStackModel*>(view->model());
+    QVERIFY(model);
+    QCOMPARE(model->rowCount(), 5);
+    QVERIFY(model->isValid());
+    // 4 -> 32 -> 32 -> 3: (4*32+32) + (32*32+32) + (32*3+3)
+    QCOMPARE(model->totalParameters(), int64_t(160 + 1056 + 99));
+
+    view->setCurrentIndex(model->index(1, 0));
+    find<QPushButton>("addButton")->click(); // a dense:32 after the tanh
+    QCOMPARE(model->rowCount(), 6);
+    QCOMPARE(session()->spec(), QString("dense:32,tanh,dense:32,dense:32,tanh,dense"));
+    find<QPushButton>("removeButton")->click();
+    QCOMPARE(model->rowCount(), 5);
+    find<QToolButton>("undoButton")->click();
+    QCOMPARE(model->rowCount(), 6);
+    find<QToolButton>("undoButton")->click();
+    QCOMPARE(session()->spec(), QString("dense:32,tanh,dense:32,tanh,dense"));
+    find<QToolButton>("redoButton")->click();
+    QCOMPARE(model->rowCount(), 6);
+
+    // Editing a cell is one undo step; the output layer's size is not editable.
+    QVERIFY(model->setData(model->index(0, LayerStackModel::SizeColumn), 8, Qt::EditRole));
+    QVERIFY(session()->spec().startsWith("dense:8,"));
+    QVERIFY(!(model->flags(model->index(5, LayerStackModel::SizeColumn)) & Qt::ItemIsEditable));
+
+    // An invalid stack explains itself and Start refuses it.
+    auto* spec = find<QLineEdit>("specLineEdit");
+    spec->setText("dense:4,embedding:3,dense");
+    emit spec->returnPressed();
+    auto* error = find<QLabel>("stackErrorLabel");
+    auto* panel = find<QWidget>("modelPanel");
+    QVERIFY(error->isVisibleTo(panel));
+    QVERIFY2(error->text().contains("embedding"), qPrintable(error->text()));
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(finished.first().first().value<TrainingOutcome>().failed);
+    QCOMPARE(session()->runState(), Session::RunState::Idle);
+    find<QToolButton>("undoButton")->click();
+    QVERIFY(!error->isVisibleTo(panel));
+}
+
+void TestStudio::trainsAndChartsArrive()
+{
+    openSample("iris");
+    setSteps(300);
+    auto* charts = find<ChartsPanel>("chartsPanel");
+    QCOMPARE(charts->trainPointCount(), 0);
+    find<QPushButton>("startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(charts->trainPointCount() > 0, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(session()->runState(), Session::RunState::Idle, 20000);
+    QTRY_VERIFY(charts->validationPointCount() > 0);
+    QVERIFY(charts->trainPointCount() <= ChartsPanel::kMaxPoints);
+    QVERIFY(session()->trainedSteps() > 0);
+    QVERIFY(session()->history().trainCount() >= static_cast<size_t>(charts->trainPointCount()));
+    // The predictions table fills with ✓ / ✗ after the run.
+    auto* predictions = find<QTableWidget>("predictionsTableWidget");
+    QTRY_VERIFY(predictions->rowCount() > 0);
+    QVERIFY(predictions->item(0, 3)->text() == QString::fromUtf8("\u2713") ||
+            predictions->item(0, 3)->text() == QString::fromUtf8("\u2717"));
+    QVERIFY(m_window->isWindowModified());
+}
+
+void TestStudio::pausesResumesStopsAndStaysResponsive()
+{
+    openSmallImage();
+    setSteps(1'000'000);
+    find<QPushButton>("startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(session()->trainedSteps() > 5, 10000);
+
+    // Event-loop latency while training: a 10 ms probe timer must never wait 100 ms.
+    QElapsedTimer clock;
+    qint64 last = 0, worst = 0;
+    QTimer probe;
+    probe.setInterval(10);
+    connect(&probe, &QTimer::timeout, this, [&] {
+        const qint64 now = clock.elapsed();
+        worst = std::max(worst, now - last);
+        last = now;
+    });
+    clock.start();
+    probe.start();
+    QTest::qWait(1500);
+    probe.stop();
+    qInfo("worst event-loop gap while training: %lld ms", worst);
+    QVERIFY2(worst < 100, qPrintable(QString("event loop blocked for %1 ms").arg(worst)));
+
+    // Render between two steps while training.
+    find<QComboBox>("resolutionComboBox")->setCurrentIndex(0);
+    find<QPushButton>("renderButton")->click();
+    auto* page = find<ImageOutputPage>("imageOutputPage");
+    QTRY_COMPARE_WITH_TIMEOUT(page->reconstruction().size(), QSize(200, 200), 10000);
+
+    auto* pause = find<QPushButton>("pauseButton");
+    pause->click();
+    QTRY_COMPARE(session()->runState(), Session::RunState::Paused);
+    QTest::qWait(100); // the step that was running when Pause was pressed reports
+    const int64_t pausedAt = session()->trainedSteps();
+    QTest::qWait(400);
+    QCOMPARE(session()->trainedSteps(), pausedAt);
+    QCOMPARE(pause->text(), QString("&Resume"));
+
+    pause->click();
+    QTRY_COMPARE(session()->runState(), Session::RunState::Training);
+    QTRY_VERIFY_WITH_TIMEOUT(session()->trainedSteps() > pausedAt, 10000);
+
+    QElapsedTimer stopClock;
+    stopClock.start();
+    find<QPushButton>("stopButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(session()->runState(), Session::RunState::Idle, 5000);
+    QVERIFY(stopClock.elapsed() < 2000);
+    QCOMPARE(find<QPushButton>("startButton")->text(), QString("&Continue"));
+}
+
+void TestStudio::savesReopensAndContinues()
+{
+    openSample("iris");
+    setSteps(200);
+    QSignalSpy evaluated(session(), &Session::evaluated);
+    trainToEnd();
+    QTRY_VERIFY(evaluated.count() >= 1);
+    const QString before = evaluated.last().first().value<Evaluation>().summary;
+    const int64_t steps = session()->trainedSteps();
+    const QString spec = session()->spec();
+    const size_t history = session()->history().validationCount();
+
+    const QString path = m_dir.filePath("iris.safetensors");
+    Dialogs::setNextFileName(path);
+    QSignalSpy saved(session(), &Session::modelSaved);
+    find<QAction>("actionSaveModelAs")->trigger();
+    QTRY_COMPARE(saved.count(), 1);
+    QVERIFY(QFile::exists(path));
+    QVERIFY(!session()->isModified());
+
+    // Reopen in a fresh window: same stack, steps, history and predictions.
+    cleanup();
+    init();
+    QSignalSpy reevaluated(session(), &Session::evaluated);
+    QVERIFY(m_window->openFile(path));
+    QCOMPARE(session()->trainedSteps(), steps);
+    QCOMPARE(session()->spec(), spec);
+    QCOMPARE(session()->history().validationCount(), history);
+    QVERIFY(session()->task()); // the data came back with the model
+    QTRY_VERIFY(reevaluated.count() >= 1);
+    QCOMPARE(reevaluated.last().first().value<Evaluation>().summary, before);
+
+    // Continue: raise the budget and train further from where it stopped.
+    setSteps(static_cast<int>(steps) + 50);
+    QCOMPARE(find<QPushButton>("startButton")->text(), QString("&Continue"));
+    trainToEnd();
+    QVERIFY(session()->trainedSteps() > steps);
+}
+
+void TestStudio::rendersAtTwoResolutionsAndExports()
+{
+    openSmallImage();
+    setSteps(40);
+    trainToEnd();
+    auto* page = find<ImageOutputPage>("imageOutputPage");
+    QTRY_VERIFY(!page->reconstruction().isNull()); // the final snapshot
+    auto* slider = find<QSlider>("timelineSlider");
+    QVERIFY(slider->maximum() >= 1); // the start and the end at least
+
+    auto* resolution = find<QComboBox>("resolutionComboBox");
+    auto* render = find<QPushButton>("renderButton");
+    resolution->setCurrentIndex(0);
+    render->click();
+    QTRY_COMPARE(page->reconstruction().size(), QSize(200, 200));
+    resolution->setCurrentIndex(1);
+    render->click();
+    QTRY_COMPARE(page->reconstruction().size(), QSize(512, 512));
+
+    const QString png = m_dir.filePath("camera-512.png");
+    Dialogs::setNextFileName(png);
+    find<QPushButton>("exportButton")->click();
+    QCOMPARE(QImage(png).size(), QSize(512, 512));
+
+    // A click on the loss chart moves the timeline to the nearest snapshot.
+    slider->setValue(slider->maximum());
+    page->showStep(0);
+    QCOMPARE(slider->value(), 0);
+}
+
+void TestStudio::generatesNames()
+{
+    openSample("names-ssa2018");
+    setSteps(300);
+    trainToEnd();
+    find<QSpinBox>("countSpinBox")->setValue(15);
+    find<QPushButton>("generateButton")->click();
+    auto* list = find<QListWidget>("generatedListWidget");
+    QTRY_COMPARE(list->count(), 15);
+    QVERIFY(list->item(0)->text().startsWith("NEW") || list->item(0)->text().startsWith("SEEN"));
+    QVERIFY(find<QLabel>("innovationLabel")->text().contains("%"));
+
+    auto* bars = find<ProbabilityBars>("nextCharBars");
+    find<QLineEdit>("prefixLineEdit")->setText("ma");
+    QTRY_VERIFY(!bars->probabilities().empty());
+    QTRY_COMPARE(bars->probabilities().size(), size_t(27));
+    const std::vector<float> warm = bars->probabilities();
+    const float sum = std::accumulate(warm.begin(), warm.end(), 0.f);
+    QVERIFY(std::fabs(sum - 1.f) < 1e-3f);
+    // A lower temperature sharpens the distribution: the top probability grows.
+    find<QSlider>("temperatureSlider")->setValue(30);
+    QTRY_VERIFY(*std::max_element(bars->probabilities().begin(), bars->probabilities().end()) >
+                *std::max_element(warm.begin(), warm.end()));
+}
+
+void TestStudio::showsLoaderErrorsInline()
+{
+    openSample("iris");
+    const QString bad = m_dir.filePath("ragged.csv");
+    QFile file(bad);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("a,b,c\n1,2,3\n4,5\n6,7,8\n");
+    file.close();
+    QVERIFY(!m_window->openFile(bad));
+    auto* frame = find<QFrame>("errorFrame");
+    auto* panel = find<QWidget>("datasetPanel");
+    QVERIFY(frame->isVisibleTo(panel));
+    const QString text = find<QLabel>("errorLabel")->text();
+    QVERIFY2(text.contains("ragged.csv") && text.contains("3"), qPrintable(text));
+    QVERIFY(session()->dataPath().endsWith("iris.csv")); // the previous data stays
+
+    const QString model = m_dir.filePath("cut.safetensors");
+    QFile cut(model);
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\"", 12);
+    cut.close();
+    QVERIFY(!m_window->openFile(model));
+    QVERIFY(find<QLabel>("errorLabel")->text().contains("cut.safetensors"));
+
+    // Still usable: the good sample opens and the error goes away.
+    openSample("xor");
+    QVERIFY(!frame->isVisibleTo(panel));
+}
+
+void TestStudio::closingWhileTrainingSaves()
+{
+    openSmallImage();
+    setSteps(1'000'000);
+    find<QPushButton>("startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(session()->trainedSteps() > 3, 10000);
+    const QString path = m_dir.filePath("closing.safetensors");
+    const int asked = Dialogs::questionCount();
+    Dialogs::setNextAnswer(QMessageBox::Save);
+    Dialogs::setNextFileName(path);
+    QVERIFY(m_window->close());
+    QCOMPARE(Dialogs::questionCount(), asked + 1);
+    QVERIFY(QFile::exists(path));
+    QVERIFY(!session()->worker()->isTraining());
+    delete m_window;
+    // The saved file opens again with the steps it had.
+    init();
+    QVERIFY(m_window->openFile(path));
+    QVERIFY(session()->trainedSteps() > 3);
+}
+
+QTEST_MAIN(TestStudio)
+#include "TestStudio.moc"
