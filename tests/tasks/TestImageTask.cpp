@@ -272,6 +272,19 @@ void TestImageTask::ssim()
     std::vector<float> a(20 * 20, 0.5f), b(20 * 20, 0.6f);
     const double c1 = 1e-4, expected = (2 * 0.5 * 0.6 + c1) / (0.25 + 0.36 + c1);
     QVERIFY(std::fabs(ssimIndex(a.data(), b.data(), 20, 20, 1) - expected) < 1e-6);
+    // Against an independent reference (a direct NumPy loop over every 11x11 window) on a
+    // fixed 37x23 RGB pair: 0.980810359791.
+    {
+        const int w = 37, h = 23;
+        std::vector<float> x(w * h * 3), y(x.size());
+        unsigned s = 12345;
+        for (size_t i = 0; i < x.size(); ++i) {
+            s = s * 1103515245u + 12345u;
+            x[i] = 0.5f + 0.4f * std::sin(static_cast<float>(i) * 0.07f);
+            y[i] = std::clamp(x[i] + 0.2f * (((s >> 8) & 0xFFFF) / 65535.f - 0.5f), 0.f, 1.f);
+        }
+        QVERIFY(std::fabs(ssimIndex(x.data(), y.data(), w, h, 3) - 0.980810359791) < 1e-9);
+    }
     // Smaller than the 11x11 window still works.
     QVERIFY(std::fabs(ssimIndex(a.data(), a.data(), 5, 4, 1) - 1.0) < 1e-9);
 }

@@ -64,8 +64,8 @@ const QByteArray kFive = "emma\nolivia\nava\nisabella\nsophia\n";
 class TestNamesTask : public QObject {
     Q_OBJECT
 
-    std::unique_ptr<Backend> m_backend = createCpuBackend(2);
-    std::unique_ptr<Task> m_tiny; // kFive, memorised by m_net
+    std::unique_ptr<Backend> m_backend = createCpuBackend(1); // tiny work: one thread
+    std::unique_ptr<Task> m_tiny;                             // kFive, memorised by m_net
     std::unique_ptr<Network> m_net;
 
 private slots:
