@@ -1,6 +1,8 @@
 // ironlearn-cli end to end: the real executable, run with QProcess in a temporary directory.
 // Exit codes (0 ok, 1 data or model error, 2 usage error), one-line messages that name the file
 // and line/column, field or tensor at fault, and the results of real training runs.
+#include "CliRunner.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -15,11 +17,6 @@
 #include <cmath>
 
 namespace {
-
-struct RunResult {
-    int code = -1; // -1: crashed or timed out
-    QString out, err;
-};
 
 QByteArray readBytes(const QString& path)
 {
@@ -52,24 +49,7 @@ private:
 
     RunResult run(const QStringList& args, int timeoutMs = 60000) const
     {
-        QProcess p;
-        p.setWorkingDirectory(m_dir.path());
-        p.start(IRONLEARN_CLI, args);
-        RunResult r;
-        if (!p.waitForStarted(10000)) {
-            r.err = "did not start: " + p.errorString();
-            return r;
-        }
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished(5000);
-            r.err = "timed out: " + args.join(' ');
-            return r;
-        }
-        r.out = QString::fromUtf8(p.readAllStandardOutput());
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        return r;
+        return runCli(m_dir.path(), args, timeoutMs);
     }
 
     QJsonObject readJson(const QString& name) const
@@ -145,9 +125,8 @@ void TestCli::help()
 {
     const RunResult r = run({"--help"});
     QCOMPARE(r.code, 0);
-    for (const char* word :
-         {"Usage: ironlearn-cli", "train", "evaluate", "predict", "info", "devices", "samples",
-          "Exit status"})
+    for (const char* word : {"Usage: ironlearn-cli", "train", "evaluate", "predict", "info",
+                             "devices", "samples", "Exit status"})
         QVERIFY2(r.out.contains(word), word);
     // No command at all: the same text, but as a usage error on stderr.
     const RunResult none = run({});
@@ -378,8 +357,8 @@ void TestCli::irisTextTarget()
 
 void TestCli::predict()
 {
-    const RunResult t = run({"train", "iris.csv", "--epochs", "60", "--out", "pi.safetensors",
-                             "--quiet"});
+    const RunResult t =
+        run({"train", "iris.csv", "--epochs", "60", "--out", "pi.safetensors", "--quiet"});
     QVERIFY2(t.code == 0, qPrintable(t.err));
     // Every input row as written, then the predicted class and one probability per class.
     const RunResult r = run({"predict", "pi.safetensors", "iris.csv", "--out", "pred.csv"});
@@ -388,8 +367,7 @@ void TestCli::predict()
     const QStringList in = QString::fromUtf8(readBytes(path("iris.csv"))).trimmed().split('\n');
     const QStringList out = QString::fromUtf8(readBytes(path("pred.csv"))).trimmed().split('\n');
     QCOMPARE(out.size(), in.size());
-    QCOMPARE(out[0], in[0].trimmed() +
-                         ",predicted_species,p_setosa,p_versicolor,p_virginica");
+    QCOMPARE(out[0], in[0].trimmed() + ",predicted_species,p_setosa,p_versicolor,p_virginica");
     int right = 0;
     for (int i = 1; i < out.size(); ++i) {
         QVERIFY2(out[i].startsWith(in[i].trimmed() + ","), qPrintable(out[i]));
@@ -438,8 +416,8 @@ void TestCli::predictBadInput_data()
     QTest::addColumn<QStringList>("extra");
     QTest::addColumn<int>("code");
     QTest::addColumn<QStringList>("mentions");
-    QTest::newRow("missing column") << QByteArray("x1\n1\n") << QStringList{} << 1
-                                    << QStringList{"pbad.csv", "\"x2\""};
+    QTest::newRow("missing column")
+        << QByteArray("x1\n1\n") << QStringList{} << 1 << QStringList{"pbad.csv", "\"x2\""};
     QTest::newRow("missing value") << QByteArray("x1,x2\n1,2\n3,\n") << QStringList{} << 1
                                    << QStringList{"pbad.csv:3", "\"x2\"", "--missing drop"};
     QTest::newRow("text cell") << QByteArray("x1,x2\n1,2\n3,4\nfive,6\n") << QStringList{} << 1
@@ -447,9 +425,9 @@ void TestCli::predictBadInput_data()
     QTest::newRow("empty") << QByteArray() << QStringList{} << 1 << QStringList{"pbad.csv"};
     QTest::newRow("bad --missing") << QByteArray("x1,x2\n1,2\n") << QStringList{"--missing", "x"}
                                    << 2 << QStringList{"--missing"};
-    QTest::newRow("output over input") << QByteArray("x1,x2\n1,2\n")
-                                       << QStringList{"--out", "pbad.csv"} << 2
-                                       << QStringList{"overwrite"};
+    QTest::newRow("output over input")
+        << QByteArray("x1,x2\n1,2\n") << QStringList{"--out", "pbad.csv"} << 2
+        << QStringList{"overwrite"};
 }
 
 void TestCli::predictBadInput()
@@ -488,10 +466,9 @@ void TestCli::tableOptions()
                (i % 37 == 5 ? QByteArray("NA") : QByteArray::number(i % 10)) + "," +
                (i % 2 ? "warm" : "cold") + "\n";
     QVERIFY(writeBytes(path("opts.csv"), csv));
-    const RunResult r =
-        run({"train", "opts.csv", "--ignore", "id", "--missing", "drop", "--normalise", "minmax",
-             "--test-split", "0.25", "--epochs", "30", "--metrics-json", "opts.json", "--out",
-             "opts.safetensors"});
+    const RunResult r = run({"train", "opts.csv", "--ignore", "id", "--missing", "drop",
+                             "--normalise", "minmax", "--test-split", "0.25", "--epochs", "30",
+                             "--metrics-json", "opts.json", "--out", "opts.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("dropped 6 rows with missing values"), qPrintable(r.err));
     QVERIFY2(r.err.contains("2 features (3 inputs after one-hot encoding)"), qPrintable(r.err));
@@ -524,9 +501,9 @@ void TestCli::jsonDataset()
     }
     xt = "0,0,0,1,1,0,1,1";
     yt = "0,1,1,0";
-    QVERIFY(writeBytes(path("xor.json"), "{\"m\": 40, \"n\": 2, \"x\": [" + x + "], \"y\": [" +
-                                             y + "], \"x_test\": [" + xt + "], \"y_test\": [" +
-                                             yt + "], \"m_test\": 4}"));
+    QVERIFY(writeBytes(path("xor.json"), "{\"m\": 40, \"n\": 2, \"x\": [" + x + "], \"y\": [" + y +
+                                             "], \"x_test\": [" + xt + "], \"y_test\": [" + yt +
+                                             "], \"m_test\": 4}"));
     const RunResult r = run({"train", "xor.json", "--epochs", "300", "--patience", "0",
                              "--metrics-json", "xj.json", "--out", "xj.safetensors", "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));

@@ -1,6 +1,8 @@
 // ironlearn-cli on images, end to end: the real executable, run with QProcess in a temporary
 // directory. Train a small generated picture with snapshots, render it at two sizes, evaluate
 // it (PSNR and SSIM), and refuse bad sizes and broken images with one line and no output.
+#include "CliRunner.h"
+
 #include <QBuffer>
 #include <QDir>
 #include <QFile>
@@ -15,11 +17,6 @@
 #include <cmath>
 
 namespace {
-
-struct RunResult {
-    int code = -1; // -1: crashed or timed out
-    QString out, err;
-};
 
 QByteArray encode(const QImage& image, const char* format = "png")
 {
@@ -54,24 +51,7 @@ private:
 
     RunResult run(const QStringList& args, int timeoutMs = 60000) const
     {
-        QProcess p;
-        p.setWorkingDirectory(m_dir.path());
-        p.start(IRONLEARN_CLI, args);
-        RunResult r;
-        if (!p.waitForStarted(10000)) {
-            r.err = "did not start: " + p.errorString();
-            return r;
-        }
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished(5000);
-            r.err = "timed out: " + args.join(' ');
-            return r;
-        }
-        r.out = QString::fromUtf8(p.readAllStandardOutput());
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        return r;
+        return runCli(m_dir.path(), args, timeoutMs);
     }
 
     QJsonObject readJson(const QString& name) const

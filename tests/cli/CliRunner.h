@@ -1,0 +1,35 @@
+// Runs the real ironlearn-cli (IRONLEARN_CLI) in a working directory and collects what it
+// printed, for the CLI test executables.
+#pragma once
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+struct RunResult {
+    int code = -1; // -1: crashed or timed out
+    QString out, err;
+};
+
+inline RunResult runCli(const QString& workingDirectory, const QStringList& args,
+                        int timeoutMs = 60000)
+{
+    QProcess p;
+    p.setWorkingDirectory(workingDirectory);
+    p.start(IRONLEARN_CLI, args);
+    RunResult r;
+    if (!p.waitForStarted(10000)) {
+        r.err = "did not start: " + p.errorString();
+        return r;
+    }
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished(5000);
+        r.err = "timed out: " + args.join(' ');
+        return r;
+    }
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return r;
+}
