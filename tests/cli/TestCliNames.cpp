@@ -1,20 +1,15 @@
 // ironlearn-cli on names, end to end: train, generate, evaluate and broken files, with the real
 // executable run by QProcess in a temporary directory.
-#include <QDir>
+#include "CliRunner.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 namespace {
-
-struct RunResult {
-    int code = -1; // -1: crashed or timed out
-    QString out, err;
-};
 
 bool writeBytes(const QString& path, const QByteArray& bytes)
 {
@@ -44,21 +39,7 @@ class TestCliNames : public QObject {
         if (QStringList{"train", "generate", "evaluate"}.contains(args.value(0)))
             args << "--threads"
                  << "1";
-        QProcess p;
-        p.setWorkingDirectory(m_dir.path());
-        p.start(IRONLEARN_CLI, args);
-        RunResult r;
-        if (!p.waitForStarted(10000)) return r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished(5000);
-            r.err = "timed out: " + args.join(' ');
-            return r;
-        }
-        r.out = QString::fromUtf8(p.readAllStandardOutput());
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        return r;
+        return runCli(m_dir.path(), args, timeoutMs);
     }
 
 private slots:
