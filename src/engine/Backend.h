@@ -59,11 +59,18 @@ struct SgdParams {
     bool nesterov = false;
 };
 
+// Bumped whenever this interface changes: a separately built backend module (the CUDA one in
+// kernels/) is refused unless it was built against the same version.
+inline constexpr int kBackendAbiVersion = 2;
+
 class Backend {
 public:
     virtual ~Backend() = default;
 
     virtual DeviceInfo info() const = 0;
+    // True when backend memory is host memory (the CPU backend). A device backend's memory can
+    // become unreadable after a failure, so the trainer keeps host copies of good weights.
+    virtual bool memoryOnHost() const { return true; }
 
     // ---- memory ---------------------------------------------------------------------------
     virtual void* allocateBytes(size_t bytes) = 0;
@@ -142,6 +149,20 @@ public:
     // ---- data movement -------------------------------------------------------------------------
     // dst[i, :] = src[index[first + i], :] for i < dst.rows.
     virtual void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) = 0;
+
+    // ---- recorded sequences (optional; CUDA graphs) ---------------------------------------------
+    // A backend may record the ops issued between beginRecording() and endRecording() and replay
+    // them later for the cost of one launch. A recording bakes in every pointer, shape and host
+    // scalar it was given, so only ops whose arguments do not change between replays may be
+    // recorded, and the memory they touch must stay allocated while the recording is kept.
+    // While recording, ops are recorded, not executed. beginRecording() returns false when the
+    // backend does not record (the CPU backend): the caller then simply runs the ops.
+    virtual bool beginRecording() { return false; }
+    // Ends the recording and returns its handle (>= 0).
+    virtual int endRecording() { return -1; }
+    virtual void replay(int handle) { (void)handle; }
+    // Forgets every recording; also ends one still open (after an op threw while recording).
+    virtual void discardRecordings() {}
 };
 
 // The CPU backend, always present. threads <= 0: one per core.

@@ -66,6 +66,8 @@ public:
 
     // Make the activation buffers fit batches of up to `rows` rows.
     void reserve(int64_t rows);
+    // Rows the activation buffers hold now. Changes (and the buffers move) when reserve grows.
+    int64_t reservedRows() const { return m_reservedRows; }
     // Training forward: keeps every layer's output for backward. Returns the output view.
     Tensor forward(ConstTensor x);
     // Backward through the whole stack from dL/doutput; fills gradients().

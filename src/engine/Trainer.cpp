@@ -1,7 +1,9 @@
 #include "Trainer.h"
 #include "Errors.h"
+#include "Snapshot.h"
 
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -40,6 +42,8 @@ std::string stopReasonName(StopReason r)
         return "cancelled";
     case StopReason::NonFinite:
         return "stopped on a non-finite value";
+    case StopReason::DeviceFailure:
+        return "the device failed";
     }
     return "?";
 }
@@ -162,6 +166,20 @@ TrainResult Trainer::run(const TrainingData& data)
     const ConstTensor stepLossT = scalars.view(1, 1, SlotStepLoss);
     float readBack[SlotNorms];
 
+    // Recorded steps (CUDA graphs), one per batch row count (a short last batch is another).
+    // They point at the buffers above, so they are dropped before those are freed.
+    struct DropRecordings {
+        Backend& b;
+        ~DropRecordings() { b.discardRecordings(); }
+    } dropRecordings{b};
+    bool record = cfg.recordSteps;
+    std::map<int64_t, int> recordings;
+    int64_t recordedReserve = -1;
+
+    // Host copies of good weights, on a device backend only.
+    const bool device = !b.memoryOnHost();
+    std::shared_ptr<HostSnapshot> lastGood;
+
     auto loadEpochOrder = [&](int64_t epoch) {
         if (!gather) return;
         if (cfg.shuffle) {
@@ -189,6 +207,7 @@ TrainResult Trainer::run(const TrainingData& data)
     double lastReportTime = 0;
     int64_t stepsSinceRead = 0;
     double lastValLoss = NAN, lastMetric = NAN;
+    double lastSnapshot = -1e9;
     const int64_t readEvery = std::max<int64_t>(1, cfg.readEvery);
 
     auto scheduleTotal = [&]() -> int64_t {
@@ -247,6 +266,13 @@ TrainResult Trainer::run(const TrainingData& data)
         b.fill(lossSumT, 0.f);
         return true;
     };
+
+    auto snapshotIfDue = [&](bool force) {
+        if (!device || (!force && elapsed() - lastSnapshot < cfg.snapshotSeconds)) return;
+        lastGood = std::make_shared<HostSnapshot>(takeSnapshot(m_net, m_opt, m_state));
+        lastSnapshot = elapsed();
+    };
+    snapshotIfDue(true);
 
     auto nonFinite = [&]() {
         const auto badStep = static_cast<int64_t>(readBack[SlotGuard + GuardBadStep]);
@@ -364,87 +390,145 @@ TrainResult Trainer::run(const TrainingData& data)
     // ---- the loop -----------------------------------------------------------------------------
     double lr = learningRate(cfg.schedule, m_state.step, scheduleTotal());
     bool stop = false;
-    while (!stop) {
-        if (planned > 0 && m_state.step >= planned) {
-            result.reason = StopReason::Finished;
-            break;
-        }
-        if (cfg.maxSeconds > 0 && elapsed() >= cfg.maxSeconds) {
-            result.reason = StopReason::TimeBudget;
-            result.message =
-                "stopped after the time budget of " + std::to_string(cfg.maxSeconds) + " s";
-            break;
-        }
-        if (m_paused && !m_cancel) {
-            const auto pauseStart = Clock::now();
-            while (m_paused && !m_cancel)
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            pausedSeconds += std::chrono::duration<double>(Clock::now() - pauseStart).count();
-        }
-        if (m_cancel) {
-            result.reason = StopReason::Cancelled;
-            result.message = "cancelled at step " + std::to_string(m_state.step);
-            break;
-        }
-
-        // One step.
-        if (m_state.stepInEpoch == 0) loadEpochOrder(m_state.epoch);
-        const int64_t first = m_state.stepInEpoch * batch;
-        const int64_t n = std::min(batch, rows - first);
-        ConstTensor xb = data.trainX, yb = data.trainY;
-        if (gather) {
-            Tensor bx = batchX.view(n, data.trainX.cols());
-            Tensor by = batchY.view(n, yCols);
-            b.gatherRows(data.trainX, order.data(), first, bx);
-            b.gatherRows(data.trainY, order.data(), first, by);
-            xb = bx;
-            yb = by;
-        }
-        Tensor out = m_net.forward(xb);
-        Tensor g = grad.view(n, m_net.outputWidth());
-        b.lossForwardBackward(cfg.loss, cfg.labelSmoothing, out, yb, g, stepLoss, false);
-        b.axpby(1.f, stepLossT, 1.f, lossSumT);
-        m_net.backward(xb, g);
-        for (int i = 0; i < tensorCount; ++i)
-            b.sumSquares(gradTensors[static_cast<size_t>(i)].tensor, norms + i);
-        b.guardAndClip(norms, tensorCount, stepLoss, cfg.clipNorm, m_state.step, guard);
-        lr = learningRate(cfg.schedule, m_state.step, scheduleTotal());
-        m_opt.step(params, grads, static_cast<float>(lr), m_state.step + 1, guard);
-
-        ++m_state.step;
-        ++stepsSinceRead;
-        bool epochEnd = false;
-        if (++m_state.stepInEpoch >= spe) {
-            m_state.stepInEpoch = 0;
-            ++m_state.epoch;
-            epochEnd = true;
-        }
-        const bool lastStep = planned > 0 && m_state.step >= planned;
-        const bool evalNow = cfg.evalEvery > 0 ? (m_state.step % cfg.evalEvery == 0) : epochEnd;
-        const double now = elapsed();
-        const bool reportNow = now - lastReport >= cfg.progressInterval;
-        if (stepsSinceRead >= readEvery || evalNow || lastStep || reportNow) {
-            if (!readScalars()) {
-                nonFinite();
+    int64_t failedStep = -1;
+    try {
+        while (!stop) {
+            failedStep = m_state.step;
+            if (planned > 0 && m_state.step >= planned) {
+                result.reason = StopReason::Finished;
                 break;
             }
+            if (cfg.maxSeconds > 0 && elapsed() >= cfg.maxSeconds) {
+                result.reason = StopReason::TimeBudget;
+                result.message =
+                    "stopped after the time budget of " + std::to_string(cfg.maxSeconds) + " s";
+                break;
+            }
+            if (m_paused && !m_cancel) {
+                const auto pauseStart = Clock::now();
+                while (m_paused && !m_cancel)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                pausedSeconds += std::chrono::duration<double>(Clock::now() - pauseStart).count();
+            }
+            if (m_cancel) {
+                result.reason = StopReason::Cancelled;
+                result.message = "cancelled at step " + std::to_string(m_state.step);
+                break;
+            }
+
+            // One step.
+            if (m_state.stepInEpoch == 0) loadEpochOrder(m_state.epoch);
+            const int64_t first = m_state.stepInEpoch * batch;
+            const int64_t n = std::min(batch, rows - first);
+            ConstTensor xb = data.trainX, yb = data.trainY;
+            if (gather) {
+                Tensor bx = batchX.view(n, data.trainX.cols());
+                Tensor by = batchY.view(n, yCols);
+                b.gatherRows(data.trainX, order.data(), first, bx);
+                b.gatherRows(data.trainY, order.data(), first, by);
+                xb = bx;
+                yb = by;
+            }
+            // Forward, loss, backward and norms take the same pointers and shapes every step (the
+            // batch is gathered into one buffer), so a backend that records replays them.
+            auto body = [&, xb, yb, n] {
+                Tensor out = m_net.forward(xb);
+                Tensor g = grad.view(n, m_net.outputWidth());
+                b.lossForwardBackward(cfg.loss, cfg.labelSmoothing, out, yb, g, stepLoss, false);
+                b.axpby(1.f, stepLossT, 1.f, lossSumT);
+                m_net.backward(xb, g);
+                for (int i = 0; i < tensorCount; ++i)
+                    b.sumSquares(gradTensors[static_cast<size_t>(i)].tensor, norms + i);
+            };
+            // The first step of a call runs directly: it sizes every workspace, so nothing is
+            // allocated while recording.
+            int handle = -1;
+            if (record && m_state.step > startStep) {
+                if (m_net.reservedRows() != recordedReserve) { // activation buffers moved
+                    b.discardRecordings();
+                    recordings.clear();
+                    recordedReserve = m_net.reservedRows();
+                }
+                if (const auto it = recordings.find(n); it != recordings.end()) {
+                    handle = it->second;
+                } else if (!b.beginRecording()) {
+                    record = false; // this backend runs ops directly
+                } else {
+                    try {
+                        body();
+                        handle = b.endRecording();
+                        recordings.emplace(n, handle);
+                    } catch (const BackendError&) {
+                        // Could not record (say, a workspace had to grow): run directly.
+                        b.discardRecordings();
+                        recordings.clear();
+                        record = false;
+                        handle = -1;
+                    }
+                }
+            }
+            if (handle >= 0)
+                b.replay(handle);
+            else
+                body();
+            // The guard and the update take per-step host values (step, learning rate): direct.
+            b.guardAndClip(norms, tensorCount, stepLoss, cfg.clipNorm, m_state.step, guard);
+            lr = learningRate(cfg.schedule, m_state.step, scheduleTotal());
+            m_opt.step(params, grads, static_cast<float>(lr), m_state.step + 1, guard);
+
+            ++m_state.step;
+            ++stepsSinceRead;
+            bool epochEnd = false;
+            if (++m_state.stepInEpoch >= spe) {
+                m_state.stepInEpoch = 0;
+                ++m_state.epoch;
+                epochEnd = true;
+            }
+            const bool lastStep = planned > 0 && m_state.step >= planned;
+            const bool evalNow = cfg.evalEvery > 0 ? (m_state.step % cfg.evalEvery == 0) : epochEnd;
+            const double now = elapsed();
+            const bool reportNow = now - lastReport >= cfg.progressInterval;
+            if (stepsSinceRead >= readEvery || evalNow || lastStep || reportNow) {
+                if (!readScalars()) {
+                    nonFinite();
+                    break;
+                }
+            }
+            bool evaluated = false;
+            if (evalNow || (lastStep && m_state.pendingSteps > 0)) {
+                evaluated = true;
+                stop = evaluateAndRecord(lr);
+            }
+            if (evaluated || reportNow || lastStep) report(evaluated, lr);
+            if (stepsSinceRead == 0) snapshotIfDue(false); // the scalars were just read: good
         }
-        bool evaluated = false;
-        if (evalNow || (lastStep && m_state.pendingSteps > 0)) {
-            evaluated = true;
-            stop = evaluateAndRecord(lr);
+        if (result.reason != StopReason::NonFinite && stepsSinceRead > 0 && !readScalars())
+            nonFinite();
+        b.synchronize();
+    } catch (const BackendError& e) {
+        if (!device || !lastGood) throw;
+        // The device failed: its memory may be unreadable now. Go back to the last host copy.
+        const int64_t goodStep = lastGood->state.step;
+        m_state = lastGood->state;
+        result = TrainResult();
+        result.reason = StopReason::DeviceFailure;
+        result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " +
+                         e.what() + " The weights after step " + std::to_string(goodStep) +
+                         " were kept; training can continue on the CPU.";
+        result.lastGood = lastGood;
+        if (!m_state.history.empty()) {
+            result.trainLoss = m_state.history.back().trainLoss;
+            result.valLoss = m_state.history.back().valLoss;
         }
-        if (evaluated || reportNow || lastStep) report(evaluated, lr);
+        report(false, lr);
     }
 
-    if (result.reason != StopReason::NonFinite && stepsSinceRead > 0 && !readScalars()) nonFinite();
     if (result.reason == StopReason::NonFinite) {
         report(false, lr);
     } else if (result.reason == StopReason::Finished && result.message.empty()) {
         result.message = "finished " + std::to_string(m_state.step) + " steps (" +
                          std::to_string(m_state.epoch) + " epochs)";
     }
-    b.synchronize();
     result.steps = m_state.step - startStep;
     result.seconds = elapsed();
     m_state.seconds += result.seconds;

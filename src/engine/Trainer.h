@@ -16,6 +16,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ struct TrainerConfig {
     int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
     int64_t readEvery = 1;         // read the loss back every K steps (K > 1 on a GPU)
     double progressInterval = 0.1; // seconds between progress callbacks (epoch ends always)
+    // Record the ops of a step once and replay them (CUDA graphs) on backends that can; saves
+    // the launch overhead that dominates small batches on a GPU. No effect on the CPU.
+    bool recordSteps = true;
+    // On a device backend, keep a host copy of the weights at most this often (seconds), so a
+    // device failure loses at most this much training.
+    double snapshotSeconds = 10;
 };
 
 struct HistoryPoint {
@@ -85,7 +92,17 @@ struct Progress {
     bool evaluated = false; // valLoss is fresh
 };
 
-enum class StopReason { Finished, TimeBudget, EarlyStopping, TargetReached, Cancelled, NonFinite };
+enum class StopReason {
+    Finished,
+    TimeBudget,
+    EarlyStopping,
+    TargetReached,
+    Cancelled,
+    NonFinite,
+    DeviceFailure // the backend failed (GPU out of memory, kernel fault); see TrainResult::lastGood
+};
+
+struct HostSnapshot; // Snapshot.h
 
 struct TrainResult {
     StopReason reason = StopReason::Finished;
@@ -94,6 +111,10 @@ struct TrainResult {
     double seconds = 0;
     double trainLoss = NAN;
     double valLoss = NAN;
+    // DeviceFailure: the last good weights, optimizer state and counters, on the host (the
+    // device's memory may be unreadable). The TrainingState has already been rewound to them;
+    // moveModel() (Snapshot.h) rebuilds the model on the CPU to save it or train on.
+    std::shared_ptr<const HostSnapshot> lastGood;
 };
 
 // The data of a run, in backend memory. Inputs and targets have the same row count.

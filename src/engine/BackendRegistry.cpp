@@ -1,0 +1,186 @@
+#include "BackendRegistry.h"
+#include "CudaModule.h"
+#include "Errors.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+namespace il {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kModuleFile = "libironlearn-cuda.so";
+
+using AbiFn = int (*)();
+using ProbeFn = void (*)(CudaProbe*);
+using CreateFn = Backend* (*)(const CudaOptions*, char*, size_t);
+
+// The module, once loaded, stays loaded for the life of the process: backends it created
+// point into its code.
+struct CudaModule {
+    BackendStatus status{"cuda", false, {}, {}};
+    CreateFn create = nullptr;
+};
+
+std::string executableDir()
+{
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : exe.parent_path().string();
+}
+
+std::string versionText(int v)
+{
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// Checks the driver before loading the module, so that a machine without one gets "no NVIDIA
+// driver" rather than whatever the CUDA runtime makes of it.
+bool driverPresent(std::string& reason)
+{
+    void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!h) {
+        reason = "no NVIDIA driver is installed (libcuda.so.1 was not found)";
+        return false;
+    }
+    return true; // kept open: the module's runtime loads it again anyway
+}
+
+CudaModule loadModule()
+{
+    CudaModule m;
+    if (const char* off = std::getenv("IRONLEARN_DISABLE_CUDA"); off && *off && *off != '0') {
+        m.status.reason = "disabled by the environment (IRONLEARN_DISABLE_CUDA is set)";
+        return m;
+    }
+    std::string path;
+    for (const std::string& candidate : cudaModuleSearchPaths()) {
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) {
+            path = candidate;
+            break;
+        }
+    }
+    if (path.empty()) {
+#ifdef IRONLEARN_CUDA_MODULE_BUILD_PATH
+        m.status.reason = std::string("the CUDA module ") + kModuleFile +
+                          " was not found next to the program (set IRONLEARN_CUDA_MODULE to "
+                          "its path)";
+#else
+        m.status.reason = "this build has no CUDA backend (it was built without the CUDA Toolkit)";
+#endif
+        return m;
+    }
+    if (!driverPresent(m.status.reason)) return m;
+
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char* err = dlerror();
+        std::string why = err ? err : "unknown error";
+        if (why.find("libcublas") != std::string::npos)
+            why += " (install the CUDA 13 cuBLAS runtime, or add its directory to "
+                   "LD_LIBRARY_PATH)";
+        m.status.reason = "the CUDA module could not be loaded: " + why;
+        return m;
+    }
+    auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "ironlearn_cuda_abi"));
+    auto probe = reinterpret_cast<ProbeFn>(dlsym(handle, "ironlearn_cuda_probe"));
+    auto create = reinterpret_cast<CreateFn>(dlsym(handle, "ironlearn_cuda_create"));
+    if (!abi || !probe || !create) {
+        m.status.reason = path + " is not an Iron Learn CUDA module (entry points missing)";
+        return m;
+    }
+    if (abi() != kBackendAbiVersion) {
+        m.status.reason = path + " was built for another version of Iron Learn (backend ABI " +
+                          std::to_string(abi()) + ", this program has " +
+                          std::to_string(kBackendAbiVersion) + ")";
+        return m;
+    }
+    CudaProbe pr;
+    probe(&pr);
+    pr.message[sizeof(pr.message) - 1] = '\0';
+    if (pr.status != CudaAvailable) {
+        m.status.reason = pr.message;
+        if (pr.status == CudaDriverTooOld && pr.driverVersion > 0 &&
+            m.status.reason.find("supports") == std::string::npos)
+            m.status.reason += " (driver supports CUDA " + versionText(pr.driverVersion) +
+                               ", this build needs " + versionText(pr.runtimeVersion) + ")";
+        return m;
+    }
+    m.status.available = true;
+    m.status.device = pr.message;
+    m.create = create;
+    return m;
+}
+
+const CudaModule& cudaModule()
+{
+    static std::once_flag once;
+    static CudaModule module;
+    std::call_once(once, [] { module = loadModule(); });
+    return module;
+}
+
+} // namespace
+
+std::vector<std::string> cudaModuleSearchPaths()
+{
+    std::vector<std::string> paths;
+    if (const char* env = std::getenv("IRONLEARN_CUDA_MODULE"); env && *env) {
+        paths.emplace_back(env); // an explicit choice replaces the search
+        return paths;
+    }
+    const std::string dir = executableDir();
+    if (!dir.empty()) {
+        paths.push_back(dir + "/" + kModuleFile);
+        paths.push_back(dir + "/../lib/" + kModuleFile);
+        paths.push_back(dir + "/../lib/ironlearn/" + kModuleFile);
+    }
+#ifdef IRONLEARN_CUDA_MODULE_BUILD_PATH
+    paths.emplace_back(IRONLEARN_CUDA_MODULE_BUILD_PATH); // the build tree
+#endif
+    return paths;
+}
+
+BackendStatus cpuStatus()
+{
+    BackendStatus s{"cpu", true, {}, {}};
+    s.device = createCpuBackend(0)->info().name;
+    return s;
+}
+
+BackendStatus cudaStatus()
+{
+    return cudaModule().status;
+}
+
+std::vector<BackendStatus> backendStatuses()
+{
+    return {cpuStatus(), cudaStatus()};
+}
+
+std::unique_ptr<Backend> createBackend(const std::string& name, const BackendOptions& options)
+{
+    if (name.empty() || name == "cpu") return createCpuBackend(options.threads);
+    if (name != "cuda") throw EngineError("unknown backend \"" + name + "\" (cpu or cuda)");
+    const CudaModule& m = cudaModule();
+    if (!m.status.available) throw BackendError("CUDA is unavailable: " + m.status.reason);
+    CudaOptions o;
+    o.device = options.device;
+    o.tf32 = options.tf32 ? 1 : 0;
+    char error[512] = {};
+    Backend* b = m.create(&o, error, sizeof(error));
+    if (!b) {
+        error[sizeof(error) - 1] = '\0';
+        throw BackendError(std::string("could not start CUDA: ") +
+                           (error[0] ? error : "unknown error"));
+    }
+    return std::unique_ptr<Backend>(b);
+}
+
+} // namespace il
