@@ -1,4 +1,6 @@
 #include "Cli.h"
+#include "BackendRegistry.h"
+#include "Errors.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -162,16 +164,19 @@ QByteArray readDataFile(const QString& given)
     return f.readAll();
 }
 
-std::unique_ptr<Backend> makeBackend(const QString& name, int threads)
+std::unique_ptr<Backend> makeBackend(const QString& name, int threads, bool tf32)
 {
     if (name.isEmpty() || name == "cpu") return createCpuBackend(threads);
-    if (name == "cuda")
-        throw DataError("CUDA backend unavailable: this build has no CUDA module (see: "
-                        "ironlearn-cli devices); use --backend cpu");
-    throw UsageError("--backend must be cpu or cuda, not \"" + name.toStdString() + "\"");
+    if (name != "cuda")
+        throw UsageError("--backend must be cpu or cuda, not \"" + name.toStdString() + "\"");
+    BackendOptions options;
+    options.threads = threads;
+    options.tf32 = tf32;
+    try {
+        return createBackend("cuda", options);
+    } catch (const BackendError& e) {
+        throw DataError(std::string(e.what()) + "; use --backend cpu (see: ironlearn-cli devices)");
+    }
 }
-
-
-
 
 } // namespace il::cli

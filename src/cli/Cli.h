@@ -66,8 +66,9 @@ QString resolveDataPath(const QString& path);
 // Reads a data file or a bundled sample (:sample/NAME); throws DataError naming it.
 QByteArray readDataFile(const QString& given);
 
-// The backend named by --backend ("" or "cpu": the CPU). Throws DataError if unavailable.
-std::unique_ptr<Backend> makeBackend(const QString& name, int threads);
+// The backend named by --backend ("" or "cpu": the CPU). Throws DataError with the reason if
+// it is unavailable (no NVIDIA driver, no device...), UsageError for an unknown name.
+std::unique_ptr<Backend> makeBackend(const QString& name, int threads, bool tf32 = false);
 
 int runTrain(const QStringList& args);
 int runEvaluate(const QStringList& args);

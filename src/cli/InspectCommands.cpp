@@ -1,4 +1,5 @@
 // ironlearn-cli evaluate | info | devices | samples
+#include "BackendRegistry.h"
 #include "Cli.h"
 
 #include "CsvTable.h"
@@ -51,9 +52,8 @@ int runEvaluate(const QStringList& args)
     Buffer x(backend.get(), data.valX.size()), y(backend.get(), data.valY.size()), scratch;
     backend->upload(x.view(data.valRows, data.inputWidth), data.valX.data());
     backend->upload(y.view(data.valRows, data.targetWidth), data.valY.data());
-    const double fileLoss =
-        Trainer::evaluateLoss(net, loss, x.view(data.valRows, data.inputWidth),
-                              y.view(data.valRows, data.targetWidth), scratch);
+    const double fileLoss = Trainer::evaluateLoss(net, loss, x.view(data.valRows, data.inputWidth),
+                                                  y.view(data.valRows, data.targetWidth), scratch);
     const tasks::TaskMetrics metrics = task->evaluate(net);
 
     // Small files: every row, as Iron Learn printed them.
@@ -141,12 +141,25 @@ int runInfo(const QStringList& args)
 int runDevices(const QStringList& args)
 {
     QCommandLineParser p;
-    if (!parseOrHelp(p, args, "devices", "", "List the devices this build can train on.", 0, 0))
+    p.addOption({"verbose", "Also show where the CUDA module is looked for."});
+    if (!parseOrHelp(p, args, "devices", "",
+                     "List the devices this build can train on, and why CUDA is unavailable "
+                     "when it is.",
+                     0, 0))
         return ExitOk;
     auto cpu = createCpuBackend(0);
     const DeviceInfo d = cpu->info();
     std::printf("cpu   available    %s\n      %s\n", d.name.c_str(), d.details.c_str());
-    std::printf("cuda  unavailable  this build has no CUDA backend module\n");
+    const BackendStatus cuda = cudaStatus();
+    if (cuda.available)
+        std::printf("cuda  available    %s\n", cuda.device.c_str());
+    else
+        std::printf("cuda  unavailable  %s\n", cuda.reason.c_str());
+    if (p.isSet("verbose")) {
+        std::printf("CUDA module search path:\n");
+        for (const std::string& path : cudaModuleSearchPaths())
+            std::printf("  %s\n", path.c_str());
+    }
     return ExitOk;
 }
 

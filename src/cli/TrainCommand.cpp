@@ -5,6 +5,7 @@
 #include "LayerSpec.h"
 #include "ModelFile.h"
 #include "ModelJson.h"
+#include "Snapshot.h"
 #include "Task.h"
 
 #include <QDir>
@@ -58,13 +59,16 @@ void addTrainingOptions(QCommandLineParser& p)
         {"steps", "Optimizer steps in total.", "N"},
         {"max-seconds", "Stop after this many seconds of training.", "S"},
         {"batch", "Minibatch size; 0 = all training rows (default: from the task).", "N"},
-        {"val-split", "Fraction held out for validation (tables: 0.2; none under 20 rows).",
-         "F"},
+        {"val-split", "Fraction held out for validation (tables: 0.2; none under 20 rows).", "F"},
         {"patience", "Early stopping after N evaluations without improvement; 0 = off.", "N"},
         {"target-loss", "Stop once the validation (or training) loss reaches this value.", "L"},
         {"seed", "Seed for every random choice (default 1).", "N"},
         {"backend", "cpu or cuda (default cpu).", "NAME"},
         {"threads", "CPU threads (default: all cores).", "N"},
+        {"tf32", "CUDA: let matrix products use TF32 tensor cores (faster, about 3 "
+                 "significant digits per product; off by default)."},
+        {"no-graphs", "CUDA: launch every op of a step instead of replaying a recorded CUDA "
+                      "graph (for debugging)."},
         {"target", "Tables: target column, by name or 1-based number (default: the last).",
          "COLUMN"},
         {"kind", "Tables: auto, regression or classification (default auto).", "KIND"},
@@ -78,8 +82,7 @@ void addTrainingOptions(QCommandLineParser& p)
         {"resume", "Continue training this model file.", "MODEL"},
         {"out", "Where to save the model (default: DATA's name + .safetensors).", "MODEL"},
         {"metrics-json", "Write the final metrics as JSON to this file.", "FILE"},
-        {"snapshots", "Images: write the reconstruction every --snapshot-every steps here.",
-         "DIR"},
+        {"snapshots", "Images: write the reconstruction every --snapshot-every steps here.", "DIR"},
         {"snapshot-every", "Steps between snapshots (default 100).", "N"},
         {"image-size", "Images: longest side used for training (default 512).", "PIXELS"},
         {"grayscale", "Images: train on the gray version of a colour image."},
@@ -97,8 +100,7 @@ void applyOptions(const QCommandLineParser& p, TrainerConfig& cfg, bool resuming
     if (p.isSet("optimizer") &&
         !parseOptimizer(p.value("optimizer").toStdString(), cfg.optimizer.kind))
         throw UsageError("--optimizer must be sgd, momentum, adam or adamw");
-    if (p.isSet("schedule") &&
-        !parseSchedule(p.value("schedule").toStdString(), cfg.schedule.kind))
+    if (p.isSet("schedule") && !parseSchedule(p.value("schedule").toStdString(), cfg.schedule.kind))
         throw UsageError("--schedule must be constant, step or cosine");
     if (!resuming && cfg.optimizer.kind == OptimizerKind::AdamW && !p.isSet("weight-decay"))
         cfg.optimizer.weightDecay = 0.01f;
@@ -157,8 +159,8 @@ int runTrain(const QStringList& args)
     if (!taskKind.isEmpty() && taskKind != "tabular" && taskKind != "image" && taskKind != "names")
         throw UsageError("--task must be tabular, image or names, not \"" + taskKind.toStdString() +
                          "\"");
-    auto backend =
-        makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
+    const int threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
+    auto backend = makeBackend(p.value("backend"), threads, p.isSet("tf32"));
 
     // ---- resume: the model brings its architecture, task settings, hyperparameters, state ---
     std::unique_ptr<io::LoadedModel> resumed;
@@ -200,6 +202,12 @@ int runTrain(const QStringList& args)
         cfg.seed = topt.seed;
     }
     applyOptions(p, cfg, resumed != nullptr);
+    if (!backend->memoryOnHost()) {
+        // On a GPU, read the loss back every 25 steps rather than every step: each read waits
+        // for the device and costs more than a small step.
+        cfg.readEvery = std::max<int64_t>(cfg.readEvery, 25);
+    }
+    cfg.recordSteps = !p.isSet("no-graphs");
     checkLossFits(*task, cfg.loss);
 
     // ---- network ----------------------------------------------------------------------------
@@ -304,21 +312,41 @@ int runTrain(const QStringList& args)
     std::signal(SIGINT, SIG_DFL);
     printer.finish();
     if (!snapshotError.isEmpty())
-        std::fprintf(stderr, "warning: snapshots stopped: %s\n", snapshotError.toUtf8().constData());
+        std::fprintf(stderr, "warning: snapshots stopped: %s\n",
+                     snapshotError.toUtf8().constData());
+
+    // ---- a failed device: the trainer kept the last good weights on the host; rebuild the
+    // model on the CPU so it can be saved and trained further there.
+    std::unique_ptr<Backend> cpu;
+    MovedModel moved;
+    Network* model = net.get();
+    Optimizer* modelOptimizer = &optimizer;
+    if (result.reason == StopReason::DeviceFailure && result.lastGood) {
+        cpu = createCpuBackend(threads);
+        moved = moveModel(*net, cfg.optimizer, *result.lastGood, *cpu);
+        model = moved.network.get();
+        modelOptimizer = moved.optimizer.get();
+    }
 
     // ---- save, then report ---------------------------------------------------------------------
-    const QString out = p.isSet("out")  ? p.value("out")
-                        : resumed       ? p.value("resume")
-                                        : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given)
-                                                  .completeBaseName() +
-                                              ".safetensors";
-    if (!io::saveModel(out, *net, &optimizer, cfg, state, task->toJson(), &error))
+    const QString out =
+        p.isSet("out") ? p.value("out")
+        : resumed
+            ? p.value("resume")
+            : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() +
+                  ".safetensors";
+    if (!io::saveModel(out, *model, modelOptimizer, cfg, state, task->toJson(), &error))
         throw DataError(error.toStdString());
 
-    const tasks::TaskMetrics metrics = task->evaluate(*net);
-    const bool failed = result.reason == StopReason::NonFinite;
+    const tasks::TaskMetrics metrics = task->evaluate(*model);
+    const bool failed =
+        result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
     std::fprintf(failed ? stderr : stdout, "%s%s\n", failed ? "error: " : "",
                  result.message.c_str());
+    if (result.reason == StopReason::DeviceFailure)
+        std::fprintf(stderr,
+                     "continue on the CPU: ironlearn-cli train %s --resume %s --backend cpu\n",
+                     given.toUtf8().constData(), out.toUtf8().constData());
     std::printf("trained %lld steps in %s (%.1f steps/s); %lld epochs in total\n",
                 static_cast<long long>(result.steps),
                 formatDuration(result.seconds).toUtf8().constData(),

@@ -35,7 +35,7 @@ int runSamples(const QStringList& args);
 int runPredict(const QStringList& args);
 int runGenerate(const QStringList& args);
 int runRender(const QStringList& args);
-}
+} // namespace il::cli
 
 int main(int argc, char** argv)
 {

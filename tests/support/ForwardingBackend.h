@@ -1,0 +1,236 @@
+// Test doubles for backends: a decorator that forwards every op to a real backend (the CPU
+// one), so a test can override the few calls it is about.
+//
+//   ForwardingBackend  forwards everything; subclass it.
+//   RecordingBackend   records ops between beginRecording/endRecording instead of running them
+//                      and replays them later, the way CUDA graphs behave: whatever arguments
+//                      an op had when it was recorded are the ones it replays with.
+//   FaultyBackend      claims device memory (memoryOnHost() == false) and fails like a GPU:
+//                      after `failAfter` gemm calls every op throws BackendError, as a CUDA
+//                      context does after a kernel fault.
+#pragma once
+
+#include "Backend.h"
+#include "Errors.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace testsupport {
+
+class ForwardingBackend : public il::Backend {
+public:
+    explicit ForwardingBackend(std::unique_ptr<il::Backend> inner) : m_inner(std::move(inner)) {}
+    il::Backend& inner() { return *m_inner; }
+
+    il::DeviceInfo info() const override { return m_inner->info(); }
+    bool memoryOnHost() const override { return m_inner->memoryOnHost(); }
+    void* allocateBytes(size_t bytes) override { return m_inner->allocateBytes(bytes); }
+    void freeBytes(void* p) noexcept override { m_inner->freeBytes(p); }
+    void upload(void* d, const void* h, size_t bytes) override
+    {
+        before();
+        m_inner->upload(d, h, bytes);
+    }
+    void download(void* h, const void* d, size_t bytes) override
+    {
+        before();
+        m_inner->download(h, d, bytes);
+    }
+    void copy(void* d, const void* s, size_t bytes) override
+    {
+        run([=, this] { m_inner->copy(d, s, bytes); });
+    }
+    void synchronize() override
+    {
+        before();
+        m_inner->synchronize();
+    }
+    using il::Backend::download;
+    using il::Backend::upload;
+
+    void fill(il::Tensor t, float v) override
+    {
+        run([=, this] { m_inner->fill(t, v); });
+    }
+    void broadcastRows(il::ConstTensor bias, il::Tensor y) override
+    {
+        run([=, this] { m_inner->broadcastRows(bias, y); });
+    }
+    void sumRows(il::ConstTensor x, float beta, il::Tensor out) override
+    {
+        run([=, this] { m_inner->sumRows(x, beta, out); });
+    }
+    void sumSquares(il::ConstTensor x, float* out) override
+    {
+        run([=, this] { m_inner->sumSquares(x, out); });
+    }
+    void axpby(float a, il::ConstTensor x, float b, il::Tensor y) override
+    {
+        run([=, this] { m_inner->axpby(a, x, b, y); });
+    }
+    void gemm(bool ta, bool tb, float alpha, il::ConstTensor a, il::ConstTensor b, float beta,
+              il::Tensor c) override
+    {
+        onGemm();
+        run([=, this] { m_inner->gemm(ta, tb, alpha, a, b, beta, c); });
+    }
+    void activationForward(il::Activation act, float p, il::ConstTensor x, il::Tensor y) override
+    {
+        run([=, this] { m_inner->activationForward(act, p, x, y); });
+    }
+    void activationBackward(il::Activation act, float p, il::ConstTensor x, il::ConstTensor y,
+                            il::ConstTensor dy, il::Tensor dx) override
+    {
+        run([=, this] { m_inner->activationBackward(act, p, x, y, dy, dx); });
+    }
+    void fourierForward(il::ConstTensor z, il::Tensor y) override
+    {
+        run([=, this] { m_inner->fourierForward(z, y); });
+    }
+    void fourierBackward(il::ConstTensor z, il::ConstTensor dy, il::Tensor dz) override
+    {
+        run([=, this] { m_inner->fourierBackward(z, dy, dz); });
+    }
+    void embeddingForward(il::ConstTensor ids, il::ConstTensor table, il::Tensor y) override
+    {
+        run([=, this] { m_inner->embeddingForward(ids, table, y); });
+    }
+    void embeddingBackward(il::ConstTensor ids, il::ConstTensor dy, il::Tensor dtable) override
+    {
+        run([=, this] { m_inner->embeddingBackward(ids, dy, dtable); });
+    }
+    void lossForwardBackward(il::LossKind k, float s, il::ConstTensor pred, il::ConstTensor target,
+                             il::Tensor grad, float* loss, bool acc) override
+    {
+        run([=, this] { m_inner->lossForwardBackward(k, s, pred, target, grad, loss, acc); });
+    }
+    void lossForward(il::LossKind k, float s, il::ConstTensor pred, il::ConstTensor target,
+                     float* loss, bool acc) override
+    {
+        run([=, this] { m_inner->lossForward(k, s, pred, target, loss, acc); });
+    }
+    void softmaxRows(il::ConstTensor logits, float t, il::Tensor probs) override
+    {
+        run([=, this] { m_inner->softmaxRows(logits, t, probs); });
+    }
+    void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
+                      float* guard) override
+    {
+        run([=, this] { m_inner->guardAndClip(sq, count, loss, maxNorm, step, guard); });
+    }
+    void sgdStep(il::Tensor params, il::ConstTensor grads, il::Tensor vel, const il::SgdParams& p,
+                 const float* guard) override
+    {
+        run([=, this] { m_inner->sgdStep(params, grads, vel, p, guard); });
+    }
+    void adamStep(il::Tensor params, il::ConstTensor grads, il::Tensor m, il::Tensor v,
+                  const il::AdamParams& p, const float* guard) override
+    {
+        run([=, this] { m_inner->adamStep(params, grads, m, v, p, guard); });
+    }
+    void gatherRows(il::ConstTensor src, const int32_t* index, int64_t first,
+                    il::Tensor dst) override
+    {
+        run([=, this] { m_inner->gatherRows(src, index, first, dst); });
+    }
+
+protected:
+    // Called before every op; may throw.
+    virtual void before() {}
+    virtual void onGemm() {}
+    // Runs (or, in a subclass, records) one op.
+    virtual void run(const std::function<void()>& op)
+    {
+        before();
+        op();
+    }
+
+private:
+    std::unique_ptr<il::Backend> m_inner;
+};
+
+// Records like a CUDA graph: ops issued while recording are stored, not run.
+class RecordingBackend : public ForwardingBackend {
+public:
+    using ForwardingBackend::ForwardingBackend;
+
+    bool beginRecording() override
+    {
+        m_recording = true;
+        m_current.clear();
+        return true;
+    }
+    int endRecording() override
+    {
+        m_recording = false;
+        m_recordings.push_back(std::move(m_current));
+        m_current.clear();
+        ++recorded;
+        return static_cast<int>(m_recordings.size()) - 1;
+    }
+    void replay(int handle) override
+    {
+        ++replays;
+        for (const auto& op : m_recordings.at(static_cast<size_t>(handle)))
+            op();
+    }
+    void discardRecordings() override
+    {
+        m_recording = false;
+        m_current.clear();
+        m_recordings.clear();
+        ++discards;
+    }
+    // Host copies while recording would be a bug in the caller (a graph cannot contain them).
+    void download(void* h, const void* d, size_t bytes) override
+    {
+        if (m_recording) throw il::BackendError("download while recording");
+        ForwardingBackend::download(h, d, bytes);
+    }
+    using ForwardingBackend::download;
+
+    int recorded = 0, replays = 0, discards = 0;
+
+protected:
+    void run(const std::function<void()>& op) override
+    {
+        if (m_recording)
+            m_current.push_back(op);
+        else
+            op();
+    }
+
+private:
+    bool m_recording = false;
+    std::vector<std::function<void()>> m_current;
+    std::vector<std::vector<std::function<void()>>> m_recordings;
+};
+
+// Device memory that fails like a GPU: after `failAfter` matrix products, every op throws.
+class FaultyBackend : public ForwardingBackend {
+public:
+    FaultyBackend(std::unique_ptr<il::Backend> inner, int failAfter)
+        : ForwardingBackend(std::move(inner)), m_failAfter(failAfter)
+    {
+    }
+    bool memoryOnHost() const override { return false; }
+    bool failed() const { return m_gemms > m_failAfter; }
+
+protected:
+    void onGemm() override { ++m_gemms; }
+    void before() override
+    {
+        if (failed())
+            throw il::BackendError(
+                "CUDA error in gemm: an illegal memory access was encountered "
+                "(cudaErrorIllegalAddress)");
+    }
+
+private:
+    int m_failAfter;
+    int m_gemms = 0;
+};
+
+} // namespace testsupport
