@@ -67,6 +67,11 @@ CudaModule loadModule()
         }
     }
     if (path.empty()) {
+        if (const char* env = std::getenv("IRONLEARN_CUDA_MODULE"); env && *env) {
+            m.status.reason =
+                std::string("IRONLEARN_CUDA_MODULE names ") + env + ", which does not exist";
+            return m;
+        }
 #ifdef IRONLEARN_CUDA_MODULE_BUILD_PATH
         m.status.reason = std::string("the CUDA module ") + kModuleFile +
                           " was not found next to the program (set IRONLEARN_CUDA_MODULE to "

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
@@ -12,10 +13,12 @@ struct RunResult {
 };
 
 inline RunResult runCli(const QString& workingDirectory, const QStringList& args,
-                        int timeoutMs = 60000)
+                        int timeoutMs = 60000,
+                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setWorkingDirectory(workingDirectory);
+    p.setProcessEnvironment(env);
     p.start(IRONLEARN_CLI, args);
     RunResult r;
     if (!p.waitForStarted(10000)) {

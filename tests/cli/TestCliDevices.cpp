@@ -1,0 +1,176 @@
+// `ironlearn-cli devices` and `--backend cuda` in every CUDA situation a user can be in: no
+// module, no driver, a driver too old, no device, a module from another version, disabled, and
+// available. A fake module (FakeCudaModule.cpp) and an empty libcuda.so.1 stand in for the real
+// ones, so this runs where there is no GPU; the real module's probe is covered by
+// testCudaParity on a machine that has one.
+#include "CliRunner.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <dlfcn.h>
+
+namespace {
+
+struct Situation {
+    bool driver = true; // put the fake libcuda.so.1 on the library path
+    QString module = FAKE_CUDA_MODULE;
+    QMap<QString, QString> vars;
+};
+
+QProcessEnvironment environment(const Situation& s)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("IRONLEARN_DISABLE_CUDA");
+    env.insert("IRONLEARN_CUDA_MODULE", s.module);
+    QString path = env.value("LD_LIBRARY_PATH");
+    if (s.driver) path = QString(FAKE_DRIVER_DIR) + (path.isEmpty() ? "" : ":" + path);
+    env.insert("LD_LIBRARY_PATH", path);
+    for (auto it = s.vars.begin(); it != s.vars.end(); ++it)
+        env.insert(it.key(), it.value());
+    return env;
+}
+
+// The text after "cuda  available|unavailable".
+QString cudaLine(const RunResult& r, bool* available)
+{
+    const auto m = QRegularExpression(R"(^cuda\s+(available|unavailable)\s+(.*)$)",
+                                      QRegularExpression::MultilineOption)
+                       .match(r.out);
+    if (!m.hasMatch()) return {};
+    *available = m.captured(1) == "available";
+    return m.captured(2);
+}
+
+} // namespace
+
+class TestCliDevices : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void reasons_data();
+    void reasons();
+    void availableButCannotStart();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestCliDevices::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QFile f(m_dir.filePath("xor.csv"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("a,b,y\n0,0,0\n0,1,1\n1,0,1\n1,1,0\n");
+}
+
+void TestCliDevices::reasons_data()
+{
+    QTest::addColumn<bool>("driver");
+    QTest::addColumn<QString>("module");
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<QString>("extra"); // NAME=VALUE
+    QTest::addColumn<QString>("expected");
+
+    QTest::newRow("no module") << true << "/nonexistent/libironlearn-cuda.so"
+                               << ""
+                               << ""
+                               << ""
+                               << "IRONLEARN_CUDA_MODULE names /nonexistent/libironlearn-cuda.so";
+    QTest::newRow("no driver") << false << FAKE_CUDA_MODULE << ""
+                               << ""
+                               << ""
+                               << "no NVIDIA driver is installed (libcuda.so.1 was not found)";
+    QTest::newRow("driver too old")
+        << true << FAKE_CUDA_MODULE << "2"
+        << "the NVIDIA driver supports CUDA 12.4; this build needs 13.0 or newer"
+        << ""
+        << "the NVIDIA driver supports CUDA 12.4; this build needs 13.0 or newer";
+    QTest::newRow("no device") << true << FAKE_CUDA_MODULE << "3"
+                               << "no CUDA device found"
+                               << ""
+                               << "no CUDA device found";
+    QTest::newRow("other version")
+        << true << FAKE_CUDA_MODULE << ""
+        << ""
+        << "FAKE_CUDA_ABI=999"
+        << "was built for another version of Iron Learn (backend ABI 999";
+    QTest::newRow("disabled") << true << FAKE_CUDA_MODULE << ""
+                              << ""
+                              << "IRONLEARN_DISABLE_CUDA=1"
+                              << "disabled by the environment";
+}
+
+void TestCliDevices::reasons()
+{
+    QFETCH(bool, driver);
+    QFETCH(QString, module);
+    QFETCH(QString, status);
+    QFETCH(QString, message);
+    QFETCH(QString, extra);
+    QFETCH(QString, expected);
+    if (!driver) {
+        // A real driver on this machine would be found first.
+        if (void* h = dlopen("libcuda.so.1", RTLD_LAZY)) {
+            dlclose(h);
+            QSKIP("this machine has an NVIDIA driver");
+        }
+    }
+    Situation s;
+    s.driver = driver;
+    s.module = module;
+    if (!status.isEmpty()) s.vars["FAKE_CUDA_STATUS"] = status;
+    if (!message.isEmpty()) s.vars["FAKE_CUDA_MESSAGE"] = message;
+    if (!extra.isEmpty()) s.vars[extra.section('=', 0, 0)] = extra.section('=', 1);
+    const QProcessEnvironment env = environment(s);
+
+    const RunResult d = runCli(m_dir.path(), {"devices"}, 60000, env);
+    QCOMPARE(d.code, 0);
+    QVERIFY2(d.out.contains(
+                 QRegularExpression(R"(^cpu\s+available)", QRegularExpression::MultilineOption)),
+             qPrintable(d.out));
+    bool available = true;
+    const QString why = cudaLine(d, &available);
+    QVERIFY2(!available && why.contains(expected), qPrintable(d.out));
+
+    // Training asks for CUDA: the same reason, one line, exit 1, no model written; the CPU
+    // still trains in the same environment.
+    const QString out = m_dir.filePath("m.safetensors");
+    const RunResult t =
+        runCli(m_dir.path(), {"train", "xor.csv", "--backend", "cuda", "--out", out}, 60000, env);
+    QCOMPARE(t.code, 1);
+    QVERIFY2(t.err.trimmed().count('\n') == 0 && t.err.contains(expected) &&
+                 t.err.contains("--backend cpu"),
+             qPrintable(t.err));
+    QVERIFY(!QFile::exists(out));
+    const RunResult cpu = runCli(
+        m_dir.path(), {"train", "xor.csv", "--epochs", "2", "--out", out, "--quiet"}, 60000, env);
+    QVERIFY2(cpu.code == 0, qPrintable(cpu.err));
+    QVERIFY(QFile::remove(out));
+}
+
+void TestCliDevices::availableButCannotStart()
+{
+    const QProcessEnvironment env = environment(Situation());
+    const RunResult d = runCli(m_dir.path(), {"devices", "--verbose"}, 60000, env);
+    bool available = false;
+    QCOMPARE(cudaLine(d, &available), QString("Fake GPU, 1.0 GiB, compute 9.0"));
+    QVERIFY(available);
+    QVERIFY2(d.out.contains(FAKE_CUDA_MODULE), qPrintable(d.out)); // the search path
+
+    const QString out = m_dir.filePath("m.safetensors");
+    const RunResult t =
+        runCli(m_dir.path(), {"train", "xor.csv", "--backend", "cuda", "--out", out}, 60000, env);
+    QCOMPARE(t.code, 1);
+    QVERIFY2(t.err.contains("could not start CUDA: the fake device cannot train"),
+             qPrintable(t.err));
+    QVERIFY(!QFile::exists(out));
+}
+
+QTEST_GUILESS_MAIN(TestCliDevices)
+#include "TestCliDevices.moc"
