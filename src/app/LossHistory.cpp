@@ -46,6 +46,14 @@ void LossHistory::load(const std::vector<HistoryPoint>& history)
     }
 }
 
+void LossHistory::truncateAfter(int64_t step)
+{
+    const auto x = static_cast<double>(step);
+    for (std::vector<QPointF>* v : {&m_train, &m_val, &m_lr, &m_metric})
+        while (!v->empty() && v->back().x() > x)
+            v->pop_back();
+}
+
 int64_t LossHistory::lastStep() const
 {
     double last = 0;

@@ -26,6 +26,8 @@ public:
     // A model's saved history: training loss, learning rate, validation loss and metric per
     // recorded evaluation.
     void load(const std::vector<HistoryPoint>& history);
+    // Forgets everything after step (a run that went back to the weights of that step).
+    void truncateAfter(int64_t step);
 
     bool isEmpty() const { return m_train.empty() && m_val.empty(); }
     int64_t lastStep() const;

@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QUndoStack>
@@ -66,11 +67,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_ui->chartsPanel->setSession(m_session);
     m_ui->outputPanel->setSession(m_session);
 
-    m_deviceLabel->setObjectName("deviceLabel");
-    m_deviceLabel->setText("Backend: " + m_session->deviceDescription());
-    m_deviceLabel->setToolTip("Where training runs. CUDA is unavailable: this build has no CUDA "
-                              "module.");
+    m_deviceLabel->setObjectName("deviceStatusLabel");
     statusBar()->addPermanentWidget(m_deviceLabel);
+    updateDeviceLabel();
+    connect(m_session, &Session::deviceChanged, this, &MainWindow::updateDeviceLabel);
+    connect(m_session, &Session::devicesChanged, this, &MainWindow::updateDeviceLabel);
 
     // Edit: the layer stack's undo history.
     QAction* undo = m_ui->modelPanel->undoStack()->createUndoAction(this, "&Undo");
@@ -92,8 +93,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
         QMessageBox::about(this, "About Iron Learn Studio",
                            "<b>Iron Learn Studio " IRONLEARN_VERSION "</b><br>Train real neural "
-                           "networks by pointing and clicking, and watch them learn.<br><br>MIT "
-                           "license.");
+                           "networks by pointing and clicking, and watch them learn.<br><br>"
+                           "Training on: " +
+                               m_session->deviceDescription().toHtmlEscaped() + "<br>" +
+                               cudaLine().toHtmlEscaped() + "<br><br>MIT license.");
     });
     connect(m_ui->datasetPanel, &DatasetPanel::openRequested, this, &MainWindow::openDatasetDialog);
 
@@ -379,14 +382,70 @@ void MainWindow::onFinished(const TrainingOutcome& outcome)
 {
     updateRunBar();
     if (outcome.failed) {
-        m_ui->rateLabel->setText("<span style='color:#d33'>Stopped: see the status bar</span>");
+        const bool gpuFailed = outcome.reason == StopReason::DeviceFailure;
+        m_ui->rateLabel->setText(QString("<span style='color:#d33'>%1</span>")
+                                     .arg(gpuFailed ? "Stopped: the GPU failed"
+                                          : outcome.deviceUnavailable
+                                              ? "The GPU is unavailable"
+                                              : "Stopped: see the status bar"));
         statusBar()->showMessage(outcome.message);
+        if (gpuFailed || outcome.deviceUnavailable) showDeviceFailure(outcome);
         return;
     }
     m_ui->rateLabel->setText(outcome.reason == StopReason::Cancelled ? "Stopped" : "Finished");
     QString message = outcome.message;
     if (!message.isEmpty()) message[0] = message[0].toUpper();
     statusBar()->showMessage(message, 20000);
+}
+
+QString MainWindow::cudaLine() const
+{
+    const BackendStatus& cuda = m_session->cudaStatus();
+    if (!m_session->cudaProbed()) return "CUDA: looking for an NVIDIA GPU\u2026";
+    if (cuda.available) return "CUDA: " + QString::fromStdString(cuda.device);
+    return "CUDA unavailable: " + QString::fromStdString(cuda.reason);
+}
+
+void MainWindow::updateDeviceLabel()
+{
+    const bool cuda = m_session->device().backend == "cuda";
+    m_deviceLabel->setText(cuda ? "Device: NVIDIA GPU (CUDA)" : "Device: CPU");
+    m_deviceLabel->setToolTip("Where the next run trains: " + m_session->deviceDescription() +
+                              "\n" + cudaLine() + "\nChoose in the Training panel.");
+}
+
+void MainWindow::showDeviceFailure(const TrainingOutcome& outcome)
+{
+    const bool failed = outcome.reason == StopReason::DeviceFailure;
+    QString text = outcome.message;
+    if (!text.isEmpty()) text[0] = text[0].toUpper();
+    if (!text.isEmpty() && !text.endsWith('.')) text += '.';
+    auto* box = new QMessageBox(
+        QMessageBox::Warning, failed ? "The GPU Failed" : "The GPU Is Unavailable",
+        failed ? "Training stopped: the GPU failed." : "Training could not start on the GPU.",
+        QMessageBox::NoButton, this);
+    box->setObjectName("deviceFailureBox");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    // A failed device whose weights could not be rebuilt on the CPU (the message says why)
+    // offers no way on; otherwise the model and the device choice are on the CPU now.
+    const bool canContinue = !failed || outcome.movedToCpu;
+    box->setInformativeText(text +
+                            (canContinue ? "\n\nThe device is set to the CPU for now." : ""));
+    QPushButton* cpu = nullptr;
+    if (canContinue) {
+        cpu = box->addButton(m_session->trainedSteps() > 0 ? "Continue on CPU" : "Train on CPU",
+                             QMessageBox::AcceptRole);
+        cpu->setObjectName("continueOnCpuButton");
+        box->setDefaultButton(cpu);
+    }
+    QPushButton* close = box->addButton(QMessageBox::Close);
+    close->setObjectName("closeButton");
+    // Not modal in the event loop: training signals, the charts and the tests carry on.
+    connect(box, &QMessageBox::buttonClicked, this, [this, cpu](QAbstractButton* button) {
+        if (cpu && button == cpu && m_session->runState() == Session::RunState::Idle)
+            m_session->start();
+    });
+    box->open();
 }
 
 void MainWindow::readSettings()

@@ -3,7 +3,8 @@
 // It owns the Session and wires panels, menus (File, Edit, Samples, Train, Help), drag and
 // drop, recent files and the settings that persist (geometry, splitters, recent files, last
 // folders). Closing while training, or with unsaved training, asks whether to save
-// (Dialogs::question, which tests answer).
+// (Dialogs::question, which tests answer). A GPU that fails during a run brings up a warning
+// (object name "deviceFailureBox") with Continue on CPU and Close.
 #pragma once
 
 #include <QMainWindow>
@@ -53,6 +54,12 @@ private:
     void onFinished(const TrainingOutcome& outcome);
     void readSettings();
     void writeSettings();
+    // The device of the next run in the status bar, with why CUDA is unavailable in its tooltip.
+    void updateDeviceLabel();
+    QString cudaLine() const;
+    // A device failure (or a GPU that would not start): a warning that does not block, with
+    // Continue on CPU and Close.
+    void showDeviceFailure(const TrainingOutcome& outcome);
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     Session* m_session;

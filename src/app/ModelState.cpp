@@ -1,6 +1,7 @@
 #include "ModelState.h"
 
 #include "Errors.h"
+#include "Snapshot.h"
 
 namespace il::app {
 
@@ -113,6 +114,23 @@ QImage ModelState::preview(int longestSide)
     size = size.expandedTo(QSize(tasks::kMinRenderSide, tasks::kMinRenderSide));
     QString error;
     return tasks::renderImage(*network, *g, size, &error);
+}
+
+void ModelState::moveTo(std::unique_ptr<Backend> target, const DeviceChoice& where,
+                        const HostSnapshot& snapshot)
+{
+    const OptimizerConfig optimizerConfig = optimizer ? optimizer->config() : config.optimizer;
+    MovedModel moved = moveModel(*network, optimizerConfig, snapshot, *target);
+    // Everything that lives in the old backend goes before it does.
+    trainX.reset();
+    trainY.reset();
+    valX.reset();
+    valY.reset();
+    uploaded = false;
+    optimizer = std::move(moved.optimizer);
+    network = std::move(moved.network);
+    backend = std::move(target);
+    device = where;
 }
 
 void ModelState::resetWeights()

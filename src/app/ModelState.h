@@ -21,6 +21,13 @@
 
 namespace il::app {
 
+// Where a model lives or a run trains: a backend by name, and its options.
+struct DeviceChoice {
+    QString backend = "cpu"; // "cpu" or "cuda"
+    bool tf32 = false;       // CUDA: TF32 matrix products (never set for the CPU)
+    bool operator==(const DeviceChoice&) const = default;
+};
+
 struct ModelState {
     // Declared first, destroyed last: every buffer below lives in it.
     std::unique_ptr<Backend> backend;
@@ -33,6 +40,7 @@ struct ModelState {
     TrainingState state;
     Buffer trainX, trainY, valX, valY; // the task's data on the backend
     bool uploaded = false;
+    DeviceChoice device; // what the backend is (the worker moves the model between runs)
 
     QString kind() const;
     // Uploads the task's tensors once; TrainingData views of them.
@@ -47,7 +55,8 @@ struct ModelState {
     // can reopen it with the model.
     QJsonObject taskJsonForSaving() const;
 
-    // Builds a fresh network for spec on a new CPU backend and initialises it from config.seed.
+    // Builds a fresh network for spec on a new CPU backend and initialises it from config.seed
+    // (a run on another device moves it there first, on the worker thread).
     // Returns null with the engine's message on failure.
     static std::unique_ptr<ModelState> create(std::shared_ptr<tasks::Task> task,
                                               const QString& dataPath, const QString& spec,
@@ -57,6 +66,12 @@ struct ModelState {
     QImage preview(int longestSide);
     // Puts the weights back to their initial values for config.seed and forgets the run.
     void resetWeights();
+    // Rebuilds the network and optimizer on target from a host snapshot of them (weights and
+    // optimizer state; the training state is left as it is) and makes target the backend; the
+    // data is uploaded again by the next upload(). Throws (BackendError, EngineError) with
+    // nothing changed when the target cannot hold the model.
+    void moveTo(std::unique_ptr<Backend> target, const DeviceChoice& where,
+                const HostSnapshot& snapshot);
 
 private:
     std::optional<tasks::NamesSchema> m_names;

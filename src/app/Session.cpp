@@ -13,6 +13,8 @@ namespace il::app {
 namespace {
 
 constexpr size_t kMaxSnapshots = 240;
+constexpr const char* kDeviceKey = "training/device";
+constexpr const char* kTf32Key = "training/tf32";
 constexpr int kPreviewSide = 256;
 
 // The spec as the Model panel writes it, so two spellings of one stack compare equal.
@@ -47,16 +49,21 @@ Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<T
 {
     qRegisterMetaType<Session::RunState>();
     qRegisterMetaType<Evaluation>();
-    const DeviceInfo info = createCpuBackend(0)->info();
-    m_device = "CPU \u00b7 " + QString::fromStdString(info.name);
+    m_cpuName = QString::fromStdString(createCpuBackend(0)->info().name);
+    m_cuda.name = "cuda";
+    const QSettings settings;
+    m_backend = settings.value(kDeviceKey, "cpu").toString() == "cuda" ? "cuda" : "cpu";
+    m_tf32 = settings.value(kTf32Key, false).toBool();
     m_worker->setPreview(true, kPreviewSide);
     connect(m_worker.get(), &TrainingWorker::progressed, this, &Session::onProgress);
     connect(m_worker.get(), &TrainingWorker::previewReady, this, &Session::onPreview);
     connect(m_worker.get(), &TrainingWorker::trainingFinished, this, &Session::onFinished);
+    connect(m_worker.get(), &TrainingWorker::rewound, this, &Session::onRewound);
     connect(m_worker.get(), &TrainingWorker::pausedChanged, this, [this](bool paused) {
         if (m_runState != RunState::Idle)
             setRunState(paused ? RunState::Paused : RunState::Training);
     });
+    probeDevices(); // the worker's first job: loading the CUDA module can take a moment
 }
 
 Session::~Session()
@@ -360,6 +367,75 @@ bool Session::buildIfNeeded(QString* error)
     return true;
 }
 
+// ---- device ---------------------------------------------------------------------------------
+
+DeviceChoice Session::device() const
+{
+    DeviceChoice d;
+    if (m_backend == "cuda" && m_cudaProbed && m_cuda.available) {
+        d.backend = "cuda";
+        d.tf32 = m_tf32;
+    }
+    return d;
+}
+
+void Session::setDevice(const QString& backend, bool tf32, bool remember)
+{
+    const DeviceChoice before = device();
+    m_backend = backend == "cuda" ? "cuda" : "cpu";
+    m_tf32 = tf32;
+    if (remember) {
+        QSettings settings;
+        settings.setValue(kDeviceKey, m_backend);
+        settings.setValue(kTf32Key, m_tf32);
+    }
+    if (!(device() == before)) emit deviceChanged();
+}
+
+QString Session::deviceDescription() const
+{
+    const DeviceChoice d = device();
+    if (d.backend == "cuda")
+        return "NVIDIA GPU (CUDA) \u2014 " + QString::fromStdString(m_cuda.device) +
+               (d.tf32 ? ", TF32" : "");
+    return "CPU \u2014 " + m_cpuName;
+}
+
+void Session::setBackendProvider(BackendProvider provider)
+{
+    m_provider = std::move(provider);
+    m_worker->setBackendFactory(m_provider.create);
+    probeDevices();
+}
+
+void Session::probeDevices()
+{
+    const auto probe = m_provider.cudaStatus;
+    m_worker->post([this, probe](ModelState&) {
+        BackendStatus status;
+        try {
+            if (probe)
+                status = probe();
+            else
+                status.reason = "this build has no CUDA backend";
+        } catch (const std::exception& e) {
+            status = BackendStatus{};
+            status.reason = e.what();
+        }
+        status.name = "cuda";
+        QMetaObject::invokeMethod(
+            this,
+            [this, status] {
+                const DeviceChoice before = device();
+                m_cuda = status;
+                m_cudaProbed = true;
+                emit devicesChanged();
+                if (!(device() == before)) emit deviceChanged();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
 // ---- training -------------------------------------------------------------------------------
 
 void Session::start()
@@ -379,7 +455,7 @@ void Session::start()
         emit trainingFinished(outcome);
         return;
     }
-    m_worker->train(m_config);
+    m_worker->train(m_config, device());
     setRunState(RunState::Training);
 }
 
@@ -452,8 +528,21 @@ void Session::onPreview(qint64 step, const QImage& image)
     emit snapshotAdded(static_cast<int>(m_snapshots.size()) - 1);
 }
 
+void Session::onRewound(qint64 step)
+{
+    m_history.truncateAfter(step);
+    while (!m_snapshots.empty() && m_snapshots.back().step > step)
+        m_snapshots.pop_back();
+    m_trainedSteps = step;
+    emit historyReset();
+}
+
 void Session::onFinished(const TrainingOutcome& outcome)
 {
+    // The chosen device could not start or failed: the next run (Continue on CPU) uses the CPU.
+    // The remembered choice stays, so the next session tries the GPU again.
+    if (outcome.deviceUnavailable || outcome.reason == StopReason::DeviceFailure)
+        setDevice("cpu", m_tf32, false);
     m_trainedSteps = outcome.step;
     setRunState(RunState::Idle);
     emit trainingFinished(outcome);

@@ -12,6 +12,7 @@
 #include <QImage>
 #include <QObject>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -36,6 +37,13 @@ struct Evaluation {
 struct Snapshot {
     int64_t step = 0;
     QImage image;
+};
+
+// Which backends there are and how to make one. The studio uses the engine's registry; tests
+// supply a simulated GPU (tests/app/FaultyBackend.h).
+struct BackendProvider {
+    std::function<BackendStatus()> cudaStatus = &il::cudaStatus; // probed on the worker thread
+    BackendFactory create = &il::createBackend;
 };
 
 class Session : public QObject {
@@ -87,7 +95,25 @@ public:
     int64_t trainedSteps() const { return m_trainedSteps; }
     // True once the weights have trained: the data options then wait for Reset weights.
     bool hasTrained() const { return m_trainedSteps > 0 && !needsNewModel(); }
-    QString deviceDescription() const { return m_device; }
+
+    // ---- device -----------------------------------------------------------------------------
+    // The device the next run trains on: the CPU unless CUDA is chosen and available. The
+    // choice is remembered (QSettings "training/device", "training/tf32"); a device failure
+    // switches it to the CPU for this session only.
+    DeviceChoice device() const;
+    // What the user asked for (CUDA stays asked for while it is unavailable, so a later start
+    // with a GPU uses it); remember: store it in the settings.
+    void setDevice(const QString& backend, bool tf32, bool remember = true);
+    bool tf32Wanted() const { return m_tf32; }
+    QString cpuName() const { return m_cpuName; }
+    // CUDA as last probed (on the worker thread, once at start and after setBackendProvider);
+    // cudaProbed() is false until the first answer arrives (devicesChanged).
+    const BackendStatus& cudaStatus() const { return m_cuda; }
+    bool cudaProbed() const { return m_cudaProbed; }
+    // "CPU — AMD EPYC (2 threads)" or "NVIDIA GPU (CUDA) — NVIDIA H200, 139 GiB, sm_90".
+    QString deviceDescription() const;
+    // Tests: another way to find and make backends (a simulated GPU). Probes again.
+    void setBackendProvider(BackendProvider provider);
 
     // ---- training ---------------------------------------------------------------------------
     void start();
@@ -110,7 +136,9 @@ signals:
     void datasetFailed(const QString& error);
     void modelChanged(); // new data or model: spec, configuration and history were replaced
     void specChanged();
-    void historyReset(); // a fresh network (Start after a change, Reset weights): charts restart
+    // A fresh network (Start after a change, Reset weights) or a history cut back to the step a
+    // device failure kept: charts and snapshots are read again.
+    void historyReset();
     void configChanged();
     void runStateChanged(il::app::Session::RunState state);
     void progressed(const il::app::TrainingUpdate& update);
@@ -125,6 +153,8 @@ signals:
                        const QStringList& symbols, const QString& error);
     void evaluated(const il::app::Evaluation& evaluation);
     void message(const QString& text);
+    void devicesChanged(); // CUDA was probed: what is available, and why not
+    void deviceChanged();  // the device of the next run
 
 private:
     bool openTask(const QString& path, const QByteArray& bytes, const tasks::TaskOptions& options);
@@ -135,6 +165,8 @@ private:
     void onProgress(const TrainingUpdate& update);
     void onPreview(qint64 step, const QImage& image);
     void onFinished(const TrainingOutcome& outcome);
+    void onRewound(qint64 step);
+    void probeDevices();
     void sendNextChar();
 
     std::unique_ptr<TrainingWorker> m_worker;
@@ -158,7 +190,13 @@ private:
     RunState m_runState = RunState::Idle;
     LossHistory m_history;
     std::vector<Snapshot> m_snapshots;
-    QString m_device;
+    // Devices: what the user asked for, and what there is.
+    BackendProvider m_provider;
+    QString m_backend = "cpu";
+    bool m_tf32 = false;
+    QString m_cpuName;
+    BackendStatus m_cuda;
+    bool m_cudaProbed = false;
     // The next-character inspector: one request in flight, the latest one waiting.
     bool m_nextCharBusy = false;
     std::optional<std::pair<QString, double>> m_nextCharWanted;

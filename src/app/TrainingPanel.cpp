@@ -42,6 +42,12 @@ TrainingPanel::TrainingPanel(QWidget* parent)
         connect(s, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::edited);
     connect(m_ui->validationSplitSpinBox, &QSpinBox::editingFinished, this,
             &TrainingPanel::validationEdited);
+    connect(m_ui->deviceComboBox, &QComboBox::currentIndexChanged, this,
+            &TrainingPanel::deviceEdited);
+    connect(m_ui->tf32CheckBox, &QCheckBox::toggled, this, &TrainingPanel::tf32Edited);
+    m_ui->deviceNoteLabel->setForegroundRole(QPalette::PlaceholderText);
+    m_ui->deviceNoteLabel->installEventFilter(this);
+    m_deviceToolTip = m_ui->deviceComboBox->toolTip();
 }
 
 TrainingPanel::~TrainingPanel() = default;
@@ -49,19 +55,9 @@ TrainingPanel::~TrainingPanel() = default;
 void TrainingPanel::setSession(Session* session)
 {
     m_session = session;
-    // The backends this build has: the CPU, and CUDA shown but unavailable.
-    m_ui->backendComboBox->clear();
-    m_ui->backendComboBox->addItem(session->deviceDescription(), "cpu");
-    m_ui->backendComboBox->addItem("CUDA (NVIDIA GPU)", "cuda");
-    if (auto* model = qobject_cast<QStandardItemModel*>(m_ui->backendComboBox->model())) {
-        QStandardItem* cuda = model->item(1);
-        cuda->setEnabled(false);
-        cuda->setToolTip("Unavailable: this build has no CUDA module (it is built with the "
-                         "CUDA Toolkit, issue #5).");
-    }
-    m_ui->backendComboBox->setToolTip(m_ui->backendComboBox->toolTip() +
-                                      "\nCUDA is unavailable: this build has no CUDA module (it is "
-                                      "built with the CUDA Toolkit).");
+    loadDevices();
+    connect(session, &Session::devicesChanged, this, &TrainingPanel::loadDevices);
+    connect(session, &Session::deviceChanged, this, &TrainingPanel::showDevice);
     connect(session, &Session::modelChanged, this, &TrainingPanel::load);
     connect(session, &Session::runStateChanged, this, &TrainingPanel::updateEnabled);
     connect(session, &Session::historyReset, this, &TrainingPanel::updateEnabled);
@@ -92,6 +88,93 @@ void TrainingPanel::load()
     m_loading = false;
     updateEnabled();
     updatePlan();
+}
+
+void TrainingPanel::loadDevices()
+{
+    if (!m_session) return;
+    m_loading = true;
+    QComboBox* combo = m_ui->deviceComboBox;
+    combo->clear();
+    combo->addItem("CPU \u2014 " + m_session->cpuName(), "cpu");
+    const BackendStatus& cuda = m_session->cudaStatus();
+    const bool probed = m_session->cudaProbed();
+    const QString reason = QString::fromStdString(cuda.reason);
+    QString cudaText = "NVIDIA GPU (CUDA) \u2014 ";
+    QString why; // why CUDA cannot be chosen, for the note and the tooltips
+    if (!probed) {
+        cudaText += "looking for one\u2026";
+        why = "Looking for an NVIDIA GPU\u2026";
+    } else if (cuda.available) {
+        cudaText += QString::fromStdString(cuda.device);
+    } else {
+        cudaText += "unavailable";
+        why = "CUDA unavailable: " + reason;
+    }
+    combo->addItem(cudaText, "cuda");
+    combo->setItemData(0, "Train on the CPU: " + m_session->cpuName() + ".", Qt::ToolTipRole);
+    combo->setItemData(
+        1, cuda.available ? "Train on " + QString::fromStdString(cuda.device) + "." : why,
+        Qt::ToolTipRole);
+    if (auto* model = qobject_cast<QStandardItemModel*>(combo->model()))
+        model->item(1)->setEnabled(probed && cuda.available);
+    combo->setToolTip(why.isEmpty() ? m_deviceToolTip : m_deviceToolTip + "\n\n" + why);
+    m_ui->deviceNoteLabel->setText(why);
+    m_ui->deviceNoteLabel->setToolTip(why);
+    m_ui->deviceNoteLabel->setVisible(!why.isEmpty());
+    fitNote();
+    m_loading = false;
+    showDevice();
+}
+
+bool TrainingPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_ui->deviceNoteLabel && event->type() == QEvent::Resize) fitNote();
+    return QWidget::eventFilter(watched, event);
+}
+
+void TrainingPanel::fitNote()
+{
+    // A form layout sizes a word-wrapped label by its size hint, which guesses a narrow, tall
+    // block: give it the height its text needs at the width it has.
+    QLabel* note = m_ui->deviceNoteLabel;
+    const QMargins margins = note->contentsMargins();
+    const int width = note->width() - margins.left() - margins.right() - 2 * note->margin();
+    if (width <= 0) return;
+    const int height =
+        note->fontMetrics()
+            .boundingRect(QRect(0, 0, width, QWIDGETSIZE_MAX), Qt::TextWordWrap, note->text())
+            .height() +
+        margins.top() + margins.bottom() + 2 * note->margin();
+    if (note->maximumHeight() != height) note->setFixedHeight(height);
+}
+
+void TrainingPanel::showDevice()
+{
+    if (!m_session) return;
+    m_loading = true;
+    const bool cuda = m_session->device().backend == "cuda";
+    m_ui->deviceComboBox->setCurrentIndex(cuda ? 1 : 0);
+    // TF32 is a CUDA setting: shown off for the CPU, remembered for the GPU.
+    m_ui->tf32CheckBox->setChecked(cuda && m_session->tf32Wanted());
+    m_loading = false;
+    updateEnabled();
+}
+
+void TrainingPanel::deviceEdited()
+{
+    if (m_loading || !m_session) return;
+    QString backend = m_ui->deviceComboBox->currentData().toString();
+    if (backend == "cuda" && !(m_session->cudaProbed() && m_session->cudaStatus().available))
+        backend = "cpu"; // a disabled item chosen anyway (from code): stay on the CPU
+    m_session->setDevice(backend, m_session->tf32Wanted());
+    showDevice();
+}
+
+void TrainingPanel::tf32Edited(bool on)
+{
+    if (m_loading || !m_session) return;
+    m_session->setDevice(m_session->device().backend, on);
 }
 
 void TrainingPanel::edited()
@@ -168,6 +251,7 @@ void TrainingPanel::updateEnabled()
         if (w != m_ui->planLabel && !qobject_cast<QLabel*>(w)) w->setEnabled(idle);
     const bool crossEntropy = m_session->config().loss == LossKind::CrossEntropy;
     m_ui->labelSmoothingSpinBox->setEnabled(idle && crossEntropy);
+    m_ui->tf32CheckBox->setEnabled(idle && m_session->device().backend == "cuda");
     m_ui->validationSplitSpinBox->setEnabled(idle && !m_session->hasTrained() && m_session->task());
     updatePlan();
 }

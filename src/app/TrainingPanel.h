@@ -1,7 +1,9 @@
-// The Training panel: the hyperparameters of the next run (backend, optimizer, learning rate and
+// The Training panel: the hyperparameters of the next run (device, optimizer, learning rate and
 // schedule, budget, batch size, validation split, early stopping, clipping, weight decay, label
 // smoothing, seed), each with a tooltip explaining its idea. Edits go to the Session's
 // TrainerConfig at once, so the Charts panel redraws the planned learning-rate curve.
+// The device list shows the CPU and the NVIDIA GPU; when CUDA is unavailable its item is
+// disabled and a note under the list (and the item's tooltip) says why.
 #pragma once
 
 #include <QWidget>
@@ -24,8 +26,16 @@ public:
 
     void setSession(Session* session);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void load();
+    void loadDevices(); // the list: what there is (CUDA: available, or why not)
+    void showDevice();  // the choice
+    void fitNote();     // the note's height for its width
+    void deviceEdited();
+    void tf32Edited(bool on);
     void edited();
     void validationEdited();
     void updatePlan();
@@ -34,6 +44,7 @@ private:
     std::unique_ptr<Ui::TrainingPanel> m_ui;
     Session* m_session = nullptr;
     bool m_loading = false;
+    QString m_deviceToolTip; // the device list's own tooltip, from the form
 };
 
 } // namespace il::app

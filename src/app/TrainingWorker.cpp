@@ -1,6 +1,7 @@
 #include "TrainingWorker.h"
 
 #include "Errors.h"
+#include "Snapshot.h"
 
 #include <QDebug>
 #include <QMutexLocker>
@@ -38,7 +39,7 @@ void runGuarded(const TrainingWorker::Job& job, ModelState& m)
 } // namespace
 
 TrainingWorker::TrainingWorker(QObject* parent)
-    : QThread(parent), m_model(std::make_unique<ModelState>())
+    : QThread(parent), m_factory(&il::createBackend), m_model(std::make_unique<ModelState>())
 {
     qRegisterMetaType<TrainingUpdate>();
     qRegisterMetaType<TrainingOutcome>();
@@ -71,16 +72,23 @@ void TrainingWorker::replaceModel(std::unique_ptr<ModelState> model)
     post([this, holder](ModelState&) { m_model = std::move(*holder); }, false);
 }
 
-void TrainingWorker::train(const TrainerConfig& config)
+void TrainingWorker::train(const TrainerConfig& config, const DeviceChoice& device)
 {
     if (m_training.exchange(true)) return;
     {
         QMutexLocker locker(&m_mutex);
         m_config = config;
+        m_device = device;
     }
     m_stop = false;
     m_paused = false;
     post([this](ModelState& m) { trainNow(m); }, false);
+}
+
+void TrainingWorker::setBackendFactory(BackendFactory factory)
+{
+    QMutexLocker locker(&m_mutex);
+    m_factory = factory ? std::move(factory) : BackendFactory(&il::createBackend);
 }
 
 void TrainingWorker::setPaused(bool paused)
@@ -167,15 +175,32 @@ QImage TrainingWorker::renderPreview(ModelState& m, double* seconds, bool full)
     return image;
 }
 
+bool TrainingWorker::moveToCpu(ModelState& m, const BackendFactory& factory,
+                               const HostSnapshot& snapshot, QString* error)
+{
+    try {
+        m.moveTo(factory("cpu", BackendOptions{}), DeviceChoice{}, snapshot);
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = e.what();
+        return false;
+    }
+}
+
 void TrainingWorker::trainNow(ModelState& m)
 {
     TrainerConfig cfg;
+    DeviceChoice wanted;
+    BackendFactory factory;
     bool preview = true;
     {
         QMutexLocker locker(&m_mutex);
         cfg = m_config;
+        wanted = m_device;
+        factory = m_factory;
         preview = m_previewEnabled;
     }
+    if (wanted.backend != "cuda") wanted.tf32 = false;
     TrainingOutcome outcome;
     auto finish = [&] {
         outcome.step = m.state.step;
@@ -202,7 +227,83 @@ void TrainingWorker::trainNow(ModelState& m)
             m.optimizer =
                 std::make_unique<Optimizer>(*m.backend, cfg.optimizer, m.network->parameterCount());
         m.config = cfg;
+    } catch (const std::exception& e) {
+        outcome.failed = true;
+        outcome.message = QString("training failed: ") + e.what();
+        return finish();
+    }
+
+    // ---- the device: move the model where the run asks, before the first step ---------------
+    // The weights as they were when this run moved them onto a device, on the host: what a
+    // failure before the trainer's own first copy goes back to.
+    std::shared_ptr<const HostSnapshot> before;
+    if (!(m.device == wanted)) {
+        std::unique_ptr<Backend> target;
+        try {
+            BackendOptions options;
+            options.tf32 = wanted.tf32;
+            target = factory(wanted.backend.toStdString(), options);
+        } catch (const std::exception& e) {
+            outcome.failed = true;
+            outcome.deviceUnavailable = true;
+            outcome.message = QString::fromStdString(e.what());
+            return finish();
+        }
+        const QString name = QString::fromStdString(target->info().name);
+        try {
+            auto snapshot =
+                std::make_shared<HostSnapshot>(takeSnapshot(*m.network, *m.optimizer, m.state));
+            m.moveTo(std::move(target), wanted, *snapshot);
+            if (!m.backend->memoryOnHost()) before = std::move(snapshot);
+        } catch (const std::exception& e) {
+            outcome.failed = true;
+            outcome.deviceUnavailable = true;
+            outcome.message = "could not move the model to " + name + ": " + e.what();
+            return finish();
+        }
+    }
+    const bool onDevice = !m.backend->memoryOnHost();
+
+    // A device that fails before the trainer's first host copy (say, the data does not fit in
+    // its memory): back to the CPU with the weights the run started with.
+    auto rescue = [&](const std::string& what, bool backendError) {
+        if (!onDevice || !backendError) return false;
+        std::shared_ptr<const HostSnapshot> snapshot = before;
+        if (!snapshot) {
+            try { // out of memory leaves the device readable
+                snapshot =
+                    std::make_shared<HostSnapshot>(takeSnapshot(*m.network, *m.optimizer, m.state));
+            } catch (const std::exception&) {
+                return false;
+            }
+        }
+        const double seconds = m.state.seconds;
+        if (!moveToCpu(m, factory, *snapshot, nullptr)) return false;
+        m.state = snapshot->state;
+        m.state.seconds = std::max(seconds, m.state.seconds);
+        outcome.reason = StopReason::DeviceFailure;
+        outcome.failed = true;
+        outcome.movedToCpu = true;
+        QString why = QString::fromStdString(what);
+        if (why.endsWith('.')) why.chop(1);
+        outcome.message = QString("the device failed: %1. The weights after step %2 were kept; "
+                                  "training can continue on the CPU.")
+                              .arg(why)
+                              .arg(m.state.step);
+        emit rewound(m.state.step);
+        return true;
+    };
+
+    bool hasMetric = false;
+    try {
         m.upload();
+        hasMetric = m.kind() != "tabular" || !std::isnan(m.task->trainingMetric(*m.network));
+    } catch (const BackendError& e) {
+        if (!rescue(e.what(), true)) {
+            outcome.failed = true;
+            outcome.message = QString("training failed: ") + e.what();
+        }
+        return finish();
     } catch (const std::exception& e) {
         outcome.failed = true;
         outcome.message = QString("training failed: ") + e.what();
@@ -210,13 +311,20 @@ void TrainingWorker::trainNow(ModelState& m)
     }
 
     TrainerConfig runConfig = cfg;
-    runConfig.progressInterval = 0; // a report after every step; the worker throttles them
-    Trainer trainer(*m.network, *m.optimizer, runConfig, m.state);
+    if (onDevice) {
+        // Each read of the loss makes the host wait for the device: read every 25 steps (as the
+        // CLI does) and report about 30 times a second; the charts then get one point per
+        // report, the mean loss of the steps since the previous one.
+        runConfig.readEvery = std::max<int64_t>(runConfig.readEvery, 25);
+        runConfig.progressInterval = kUpdateInterval;
+    } else {
+        runConfig.progressInterval = 0; // a report after every step; the worker throttles them
+    }
+    auto trainer = std::make_unique<Trainer>(*m.network, *m.optimizer, runConfig, m.state);
     tasks::Task& task = *m.task;
-    const bool hasMetric = m.kind() != "tabular" || !std::isnan(task.trainingMetric(*m.network));
     if (hasMetric)
-        trainer.setMetricHook([&task](Network& n) { return task.trainingMetric(n); }, NAN,
-                              task.metricLowerIsBetter());
+        trainer->setMetricHook([&task](Network& n) { return task.trainingMetric(n); }, NAN,
+                               task.metricLowerIsBetter());
 
     const auto start = Clock::now();
     double pausedSeconds = 0;
@@ -257,14 +365,21 @@ void TrainingWorker::trainNow(ModelState& m)
         if (!preview || !m.imageGeometry()) return;
         if (!force && elapsed() - lastPreview < previewEvery) return;
         double cost = 0;
-        const QImage image = renderPreview(m, &cost, full);
+        QImage image;
+        try {
+            image = renderPreview(m, &cost, full);
+        } catch (const std::exception& e) {
+            // A failed device fails the preview too (the trainer's report of the failure comes
+            // here): the run's own error is the one to report.
+            qWarning("ironlearn-studio: no preview: %s", e.what());
+        }
         // Keep previews to about 2.5% of the training time.
         if (!full) previewEvery = std::max(1.0, 40 * cost);
         lastPreview = elapsed();
         if (!image.isNull()) emit previewReady(m.state.step, image);
     };
 
-    trainer.setProgressCallback([&](const Progress& p) {
+    trainer->setProgressCallback([&](const Progress& p) {
         last = p;
         pending.losses.push_back({p.step, p.trainLoss, p.lr});
         if (elapsed() - lastEmit >= kUpdateInterval) flush();
@@ -291,27 +406,48 @@ void TrainingWorker::trainNow(ModelState& m)
             rateStep = p.step;
             emit pausedChanged(false);
         }
-        if (m_stop) trainer.requestCancel();
+        if (m_stop) trainer->requestCancel();
     });
 
     if (m.state.step == 0) takePreview(true, false);
     TrainResult result;
+    std::string error;
+    bool threw = false, backendError = false;
     try {
-        result = trainer.run(m.trainingData());
+        result = trainer->run(m.trainingData());
+    } catch (const BackendError& e) {
+        threw = backendError = true;
+        error = e.what();
     } catch (const std::exception& e) {
-        outcome.failed = true;
-        outcome.message = QString("training failed: ") + e.what();
+        threw = true;
+        error = e.what();
     }
+    trainer.reset(); // it refers to the network, which may move now
     m.state.seconds = std::max(0.0, m.state.seconds - pausedSeconds);
     flush();
-    if (result.steps > 0) takePreview(true, true); // the final one at the training size
-    if (!outcome.failed) {
+    if (threw) {
+        if (!rescue(error, backendError)) {
+            outcome.failed = true;
+            outcome.message = QString("training failed: ") + QString::fromStdString(error);
+        }
+    } else {
         outcome.reason = result.reason;
-        outcome.failed = result.reason == StopReason::NonFinite;
+        outcome.failed =
+            result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
         outcome.message = QString::fromStdString(result.message);
         outcome.trainLoss = result.trainLoss;
         outcome.valLoss = result.valLoss;
     }
+    if (result.reason == StopReason::DeviceFailure && result.lastGood) {
+        // The trainer rewound the state to its last host copy; rebuild the weights from it.
+        QString moveError;
+        outcome.movedToCpu = moveToCpu(m, factory, *result.lastGood, &moveError);
+        if (!outcome.movedToCpu)
+            outcome.message += " Moving the model to the CPU failed: " + moveError;
+        emit rewound(m.state.step);
+    }
+    if (result.steps > 0 || outcome.movedToCpu)
+        takePreview(true, true); // the final one at the training size
     finish();
 }
 

@@ -13,9 +13,19 @@
 //     cancels the trainer within one step.
 // Pausing happens in the worker's progress hook rather than through Trainer::setPaused, because
 // the trainer's own pause loop gives no point at which queued jobs could run.
+//
+// Devices. A run names the backend it wants (DeviceChoice); before the first step the worker
+// moves the model there if it lives elsewhere (a host snapshot rebuilt on the new backend, the
+// data uploaded again), so creating a CUDA context and copying weights never happen on the GUI
+// thread. Backends come from a BackendFactory (il::createBackend unless a test supplies
+// another). When the device fails during a run (StopReason::DeviceFailure), the worker rebuilds
+// the model on the CPU from the trainer's last good host copy before it reports the outcome, so
+// outputs, saving and a new run work at once.
 #pragma once
 
 #include "ModelState.h"
+
+#include "BackendRegistry.h"
 
 #include <QImage>
 #include <QMetaType>
@@ -49,11 +59,21 @@ struct TrainingUpdate {
 
 struct TrainingOutcome {
     StopReason reason = StopReason::Finished;
-    bool failed = false; // an exception or a non-finite value
+    bool failed = false; // an exception, a non-finite value or a device failure
     QString message;
     int64_t step = 0;
     double trainLoss = NAN, valLoss = NAN;
+    // The chosen backend could not be created or take the model (message: why); nothing ran
+    // and the model stayed where it was.
+    bool deviceUnavailable = false;
+    // DeviceFailure: the model now lives on the CPU with the last good weights (step).
+    bool movedToCpu = false;
 };
+
+// Creates a backend by name ("cpu" or "cuda"); throws BackendError with the reason when it
+// cannot. The worker's default is il::createBackend; tests supply a simulated device.
+using BackendFactory =
+    std::function<std::unique_ptr<Backend>(const std::string& name, const BackendOptions& options)>;
 
 class TrainingWorker : public QThread {
     Q_OBJECT
@@ -70,8 +90,11 @@ public:
     void post(Job job, bool betweenSteps = true);
     // Hands a new model to the worker (after any run and queued job).
     void replaceModel(std::unique_ptr<ModelState> model);
-    // Starts a run with a copy of config. Ignored while a run is queued or going.
-    void train(const TrainerConfig& config);
+    // Starts a run with a copy of config on the given device (the model moves there first).
+    // Ignored while a run is queued or going.
+    void train(const TrainerConfig& config, const DeviceChoice& device = {});
+    // Where backends come from (il::createBackend by default). Takes effect at the next run.
+    void setBackendFactory(BackendFactory factory);
     void setPaused(bool paused);
     void stop();
     bool isTraining() const { return m_training; }
@@ -86,6 +109,9 @@ signals:
     void previewReady(qint64 step, const QImage& image);
     void pausedChanged(bool paused);
     void trainingFinished(const il::app::TrainingOutcome& outcome);
+    // The run went back to an earlier step (a device failure kept the weights of that step):
+    // losses and snapshots after it are gone. Sent before the outcome.
+    void rewound(qint64 step);
 
 protected:
     void run() override;
@@ -100,6 +126,9 @@ private:
     void runJobsBetweenSteps(ModelState& m);
     // full: at the training size rather than the preview size (the last snapshot of a run).
     QImage renderPreview(ModelState& m, double* seconds, bool full);
+    // Rebuilds the model on a new CPU backend from a host snapshot; error: why not.
+    bool moveToCpu(ModelState& m, const BackendFactory& factory, const HostSnapshot& snapshot,
+                   QString* error);
 
     mutable QMutex m_mutex;
     QWaitCondition m_wake, m_idle;
@@ -107,6 +136,8 @@ private:
     bool m_busy = false;
     bool m_quit = false;
     TrainerConfig m_config; // the next run's, copied in under m_mutex
+    DeviceChoice m_device;  // the next run's device, likewise
+    BackendFactory m_factory;
     bool m_previewEnabled = true;
     int m_previewSide = 256;
     std::atomic<bool> m_training{false};

@@ -91,6 +91,7 @@ void useDarkPalette()
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
     p.setColor(QPalette::ToolTipText, QColor(225, 225, 225));
+    p.setColor(QPalette::PlaceholderText, QColor(160, 160, 160));
     p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
     p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
     p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));

@@ -509,11 +509,13 @@ TrainResult Trainer::run(const TrainingData& data)
         if (!device || !lastGood) throw;
         // The device failed: its memory may be unreadable now. Go back to the last host copy.
         const int64_t goodStep = lastGood->state.step;
+        std::string what = e.what();
+        if (!what.empty() && what.back() != '.') what += '.';
         m_state = lastGood->state;
         result = TrainResult();
         result.reason = StopReason::DeviceFailure;
         result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " +
-                         e.what() + " The weights after step " + std::to_string(goodStep) +
+                         what + " The weights after step " + std::to_string(goodStep) +
                          " were kept; training can continue on the CPU.";
         result.lastGood = lastGood;
         if (!m_state.history.empty()) {

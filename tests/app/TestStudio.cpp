@@ -1,5 +1,10 @@
 // The studio end to end: the real MainWindow, offscreen, driven by object names. Dialogs are
-// answered through Dialogs::setNextAnswer / setNextFileName; waits use QTRY_*.
+// answered through Dialogs::setNextAnswer / setNextFileName; waits use QTRY_*. A GPU that fails
+// is simulated with FaultyBackend (a CPU backend that claims device memory and fails in gemm),
+// supplied through Session::setBackendProvider.
+#include "../support/ForwardingBackend.h"
+
+#include "BackendRegistry.h"
 #include "ChartsPanel.h"
 #include "Dialogs.h"
 #include "ImageOutputPage.h"
@@ -9,8 +14,11 @@
 #include "MainWindow.h"
 #include "ProbabilityBars.h"
 #include "Session.h"
+#include "Snapshot.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFrame>
@@ -23,7 +31,9 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QStandardItemModel>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -31,6 +41,7 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include <functional>
 #include <numeric>
 
 using namespace il::app;
@@ -55,6 +66,10 @@ private slots:
     void generatesNames();
     void showsLoaderErrorsInline();
     void closingWhileTrainingSaves();
+    void deviceChoiceSaysWhyCudaIsUnavailable();
+    void deviceFailureKeepsWeightsAndContinuesOnCpu();
+    void gpuThatWillNotStartFallsBackToCpu();
+    void rendersAfterTheGpuFailed();
 
 private:
     template <typename T> T* find(const QString& name) const
@@ -70,6 +85,14 @@ private:
     // Image sample at a small training size, so tests train in milliseconds per step.
     void openSmallImage();
     void trainToEnd();
+    // Runs f(model) on the training worker and waits for it.
+    void onWorker(const std::function<void(ModelState&)>& f);
+    // A simulated NVIDIA GPU: cudaStatus says available; "cuda" makes a FaultyBackend that
+    // fails after failAfter matrix products (or, failAfter == -2, cannot be created at all).
+    static BackendProvider fakeGpu(int failAfter, int* created, bool* tf32 = nullptr);
+    void installFakeGpu(int failAfter, int* created, bool* tf32 = nullptr);
+    // The device-failure warning, when it is showing.
+    static QMessageBox* deviceFailureBox();
 
     QTemporaryDir m_dir;
     MainWindow* m_window = nullptr;
@@ -86,6 +109,7 @@ void TestStudio::initTestCase()
 
 void TestStudio::init()
 {
+    QSettings().remove("training"); // each test starts with the default device (the CPU)
     m_window = new MainWindow;
     m_window->resize(1280, 800);
     m_window->show();
@@ -483,6 +507,274 @@ void TestStudio::closingWhileTrainingSaves()
     init();
     QVERIFY(m_window->openFile(path));
     QVERIFY(session()->trainedSteps() > 3);
+}
+
+void TestStudio::onWorker(const std::function<void(ModelState&)>& f)
+{
+    session()->worker()->post([f](ModelState& m) { f(m); });
+    session()->worker()->waitForIdle();
+}
+
+BackendProvider TestStudio::fakeGpu(int failAfter, int* created, bool* tf32)
+{
+    BackendProvider provider;
+    provider.cudaStatus = [] {
+        il::BackendStatus s;
+        s.name = "cuda";
+        s.available = true;
+        s.device = "Faulty test GPU, 1 GiB";
+        return s;
+    };
+    provider.create = [failAfter, created,
+                       tf32](const std::string& name,
+                             const il::BackendOptions& options) -> std::unique_ptr<il::Backend> {
+        if (name != "cuda") return il::createBackend(name, options);
+        if (tf32) *tf32 = options.tf32;
+        if (failAfter == -2)
+            throw il::BackendError(
+                "could not start CUDA: out of memory (cudaErrorMemoryAllocation)");
+        ++*created;
+        return std::make_unique<testsupport::FaultyBackend>(il::createCpuBackend(1), failAfter);
+    };
+    return provider;
+}
+
+void TestStudio::installFakeGpu(int failAfter, int* created, bool* tf32)
+{
+    session()->setBackendProvider(fakeGpu(failAfter, created, tf32));
+    auto* combo = find<QComboBox>("deviceComboBox");
+    auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    QVERIFY(model);
+    QTRY_VERIFY(model->item(1) && model->item(1)->isEnabled());
+    QVERIFY(combo->itemText(1).contains("Faulty test GPU"));
+    QVERIFY(!find<QLabel>("deviceNoteLabel")->isVisibleTo(find<QWidget>("trainingPanel")));
+}
+
+QMessageBox* TestStudio::deviceFailureBox()
+{
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (auto* box = qobject_cast<QMessageBox*>(w);
+            box && box->objectName() == "deviceFailureBox" && box->isVisible())
+            return box;
+    return nullptr;
+}
+
+void TestStudio::deviceChoiceSaysWhyCudaIsUnavailable()
+{
+    auto* combo = find<QComboBox>("deviceComboBox");
+    auto* note = find<QLabel>("deviceNoteLabel");
+    auto* tf32 = find<QCheckBox>("tf32CheckBox");
+    auto* panel = find<QWidget>("trainingPanel");
+    QTRY_VERIFY(session()->cudaProbed());
+    const il::BackendStatus cuda = il::cudaStatus();
+    QCOMPARE(combo->count(), 2);
+    QCOMPARE(combo->itemData(0).toString(), QString("cpu"));
+    QCOMPARE(combo->itemData(1).toString(), QString("cuda"));
+    QVERIFY2(combo->itemText(0).startsWith(QString::fromUtf8("CPU \u2014 ")),
+             qPrintable(combo->itemText(0)));
+    QVERIFY(combo->itemText(1).startsWith("NVIDIA GPU (CUDA)"));
+    auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    QVERIFY(model);
+    QCOMPARE(model->item(1)->isEnabled(), cuda.available);
+    if (cuda.available) {
+        QVERIFY(!note->isVisibleTo(panel));
+        QVERIFY(combo->itemText(1).contains(QString::fromStdString(cuda.device)));
+    } else {
+        // The reason, word for word, in the item's tooltip, the list's tooltip, the note under
+        // the list and the status bar's device label.
+        const QString reason = QString::fromStdString(cuda.reason);
+        QVERIFY(!reason.isEmpty());
+        QVERIFY(note->isVisibleTo(panel));
+        QVERIFY2(note->text().contains("CUDA unavailable: " + reason), qPrintable(note->text()));
+        const QString itemTip = combo->itemData(1, Qt::ToolTipRole).toString();
+        QVERIFY2(itemTip.contains(reason), qPrintable(itemTip));
+        QVERIFY(combo->toolTip().contains(reason));
+        QVERIFY(find<QLabel>("deviceStatusLabel")->toolTip().contains(reason));
+        // A disabled item cannot become the choice, even set from code.
+        combo->setCurrentIndex(1);
+        QCOMPARE(combo->currentData().toString(), QString("cpu"));
+        QCOMPARE(session()->device().backend, QString("cpu"));
+        QVERIFY(!tf32->isEnabled());
+        QVERIFY(!tf32->isChecked());
+    }
+    QVERIFY(find<QLabel>("deviceStatusLabel")->text().contains("Device:"));
+
+    // Training on the CPU works as before, and the model lives on the CPU.
+    QCOMPARE(session()->device().backend, QString("cpu"));
+    openSample("iris");
+    setSteps(60);
+    trainToEnd();
+    QCOMPARE(session()->trainedSteps(), int64_t(60));
+    QString where;
+    onWorker([&](ModelState& m) { where = QString::fromStdString(m.backend->info().backend); });
+    QCOMPARE(where, QString("cpu"));
+}
+
+void TestStudio::deviceFailureKeepsWeightsAndContinuesOnCpu()
+{
+    openSample("iris");
+    find<QSpinBox>("patienceSpinBox")->setValue(0); // no early stop: the budget decides
+    setSteps(20);
+    trainToEnd(); // 20 steps on the CPU: the weights the GPU run starts from
+    QCOMPARE(session()->trainedSteps(), int64_t(20));
+    il::HostSnapshot onCpu;
+    onWorker([&](ModelState& m) { onCpu = il::takeSnapshot(*m.network, *m.optimizer, m.state); });
+    QCOMPARE(onCpu.state.step, int64_t(20));
+
+    int created = 0;
+    bool tf32Asked = false;
+    installFakeGpu(200, &created, &tf32Asked); // about 20 steps of a small table network
+    auto* combo = find<QComboBox>("deviceComboBox");
+    auto* tf32 = find<QCheckBox>("tf32CheckBox");
+    QVERIFY(!tf32->isEnabled());
+    combo->setCurrentIndex(1);
+    QCOMPARE(session()->device().backend, QString("cuda"));
+    QVERIFY(tf32->isEnabled());
+    QVERIFY(!tf32->isChecked()); // off by default
+    tf32->setChecked(true);
+    QVERIFY(session()->device().tf32);
+    QCOMPARE(QSettings().value("training/device").toString(), QString("cuda"));
+    QCOMPARE(QSettings().value("training/tf32").toBool(), true);
+    QVERIFY(find<QLabel>("deviceStatusLabel")->text().contains("CUDA"));
+
+    // The GPU fails mid-run: the run stops with a clear message and the weights of step 20.
+    setSteps(300);
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    const auto outcome = finished.first().first().value<TrainingOutcome>();
+    QCOMPARE(outcome.reason, il::StopReason::DeviceFailure);
+    QVERIFY(outcome.failed);
+    QVERIFY(outcome.movedToCpu);
+    QVERIFY2(outcome.message.contains(testsupport::FaultyBackend::kError), qPrintable(outcome.message));
+    QCOMPARE(outcome.step, int64_t(20));
+    QVERIFY(tf32Asked);
+    QVERIFY(outcome.message.contains("after step 20"));
+    qInfo("device failure: %s", qPrintable(outcome.message));
+    QCOMPARE(created, 1);
+
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY((box = deviceFailureBox()) != nullptr);
+    QVERIFY2(box->informativeText().contains(testsupport::FaultyBackend::kError),
+             qPrintable(box->informativeText()));
+    QVERIFY(m_window->statusBar()->currentMessage().contains(testsupport::FaultyBackend::kError));
+    QVERIFY(find<QLabel>("rateLabel")->text().contains("GPU failed"));
+
+    // The choice is the CPU now (for this session: the remembered choice stays the GPU).
+    QCOMPARE(combo->currentData().toString(), QString("cpu"));
+    QCOMPARE(session()->device().backend, QString("cpu"));
+    QVERIFY(!tf32->isEnabled());
+    QVERIFY(!tf32->isChecked());
+    QCOMPARE(QSettings().value("training/device").toString(), QString("cuda"));
+    QVERIFY(find<QLabel>("deviceStatusLabel")->text().contains("CPU"));
+
+    // The model is on the CPU with exactly the weights and optimizer state of step 20.
+    QCOMPARE(session()->trainedSteps(), int64_t(20));
+    QVERIFY(session()->history().lastStep() <= 20);
+    QString backend;
+    bool sameWeights = false;
+    int64_t step = -1;
+    onWorker([&](ModelState& m) {
+        backend = QString::fromStdString(m.backend->info().backend) +
+                  (m.backend->memoryOnHost() ? "" : " (device memory)");
+        const il::HostSnapshot now = il::takeSnapshot(*m.network, *m.optimizer, m.state);
+        sameWeights = now.tensors == onCpu.tensors && now.optimizer == onCpu.optimizer;
+        step = m.state.step;
+    });
+    QCOMPARE(backend, QString("cpu"));
+    QCOMPARE(step, onCpu.state.step);
+    QVERIFY(sameWeights);
+
+    // The predictions still come (from the CPU model).
+    QSignalSpy evaluated(session(), &Session::evaluated);
+    session()->evaluate();
+    QTRY_VERIFY(evaluated.count() >= 1);
+
+    // Continue on CPU: training goes on from step 20 and finishes there.
+    auto* button = box->findChild<QPushButton*>("continueOnCpuButton");
+    QVERIFY(button);
+    QCOMPARE(button->text(), QString("Continue on CPU"));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_VERIFY(deviceFailureBox() == nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 30000);
+    const auto again = finished.last().first().value<TrainingOutcome>();
+    QVERIFY2(!again.failed, qPrintable(again.message));
+    QCOMPARE(again.reason, il::StopReason::Finished);
+    QCOMPARE(session()->trainedSteps(), int64_t(300));
+    QCOMPARE(created, 1); // the GPU was not tried again
+    onWorker([&](ModelState& m) { backend = QString::fromStdString(m.backend->info().backend); });
+    QCOMPARE(backend, QString("cpu"));
+    QVERIFY(find<QLabel>("rateLabel")->text().contains("Finished"));
+
+    // The next session remembers the GPU and TF32, and trains there when the GPU is present.
+    Session next;
+    QTRY_VERIFY(next.cudaProbed());
+    QCOMPARE(next.device().backend, QString(il::cudaStatus().available ? "cuda" : "cpu"));
+    next.setBackendProvider(fakeGpu(-1, &created));
+    QTRY_COMPARE(next.device().backend, QString("cuda"));
+    QVERIFY(next.device().tf32);
+}
+
+void TestStudio::gpuThatWillNotStartFallsBackToCpu()
+{
+    openSample("xor");
+    int created = 0;
+    installFakeGpu(-2, &created);
+    auto* combo = find<QComboBox>("deviceComboBox");
+    combo->setCurrentIndex(1);
+    QCOMPARE(session()->device().backend, QString("cuda"));
+    setSteps(50);
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    const auto outcome = finished.first().first().value<TrainingOutcome>();
+    QVERIFY(outcome.deviceUnavailable);
+    QVERIFY(outcome.message.contains("out of memory"));
+    QCOMPARE(outcome.step, int64_t(0));
+
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY((box = deviceFailureBox()) != nullptr);
+    QVERIFY(box->informativeText().contains("out of memory"));
+    QCOMPARE(combo->currentData().toString(), QString("cpu"));
+    QCOMPARE(session()->runState(), Session::RunState::Idle);
+
+    // Close, then Start: the run trains on the CPU.
+    auto* close = box->findChild<QPushButton*>("closeButton");
+    QVERIFY(close);
+    QTest::mouseClick(close, Qt::LeftButton);
+    QTRY_VERIFY(deviceFailureBox() == nullptr);
+    QCOMPARE(finished.count(), 1);
+    trainToEnd();
+    QCOMPARE(session()->trainedSteps(), int64_t(50));
+}
+
+void TestStudio::rendersAfterTheGpuFailed()
+{
+    openSmallImage();
+    int created = 0;
+    installFakeGpu(150, &created);
+    find<QComboBox>("deviceComboBox")->setCurrentIndex(1);
+    setSteps(100'000);
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    const auto outcome = finished.first().first().value<TrainingOutcome>();
+    QCOMPARE(outcome.reason, il::StopReason::DeviceFailure);
+    QVERIFY(outcome.movedToCpu);
+    QCOMPARE(outcome.step, int64_t(0)); // the trainer's copy from the start of the run
+    QTRY_VERIFY(deviceFailureBox() != nullptr);
+    // Snapshots after the kept step are gone; the final one shows the kept weights.
+    QVERIFY(!session()->snapshots().empty());
+    for (const Snapshot& s : session()->snapshots())
+        QVERIFY(s.step <= outcome.step);
+
+    // Rendering runs on the CPU model.
+    auto* page = find<ImageOutputPage>("imageOutputPage");
+    find<QComboBox>("resolutionComboBox")->setCurrentIndex(0);
+    find<QPushButton>("renderButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(page->reconstruction().size(), QSize(200, 200), 10000);
+    deviceFailureBox()->findChild<QPushButton*>("closeButton")->click();
+    QTRY_VERIFY(deviceFailureBox() == nullptr);
 }
 
 QTEST_MAIN(TestStudio)

@@ -208,24 +208,34 @@ private:
     std::vector<std::vector<std::function<void()>>> m_recordings;
 };
 
-// Device memory that fails like a GPU: after `failAfter` matrix products, every op throws.
+// Device memory that fails like a GPU: gemm number failAfter + 1 throws, and so does every op
+// after it, downloads included (a CUDA context stays failed after a kernel fault). Allocating
+// and freeing keep working, so a model can still be torn down. failAfter < 0: never fails.
 class FaultyBackend : public ForwardingBackend {
 public:
+    static constexpr const char* kError =
+        "CUDA error in gemm: an illegal memory access was encountered (cudaErrorIllegalAddress)";
+
     FaultyBackend(std::unique_ptr<il::Backend> inner, int failAfter)
         : ForwardingBackend(std::move(inner)), m_failAfter(failAfter)
     {
     }
+    il::DeviceInfo info() const override
+    {
+        il::DeviceInfo d = ForwardingBackend::info();
+        d.backend = "cuda";
+        d.name = "Faulty test GPU";
+        return d;
+    }
     bool memoryOnHost() const override { return false; }
-    bool failed() const { return m_gemms > m_failAfter; }
+    bool failed() const { return m_failAfter >= 0 && m_gemms > m_failAfter; }
+    int gemms() const { return m_gemms; }
 
 protected:
     void onGemm() override { ++m_gemms; }
     void before() override
     {
-        if (failed())
-            throw il::BackendError(
-                "CUDA error in gemm: an illegal memory access was encountered "
-                "(cudaErrorIllegalAddress)");
+        if (failed()) throw il::BackendError(kError);
     }
 
 private:
