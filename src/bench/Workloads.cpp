@@ -37,10 +37,13 @@ struct Mark {
 };
 
 // Trains `spec` on (x, y) for warmup + repeat units (steps or epochs) and times each unit
-// from the trainer's progress callbacks, which fire at every epoch end.
+// from the trainer's progress callbacks, which fire at every epoch end. With stepsPerSample > 1
+// (steps only) a sample is that many steps: the trainer then reads the loss back and reports
+// once per sample (evalEvery = readEvery = stepsPerSample), and the callback synchronises the
+// backend before it takes the time, so a device's queued work is inside the sample it belongs to.
 TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTensor x, ConstTensor y,
                             int64_t outputWidth, TrainerConfig config, bool perEpoch, int warmup,
-                            int repeat)
+                            int repeat, int64_t stepsPerSample = 1)
 {
     Network net(backend, x.cols(), spec, outputWidth);
     net.initialize(config.seed);
@@ -53,16 +56,25 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
     else
         config.steps = units;
     config.progressInterval = 1e9; // epoch ends only
+    if (stepsPerSample > 1 && !perEpoch) {
+        config.steps = units * stepsPerSample;
+        config.readEvery = stepsPerSample;
+        config.evalEvery = stepsPerSample; // reports (and reads) at sample boundaries only
+        config.progressInterval = 1e12;    // never by time, not even the first step
+    }
 
     std::vector<Mark> marks;
     marks.reserve(static_cast<size_t>(units) + 8);
     Trainer trainer(net, optimizer, config, state);
-    trainer.setProgressCallback([&marks](const Progress& p) {
+    trainer.setProgressCallback([&marks, &backend](const Progress& p) {
+        backend.synchronize();
         marks.push_back({Clock::now(), p.step, p.epoch, p.trainLoss});
     });
 
+    backend.synchronize();
     const Mark start{Clock::now(), 0, 0, NAN};
     const il::TrainResult run = trainer.run({x, y, {}, {}});
+    backend.synchronize();
     const auto end = Clock::now();
     if (run.reason != StopReason::Finished)
         throw EngineError("training stopped early (" + stopReasonName(run.reason) +
@@ -76,10 +88,13 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
     result.stepsPerEpoch = Trainer::stepsPerEpoch(x.rows(), config.batchSize);
     result.parameters = net.parameterCount();
     result.warmup = warmup;
+    result.readEvery = std::max<int64_t>(1, config.readEvery);
+    result.unitsPerSample = perEpoch ? 1 : std::max<int64_t>(1, stepsPerSample);
 
-    // Samples: consecutive marks, both at or after the end of the warm-up.
-    auto unitOf = [perEpoch](const Mark& m) {
-        return perEpoch ? std::round(m.epoch) : static_cast<double>(m.step);
+    // Samples: consecutive marks, both at or after the end of the warm-up (counted in samples).
+    const double perSample = static_cast<double>(result.unitsPerSample);
+    auto unitOf = [perEpoch, perSample](const Mark& m) {
+        return perEpoch ? std::round(m.epoch) : static_cast<double>(m.step) / perSample;
     };
     std::vector<double> samples;
     const Mark* previous = &start;
@@ -88,7 +103,7 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
         if (perEpoch && !atEpochEnd) continue;
         const double done = unitOf(m) - unitOf(*previous);
         if (unitOf(*previous) >= warmup && done > 0)
-            samples.push_back(msBetween(previous->time, m.time) / done);
+            samples.push_back(msBetween(previous->time, m.time) / (done * perSample));
         if (done > 0) previous = &m;
     }
     if (static_cast<int>(samples.size()) * 2 >= repeat) {
@@ -96,7 +111,8 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
         result.ms = statsOf(samples);
     } else {
         result.timing = "total";
-        result.ms = statsOf({msBetween(start.time, end) / static_cast<double>(units)});
+        result.ms =
+            statsOf({msBetween(start.time, end) / (static_cast<double>(units) * perSample)});
     }
     for (const Mark& m : marks) {
         if (std::isfinite(m.loss)) {
@@ -196,6 +212,37 @@ TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
         timeTraining(backend, "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1",
                      bx.view(rows, 2), by.view(rows, 1), 1, config, false, warmup, repeat);
     r.name = "siren";
+    return r;
+}
+
+TrainingResult benchSirenBatch(Backend& backend, int64_t rows, int64_t stepsPerSample, int repeat,
+                               int warmupSamples)
+{
+    Rng rng(7);
+    std::vector<float> x(static_cast<size_t>(rows * 2)), y(static_cast<size_t>(rows));
+    for (int64_t i = 0; i < rows; ++i) {
+        const float u = static_cast<float>(rng.uniform(-1, 1));
+        const float v = static_cast<float>(rng.uniform(-1, 1));
+        x[static_cast<size_t>(2 * i)] = u;
+        x[static_cast<size_t>(2 * i + 1)] = v;
+        y[static_cast<size_t>(i)] = // as benchSiren (and torch_cuda_bench.py)
+            std::sin(3.f * u) * std::cos(2.f * v) + 0.5f * std::exp(-(u * u + v * v));
+    }
+    Buffer bx = uploadHost(backend, x, rows, 2);
+    Buffer by = uploadHost(backend, y, rows, 1);
+
+    TrainerConfig config;
+    config.batchSize = 0; // full batch: every row, every step
+    config.shuffle = false;
+    config.loss = LossKind::MSE;
+    config.optimizer.kind = OptimizerKind::Adam;
+    config.schedule.kind = ScheduleKind::Constant;
+    config.schedule.lrMax = 1e-4f;
+
+    TrainingResult r = timeTraining(
+        backend, "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1", bx.view(rows, 2),
+        by.view(rows, 1), 1, config, false, warmupSamples, repeat, stepsPerSample);
+    r.name = rows >= 262144 ? "siren262k" : "siren" + std::to_string(rows / 1024) + "k";
     return r;
 }
 

@@ -1,5 +1,6 @@
-// The three workloads of ironlearn-bench, run through the public engine API exactly as the
-// CLI and the GUI run them. packaging/bench/torch_bench.py mirrors each one in PyTorch.
+// The workloads of ironlearn-bench, run through the public engine API exactly as the CLI and
+// the GUI run them. packaging/bench/torch_bench.py mirrors sgemm, siren and tanh in PyTorch on
+// the CPU; packaging/bench/torch_cuda_bench.py mirrors sgemm, siren262k and siren4k on CUDA.
 #pragma once
 
 #include "Backend.h"
@@ -40,14 +41,25 @@ struct TrainingResult {
     int64_t batchSize = 0;
     int64_t stepsPerEpoch = 0;
     int64_t parameters = 0;
-    int64_t warmup = 0;     // units run before timing
-    double firstLoss = NAN; // train loss reported first and last (a sanity check only)
+    int64_t warmup = 0;         // samples run before timing (each unitsPerSample units)
+    int64_t readEvery = 1;      // the trainer read the loss back every this many steps
+    int64_t unitsPerSample = 1; // one timed sample covers this many units (then median per unit)
+    double firstLoss = NAN;     // train loss reported first and last (a sanity check only)
     double lastLoss = NAN;
 };
 
 // 2->256->256->256->1 SIREN (w0 = 30), 40,000 random coordinates, full batch, MSE, Adam 1e-4.
 // Times `repeat` steps after `warmup` steps.
 TrainingResult benchSiren(Backend& backend, int repeat, int warmup);
+
+// The issue #5 targets: the same SIREN (Adam 1e-4, MSE) on `rows` random coordinates, the
+// whole set as one batch every step: 262,144 rows (a 512x512 image) and 4,096 (one default
+// minibatch of the image task). Each timed sample is `stepsPerSample` steps, synchronised before
+// the clock stops (backend.synchronize()), with the loss read back once per sample
+// (TrainerConfig::readEvery), so a GPU is not timed waiting for downloads. `repeat` samples
+// after `warmupSamples`; the median ms per step is reported.
+TrainingResult benchSirenBatch(Backend& backend, int64_t rows, int64_t stepsPerSample, int repeat,
+                               int warmupSamples);
 
 // 135->216->216->216->108->54->54->27 tanh MLP, softmax cross-entropy over 27 classes,
 // 10,000 samples, minibatches of 256, shuffled each epoch, Adam 1e-3.

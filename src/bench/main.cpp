@@ -1,13 +1,19 @@
 // ironlearn-bench: how fast the engine is on this machine.
 //
-//   ironlearn-bench [--threads N] [--backend cpu] [--only sgemm|siren|tanh] [--repeat N] [--json]
+//   ironlearn-bench [--threads N] [--backend cpu|cuda] [--only WORKLOADS] [--repeat N]
+//                   [--read-every N] [--json]
 //
-// a) sgemm GFLOP/s through Backend::gemm at n = 256, 512, 1024, 2048
-// b) ms per full-batch training step of a SIREN on 40,000 coordinates
-// c) ms per epoch of a tanh MLP with softmax cross-entropy, minibatches of 256
-// packaging/bench/compare.sh runs the same workloads in PyTorch and prints both side by side.
+// a) sgemm       GFLOP/s through Backend::gemm at n = 256, 512, 1024, 2048
+// b) siren       ms per full-batch training step of a SIREN on 40,000 coordinates
+// c) tanh        ms per epoch of a tanh MLP with softmax cross-entropy, minibatches of 256
+// d) siren262k   ms per training step of the same SIREN on 262,144 coordinates (a 512x512
+//    siren4k     image) or 4,096, the whole set every step; timed in samples of --read-every
+//                steps (50 on CUDA), the loss read back once per sample (issue #5's targets)
+// packaging/bench/compare.sh runs a-c in PyTorch on the CPU and prints both side by side;
+// packaging/bench/compare_cuda.sh does the same for a, d on CUDA.
 
 #include "Backend.h"
+#include "BackendRegistry.h"
 #include "Errors.h"
 #include "Workloads.h"
 
@@ -29,17 +35,23 @@ struct Options {
     std::string backend = "cpu";
     std::vector<std::string> only; // empty: all
     int repeat = 10;
+    int readEvery = 0; // siren262k/siren4k: steps per timed sample; 0: 50 on a device, else 1
     bool json = false;
 };
 
+const char* const kWorkloads[] = {"sgemm", "siren", "tanh", "siren262k", "siren4k"};
+
 const char* const usage =
-    "usage: ironlearn-bench [--threads N] [--backend cpu] [--only sgemm|siren|tanh[,...]]\n"
-    "                       [--repeat N] [--json]\n"
-    "  --threads N   worker threads (default: one per core)\n"
-    "  --backend B   cpu (cuda is not available in this build yet)\n"
-    "  --only W      run only these workloads (comma-separated: sgemm, siren, tanh)\n"
-    "  --repeat N    timed samples per workload (default 10; medians are reported)\n"
-    "  --json        machine-readable output on stdout\n";
+    "usage: ironlearn-bench [--threads N] [--backend cpu|cuda] [--only W[,...]] [--repeat N]\n"
+    "                       [--read-every N] [--json]\n"
+    "  --threads N     CPU worker threads (default: one per core)\n"
+    "  --backend B     cpu (default) or cuda (see: ironlearn-cli devices)\n"
+    "  --only W        run only these workloads, comma-separated: sgemm, siren, tanh,\n"
+    "                  siren262k, siren4k (default: all)\n"
+    "  --repeat N      timed samples per workload (default 10; medians are reported)\n"
+    "  --read-every N  siren262k/siren4k: steps per timed sample, the loss read back once per\n"
+    "                  sample (default 50 on cuda, 1 on cpu)\n"
+    "  --json          machine-readable output on stdout\n";
 
 [[noreturn]] void fail(const std::string& message)
 {
@@ -78,22 +90,25 @@ Options parseOptions(int argc, char** argv)
             while (start <= list.size()) {
                 const size_t comma = std::min(list.find(',', start), list.size());
                 const std::string w = list.substr(start, comma - start);
-                if (w != "sgemm" && w != "siren" && w != "tanh")
-                    fail("--only: unknown workload '" + w + "' (expected sgemm, siren or tanh)");
+                if (std::find(std::begin(kWorkloads), std::end(kWorkloads), w) ==
+                    std::end(kWorkloads))
+                    fail("--only: unknown workload '" + w +
+                         "' (expected sgemm, siren, tanh, siren262k or siren4k)");
                 o.only.push_back(w);
                 start = comma + 1;
             }
         } else if (arg == "--repeat") {
             o.repeat = parsePositive("--repeat", value());
+        } else if (arg == "--read-every") {
+            o.readEvery = parsePositive("--read-every", value());
         } else if (arg == "--json") {
             o.json = true;
         } else {
             fail("unknown option '" + arg + "'\n" + usage);
         }
     }
-    if (o.backend == "cuda")
-        fail("--backend cuda: the CUDA backend is not part of this build yet; use --backend cpu");
-    if (o.backend != "cpu") fail("--backend: unknown backend '" + o.backend + "' (available: cpu)");
+    if (o.backend != "cpu" && o.backend != "cuda")
+        fail("--backend: unknown backend '" + o.backend + "' (cpu or cuda)");
     if (o.threads == 0)
         o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     return o;
@@ -151,6 +166,8 @@ std::string trainingJson(const il::bench::TrainingResult& r)
            ", \"steps_per_epoch\": " + std::to_string(r.stepsPerEpoch) +
            ", \"parameters\": " + std::to_string(r.parameters) +
            ", \"warmup\": " + std::to_string(r.warmup) +
+           ", \"read_every\": " + std::to_string(r.readEvery) +
+           ", \"steps_per_sample\": " + std::to_string(r.unitsPerSample) +
            ", \"first_loss\": " + jsonNumber(r.firstLoss) +
            ", \"last_loss\": " + jsonNumber(r.lastLoss) + "}";
 }
@@ -168,8 +185,21 @@ int main(int argc, char** argv)
 {
     const Options opt = parseOptions(argc, argv);
     try {
-        std::unique_ptr<il::Backend> backend = il::createCpuBackend(opt.threads);
+        std::unique_ptr<il::Backend> backend;
+        try {
+            il::BackendOptions bo;
+            bo.threads = opt.threads;
+            backend = il::createBackend(opt.backend, bo);
+        } catch (const il::BackendError& e) {
+            std::fprintf(stderr, "ironlearn-bench: --backend %s: %s\n", opt.backend.c_str(),
+                         e.what());
+            return 1;
+        }
         const il::DeviceInfo info = backend->info();
+        // On a device, time samples of 50 steps with one loss read-back each, so the figure is
+        // the device's work, not a download per step.
+        const bool device = !backend->memoryOnHost();
+        const int64_t readEvery = opt.readEvery > 0 ? opt.readEvery : device ? 50 : 1;
 
         if (!opt.json) {
             std::printf("ironlearn-bench: %s backend, %s, %d threads\n  %s\n", info.backend.c_str(),
@@ -199,6 +229,23 @@ int main(int argc, char** argv)
         if (wanted(opt, "tanh")) {
             tanh = il::bench::benchTanh(*backend, opt.repeat, 1);
             if (!opt.json) printTraining(tanh, "tanh mlp 135-...-27, 10000 rows/256");
+            std::fflush(stdout);
+        }
+        // Warm-up: two samples on a device (the first step sizes every buffer, the second
+        // records the step), one step on the CPU.
+        const int warmupSamples = readEvery > 1 ? 2 : 1;
+        il::bench::TrainingResult siren262k, siren4k;
+        if (wanted(opt, "siren262k")) {
+            siren262k =
+                il::bench::benchSirenBatch(*backend, 262144, readEvery, opt.repeat, warmupSamples);
+            if (!opt.json) printTraining(siren262k, "siren 2-256x3-1, 262144 rows, full");
+            std::fflush(stdout);
+        }
+        if (wanted(opt, "siren4k")) {
+            siren4k =
+                il::bench::benchSirenBatch(*backend, 4096, readEvery, opt.repeat, warmupSamples);
+            if (!opt.json) printTraining(siren4k, "siren 2-256x3-1, 4096 rows, full");
+            std::fflush(stdout);
         }
 
         if (opt.json) {
@@ -224,6 +271,8 @@ int main(int argc, char** argv)
             }
             if (wanted(opt, "siren")) out += ", \"siren\": " + trainingJson(siren);
             if (wanted(opt, "tanh")) out += ", \"tanh\": " + trainingJson(tanh);
+            if (wanted(opt, "siren262k")) out += ", \"siren262k\": " + trainingJson(siren262k);
+            if (wanted(opt, "siren4k")) out += ", \"siren4k\": " + trainingJson(siren4k);
             out += "}\n";
             std::fputs(out.c_str(), stdout);
         }
