@@ -1,0 +1,684 @@
+// The CUDA backend: device setup, memory, data movement, cuBLAS products, CUDA graphs, and the
+// module's C entry points (CudaModule.h). Element-wise ops are in ElementwiseKernels.cu,
+// reductions, losses and the step guard in ReductionKernels.cu.
+//
+// Everything runs in order on one non-blocking stream owned by the backend. Memory comes from
+// the device's stream-ordered pool, which keeps freed blocks for reuse, so a training step makes
+// no driver allocation once the first step has run.
+#include "CudaCommon.cuh"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+namespace il::cuda {
+
+namespace {
+
+// Only used to ask whether this build has machine code (or PTX) the device can run.
+__global__ void imageProbeKernel() {}
+
+// Errors after which the CUDA context is unusable: every later call fails the same way.
+bool isStickyError(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::string formatGiB(size_t bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
+    return text;
+}
+
+std::string formatMiB(size_t bytes)
+{
+    char text[32];
+    const double mib = static_cast<double>(bytes) / (1u << 20);
+    std::snprintf(text, sizeof(text), mib < 10 ? "%.1f MiB" : "%.0f MiB", mib);
+    return text;
+}
+
+std::string versionText(int cudaVersion) // 12040 -> "12.4"
+{
+    return std::to_string(cudaVersion / 1000) + "." + std::to_string(cudaVersion % 1000 / 10);
+}
+
+std::string computeText(int major, int minor)
+{
+    return "compute " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+constexpr int kMinComputeMajor = 7, kMinComputeMinor = 5; // Turing: the oldest SASS we build
+
+bool computeSupported(int major, int minor)
+{
+    return major > kMinComputeMajor || (major == kMinComputeMajor && minor >= kMinComputeMinor);
+}
+
+std::string tooOldDevice(const char* name, int major, int minor)
+{
+    return std::string(name) + " has " + computeText(major, minor) +
+           "; the CUDA backend needs compute 7.5 (Turing) or newer";
+}
+
+void copyMessage(char* dst, size_t size, const std::string& text) noexcept
+{
+    if (!dst || size == 0) return;
+    std::snprintf(dst, size, "%s", text.c_str());
+}
+
+void probeInto(CudaProbe& p)
+{
+    p = CudaProbe{};
+    cudaRuntimeGetVersion(&p.runtimeVersion);
+    const std::string needed = std::to_string(p.runtimeVersion / 1000) + ".0";
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0) {
+        cudaGetLastError();
+        p.status = CudaNoDriver;
+        copyMessage(p.message, sizeof(p.message), "no NVIDIA driver is loaded");
+        return;
+    }
+    p.driverVersion = driver;
+    const std::string tooOld = "the NVIDIA driver supports CUDA " + versionText(driver) +
+                               "; this build needs " + needed + " or newer";
+    // Minor-version compatibility: a driver of the same major version runs this build.
+    if (driver / 1000 < p.runtimeVersion / 1000) {
+        p.status = CudaDriverTooOld;
+        copyMessage(p.message, sizeof(p.message), tooOld);
+        return;
+    }
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    cudaGetLastError();
+    if (e == cudaErrorInsufficientDriver) {
+        p.status = CudaDriverTooOld;
+        copyMessage(p.message, sizeof(p.message), tooOld);
+        return;
+    }
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count <= 0)) {
+        p.status = CudaNoDevice;
+        copyMessage(p.message, sizeof(p.message), "no CUDA device found");
+        return;
+    }
+    if (e != cudaSuccess) {
+        p.status = CudaOtherError;
+        copyMessage(p.message, sizeof(p.message),
+                    std::string("CUDA is unavailable: ") + cudaGetErrorString(e) + " (" +
+                        cudaGetErrorName(e) + ")");
+        return;
+    }
+    p.deviceCount = count;
+    cudaDeviceProp prop{};
+    const cudaError_t pe = cudaGetDeviceProperties(&prop, 0);
+    if (pe != cudaSuccess) {
+        cudaGetLastError();
+        p.status = CudaOtherError;
+        copyMessage(p.message, sizeof(p.message),
+                    std::string("CUDA device 0 cannot be queried: ") + cudaGetErrorString(pe) +
+                        " (" + cudaGetErrorName(pe) + ")");
+        return;
+    }
+    if (!computeSupported(prop.major, prop.minor)) {
+        p.status = CudaNoDevice;
+        copyMessage(p.message, sizeof(p.message), tooOldDevice(prop.name, prop.major, prop.minor));
+        return;
+    }
+    p.status = CudaAvailable;
+    copyMessage(p.message, sizeof(p.message),
+                std::string(prop.name) + ", " + formatGiB(prop.totalGlobalMem) + ", " +
+                    computeText(prop.major, prop.minor));
+}
+
+// While it lives, the calling thread may make calls that are refused during a stream capture
+// (a synchronisation of another stream, say); they are not captured, they simply run.
+class RelaxedCaptureMode {
+public:
+    explicit RelaxedCaptureMode(bool active) : m_active(active)
+    {
+        if (m_active) check(cudaThreadExchangeStreamCaptureMode(&m_previous), "capture mode");
+    }
+    ~RelaxedCaptureMode()
+    {
+        if (m_active && cudaThreadExchangeStreamCaptureMode(&m_previous) != cudaSuccess)
+            cudaGetLastError();
+    }
+    RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+    RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+private:
+    bool m_active;
+    cudaStreamCaptureMode m_previous = cudaStreamCaptureModeRelaxed;
+};
+
+} // namespace
+
+// ---- errors ----------------------------------------------------------------------------------
+
+void throwCuda(cudaError_t error, const char* op)
+{
+    cudaGetLastError(); // clear a non-sticky error so the next launch check does not see it
+    std::string message = std::string("CUDA error in ") + op + ": " + cudaGetErrorString(error) +
+                          " (" + cudaGetErrorName(error) + ")";
+    if (isStickyError(error))
+        message += "; the GPU cannot be used again until the app is restarted (training can "
+                   "continue on the CPU)";
+    throw BackendError(message);
+}
+
+void throwBlas(cublasStatus_t status, const char* op)
+{
+    cudaGetLastError();
+    if (status == CUBLAS_STATUS_ALLOC_FAILED)
+        throw BackendError(std::string("CUDA out of memory in ") + op +
+                           " (cuBLAS could not allocate)");
+    throw BackendError(std::string("cuBLAS error in ") + op + ": " + cublasGetStatusString(status) +
+                       " (" + cublasGetStatusName(status) + ")");
+}
+
+// ---- setup -----------------------------------------------------------------------------------
+
+CudaBackend::CudaBackend(const CudaOptions& options)
+    : m_device(options.device), m_tf32(options.tf32 == 1)
+{
+    try {
+        init();
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+CudaBackend::~CudaBackend()
+{
+    release();
+}
+
+void CudaBackend::init()
+{
+    // The probe's reason is clearer than the raw runtime error (no driver, old driver, ...).
+    // A too old device 0 is not a reason to refuse another device.
+    CudaProbe probe;
+    probeInto(probe);
+    if (probe.status != CudaAvailable && !(probe.status == CudaNoDevice && probe.deviceCount > 0))
+        throw BackendError(probe.message);
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (m_device < 0 || m_device >= count)
+        throw BackendError("CUDA device " + std::to_string(m_device) + " does not exist (" +
+                           std::to_string(count) + (count == 1 ? " device" : " devices") +
+                           " found)");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, m_device), "cudaGetDeviceProperties");
+    if (!computeSupported(prop.major, prop.minor))
+        throw BackendError(tooOldDevice(prop.name, prop.major, prop.minor));
+    m_name = prop.name;
+    m_totalMemory = prop.totalGlobalMem;
+    m_sms = std::max(1, prop.multiProcessorCount);
+    int pools = 0;
+    check(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, m_device),
+          "cudaDeviceGetAttribute");
+    if (!pools)
+        throw BackendError(m_name + ": this driver does not support stream-ordered memory "
+                                    "pools (cudaMallocAsync), which the CUDA backend needs");
+
+    bind(); // creates the primary context on this device
+
+    cudaFuncAttributes attributes{};
+    const cudaError_t image =
+        cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&imageProbeKernel));
+    if (image == cudaErrorNoKernelImageForDevice || image == cudaErrorInvalidDeviceFunction) {
+        cudaGetLastError();
+        throw BackendError("this build of the CUDA backend has no GPU code for " + m_name + " (" +
+                           computeText(prop.major, prop.minor) + ")");
+    }
+    check(image, "cudaFuncGetAttributes");
+    check(loadElementwiseKernels(), "loading the kernels");
+    check(loadReductionKernels(), "loading the kernels");
+
+    check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaStreamCreateWithFlags(&m_sideStream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaDeviceGetDefaultMemPool(&m_pool, m_device), "cudaDeviceGetDefaultMemPool");
+    // Keep freed memory in the pool instead of returning it at every synchronisation.
+    uint64_t threshold = UINT64_MAX; // cuuint64_t
+    check(cudaMemPoolSetAttribute(m_pool, cudaMemPoolAttrReleaseThreshold, &threshold),
+          "cudaMemPoolSetAttribute");
+
+    checkBlas(cublasCreate(&m_blas), "cublasCreate");
+    // cublasSetStream resets the workspace to cuBLAS's own pool, so it must come first.
+    checkBlas(cublasSetStream(m_blas, m_stream), "cublasSetStream");
+    check(cudaMalloc(&m_blasWorkspace, kBlasWorkspaceBytes), "cuBLAS workspace");
+    checkBlas(cublasSetWorkspace(m_blas, m_blasWorkspace, kBlasWorkspaceBytes),
+              "cublasSetWorkspace");
+    // f32 products stay f32 unless TF32 was asked for (tensor cores, ~10-bit mantissa inputs).
+    checkBlas(cublasSetMathMode(m_blas, m_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+              "cublasSetMathMode");
+    checkBlas(cublasSetPointerMode(m_blas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    check(cudaMalloc(reinterpret_cast<void**>(&m_partials), kMaxReduceBlocks * sizeof(double)),
+          "reduction workspace");
+
+    int blasVersion = 0;
+    checkBlas(cublasGetVersion(m_blas, &blasVersion), "cublasGetVersion");
+    m_details = computeText(prop.major, prop.minor) + ", " + formatGiB(m_totalMemory) +
+                ", cuBLAS " + std::to_string(blasVersion / 10000) + "." +
+                std::to_string(blasVersion / 100 % 100) + (m_tf32 ? ", TF32 on" : ", TF32 off");
+
+    const char* graphs = std::getenv("IRONLEARN_CUDA_GRAPHS");
+    m_graphsEnabled = !(graphs && std::strcmp(graphs, "0") == 0);
+}
+
+void CudaBackend::release() noexcept
+{
+    bindNoThrow();
+    if (m_stream) {
+        if (m_recording.load()) {
+            cudaGraph_t graph = nullptr;
+            cudaStreamEndCapture(m_stream, &graph);
+            if (graph) cudaGraphDestroy(graph);
+            m_recording = false;
+        }
+        cudaStreamSynchronize(m_stream);
+    }
+    for (cudaGraphExec_t exec : m_graphs)
+        if (exec) cudaGraphExecDestroy(exec);
+    m_graphs.clear();
+    if (m_stream) {
+        flushDeferredFrees();
+        if (m_ones) cudaFreeAsync(m_ones, m_stream);
+        cudaStreamSynchronize(m_stream);
+    }
+    m_ones = nullptr;
+    m_onesCount = 0;
+    if (m_blas) cublasDestroy(m_blas); // before its workspace goes
+    m_blas = nullptr;
+    if (m_blasWorkspace) cudaFree(m_blasWorkspace);
+    m_blasWorkspace = nullptr;
+    if (m_partials) cudaFree(m_partials);
+    m_partials = nullptr;
+    if (m_sideStream) {
+        cudaStreamSynchronize(m_sideStream);
+        cudaStreamDestroy(m_sideStream);
+    }
+    m_sideStream = nullptr;
+    if (m_stream) cudaStreamDestroy(m_stream);
+    m_stream = nullptr;
+    // Hand the pool's cached memory back to the device (the user may go on training on the CPU
+    // or in another process).
+    if (m_pool) cudaMemPoolTrimTo(m_pool, 0);
+    m_pool = nullptr;
+    cudaGetLastError();
+}
+
+namespace {
+thread_local int t_boundDevice = -1; // the device this thread made current, -1: not yet
+}
+
+void CudaBackend::bind() const
+{
+    if (t_boundDevice == m_device) return;
+    check(cudaSetDevice(m_device), "cudaSetDevice");
+    t_boundDevice = m_device;
+}
+
+bool CudaBackend::bindNoThrow() const noexcept
+{
+    if (t_boundDevice == m_device) return true;
+    if (cudaSetDevice(m_device) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    t_boundDevice = m_device;
+    return true;
+}
+
+void CudaBackend::requireNotRecording(const char* what) const
+{
+    if (m_recording.load())
+        throw BackendError(std::string("cannot ") + what + " while recording a CUDA graph");
+}
+
+unsigned CudaBackend::elementGrid(int64_t n) const
+{
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    return static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, int64_t(m_sms) * 16));
+}
+
+DeviceInfo CudaBackend::info() const
+{
+    DeviceInfo d;
+    d.backend = "cuda";
+    d.name = m_name;
+    d.details = m_details;
+    d.threads = 1;
+    return d;
+}
+
+// ---- memory ----------------------------------------------------------------------------------
+
+// While a recording is open, m_stream is being captured: a cudaMallocAsync there would become
+// a node of the graph. The allocation is then made at once on the side stream instead, outside
+// the capture, and waited for (beginRecording synchronised m_stream, so nothing still running
+// there can touch the block).
+void* CudaBackend::allocateBytes(size_t bytes)
+{
+    if (bytes == 0) return nullptr;
+    bind();
+    if (bytes > SIZE_MAX - 255)
+        throw BackendError("CUDA out of memory: could not allocate " + formatMiB(bytes));
+    const size_t rounded = (bytes + 255) / 256 * 256;
+    const bool recording = m_recording.load();
+    const RelaxedCaptureMode relaxed(recording);
+    cudaStream_t stream = recording ? m_sideStream : m_stream;
+    void* p = nullptr;
+    cudaError_t e = cudaMallocAsync(&p, rounded, stream);
+    if (e == cudaErrorMemoryAllocation) {
+        // Freed blocks stay in the pool; when they are too fragmented to serve this request,
+        // give them back to the device and try once more.
+        cudaGetLastError();
+        check(cudaStreamSynchronize(stream), "allocate");
+        cudaMemPoolTrimTo(m_pool, 0);
+        e = cudaMallocAsync(&p, rounded, stream);
+    }
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        size_t freeMemory = 0, totalMemory = 0;
+        if (cudaMemGetInfo(&freeMemory, &totalMemory) != cudaSuccess) {
+            cudaGetLastError();
+            totalMemory = m_totalMemory;
+        }
+        throw BackendError("CUDA out of memory: could not allocate " + formatMiB(bytes) + " (" +
+                           formatMiB(freeMemory) + " free of " + formatMiB(totalMemory) + " on " +
+                           m_name + ")");
+    }
+    check(e, "allocate");
+    if (recording) {
+        const cudaError_t done = cudaStreamSynchronize(m_sideStream);
+        if (done != cudaSuccess) {
+            cudaFreeAsync(p, m_sideStream);
+            throwCuda(done, "allocate");
+        }
+    }
+    return p;
+}
+
+void CudaBackend::freeBytes(void* p) noexcept
+{
+    if (!p) return;
+    std::lock_guard lock(m_recordMutex);
+    if (m_recording.load()) {
+        // A free issued now would be captured into the graph; it runs when the capture ends.
+        try {
+            m_deferredFrees.push_back(p);
+        } catch (...) { // out of host memory: leak the block rather than corrupt the graph
+        }
+        return;
+    }
+    if (!bindNoThrow()) return;
+    if (cudaFreeAsync(p, m_stream) != cudaSuccess) cudaGetLastError();
+}
+
+void CudaBackend::flushDeferredFrees() noexcept
+{
+    std::vector<void*> frees;
+    {
+        std::lock_guard lock(m_recordMutex);
+        frees.swap(m_deferredFrees);
+    }
+    for (void* p : frees)
+        if (cudaFreeAsync(p, m_stream) != cudaSuccess) cudaGetLastError();
+}
+
+// The source is pageable host memory the caller may reuse as soon as this returns, so the copy
+// is waited for. While recording, the upload is not recorded (a graph would keep the host
+// pointer): it runs at once on the side stream, like the allocations then.
+void CudaBackend::upload(void* deviceDst, const void* hostSrc, size_t bytes)
+{
+    if (bytes == 0) return;
+    bind();
+    const bool recording = m_recording.load();
+    const RelaxedCaptureMode relaxed(recording);
+    cudaStream_t stream = recording ? m_sideStream : m_stream;
+    check(cudaMemcpyAsync(deviceDst, hostSrc, bytes, cudaMemcpyHostToDevice, stream), "upload");
+    check(cudaStreamSynchronize(stream), "upload");
+}
+
+void CudaBackend::download(void* hostDst, const void* deviceSrc, size_t bytes)
+{
+    if (bytes == 0) return;
+    bind();
+    requireNotRecording("download");
+    check(cudaMemcpyAsync(hostDst, deviceSrc, bytes, cudaMemcpyDeviceToHost, m_stream), "download");
+    check(cudaStreamSynchronize(m_stream), "download");
+}
+
+void CudaBackend::copy(void* deviceDst, const void* deviceSrc, size_t bytes)
+{
+    if (bytes == 0 || deviceDst == deviceSrc) return;
+    const auto d = reinterpret_cast<uintptr_t>(deviceDst);
+    const auto s = reinterpret_cast<uintptr_t>(deviceSrc);
+    if (d < s + bytes && s < d + bytes) // cudaMemcpy is undefined for overlapping ranges
+        throw BackendError("copy: the source and destination ranges overlap");
+    bind();
+    check(cudaMemcpyAsync(deviceDst, deviceSrc, bytes, cudaMemcpyDeviceToDevice, m_stream), "copy");
+}
+
+void CudaBackend::synchronize()
+{
+    bind();
+    requireNotRecording("synchronize");
+    check(cudaStreamSynchronize(m_stream), "synchronize");
+}
+
+void CudaBackend::ensureOnes(int64_t count)
+{
+    if (count <= m_onesCount) return;
+    if (m_recording.load())
+        throw BackendError("sumRows over " + std::to_string(count) +
+                           " rows needs a larger scratch vector, which cannot be allocated while "
+                           "recording a CUDA graph (run the step once before recording it)");
+    const int64_t grown = (std::max(count, 2 * m_onesCount) + 1023) / 1024 * 1024;
+    auto* ones = static_cast<float*>(allocateBytes(static_cast<size_t>(grown) * sizeof(float)));
+    freeBytes(m_ones);
+    m_ones = ones;
+    m_onesCount = grown;
+    fill(Tensor{m_ones, {1, grown}}, 1.f);
+}
+
+// ---- matrix products -------------------------------------------------------------------------
+
+void CudaBackend::gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b,
+                       float beta, Tensor c)
+{
+    const int64_t m = transA ? a.cols() : a.rows();
+    const int64_t k = transA ? a.rows() : a.cols();
+    const int64_t kb = transB ? b.cols() : b.rows();
+    const int64_t n = transB ? b.rows() : b.cols();
+    if (k != kb || c.rows() != m || c.cols() != n)
+        throw ShapeError("gemm: " + a.shape.toString() + (transA ? "^T" : "") + " x " +
+                         b.shape.toString() + (transB ? "^T" : "") + " -> " + c.shape.toString() +
+                         " does not fit");
+    if (m == 0 || n == 0) return;
+    if (k == 0) { // an empty product: C = beta * C
+        if (beta == 0.f)
+            fill(c, 0.f);
+        else
+            axpby(0.f, c, beta, c);
+        return;
+    }
+    constexpr int64_t intMax = 0x7fffffff;
+    if (m > intMax || n > intMax || k > intMax || a.cols() > intMax || b.cols() > intMax)
+        throw BackendError("gemm: " + a.shape.toString() + " x " + b.shape.toString() +
+                           " is too large for cuBLAS's 32-bit dimensions");
+    bind();
+    // cuBLAS is column-major: a row-major X is X^T to it. So compute C^T = op(B)^T op(A)^T,
+    // which is the row-major C; the leading dimensions are the row-major column counts.
+    checkBlas(cublasSgemm(m_blas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          transA ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+                          static_cast<int>(m), static_cast<int>(k), &alpha, b.data,
+                          static_cast<int>(b.cols()), a.data, static_cast<int>(a.cols()), &beta,
+                          c.data, static_cast<int>(c.cols())),
+              "gemm");
+}
+
+// out[0, :] = beta * out[0, :] + sum_i x[i, :] as a gemv with a vector of ones: the row-major
+// rows x cols matrix is column-major cols x rows (ld = cols), so out = X^T * ones + beta * out.
+// cuBLAS gemv is deterministic (no atomics).
+void CudaBackend::sumRows(ConstTensor x, float beta, Tensor out)
+{
+    if (out.size() != x.cols())
+        throw ShapeError("sumRows: output " + out.shape.toString() + " for " + x.shape.toString());
+    const int64_t rows = x.rows(), cols = x.cols();
+    if (cols == 0) return;
+    bind();
+    if (rows == 0) { // nothing to add; gemv would return without scaling
+        scaleInPlace(out.data, cols, beta);
+        return;
+    }
+    constexpr int64_t intMax = 0x7fffffff;
+    if (rows > intMax || cols > intMax)
+        throw BackendError("sumRows: " + x.shape.toString() +
+                           " is too large for cuBLAS's 32-bit dimensions");
+    ensureOnes(rows);
+    const float one = 1.f;
+    checkBlas(cublasSgemv(m_blas, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows), &one,
+                          x.data, static_cast<int>(cols), m_ones, 1, &beta, out.data, 1),
+              "sumRows");
+}
+
+// ---- recording (CUDA graphs) -----------------------------------------------------------------
+
+bool CudaBackend::beginRecording()
+{
+    if (!m_graphsEnabled) return false; // IRONLEARN_CUDA_GRAPHS=0
+    bind();
+    std::lock_guard lock(m_recordMutex);
+    if (m_recording.load()) throw BackendError("beginRecording: a recording is already open");
+    // Nothing may still run on m_stream while allocations and uploads go to the side stream.
+    check(cudaStreamSynchronize(m_stream), "beginRecording");
+    // Thread-local mode: only this thread's unsafe calls (e.g. a synchronous cudaMalloc) are
+    // refused during capture; other threads may keep using CUDA.
+    check(cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeThreadLocal), "beginRecording");
+    m_recording = true;
+    return true;
+}
+
+int CudaBackend::endRecording()
+{
+    bind();
+    cudaGraph_t graph = nullptr;
+    cudaError_t e = cudaSuccess;
+    {
+        std::lock_guard lock(m_recordMutex);
+        if (!m_recording.load()) throw BackendError("endRecording: no recording is open");
+        e = cudaStreamEndCapture(m_stream, &graph);
+        m_recording = false;
+    }
+    flushDeferredFrees();
+    if (e != cudaSuccess) {
+        if (graph) cudaGraphDestroy(graph);
+        throwCuda(e, "endRecording");
+    }
+    cudaGraphExec_t exec = nullptr;
+    e = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check(e, "endRecording (instantiate)");
+    try {
+        m_graphs.push_back(exec);
+    } catch (...) {
+        cudaGraphExecDestroy(exec);
+        throw;
+    }
+    return static_cast<int>(m_graphs.size() - 1);
+}
+
+void CudaBackend::replay(int handle)
+{
+    if (handle < 0 || handle >= static_cast<int>(m_graphs.size()) || !m_graphs[handle])
+        throw BackendError("replay: there is no recording " + std::to_string(handle));
+    bind();
+    check(cudaGraphLaunch(m_graphs[handle], m_stream), "replay");
+}
+
+void CudaBackend::discardRecordings()
+{
+    bindNoThrow();
+    {
+        std::lock_guard lock(m_recordMutex);
+        if (m_recording.load()) {
+            // A capture left open by an op that threw; its partial graph is of no use.
+            cudaGraph_t graph = nullptr;
+            cudaStreamEndCapture(m_stream, &graph);
+            if (graph) cudaGraphDestroy(graph);
+            m_recording = false;
+            cudaGetLastError();
+        }
+    }
+    flushDeferredFrees();
+    // An instance still running on the stream is freed by CUDA once it completes.
+    for (cudaGraphExec_t exec : m_graphs)
+        if (exec) cudaGraphExecDestroy(exec);
+    m_graphs.clear();
+    cudaGetLastError();
+}
+
+} // namespace il::cuda
+
+// ---- module entry points (CudaModule.h) --------------------------------------------------------
+// No C++ exception may leave these functions.
+
+#define IL_CUDA_EXPORT __attribute__((visibility("default")))
+
+extern "C" {
+
+IL_CUDA_EXPORT int ironlearn_cuda_abi(void)
+{
+    return il::kBackendAbiVersion;
+}
+
+IL_CUDA_EXPORT void ironlearn_cuda_probe(il::CudaProbe* out)
+{
+    if (!out) return;
+    try {
+        il::cuda::probeInto(*out);
+    } catch (const std::exception& e) {
+        out->status = il::CudaOtherError;
+        std::snprintf(out->message, sizeof(out->message), "CUDA probe failed: %s", e.what());
+    } catch (...) {
+        out->status = il::CudaOtherError;
+        std::snprintf(out->message, sizeof(out->message), "CUDA probe failed");
+    }
+}
+
+IL_CUDA_EXPORT il::Backend* ironlearn_cuda_create(const il::CudaOptions* options, char* error,
+                                                  size_t errorSize)
+{
+    if (error && errorSize > 0) error[0] = '\0';
+    try {
+        const il::CudaOptions o = options ? *options : il::CudaOptions{};
+        return new il::cuda::CudaBackend(o);
+    } catch (const std::exception& e) {
+        if (error && errorSize > 0) std::snprintf(error, errorSize, "%s", e.what());
+    } catch (...) {
+        if (error && errorSize > 0) std::snprintf(error, errorSize, "%s", "unknown error");
+    }
+    return nullptr;
+}
+
+} // extern "C"

@@ -1,0 +1,210 @@
+// Shared by the CUDA backend's translation units: error checks, launch constants, small
+// deterministic warp/block reductions and the CudaBackend class. The kernels themselves are
+// file-static in the .cu files; the class methods are the only interface between them.
+#pragma once
+
+#include "Backend.h"
+#include "CudaModule.h"
+#include "Errors.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace il::cuda {
+
+// Every kernel runs with kBlock threads; the reductions are written for exactly this size.
+constexpr int kBlock = 256;
+constexpr int kWarps = kBlock / 32;
+// Two-pass reductions: at most this many block partials, summed by one block in fixed order.
+constexpr int kMaxReduceBlocks = 1024;
+// cuBLAS gets its own workspace so that it never allocates (not even while a graph is being
+// captured). 32 MiB is NVIDIA's recommendation for Hopper; smaller GPUs need less.
+constexpr size_t kBlasWorkspaceBytes = size_t(32) << 20;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Throw BackendError "CUDA error in <op>: <description> (<name>)". A fault that leaves the
+// context unusable (illegal address, ...) says so: nothing on this device works until restart.
+[[noreturn]] void throwCuda(cudaError_t error, const char* op);
+[[noreturn]] void throwBlas(cublasStatus_t status, const char* op);
+
+inline void check(cudaError_t error, const char* op)
+{
+    if (error != cudaSuccess) throwCuda(error, op);
+}
+inline void checkBlas(cublasStatus_t status, const char* op)
+{
+    if (status != CUBLAS_STATUS_SUCCESS) throwBlas(status, op);
+}
+// After a kernel launch: a bad launch configuration shows up here; a fault inside the kernel
+// surfaces at the next synchronising call (download, synchronize).
+inline void checkLaunch(const char* op)
+{
+    check(cudaGetLastError(), op);
+}
+
+// Load every kernel of a translation unit now (cudaFuncGetAttributes), so that none is first
+// loaded (CUDA lazy loading) while a graph is being captured. Returns the first error.
+cudaError_t loadElementwiseKernels();
+cudaError_t loadReductionKernels();
+
+inline void requireSameShape(const char* op, Shape a, Shape b)
+{
+    if (!(a == b))
+        throw ShapeError(std::string(op) + ": shapes " + a.toString() + " and " + b.toString() +
+                         " differ");
+}
+
+// Blocks of a two-pass reduction over n items: a function of n only (not of the device), so the
+// summation order, and with it the result, is the same on every run and every GPU.
+inline int reduceBlocks(int64_t n, int64_t itemsPerBlock)
+{
+    const int64_t blocks = (n + itemsPerBlock - 1) / itemsPerBlock;
+    return static_cast<int>(std::clamp<int64_t>(blocks, 1, kMaxReduceBlocks));
+}
+
+// ---- device helpers (all lanes of the warp must take part) ---------------------------------
+// Butterfly sums: every lane ends with the same, order-fixed result (IEEE addition commutes,
+// so lane i and lane i^o compute the same partial at each level).
+__device__ __forceinline__ float warpSum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(kFullMask, v, o);
+    return v;
+}
+__device__ __forceinline__ float warpMax(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(kFullMask, v, o));
+    return v;
+}
+
+__device__ __forceinline__ int64_t globalThread()
+{
+    return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ int64_t globalStride()
+{
+    return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+// A class id or token id stored as a float: its row in [0, limit), or -1 when it is negative,
+// NaN or too large (truncation toward zero, like the CPU backend's static_cast).
+__device__ __forceinline__ int64_t idFromFloat(float f, int64_t limit)
+{
+    if (!(f >= 0.f) || !(f < static_cast<float>(limit))) return -1;
+    const auto id = static_cast<int64_t>(f);
+    return id < limit ? id : -1;
+}
+
+// ---- the backend ------------------------------------------------------------------------------
+class CudaBackend final : public Backend {
+public:
+    explicit CudaBackend(const CudaOptions& options);
+    ~CudaBackend() override;
+    CudaBackend(const CudaBackend&) = delete;
+    CudaBackend& operator=(const CudaBackend&) = delete;
+
+    DeviceInfo info() const override;
+    bool memoryOnHost() const override { return false; }
+
+    void* allocateBytes(size_t bytes) override;
+    void freeBytes(void* p) noexcept override;
+    void upload(void* deviceDst, const void* hostSrc, size_t bytes) override;
+    void download(void* hostDst, const void* deviceSrc, size_t bytes) override;
+    void copy(void* deviceDst, const void* deviceSrc, size_t bytes) override;
+    void synchronize() override;
+
+    void fill(Tensor t, float value) override;
+    void broadcastRows(ConstTensor bias, Tensor y) override;
+    void sumRows(ConstTensor x, float beta, Tensor out) override;
+    void sumSquares(ConstTensor x, float* out) override;
+    void axpby(float a, ConstTensor x, float b, Tensor y) override;
+
+    void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
+              Tensor c) override;
+
+    void activationForward(Activation act, float param, ConstTensor x, Tensor y) override;
+    void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
+                            ConstTensor dy, Tensor dx) override;
+
+    void fourierForward(ConstTensor z, Tensor y) override;
+    void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) override;
+
+    void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override;
+    void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override;
+
+    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                             Tensor grad, float* lossOut, bool accumulate) override;
+    void lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                     float* lossOut, bool accumulate) override;
+    void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override;
+
+    void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
+                      float* guard) override;
+    void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
+                 const float* guard) override;
+    void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
+                  const float* guard) override;
+
+    void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override;
+
+    bool beginRecording() override;
+    int endRecording() override;
+    void replay(int handle) override;
+    void discardRecordings() override;
+
+private:
+    void init();
+    void release() noexcept;
+    // Makes this backend's device current on the calling thread (the runtime's current device
+    // is per thread, and the trainer may run on a different thread than the one that created
+    // the backend). Cached per thread, so the common case costs one comparison.
+    void bind() const;
+    bool bindNoThrow() const noexcept;
+    void requireNotRecording(const char* what) const;
+    // Grid for a grid-stride element-wise kernel over n > 0 items.
+    unsigned elementGrid(int64_t n) const;
+    // y[i] = b * y[i] (b == 0: zero, whatever y held), i < n.
+    void scaleInPlace(float* y, int64_t n, float b);
+    // Grow-only vector of ones for sumRows (cuBLAS gemv); never grows while recording.
+    void ensureOnes(int64_t count);
+    void computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                     float* grad, float* lossOut, bool accumulate);
+    void flushDeferredFrees() noexcept;
+
+    int m_device = 0;
+    bool m_tf32 = false;
+    bool m_graphsEnabled = true;
+    int m_sms = 1;
+    size_t m_totalMemory = 0;
+    std::string m_name;
+    std::string m_details;
+
+    cudaStream_t m_stream = nullptr;
+    // Allocations and uploads made while m_stream is being captured run here, at once (see
+    // allocateBytes).
+    cudaStream_t m_sideStream = nullptr;
+    cudaMemPool_t m_pool = nullptr;
+    cublasHandle_t m_blas = nullptr;
+    void* m_blasWorkspace = nullptr;
+    double* m_partials = nullptr; // kMaxReduceBlocks block partials of the two-pass reductions
+    float* m_ones = nullptr;
+    int64_t m_onesCount = 0;
+
+    // Recording: m_recording is set while a stream capture of m_stream is open. Frees that
+    // arrive then are deferred (a cudaFreeAsync would be captured into the graph and run at
+    // every replay).
+    std::mutex m_recordMutex;
+    std::atomic<bool> m_recording{false};
+    std::vector<void*> m_deferredFrees;
+    std::vector<cudaGraphExec_t> m_graphs;
+};
+
+} // namespace il::cuda

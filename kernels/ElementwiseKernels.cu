@@ -1,0 +1,553 @@
+// Element-wise ops of the CUDA backend: fill, broadcast, axpby, activations, Fourier features,
+// embedding, row gather and the optimizer updates.
+//
+// Kernels are grid-stride loops with 64-bit indices over scalar loads: tensor views made by
+// rowSlice() or a buffer offset are only 4-byte aligned, so float4 loads are not safe. Math is
+// IEEE (no --use_fast_math): sinf/cosf/expf/tanhf are the accurate versions, which SIREN
+// (sin(30 x)) and the non-finite checks of the step guard rely on.
+#include "CudaCommon.cuh"
+
+#include <cmath>
+#include <cstring>
+
+namespace il::cuda {
+
+namespace {
+
+// ---- kernels ---------------------------------------------------------------------------------
+
+__global__ void __launch_bounds__(kBlock) fillKernel(float* p, int64_t n, float value)
+{
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        p[i] = value;
+}
+
+__global__ void __launch_bounds__(kBlock) scaleKernel(float* y, int64_t n, float b)
+{
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        y[i] = b * y[i];
+}
+
+__global__ void __launch_bounds__(kBlock)
+    broadcastRowsKernel(const float* bias, float* y, int64_t n, int64_t cols)
+{
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        y[i] = bias[i % cols];
+}
+
+// The update formulas below spell out their fused multiply-adds: nvcc would contract them
+// anyway, but which product gets fused changes the rounding. These are the ones GCC fuses in
+// CpuBackend.cpp (the first product of a sum, with FMA hardware), so the two backends round
+// alike and optimizer state agrees even where the sum cancels.
+
+// y = a x + b y. x may be y (gemm's empty product scales C in place).
+__global__ void __launch_bounds__(kBlock)
+    axpbyKernel(float a, const float* x, float b, float* y, int64_t n)
+{
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        y[i] = fmaf(a, x[i], b * y[i]);
+}
+
+// y may alias x: each element is read before it is written, by the same thread.
+__global__ void __launch_bounds__(kBlock)
+    activationForwardKernel(Activation act, float param, const float* x, float* y, int64_t n)
+{
+    const int64_t first = globalThread(), stride = globalStride();
+    switch (act) {
+    case Activation::Identity:
+        for (int64_t i = first; i < n; i += stride)
+            y[i] = x[i];
+        break;
+    case Activation::ReLU:
+        for (int64_t i = first; i < n; i += stride) {
+            const float v = x[i];
+            y[i] = v > 0.f ? v : 0.f;
+        }
+        break;
+    case Activation::LeakyReLU:
+        for (int64_t i = first; i < n; i += stride) {
+            const float v = x[i];
+            y[i] = v > 0.f ? v : param * v;
+        }
+        break;
+    case Activation::Tanh:
+        for (int64_t i = first; i < n; i += stride)
+            y[i] = tanhf(x[i]);
+        break;
+    case Activation::Sigmoid:
+        for (int64_t i = first; i < n; i += stride)
+            y[i] = 1.f / (1.f + expf(-x[i]));
+        break;
+    case Activation::Sine:
+        for (int64_t i = first; i < n; i += stride)
+            y[i] = sinf(param * x[i]);
+        break;
+    }
+}
+
+// in: x (ReLU, LeakyReLU, Sine) or y (Tanh, Sigmoid). dx may alias dy.
+__global__ void __launch_bounds__(kBlock)
+    activationBackwardKernel(Activation act, float param, const float* in, const float* dy,
+                             float* dx, int64_t n)
+{
+    const int64_t first = globalThread(), stride = globalStride();
+    switch (act) {
+    case Activation::Identity:
+        for (int64_t i = first; i < n; i += stride)
+            dx[i] = dy[i];
+        break;
+    case Activation::ReLU:
+        for (int64_t i = first; i < n; i += stride)
+            dx[i] = in[i] > 0.f ? dy[i] : 0.f;
+        break;
+    case Activation::LeakyReLU:
+        for (int64_t i = first; i < n; i += stride) {
+            const float g = dy[i];
+            dx[i] = in[i] > 0.f ? g : param * g;
+        }
+        break;
+    case Activation::Tanh:
+        for (int64_t i = first; i < n; i += stride) {
+            const float o = in[i];
+            dx[i] = dy[i] * (1.f - o * o);
+        }
+        break;
+    case Activation::Sigmoid:
+        for (int64_t i = first; i < n; i += stride) {
+            const float o = in[i];
+            dx[i] = dy[i] * o * (1.f - o);
+        }
+        break;
+    case Activation::Sine:
+        for (int64_t i = first; i < n; i += stride)
+            dx[i] = dy[i] * param * cosf(param * in[i]);
+        break;
+    }
+}
+
+// z: rows x m, y: rows x 2m = [sin z | cos z]; n = rows * m.
+__global__ void __launch_bounds__(kBlock)
+    fourierForwardKernel(const float* z, float* y, int64_t n, int64_t m)
+{
+    for (int64_t idx = globalThread(); idx < n; idx += globalStride()) {
+        const int64_t i = idx / m, j = idx - i * m;
+        float s, c;
+        sincosf(z[idx], &s, &c);
+        float* row = y + i * 2 * m;
+        row[j] = s;
+        row[m + j] = c;
+    }
+}
+
+// dz = dy_sin * cos z - dy_cos * sin z. dz may alias z (read first, same thread).
+__global__ void __launch_bounds__(kBlock)
+    fourierBackwardKernel(const float* z, const float* dy, float* dz, int64_t n, int64_t m)
+{
+    for (int64_t idx = globalThread(); idx < n; idx += globalStride()) {
+        const int64_t i = idx / m, j = idx - i * m;
+        float s, c;
+        sincosf(z[idx], &s, &c);
+        const float* row = dy + i * 2 * m;
+        dz[idx] = row[j] * c - row[m + j] * s;
+    }
+}
+
+// ids: `positions` floats (rows x context, row-major), y: positions x dim (= rows x ctx*dim).
+// An id outside [0, vocab) gives a zero slice; nothing outside the table is read.
+__global__ void __launch_bounds__(kBlock)
+    embeddingForwardKernel(const float* ids, const float* table, float* y, int64_t n, int64_t dim,
+                           int64_t vocab)
+{
+    for (int64_t idx = globalThread(); idx < n; idx += globalStride()) {
+        const int64_t p = idx / dim, d = idx - p * dim;
+        const int64_t id = idFromFloat(ids[p], vocab);
+        y[idx] = id >= 0 ? table[id * dim + d] : 0.f;
+    }
+}
+
+constexpr int kEmbedLaneDims = 4;               // accumulators per lane
+constexpr int kEmbedDims = 32 * kEmbedLaneDims; // dims per pass over the ids
+
+// dtable[v, :] = sum of the dy slices of the positions whose id is v, deterministically and
+// without atomics: one block per table row (grid-stride over rows). Warp w scans the 32-position
+// tiles w, w + 8, ... in increasing order; a ballot finds the tile's matches, taken in lane
+// order, each lane adding 4 of the dims. The 8 warp sums are then added in warp order. Every
+// table row is written (zero for ids never seen). Cost: each block reads all ids once per 128
+// dims, so vocab x positions id reads in all (cheap for character vocabularies).
+__global__ void __launch_bounds__(kBlock)
+    embeddingBackwardKernel(const float* ids, const float* dy, float* dtable, int64_t positions,
+                            int64_t vocab, int64_t dim)
+{
+    __shared__ float warpSums[kWarps][kEmbedDims];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t tiles = (positions + 31) / 32;
+    for (int64_t v = blockIdx.x; v < vocab; v += gridDim.x) {
+        for (int64_t d0 = 0; d0 < dim; d0 += kEmbedDims) {
+            float acc[kEmbedLaneDims];
+#pragma unroll
+            for (int j = 0; j < kEmbedLaneDims; ++j)
+                acc[j] = 0.f;
+            for (int64_t t = warp; t < tiles; t += kWarps) { // warp-uniform bounds
+                const int64_t p = t * 32 + lane;
+                const bool match = p < positions && idFromFloat(ids[p], vocab) == v;
+                unsigned mask = __ballot_sync(kFullMask, match);
+                while (mask) {
+                    const int bit = __ffs(mask) - 1;
+                    mask &= mask - 1;
+                    const float* src = dy + (t * 32 + bit) * dim;
+#pragma unroll
+                    for (int j = 0; j < kEmbedLaneDims; ++j) {
+                        const int64_t d = d0 + lane + 32 * j;
+                        if (d < dim) acc[j] += src[d];
+                    }
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < kEmbedLaneDims; ++j)
+                warpSums[warp][lane + 32 * j] = acc[j];
+            __syncthreads();
+            if (threadIdx.x < kEmbedDims) {
+                const int64_t d = d0 + threadIdx.x;
+                if (d < dim) {
+                    float sum = 0.f;
+                    for (int w = 0; w < kWarps; ++w)
+                        sum += warpSums[w][threadIdx.x];
+                    dtable[v * dim + d] = sum;
+                }
+            }
+            __syncthreads(); // warpSums is reused by the next pass
+        }
+    }
+}
+
+// dst[i, :] = src[index[first + i], :]; an index outside [0, srcRows) gives a zero row.
+__global__ void __launch_bounds__(kBlock)
+    gatherRowsKernel(const float* src, int64_t srcRows, const int32_t* index, int64_t first,
+                     float* dst, int64_t n, int64_t cols)
+{
+    for (int64_t idx = globalThread(); idx < n; idx += globalStride()) {
+        const int64_t i = idx / cols, c = idx - i * cols;
+        const int64_t r = index[first + i];
+        dst[idx] = (r >= 0 && r < srcRows) ? src[r * cols + c] : 0.f;
+    }
+}
+
+// The optimizers read the step guard on the device: false (skip the update) once a step went
+// bad; otherwise the gradient scale (clipping). No guard: scale 1.
+__device__ __forceinline__ bool readGuard(const float* guard, float& scale)
+{
+    scale = 1.f;
+    if (!guard) return true;
+    if (guard[GuardBad] != 0.f) return false;
+    scale = guard[GuardScale];
+    return true;
+}
+
+__global__ void __launch_bounds__(kBlock)
+    sgdKernel(float* w, const float* g, int64_t n, float lr, float wd, const float* guard)
+{
+    float scale;
+    if (!readGuard(guard, scale)) return;
+    for (int64_t i = globalThread(); i < n; i += globalStride()) {
+        const float wi = w[i];
+        w[i] = fmaf(-lr, fmaf(g[i], scale, wd * wi), wi); // w - lr (g scale + wd w)
+    }
+}
+
+__global__ void __launch_bounds__(kBlock)
+    sgdMomentumKernel(float* w, const float* g, float* vel, int64_t n, float lr, float wd, float mu,
+                      bool nesterov, const float* guard)
+{
+    float scale;
+    if (!readGuard(guard, scale)) return;
+    for (int64_t i = globalThread(); i < n; i += globalStride()) {
+        const float wi = w[i];
+        const float gi = fmaf(g[i], scale, wd * wi); // g scale + wd w
+        const float vi = fmaf(mu, vel[i], gi);       // mu v + g
+        vel[i] = vi;
+        w[i] = fmaf(-lr, nesterov ? fmaf(mu, vi, gi) : vi, wi);
+    }
+}
+
+// PyTorch's Adam/AdamW, as in CpuBackend::adamStep; the bias corrections come from the host.
+__global__ void __launch_bounds__(kBlock)
+    adamKernel(float* w, const float* g, float* m, float* v, int64_t n, float stepSize,
+               float invSqrtBc2, float b1, float b2, float eps, float l2, float decay,
+               const float* guard)
+{
+    float scale;
+    if (!readGuard(guard, scale)) return;
+    for (int64_t i = globalThread(); i < n; i += globalStride()) {
+        const float w0 = w[i];
+        const float wi = w0 * decay;
+        const float gi = fmaf(g[i], scale, l2 * w0);           // g scale + l2 w
+        const float mi = fmaf(b1, m[i], (1.f - b1) * gi);      // b1 m + (1 - b1) g
+        const float vi = fmaf(b2, v[i], (1.f - b2) * gi * gi); // b2 v + (1 - b2) g^2
+        m[i] = mi;
+        v[i] = vi;
+        w[i] = wi - stepSize * mi / fmaf(sqrtf(vi), invSqrtBc2, eps);
+    }
+}
+
+} // namespace
+
+cudaError_t loadElementwiseKernels()
+{
+    const void* kernels[] = {
+        reinterpret_cast<const void*>(&fillKernel),
+        reinterpret_cast<const void*>(&scaleKernel),
+        reinterpret_cast<const void*>(&broadcastRowsKernel),
+        reinterpret_cast<const void*>(&axpbyKernel),
+        reinterpret_cast<const void*>(&activationForwardKernel),
+        reinterpret_cast<const void*>(&activationBackwardKernel),
+        reinterpret_cast<const void*>(&fourierForwardKernel),
+        reinterpret_cast<const void*>(&fourierBackwardKernel),
+        reinterpret_cast<const void*>(&embeddingForwardKernel),
+        reinterpret_cast<const void*>(&embeddingBackwardKernel),
+        reinterpret_cast<const void*>(&gatherRowsKernel),
+        reinterpret_cast<const void*>(&sgdKernel),
+        reinterpret_cast<const void*>(&sgdMomentumKernel),
+        reinterpret_cast<const void*>(&adamKernel),
+    };
+    for (const void* kernel : kernels) {
+        cudaFuncAttributes attributes{};
+        const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+// ---- element-wise ops ------------------------------------------------------------------------
+
+void CudaBackend::fill(Tensor t, float value)
+{
+    const int64_t n = t.size();
+    if (n <= 0) return;
+    bind();
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    if (bits == 0) { // +0.0f: a memset node, cheaper than a kernel
+        check(cudaMemsetAsync(t.data, 0, static_cast<size_t>(n) * sizeof(float), m_stream), "fill");
+        return;
+    }
+    fillKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(t.data, n, value);
+    checkLaunch("fill");
+}
+
+void CudaBackend::scaleInPlace(float* y, int64_t n, float b)
+{
+    if (n <= 0) return;
+    if (b == 0.f) {
+        fill(Tensor{y, {1, n}}, 0.f);
+        return;
+    }
+    bind();
+    scaleKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(y, n, b);
+    checkLaunch("scale");
+}
+
+void CudaBackend::broadcastRows(ConstTensor bias, Tensor y)
+{
+    if (bias.size() != y.cols())
+        throw ShapeError("broadcastRows: bias " + bias.shape.toString() + " for " +
+                         y.shape.toString());
+    const int64_t n = y.size();
+    if (n <= 0) return;
+    bind();
+    broadcastRowsKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(bias.data, y.data, n, y.cols());
+    checkLaunch("broadcastRows");
+}
+
+void CudaBackend::axpby(float a, ConstTensor x, float b, Tensor y)
+{
+    requireSameShape("axpby", x.shape, y.shape);
+    const int64_t n = y.size();
+    if (n <= 0) return;
+    bind();
+    axpbyKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(a, x.data, b, y.data, n);
+    checkLaunch("axpby");
+}
+
+// ---- activations -----------------------------------------------------------------------------
+
+void CudaBackend::activationForward(Activation act, float param, ConstTensor x, Tensor y)
+{
+    requireSameShape("activation forward", x.shape, y.shape);
+    const int64_t n = x.size();
+    if (n <= 0) return;
+    bind();
+    if (act == Activation::Identity) {
+        if (y.data != x.data)
+            check(cudaMemcpyAsync(y.data, x.data, static_cast<size_t>(n) * sizeof(float),
+                                  cudaMemcpyDeviceToDevice, m_stream),
+                  "activation forward");
+        return;
+    }
+    activationForwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(act, param, x.data, y.data, n);
+    checkLaunch("activation forward");
+}
+
+void CudaBackend::activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
+                                     ConstTensor dy, Tensor dx)
+{
+    requireSameShape("activation backward", dy.shape, dx.shape);
+    const float* in = nullptr;
+    switch (act) {
+    case Activation::Identity:
+        break;
+    case Activation::ReLU:
+        requireSameShape("relu backward", x.shape, dy.shape);
+        in = x.data;
+        break;
+    case Activation::LeakyReLU:
+        requireSameShape("leakyrelu backward", x.shape, dy.shape);
+        in = x.data;
+        break;
+    case Activation::Tanh:
+        requireSameShape("tanh backward", y.shape, dy.shape);
+        in = y.data;
+        break;
+    case Activation::Sigmoid:
+        requireSameShape("sigmoid backward", y.shape, dy.shape);
+        in = y.data;
+        break;
+    case Activation::Sine:
+        requireSameShape("sine backward", x.shape, dy.shape);
+        in = x.data;
+        break;
+    }
+    const int64_t n = dy.size();
+    if (n <= 0) return;
+    bind();
+    if (act == Activation::Identity) {
+        if (dx.data != dy.data)
+            check(cudaMemcpyAsync(dx.data, dy.data, static_cast<size_t>(n) * sizeof(float),
+                                  cudaMemcpyDeviceToDevice, m_stream),
+                  "activation backward");
+        return;
+    }
+    activationBackwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(act, param, in, dy.data,
+                                                                      dx.data, n);
+    checkLaunch("activation backward");
+}
+
+// ---- Fourier features ------------------------------------------------------------------------
+
+void CudaBackend::fourierForward(ConstTensor z, Tensor y)
+{
+    const int64_t rows = z.rows(), m = z.cols();
+    if (y.rows() != rows || y.cols() != 2 * m)
+        throw ShapeError("fourierForward: " + z.shape.toString() + " -> " + y.shape.toString());
+    const int64_t n = z.size();
+    if (n <= 0) return;
+    bind();
+    fourierForwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(z.data, y.data, n, m);
+    checkLaunch("fourierForward");
+}
+
+void CudaBackend::fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz)
+{
+    const int64_t rows = z.rows(), m = z.cols();
+    if (dy.rows() != rows || dy.cols() != 2 * m || !(dz.shape == z.shape))
+        throw ShapeError("fourierBackward: shapes " + z.shape.toString() + ", " +
+                         dy.shape.toString() + ", " + dz.shape.toString());
+    const int64_t n = z.size();
+    if (n <= 0) return;
+    bind();
+    fourierBackwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(z.data, dy.data, dz.data, n, m);
+    checkLaunch("fourierBackward");
+}
+
+// ---- embedding -------------------------------------------------------------------------------
+// The CPU backend throws on an id outside [0, vocab) (after writing a zero slice). A GPU kernel
+// cannot throw without a host round trip, so here such an id gives a zero slice in forward and
+// contributes nothing in backward; no memory outside the table is read or written.
+
+void CudaBackend::embeddingForward(ConstTensor ids, ConstTensor table, Tensor y)
+{
+    const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = table.rows(), dim = table.cols();
+    if (y.rows() != rows || y.cols() != ctx * dim)
+        throw ShapeError("embeddingForward: ids " + ids.shape.toString() + ", table " +
+                         table.shape.toString() + " -> " + y.shape.toString());
+    const int64_t n = y.size();
+    if (n <= 0) return;
+    bind();
+    embeddingForwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(ids.data, table.data, y.data, n,
+                                                                    dim, vocab);
+    checkLaunch("embeddingForward");
+}
+
+void CudaBackend::embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable)
+{
+    const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(), dim = dtable.cols();
+    if (dy.rows() != rows || dy.cols() != ctx * dim)
+        throw ShapeError("embeddingBackward: ids " + ids.shape.toString() + ", dy " +
+                         dy.shape.toString() + ", table " + dtable.shape.toString());
+    if (vocab <= 0 || dim <= 0) return;
+    bind();
+    const auto grid = static_cast<unsigned>(std::min<int64_t>(vocab, 65535));
+    embeddingBackwardKernel<<<grid, kBlock, 0, m_stream>>>(ids.data, dy.data, dtable.data,
+                                                           rows * ctx, vocab, dim);
+    checkLaunch("embeddingBackward");
+}
+
+// ---- data movement ---------------------------------------------------------------------------
+// index is device memory (IndexBuffer). An index outside [0, src.rows) gives a zero row instead
+// of a read outside src (the CPU backend does not check).
+
+void CudaBackend::gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst)
+{
+    if (src.cols() != dst.cols())
+        throw ShapeError("gatherRows: " + src.shape.toString() + " -> " + dst.shape.toString());
+    const int64_t n = dst.size();
+    if (n <= 0) return;
+    bind();
+    gatherRowsKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(src.data, src.rows(), index, first,
+                                                              dst.data, n, dst.cols());
+    checkLaunch("gatherRows");
+}
+
+// ---- optimizers ------------------------------------------------------------------------------
+
+void CudaBackend::sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
+                          const float* guard)
+{
+    requireSameShape("sgd", params.shape, grads.shape);
+    if (p.momentum != 0.f) requireSameShape("sgd velocity", params.shape, velocity.shape);
+    const int64_t n = params.size();
+    if (n <= 0) return;
+    bind();
+    if (p.momentum == 0.f)
+        sgdKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(params.data, grads.data, n, p.lr,
+                                                           p.weightDecay, guard);
+    else
+        sgdMomentumKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(
+            params.data, grads.data, velocity.data, n, p.lr, p.weightDecay, p.momentum, p.nesterov,
+            guard);
+    checkLaunch("sgdStep");
+}
+
+void CudaBackend::adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v,
+                           const AdamParams& p, const float* guard)
+{
+    requireSameShape("adam", params.shape, grads.shape);
+    requireSameShape("adam m", params.shape, m.shape);
+    requireSameShape("adam v", params.shape, v.shape);
+    const int64_t n = params.size();
+    if (n <= 0) return;
+    // Exactly the CPU backend's host-side constants (bias corrections in double).
+    const double t = static_cast<double>(std::max<int64_t>(1, p.step));
+    const float bc1 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta1), t));
+    const float bc2 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta2), t));
+    const float stepSize = p.lr / bc1;
+    const float invSqrtBc2 = 1.f / std::sqrt(bc2);
+    const float l2 = p.decoupled ? 0.f : p.weightDecay;
+    const float decay = p.decoupled ? 1.f - p.lr * p.weightDecay : 1.f;
+    bind();
+    adamKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(params.data, grads.data, m.data, v.data, n,
+                                                        stepSize, invSqrtBc2, p.beta1, p.beta2,
+                                                        p.eps, l2, decay, guard);
+    checkLaunch("adamStep");
+}
+
+} // namespace il::cuda

@@ -1,0 +1,378 @@
+// Reductions of the CUDA backend: sum of squares, the losses (value and gradient in one pass),
+// row softmax and the training-step guard.
+//
+// Deterministic by construction, no float atomics: a reduction runs a fixed number of blocks
+// (a function of the size only), each block reduces its grid-stride share in a fixed order and
+// writes one partial; one block then adds the partials in a fixed order, in double. When a
+// single block suffices it writes the result directly. The partials live in a workspace
+// allocated once with the backend, so no reduction ever allocates.
+#include "CudaCommon.cuh"
+
+#include <cmath>
+
+namespace il::cuda {
+
+namespace {
+
+// Where a reduction's result goes: *out = total / divisor, or *out += that when accumulate.
+struct ScalarOut {
+    float* out;
+    double divisor;
+    int accumulate;
+};
+
+__device__ __forceinline__ void writeScalar(const ScalarOut& o, double total)
+{
+    const auto value = static_cast<float>(total / o.divisor);
+    *o.out = o.accumulate ? *o.out + value : value;
+}
+
+// Sum of v over the block, valid in thread 0. Fixed order: butterfly within each warp, then
+// the kWarps warp sums in warp order. Uses `shared` (kWarps floats) once.
+__device__ __forceinline__ float blockSum(float v, float* shared)
+{
+    v = warpSum(v);
+    if ((threadIdx.x & 31) == 0) shared[threadIdx.x >> 5] = v;
+    __syncthreads();
+    float total = 0.f;
+    if (threadIdx.x == 0)
+        for (int w = 0; w < kWarps; ++w)
+            total += shared[w];
+    return total;
+}
+
+// Thread 0 of a reduction block: the final result when the grid is one block, else a partial.
+__device__ __forceinline__ void finishBlock(double blockTotal, double* partials,
+                                            const ScalarOut& out)
+{
+    if (gridDim.x == 1)
+        writeScalar(out, blockTotal);
+    else
+        partials[blockIdx.x] = blockTotal;
+}
+
+// Second pass: one block adds the count partials in a fixed order.
+__global__ void __launch_bounds__(kBlock)
+    finishSumKernel(const double* partials, int count, ScalarOut out)
+{
+    __shared__ double sums[kBlock];
+    double acc = 0.0;
+    for (int i = threadIdx.x; i < count; i += kBlock)
+        acc += partials[i];
+    sums[threadIdx.x] = acc;
+    __syncthreads();
+    for (int stride = kBlock / 2; stride > 0; stride >>= 1) {
+        if (static_cast<int>(threadIdx.x) < stride) sums[threadIdx.x] += sums[threadIdx.x + stride];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) writeScalar(out, sums[0]);
+}
+
+__global__ void __launch_bounds__(kBlock)
+    sumSquaresKernel(const float* x, int64_t n, double* partials, ScalarOut out)
+{
+    __shared__ float warpSums[kWarps];
+    float acc = 0.f;
+    for (int64_t i = globalThread(); i < n; i += globalStride()) {
+        const float v = x[i];
+        acc += v * v;
+    }
+    const float total = blockSum(acc, warpSums);
+    if (threadIdx.x == 0) finishBlock(total, partials, out);
+}
+
+// MSE, MAE and BCE-with-logits: per-element loss summed, gradient of the mean written when grad
+// is not null. Same formulas as CpuBackend::computeLoss.
+__global__ void __launch_bounds__(kBlock)
+    pointLossKernel(LossKind kind, const float* z, const float* t, float* grad, int64_t n,
+                    float invN, double* partials, ScalarOut out)
+{
+    __shared__ float warpSums[kWarps];
+    const int64_t first = globalThread(), stride = globalStride();
+    float acc = 0.f;
+    switch (kind) {
+    case LossKind::MSE:
+        for (int64_t i = first; i < n; i += stride) {
+            const float d = z[i] - t[i];
+            if (grad) grad[i] = 2.f * d * invN;
+            acc += d * d;
+        }
+        break;
+    case LossKind::MAE:
+        for (int64_t i = first; i < n; i += stride) {
+            const float d = z[i] - t[i];
+            if (grad) grad[i] = d > 0.f ? invN : (d < 0.f ? -invN : 0.f); // 0 at d == 0 (and NaN)
+            acc += fabsf(d);
+        }
+        break;
+    case LossKind::BinaryCrossEntropy:
+        // max(z, 0) - z t + log(1 + exp(-|z|)): never overflows, never takes log(0).
+        for (int64_t i = first; i < n; i += stride) {
+            const float zi = z[i], ti = t[i];
+            const float e = expf(-fabsf(zi));
+            acc += fmaxf(zi, 0.f) - zi * ti + log1pf(e);
+            if (grad) {
+                const float sig = zi >= 0.f ? 1.f / (1.f + e) : e / (1.f + e);
+                grad[i] = (sig - ti) * invN;
+            }
+        }
+        break;
+    case LossKind::CrossEntropy:
+        break; // crossEntropyKernel
+    }
+    const float total = blockSum(acc, warpSums);
+    if (threadIdx.x == 0) finishBlock(total, partials, out);
+}
+
+// Softmax cross-entropy with label smoothing, one warp per row (grid-stride over rows):
+// loss_i = (1 - s) * (logsumexp - z_cls) + s * (logsumexp - mean z),
+// grad = (softmax - q) / rows with q = (1 - s) * onehot + s / k.
+// A class id outside [0, k) (the CPU backend throws) makes the row's loss NaN, so the step guard
+// stops the update and the trainer reports a non-finite loss; its gradient row is zero.
+__global__ void __launch_bounds__(kBlock)
+    crossEntropyKernel(const float* z, const float* t, float* grad, int64_t rows, int64_t k,
+                       float s, float invRows, double* partials, ScalarOut out)
+{
+    __shared__ double warpSums[kWarps];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t warpCount = static_cast<int64_t>(gridDim.x) * kWarps;
+    const float off = s / static_cast<float>(k);
+    double acc = 0.0; // lane 0's running sum of this warp's row losses
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * kWarps + warp; i < rows; i += warpCount) {
+        const float* zr = z + i * k;
+        float* gr = grad ? grad + i * k : nullptr;
+        const int64_t cls = idFromFloat(t[i], k); // the same for every lane: uniform branches
+        if (cls < 0) {
+            if (gr)
+                for (int64_t j = lane; j < k; j += 32)
+                    gr[j] = 0.f;
+            if (lane == 0) acc += static_cast<double>(NAN);
+            continue;
+        }
+        float mx = -INFINITY;
+        for (int64_t j = lane; j < k; j += 32)
+            mx = fmaxf(mx, zr[j]);
+        mx = warpMax(mx);
+        float sum = 0.f, sumZ = 0.f;
+        for (int64_t j = lane; j < k; j += 32) {
+            const float v = zr[j];
+            sum += expf(v - mx);
+            sumZ += v;
+        }
+        sum = warpSum(sum);
+        sumZ = warpSum(sumZ);
+        const float logSum = logf(sum) + mx; // log sum exp
+        if (lane == 0) {
+            const float nllTarget = logSum - zr[cls];
+            const float meanNll = logSum - sumZ / static_cast<float>(k);
+            acc += (1.f - s) * nllTarget + s * meanNll;
+        }
+        if (gr) {
+            const float invSum = 1.f / sum;
+            for (int64_t j = lane; j < k; j += 32) {
+                float g = (expf(zr[j] - mx) * invSum - off) * invRows;
+                if (j == cls) g -= (1.f - s) * invRows;
+                gr[j] = g;
+            }
+        }
+    }
+    if (lane == 0) warpSums[warp] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double total = 0.0;
+        for (int w = 0; w < kWarps; ++w)
+            total += warpSums[w];
+        finishBlock(total, partials, out);
+    }
+}
+
+// probs = softmax(logits * invT) row-wise, one warp per row. probs must not alias logits
+// partially; exact aliasing is safe (each lane rereads only what it wrote).
+__global__ void __launch_bounds__(kBlock)
+    softmaxRowsKernel(const float* z, float* p, int64_t rows, int64_t k, float invT)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t warpCount = static_cast<int64_t>(gridDim.x) * kWarps;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * kWarps + warp; i < rows; i += warpCount) {
+        const float* zr = z + i * k;
+        float* pr = p + i * k;
+        float mx = -INFINITY;
+        for (int64_t j = lane; j < k; j += 32)
+            mx = fmaxf(mx, zr[j] * invT);
+        mx = warpMax(mx);
+        float sum = 0.f;
+        for (int64_t j = lane; j < k; j += 32) {
+            const float e = expf(zr[j] * invT - mx);
+            pr[j] = e;
+            sum += e;
+        }
+        sum = warpSum(sum);
+        const float inv = 1.f / sum;
+        for (int64_t j = lane; j < k; j += 32)
+            pr[j] *= inv;
+    }
+}
+
+// The step guard, exactly CpuBackend::guardAndClip: the threads stage sq in shared memory,
+// thread 0 scans it in order (first non-finite tensor wins, the norm is summed in double).
+constexpr int kGuardChunk = kBlock;
+
+__global__ void __launch_bounds__(kBlock) guardKernel(const float* sq, int count, const float* loss,
+                                                      float maxNorm, float step, float* guard)
+{
+    __shared__ float chunk[kGuardChunk];
+    __shared__ int skip;
+    __shared__ int badTensor; // -2: none, -1: the loss, else the tensor index
+    __shared__ double total;
+    if (threadIdx.x == 0) {
+        skip = guard[GuardBad] != 0.f;
+        badTensor = (loss && !isfinite(*loss)) ? -1 : -2;
+        total = 0.0;
+    }
+    __syncthreads();
+    if (skip) { // uniform: read after the barrier
+        if (threadIdx.x == 0) guard[GuardScale] = 0.f;
+        return;
+    }
+    for (int base = 0; base < count; base += kGuardChunk) {
+        if (badTensor != -2) break; // uniform: last written before a barrier
+        const int i = base + static_cast<int>(threadIdx.x);
+        if (i < count) chunk[threadIdx.x] = sq[i];
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const int end = min(count - base, kGuardChunk);
+            for (int j = 0; j < end && badTensor == -2; ++j) {
+                if (!isfinite(chunk[j])) badTensor = base + j;
+                total += static_cast<double>(chunk[j]);
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x != 0) return;
+    int bad = badTensor;
+    if (bad == -2 && !isfinite(total)) bad = count > 0 ? 0 : -1;
+    if (bad != -2) {
+        guard[GuardScale] = 0.f;
+        guard[GuardBad] = 1.f;
+        guard[GuardBadStep] = step;
+        guard[GuardBadTensor] = static_cast<float>(bad);
+        return;
+    }
+    const double norm = sqrt(total);
+    guard[GuardScale] =
+        (maxNorm > 0.f && norm > maxNorm) ? static_cast<float>(maxNorm / norm) : 1.f;
+}
+
+// Runs the second pass when the first used more than one block.
+void finishReduction(cudaStream_t stream, int blocks, const double* partials, const ScalarOut& out,
+                     const char* op)
+{
+    if (blocks <= 1) return;
+    finishSumKernel<<<1, kBlock, 0, stream>>>(partials, blocks, out);
+    checkLaunch(op);
+}
+
+} // namespace
+
+cudaError_t loadReductionKernels()
+{
+    const void* kernels[] = {
+        reinterpret_cast<const void*>(&finishSumKernel),
+        reinterpret_cast<const void*>(&sumSquaresKernel),
+        reinterpret_cast<const void*>(&pointLossKernel),
+        reinterpret_cast<const void*>(&crossEntropyKernel),
+        reinterpret_cast<const void*>(&softmaxRowsKernel),
+        reinterpret_cast<const void*>(&guardKernel),
+    };
+    for (const void* kernel : kernels) {
+        cudaFuncAttributes attributes{};
+        const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+void CudaBackend::sumSquares(ConstTensor x, float* out)
+{
+    bind();
+    const int64_t n = std::max<int64_t>(x.size(), 0);
+    const int blocks = reduceBlocks(n, int64_t(kBlock) * 8);
+    const ScalarOut so{out, 1.0, 0};
+    sumSquaresKernel<<<blocks, kBlock, 0, m_stream>>>(x.data, n, m_partials, so);
+    checkLaunch("sumSquares");
+    finishReduction(m_stream, blocks, m_partials, so, "sumSquares");
+}
+
+// ---- losses ----------------------------------------------------------------------------------
+
+void CudaBackend::lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred,
+                                      ConstTensor target, Tensor grad, float* lossOut,
+                                      bool accumulate)
+{
+    requireSameShape("loss gradient", pred.shape, grad.shape);
+    computeLoss(kind, smoothing, pred, target, grad.data, lossOut, accumulate);
+}
+
+void CudaBackend::lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                              float* lossOut, bool accumulate)
+{
+    computeLoss(kind, smoothing, pred, target, nullptr, lossOut, accumulate);
+}
+
+void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
+                              float* grad, float* lossOut, bool accumulate)
+{
+    const int64_t rows = pred.rows(), k = pred.cols(), n = pred.size();
+    if (kind == LossKind::CrossEntropy) {
+        if (target.rows() != rows || target.cols() != 1)
+            throw ShapeError("cross-entropy: targets " + target.shape.toString() +
+                             " for predictions " + pred.shape.toString() +
+                             " (expected one class id per row)");
+        bind();
+        const int64_t r = std::max<int64_t>(rows, 0);
+        const int blocks = reduceBlocks(r, kWarps); // up to one row per warp
+        const ScalarOut so{lossOut, static_cast<double>(std::max<int64_t>(r, 1)), accumulate};
+        const float invRows = 1.f / static_cast<float>(std::max<int64_t>(r, 1));
+        crossEntropyKernel<<<blocks, kBlock, 0, m_stream>>>(pred.data, target.data, grad, r, k,
+                                                            smoothing, invRows, m_partials, so);
+        checkLaunch("cross-entropy loss");
+        finishReduction(m_stream, blocks, m_partials, so, "cross-entropy loss");
+        return;
+    }
+    requireSameShape("loss targets", pred.shape, target.shape);
+    bind();
+    const int64_t count = std::max<int64_t>(n, 0);
+    const int blocks = reduceBlocks(count, int64_t(kBlock) * 8);
+    const ScalarOut so{lossOut, static_cast<double>(std::max<int64_t>(count, 1)), accumulate};
+    const float invN = 1.f / static_cast<float>(std::max<int64_t>(count, 1));
+    pointLossKernel<<<blocks, kBlock, 0, m_stream>>>(kind, pred.data, target.data, grad, count,
+                                                     invN, m_partials, so);
+    checkLaunch("loss");
+    finishReduction(m_stream, blocks, m_partials, so, "loss");
+}
+
+void CudaBackend::softmaxRows(ConstTensor logits, float temperature, Tensor probs)
+{
+    requireSameShape("softmaxRows", logits.shape, probs.shape);
+    const int64_t rows = logits.rows(), k = logits.cols();
+    if (rows <= 0 || k <= 0) return;
+    const float invT = 1.f / std::max(temperature, 1e-6f);
+    bind();
+    const int64_t blocks = std::min<int64_t>((rows + kWarps - 1) / kWarps, int64_t(m_sms) * 16);
+    softmaxRowsKernel<<<static_cast<unsigned>(blocks), kBlock, 0, m_stream>>>(
+        logits.data, probs.data, rows, k, invT);
+    checkLaunch("softmaxRows");
+}
+
+// ---- step guard ------------------------------------------------------------------------------
+
+void CudaBackend::guardAndClip(const float* sq, int count, const float* loss, float maxNorm,
+                               int64_t step, float* guard)
+{
+    bind();
+    guardKernel<<<1, kBlock, 0, m_stream>>>(sq, std::max(count, 0), loss, maxNorm,
+                                            static_cast<float>(step), guard);
+    checkLaunch("guardAndClip");
+}
+
+} // namespace il::cuda
