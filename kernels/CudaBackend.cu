@@ -302,10 +302,13 @@ void CudaBackend::release() noexcept
     if (m_stream) {
         flushDeferredFrees();
         if (m_ones) cudaFreeAsync(m_ones, m_stream);
+        if (m_sampleScratch) cudaFreeAsync(m_sampleScratch, m_stream);
         cudaStreamSynchronize(m_stream);
     }
     m_ones = nullptr;
     m_onesCount = 0;
+    m_sampleScratch = nullptr;
+    m_sampleScratchFloats = 0;
     if (m_blas) cublasDestroy(m_blas); // before its workspace goes
     m_blas = nullptr;
     if (m_blasWorkspace) cudaFree(m_blasWorkspace);

@@ -145,6 +145,8 @@ public:
     void lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
                      float* lossOut, bool accumulate) override;
     void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override;
+    void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
+                    Tensor ids) override;
 
     void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
                       float* guard) override;
@@ -197,6 +199,8 @@ private:
     double* m_partials = nullptr; // kMaxReduceBlocks block partials of the two-pass reductions
     float* m_ones = nullptr;
     int64_t m_onesCount = 0;
+    float* m_sampleScratch = nullptr; // rows x k floats for sampleRows, grow-only
+    int64_t m_sampleScratchFloats = 0;
 
     // Recording: m_recording is set while a stream capture of m_stream is open. Frees that
     // arrive then are deferred (a cudaFreeAsync would be captured into the graph and run at

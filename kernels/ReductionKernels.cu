@@ -7,6 +7,7 @@
 // single block suffices it writes the result directly. The partials live in a workspace
 // allocated once with the backend, so no reduction ever allocates.
 #include "CudaCommon.cuh"
+#include "Sampling.h"
 
 #include <cmath>
 
@@ -213,6 +214,18 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
+// One thread per row, the CPU's rule (Sampling.h) word for word: generation batches are a few
+// thousand rows of a small alphabet, so a serial scan per row is plenty, and identical rules
+// give identical names on both backends.
+__global__ void __launch_bounds__(kBlock)
+    sampleRowsKernel(const float* p, const float* u, float* ids, float* scratch, int64_t rows,
+                     int64_t k, int topK, int firstAllowed)
+{
+    for (int64_t i = globalThread(); i < rows; i += globalStride())
+        ids[i] = static_cast<float>(
+            sampleCategory(p + i * k, k, u[i], topK, firstAllowed, scratch + i * k));
+}
+
 // The step guard, exactly CpuBackend::guardAndClip: the threads stage sq in shared memory,
 // thread 0 scans it in order (first non-finite tensor wins, the norm is summed in double).
 constexpr int kGuardChunk = kBlock;
@@ -282,6 +295,7 @@ cudaError_t loadReductionKernels()
         reinterpret_cast<const void*>(&pointLossKernel),
         reinterpret_cast<const void*>(&crossEntropyKernel),
         reinterpret_cast<const void*>(&softmaxRowsKernel),
+        reinterpret_cast<const void*>(&sampleRowsKernel),
         reinterpret_cast<const void*>(&guardKernel),
     };
     for (const void* kernel : kernels) {
@@ -362,6 +376,26 @@ void CudaBackend::softmaxRows(ConstTensor logits, float temperature, Tensor prob
     softmaxRowsKernel<<<static_cast<unsigned>(blocks), kBlock, 0, m_stream>>>(
         logits.data, probs.data, rows, k, invT);
     checkLaunch("softmaxRows");
+}
+
+void CudaBackend::sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
+                             Tensor ids)
+{
+    checkSampleShapes(probs, uniforms, ids);
+    const int64_t rows = probs.rows(), k = probs.cols();
+    if (rows <= 0) return;
+    bind();
+    if (rows * k > m_sampleScratchFloats) { // generation, never inside a recorded step
+        requireNotRecording("sampleRows");
+        auto* grown = static_cast<float*>(allocateBytes(static_cast<size_t>(rows * k) * 4));
+        freeBytes(m_sampleScratch);
+        m_sampleScratch = grown;
+        m_sampleScratchFloats = rows * k;
+    }
+    const unsigned blocks = elementGrid(rows);
+    sampleRowsKernel<<<blocks, kBlock, 0, m_stream>>>(probs.data, uniforms.data, ids.data,
+                                                      m_sampleScratch, rows, k, topK, firstAllowed);
+    checkLaunch("sampleRows");
 }
 
 // ---- step guard ------------------------------------------------------------------------------

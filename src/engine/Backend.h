@@ -61,7 +61,7 @@ struct SgdParams {
 
 // Bumped whenever this interface changes: a separately built backend module (the CUDA one in
 // kernels/) is refused unless it was built against the same version.
-inline constexpr int kBackendAbiVersion = 2;
+inline constexpr int kBackendAbiVersion = 3;
 
 class Backend {
 public:
@@ -131,6 +131,14 @@ public:
                              float* lossOut, bool accumulate) = 0;
     // Row-wise softmax of logits / temperature (inference and generation).
     virtual void softmaxRows(ConstTensor logits, float temperature, Tensor probs) = 0;
+
+    // One draw per row of probs (rows x k, e.g. from softmaxRows) with the number in uniforms
+    // (rows x 1, in [0, 1)), written as a float id to ids (rows x 1). Only ids >= firstAllowed
+    // and, when 0 < topK < k, the topK most probable can be drawn. See sampleCategory
+    // (Sampling.h) for the exact rule; every backend follows it, so the same probabilities and
+    // numbers give the same ids everywhere. Generation downloads the ids, not the probabilities.
+    virtual void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
+                            Tensor ids) = 0;
 
     // ---- training-step guard and optimizers ---------------------------------------------------
     // sq: count floats, the sum of squared gradients of each parameter tensor; loss: the loss

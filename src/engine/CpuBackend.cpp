@@ -7,6 +7,7 @@
 #include "Backend.h"
 #include "Errors.h"
 #include "FastMath.h"
+#include "Sampling.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -479,6 +480,17 @@ public:
             for (int64_t j = 0; j < k; ++j)
                 p[j] *= inv;
         }
+    }
+
+    void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
+                    Tensor ids) override
+    {
+        checkSampleShapes(probs, uniforms, ids);
+        const int64_t rows = probs.rows(), k = probs.cols();
+        std::vector<float> scratch(static_cast<size_t>(k));
+        for (int64_t i = 0; i < rows; ++i)
+            ids.data[i] = static_cast<float>(sampleCategory(probs.data + i * k, k, uniforms.data[i],
+                                                            topK, firstAllowed, scratch.data()));
     }
 
     // ---- guard and optimizers -------------------------------------------------------------

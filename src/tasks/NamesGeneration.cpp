@@ -27,45 +27,6 @@ bool fits(const Network& net, const NamesSchema& s, QString* error)
     return false;
 }
 
-// Draws one id from a row of probabilities. noEnd: the end of the name (id 0) is not allowed.
-// topK > 0 keeps only the K most likely ids (ties go to the lower id, so it is deterministic).
-int sampleId(const float* p, int64_t vocab, bool noEnd, int topK, Rng& rng,
-             std::vector<double>& weights, std::vector<int>& order)
-{
-    for (int64_t j = 0; j < vocab; ++j)
-        weights[static_cast<size_t>(j)] = std::isfinite(p[j]) ? p[j] : 0.0;
-    if (noEnd) weights[0] = 0;
-    if (topK > 0 && topK < vocab) {
-        std::iota(order.begin(), order.end(), 0);
-        std::partial_sort(order.begin(), order.begin() + topK, order.end(), [&](int a, int b) {
-            const double wa = weights[static_cast<size_t>(a)], wb = weights[static_cast<size_t>(b)];
-            return wa != wb ? wa > wb : a < b;
-        });
-        for (size_t j = static_cast<size_t>(topK); j < order.size(); ++j)
-            weights[static_cast<size_t>(order[j])] = 0;
-    }
-    double total = 0;
-    for (double w : weights)
-        total += w;
-    int last = -1; // the last id with weight: rounding can leave r just above the sum
-    if (total > 0) {
-        double r = rng.uniform() * total;
-        for (int64_t j = 0; j < vocab; ++j) {
-            const double w = weights[static_cast<size_t>(j)];
-            if (w <= 0) continue;
-            last = static_cast<int>(j);
-            if (r < w) return last;
-            r -= w;
-        }
-        if (last >= 0) return last;
-    }
-    // Everything underflowed (very low temperature): the most likely allowed id.
-    int best = noEnd ? 1 : 0;
-    for (int64_t j = best; j < vocab; ++j)
-        if (p[j] > p[best]) best = static_cast<int>(j);
-    return best;
-}
-
 } // namespace
 
 int NamesSchema::idOf(char32_t c) const
@@ -182,9 +143,9 @@ GenerationResult generateNames(Network& net, const NamesSchema& schema, const Ge
     const int64_t group = std::min<int64_t>(count, 4096);
     Buffer xBuf(&b, static_cast<size_t>(group * n));
     Buffer logits(&b, static_cast<size_t>(group * v)), probs(&b, static_cast<size_t>(group * v));
-    std::vector<float> hostX(static_cast<size_t>(group * n)), hostP(static_cast<size_t>(group * v));
-    std::vector<double> weights(static_cast<size_t>(v));
-    std::vector<int> order(static_cast<size_t>(v));
+    Buffer numbers(&b, static_cast<size_t>(group)), drawn(&b, static_cast<size_t>(group));
+    std::vector<float> hostX(static_cast<size_t>(group * n)), hostU(static_cast<size_t>(group)),
+        hostIds(static_cast<size_t>(group));
     res.names.resize(static_cast<size_t>(count));
     try {
         for (int64_t first = 0; first < count; first += group) {
@@ -202,15 +163,22 @@ GenerationResult generateNames(Network& net, const NamesSchema& schema, const Ge
                     for (int c = 0; c < n; ++c)
                         hostX[static_cast<size_t>(a * n + c)] =
                             static_cast<float>(window[static_cast<size_t>(active[a] * n + c)]);
+                // Each name draws from its own stream, so a name does not depend on the others.
+                for (int64_t a = 0; a < rows; ++a)
+                    hostU[static_cast<size_t>(a)] = static_cast<float>(
+                        rng[static_cast<size_t>(active[static_cast<size_t>(a)])].uniform());
                 b.upload(xBuf.view(rows, n), hostX.data());
+                b.upload(numbers.view(rows, 1), hostU.data());
                 net.predict(xBuf.view(rows, n), logits.view(rows, v));
                 b.softmaxRows(logits.view(rows, v), temperature, probs.view(rows, v));
-                b.download(hostP.data(), probs.view(rows, v));
+                // The first symbol may not be the boundary (an empty name).
+                b.sampleRows(probs.view(rows, v), numbers.view(rows, 1), topK, step == 0 ? 1 : 0,
+                             drawn.view(rows, 1));
+                b.download(hostIds.data(), drawn.view(rows, 1));
                 still.clear();
                 for (int64_t a = 0; a < rows; ++a) {
                     const int64_t i = active[static_cast<size_t>(a)];
-                    const int id = sampleId(hostP.data() + a * v, v, step == 0, topK,
-                                            rng[static_cast<size_t>(i)], weights, order);
+                    const int id = static_cast<int>(hostIds[static_cast<size_t>(a)]);
                     if (id == 0) continue; // the model ended the name
                     auto& t = text[static_cast<size_t>(i)];
                     t.push_back(schema.alphabet[static_cast<size_t>(id - 1)]);

@@ -182,6 +182,9 @@ private slots:
     void lossAccumulate();
     void softmaxRows_data();
     void softmaxRows();
+    void sampleRows_data();
+    void sampleRows();
+    void sampleRowsFrequencies();
 
     void guardAndClip_data();
     void guardAndClip();
@@ -1001,6 +1004,81 @@ void TestBackendOps::softmaxRows()
     Buffer p = testutil::filledBuffer(b(), n, kNaN);
     b().softmaxRows(dz.view(rows, cols), temperature, p.view(rows, cols));
     IL_COMPARE_CLOSE(toHost(b(), p.view(rows, cols)), ref, 1e-7, 1e-5);
+}
+
+// One row per case: probabilities, the number u, topK, firstAllowed, the expected id. Worked out
+// by hand from the rule: the first allowed id whose running sum exceeds u * (allowed total).
+void TestBackendOps::sampleRows_data()
+{
+    QTest::addColumn<QVector<float>>("p");
+    QTest::addColumn<float>("u");
+    QTest::addColumn<int>("topK");
+    QTest::addColumn<int>("firstAllowed");
+    QTest::addColumn<int>("expected");
+    const QVector<float> p{0.1f, 0.2f, 0.3f, 0.4f};
+    QTest::newRow("u 0 -> first") << p << 0.f << 0 << 0 << 0;
+    QTest::newRow("u 0.05 -> 0") << p << 0.05f << 0 << 0 << 0;
+    QTest::newRow("u 0.15 -> 1") << p << 0.15f << 0 << 0 << 1;
+    QTest::newRow("u 0.35 -> 2") << p << 0.35f << 0 << 0 << 2;
+    QTest::newRow("u 0.99 -> 3") << p << 0.99f << 0 << 0 << 3;
+    // Without id 0 the total is 0.9: 0.2 / 0.9 = 0.222 is where id 2 starts.
+    QTest::newRow("no 0, u 0.2 -> 1") << p << 0.2f << 0 << 1 << 1;
+    QTest::newRow("no 0, u 0.25 -> 2") << p << 0.25f << 0 << 1 << 2;
+    // Top 2 keeps ids 2 and 3 (total 0.7): 0.3 / 0.7 = 0.43.
+    QTest::newRow("top 2, u 0.4 -> 2") << p << 0.4f << 2 << 0 << 2;
+    QTest::newRow("top 2, u 0.5 -> 3") << p << 0.5f << 2 << 0 << 3;
+    QTest::newRow("top 1 -> argmax") << p << 0.f << 1 << 0 << 3;
+    // Ties keep the lower id.
+    QTest::newRow("tie, top 1") << QVector<float>{0.3f, 0.3f, 0.3f} << 0.9f << 1 << 0 << 0;
+    QTest::newRow("tie, top 2") << QVector<float>{0.3f, 0.3f, 0.3f} << 0.9f << 2 << 0 << 1;
+    // NaN, Inf and negative count as 0.
+    QTest::newRow("nan inf negative")
+        << QVector<float>{kNaN, INFINITY, -1.f, 0.5f} << 0.f << 0 << 0 << 3;
+    // Everything underflowed: the most probable allowed id.
+    QTest::newRow("all zero") << QVector<float>{0.f, 0.f, 0.f} << 0.5f << 0 << 1 << 1;
+    QTest::newRow("u rounds to 1") << p << 1.f << 0 << 0 << 3;
+}
+
+void TestBackendOps::sampleRows()
+{
+    QFETCH(QVector<float>, p);
+    QFETCH(float, u);
+    QFETCH(int, topK);
+    QFETCH(int, firstAllowed);
+    QFETCH(int, expected);
+    const int64_t k = p.size();
+    // The same row three times, so the row index cannot matter.
+    std::vector<float> probs, numbers(3, u);
+    for (int r = 0; r < 3; ++r)
+        probs.insert(probs.end(), p.begin(), p.end());
+    Buffer dp = toDevice(b(), probs), du = toDevice(b(), numbers);
+    Buffer ids = testutil::filledBuffer(b(), 3, -1.f);
+    b().sampleRows(dp.view(3, k), du.view(3, 1), topK, firstAllowed, ids.view(3, 1));
+    for (float id : toHost(b(), ids.view(3, 1)))
+        QCOMPARE(id, float(expected));
+    QVERIFY_THROWS_EXCEPTION(ShapeError, b().sampleRows(dp.view(3, k), du.view(3, 1), topK,
+                                                        firstAllowed, ids.view(1, 3)));
+}
+
+// 20,000 draws with evenly spread numbers follow the distribution to within 0.5%.
+void TestBackendOps::sampleRowsFrequencies()
+{
+    const std::vector<float> p{0.05f, 0.15f, 0.5f, 0.3f};
+    const int64_t rows = 20000;
+    std::vector<float> probs, numbers;
+    for (int64_t r = 0; r < rows; ++r) {
+        probs.insert(probs.end(), p.begin(), p.end());
+        numbers.push_back((static_cast<float>(r) + 0.5f) / static_cast<float>(rows));
+    }
+    Buffer dp = toDevice(b(), probs), du = toDevice(b(), numbers);
+    Buffer ids(&b(), static_cast<size_t>(rows));
+    b().sampleRows(dp.view(rows, 4), du.view(rows, 1), 0, 0, ids.view(rows, 1));
+    std::vector<int> count(4);
+    for (float id : toHost(b(), ids.view(rows, 1)))
+        ++count[static_cast<size_t>(id)];
+    for (size_t j = 0; j < p.size(); ++j)
+        QVERIFY2(std::fabs(count[j] / double(rows) - p[j]) < 0.005,
+                 qPrintable(QString("id %1: %2 of %3").arg(j).arg(count[j]).arg(rows)));
 }
 
 // ---- guard and optimizers

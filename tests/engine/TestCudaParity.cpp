@@ -364,6 +364,8 @@ private slots:
     void loss();
     void softmaxRows_data();
     void softmaxRows();
+    void sampleRows_data();
+    void sampleRows();
     void guardAndClip_data();
     void guardAndClip();
     void guardIsSticky();
@@ -906,6 +908,40 @@ void TestCudaParity::loss()
                   reductionBound(double(k), 1.0),
               kTranscendental.rtol, "transcendental + row sum"};
     IL_AGREE(grad, (Tolerance{gt.atol / denom, gt.rtol, gt.name}));
+}
+
+void TestCudaParity::sampleRows_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::addColumn<int>("topK");
+    QTest::addColumn<int>("firstAllowed");
+    QTest::newRow("4096x28") << qint64(4096) << qint64(28) << 0 << 0;
+    QTest::newRow("4096x28 no boundary") << qint64(4096) << qint64(28) << 0 << 1;
+    QTest::newRow("4096x28 top 5") << qint64(4096) << qint64(28) << 5 << 1;
+    QTest::newRow("33x300 top 1") << qint64(33) << qint64(300) << 1 << 0;
+}
+
+// Both backends run the same rule (Sampling.h) on the same numbers: the ids must be identical,
+// including rows with NaN, ties and rows that underflowed to zero.
+void TestCudaParity::sampleRows()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    QFETCH(int, topK);
+    QFETCH(int, firstAllowed);
+    Rng rng(size_t(rows * cols) + size_t(topK));
+    auto p = randomVector(rng, size_t(rows * cols), 0, 1);
+    for (int64_t c = 0; c < cols; ++c) {
+        p[size_t(c)] = 0.25f;                  // row 0: all tied
+        p[size_t(cols + c)] = 0.f;             // row 1: underflowed
+        p[size_t(2 * cols + c)] = c % 3 ? kNaN : 0.5f; // row 2: mostly NaN
+    }
+    const auto u = randomVector(rng, size_t(rows), 0, 1);
+    Pair pp = pair(p, rows, cols), pu = pair(u, rows, 1);
+    Pair ids = filled(rows, 1, -1.f);
+    forBoth([&](Backend& b, Side s) { b.sampleRows(pp[s], pu[s], topK, firstAllowed, ids[s]); });
+    IL_AGREE(ids, kExact);
 }
 
 void TestCudaParity::softmaxRows_data()

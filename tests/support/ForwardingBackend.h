@@ -115,6 +115,11 @@ public:
     {
         run([=, this] { m_inner->softmaxRows(logits, t, probs); });
     }
+    void sampleRows(il::ConstTensor probs, il::ConstTensor u, int topK, int firstAllowed,
+                    il::Tensor ids) override
+    {
+        run([=, this] { m_inner->sampleRows(probs, u, topK, firstAllowed, ids); });
+    }
     void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
                       float* guard) override
     {
