@@ -155,6 +155,7 @@ public:
     void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
                   const float* guard) override;
 
+    void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override;
     void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override;
 
     bool beginRecording() override;

@@ -6,6 +6,7 @@
 // IEEE (no --use_fast_math): sinf/cosf/expf/tanhf are the accurate versions, which SIREN
 // (sin(30 x)) and the non-finite checks of the step guard rely on.
 #include "CudaCommon.cuh"
+#include "Shuffle.h"
 
 #include <cmath>
 #include <cstring>
@@ -220,6 +221,14 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
+// An epoch's order: each position computed on its own (Shuffle.h), as on the CPU.
+__global__ void __launch_bounds__(kBlock)
+    shuffledOrderKernel(ShuffleKey key, int64_t n, int32_t* order)
+{
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        order[i] = static_cast<int32_t>(shuffledIndex(i, key));
+}
+
 // dst[i, :] = src[index[first + i], :]; an index outside [0, srcRows) gives a zero row.
 __global__ void __launch_bounds__(kBlock)
     gatherRowsKernel(const float* src, int64_t srcRows, const int32_t* index, int64_t first,
@@ -305,6 +314,7 @@ cudaError_t loadElementwiseKernels()
         reinterpret_cast<const void*>(&embeddingForwardKernel),
         reinterpret_cast<const void*>(&embeddingBackwardKernel),
         reinterpret_cast<const void*>(&gatherRowsKernel),
+        reinterpret_cast<const void*>(&shuffledOrderKernel),
         reinterpret_cast<const void*>(&sgdKernel),
         reinterpret_cast<const void*>(&sgdMomentumKernel),
         reinterpret_cast<const void*>(&adamKernel),
@@ -494,6 +504,16 @@ void CudaBackend::embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtab
 // ---- data movement ---------------------------------------------------------------------------
 // index is device memory (IndexBuffer). An index outside [0, src.rows) gives a zero row instead
 // of a read outside src (the CPU backend does not check).
+
+void CudaBackend::shuffledOrder(uint64_t key, int64_t n, int32_t* order)
+{
+    if (n < 0 || n > INT32_MAX) throw ShapeError("shuffledOrder: " + std::to_string(n) + " rows");
+    if (n == 0) return;
+    bind();
+    shuffledOrderKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(
+        makeShuffleKey(key, static_cast<uint64_t>(n)), n, order);
+    checkLaunch("shuffledOrder");
+}
 
 void CudaBackend::gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst)
 {

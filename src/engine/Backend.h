@@ -61,7 +61,7 @@ struct SgdParams {
 
 // Bumped whenever this interface changes: a separately built backend module (the CUDA one in
 // kernels/) is refused unless it was built against the same version.
-inline constexpr int kBackendAbiVersion = 3;
+inline constexpr int kBackendAbiVersion = 4;
 
 class Backend {
 public:
@@ -155,6 +155,10 @@ public:
                           const float* guard) = 0;
 
     // ---- data movement -------------------------------------------------------------------------
+    // order[i] = shuffledIndex(i) for i < n: a permutation of [0, n) chosen by key (Shuffle.h),
+    // the same on every backend. order: n int32 of backend memory. The trainer draws one key per
+    // epoch on the host, so an epoch's order costs a kernel argument, not a copy.
+    virtual void shuffledOrder(uint64_t key, int64_t n, int32_t* order) = 0;
     // dst[i, :] = src[index[first + i], :] for i < dst.rows.
     virtual void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) = 0;
 

@@ -8,6 +8,7 @@
 #include "Errors.h"
 #include "FastMath.h"
 #include "Sampling.h"
+#include "Shuffle.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -587,6 +588,16 @@ public:
             vp[i] = vi;
             w[i] = wi - stepSize * mi / (std::sqrt(vi) * invSqrtBc2 + eps);
         }
+    }
+
+    void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override
+    {
+        if (n < 0 || n > INT32_MAX)
+            throw ShapeError("shuffledOrder: " + std::to_string(n) + " rows");
+        const ShuffleKey s = makeShuffleKey(key, static_cast<uint64_t>(n));
+#pragma omp parallel for schedule(static) if (n > kParallelMin / 16)
+        for (int64_t i = 0; i < n; ++i)
+            order[i] = static_cast<int32_t>(shuffledIndex(i, s));
     }
 
     void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -146,12 +147,15 @@ TrainResult Trainer::run(const TrainingData& data)
     const bool gather = batch < rows;
     Buffer batchX, batchY;
     IndexBuffer order;
-    std::vector<int32_t> hostOrder;
     if (gather) {
         batchX = Buffer(&b, static_cast<size_t>(batch * data.trainX.cols()));
         batchY = Buffer(&b, static_cast<size_t>(batch * yCols));
         order = IndexBuffer(&b, static_cast<size_t>(rows));
-        hostOrder.resize(static_cast<size_t>(rows));
+        if (!cfg.shuffle) { // the same order every epoch: uploaded once
+            std::vector<int32_t> identity(static_cast<size_t>(rows));
+            std::iota(identity.begin(), identity.end(), 0);
+            b.upload(order.data(), identity.data(), identity.size() * sizeof(int32_t));
+        }
     }
     Buffer grad(&b, static_cast<size_t>(batch * m_net.outputWidth()));
     Buffer evalScratch(&b, 1);
@@ -180,16 +184,11 @@ TrainResult Trainer::run(const TrainingData& data)
     const bool device = !b.memoryOnHost();
     std::shared_ptr<HostSnapshot> lastGood;
 
+    // The order of an epoch's rows is made on the backend from one key: no copy per epoch.
     auto loadEpochOrder = [&](int64_t epoch) {
-        if (!gather) return;
-        if (cfg.shuffle) {
-            Rng rng = Rng::derive(cfg.seed, "shuffle", static_cast<uint64_t>(epoch));
-            rng.permutationInto(hostOrder);
-        } else {
-            for (int64_t i = 0; i < rows; ++i)
-                hostOrder[static_cast<size_t>(i)] = static_cast<int32_t>(i);
-        }
-        b.upload(order.data(), hostOrder.data(), hostOrder.size() * sizeof(int32_t));
+        if (!gather || !cfg.shuffle) return;
+        b.shuffledOrder(Rng::derive(cfg.seed, "shuffle", static_cast<uint64_t>(epoch)).next(), rows,
+                        order.data());
     };
     if (m_state.stepInEpoch > 0) loadEpochOrder(m_state.epoch);
 

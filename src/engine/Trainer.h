@@ -5,8 +5,9 @@
 // Nothing is allocated and nothing is copied to the host inside a step. Every readEvery steps
 // the trainer downloads one small block: the summed loss and the guard slots.
 //
-// Determinism: batch order for epoch e is a permutation drawn from Rng::derive(seed, "shuffle",
-// e), so a run saved at step s and resumed gives the same batches as a run that never stopped.
+// Determinism: batch order for epoch e is the permutation Backend::shuffledOrder makes from the
+// key Rng::derive(seed, "shuffle", e) draws (the same on every backend, made on the backend), so
+// a run saved at step s and resumed gives the same batches as a run that never stopped.
 #pragma once
 
 #include "Network.h"

@@ -13,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <numbers>
+#include <numeric>
 
 using namespace il;
 using testutil::allFinite;
@@ -185,6 +186,9 @@ private slots:
     void sampleRows_data();
     void sampleRows();
     void sampleRowsFrequencies();
+    void shuffledOrderIsAPermutation_data();
+    void shuffledOrderIsAPermutation();
+    void shuffledOrderIsUniform();
 
     void guardAndClip_data();
     void guardAndClip();
@@ -1079,6 +1083,65 @@ void TestBackendOps::sampleRowsFrequencies()
     for (size_t j = 0; j < p.size(); ++j)
         QVERIFY2(std::fabs(count[j] / double(rows) - p[j]) < 0.005,
                  qPrintable(QString("id %1: %2 of %3").arg(j).arg(count[j]).arg(rows)));
+}
+
+void TestBackendOps::shuffledOrderIsAPermutation_data()
+{
+    QTest::addColumn<qint64>("n");
+    for (qint64 n : {1, 2, 3, 5, 17, 64, 1000, 65537})
+        QTest::addRow("%lld", n) << n;
+}
+
+// Every row exactly once; the same key the same order; another key another order.
+void TestBackendOps::shuffledOrderIsAPermutation()
+{
+    QFETCH(qint64, n);
+    IndexBuffer order(&b(), static_cast<size_t>(n));
+    auto run = [&](uint64_t key) {
+        b().shuffledOrder(key, n, order.data());
+        std::vector<int32_t> host(static_cast<size_t>(n));
+        b().download(host.data(), order.data(), host.size() * sizeof(int32_t));
+        return host;
+    };
+    const auto a = run(42);
+    std::vector<int> seen(static_cast<size_t>(n));
+    for (int32_t r : a) {
+        QVERIFY2(r >= 0 && r < n, qPrintable(QString::number(r)));
+        QVERIFY2(++seen[static_cast<size_t>(r)] == 1, qPrintable(QString("%1 twice").arg(r)));
+    }
+    QCOMPARE(run(42), a);
+    if (n >= 5) {
+        QVERIFY(run(43) != a);
+        std::vector<int32_t> identity(static_cast<size_t>(n));
+        std::iota(identity.begin(), identity.end(), 0);
+        QVERIFY(a != identity);
+    }
+}
+
+// Over 4,000 keys, where row 0 lands among 10 positions is close to uniform (each position's
+// count within 5 standard deviations of 400), and so is which row comes first.
+void TestBackendOps::shuffledOrderIsUniform()
+{
+    const int64_t n = 10;
+    const int keys = 4000;
+    IndexBuffer order(&b(), static_cast<size_t>(n));
+    std::vector<int> whereRow0(n), firstRow(n);
+    std::vector<int32_t> host(static_cast<size_t>(n));
+    for (int k = 0; k < keys; ++k) {
+        b().shuffledOrder(Rng::derive(7, "shuffle", static_cast<uint64_t>(k)).next(), n,
+                          order.data());
+        b().download(host.data(), order.data(), host.size() * sizeof(int32_t));
+        ++firstRow[static_cast<size_t>(host[0])];
+        for (int64_t i = 0; i < n; ++i)
+            if (host[static_cast<size_t>(i)] == 0) ++whereRow0[static_cast<size_t>(i)];
+    }
+    const double mean = keys / double(n), sd = std::sqrt(keys * 0.1 * 0.9);
+    for (int64_t i = 0; i < n; ++i) {
+        QVERIFY2(std::fabs(whereRow0[size_t(i)] - mean) < 5 * sd,
+                 qPrintable(QString("row 0 at %1: %2 times").arg(i).arg(whereRow0[size_t(i)])));
+        QVERIFY2(std::fabs(firstRow[size_t(i)] - mean) < 5 * sd,
+                 qPrintable(QString("row %1 first: %2 times").arg(i).arg(firstRow[size_t(i)])));
+    }
 }
 
 // ---- guard and optimizers

@@ -366,6 +366,7 @@ private slots:
     void softmaxRows();
     void sampleRows_data();
     void sampleRows();
+    void shuffledOrder();
     void guardAndClip_data();
     void guardAndClip();
     void guardIsSticky();
@@ -933,8 +934,8 @@ void TestCudaParity::sampleRows()
     Rng rng(size_t(rows * cols) + size_t(topK));
     auto p = randomVector(rng, size_t(rows * cols), 0, 1);
     for (int64_t c = 0; c < cols; ++c) {
-        p[size_t(c)] = 0.25f;                  // row 0: all tied
-        p[size_t(cols + c)] = 0.f;             // row 1: underflowed
+        p[size_t(c)] = 0.25f;                          // row 0: all tied
+        p[size_t(cols + c)] = 0.f;                     // row 1: underflowed
         p[size_t(2 * cols + c)] = c % 3 ? kNaN : 0.5f; // row 2: mostly NaN
     }
     const auto u = randomVector(rng, size_t(rows), 0, 1);
@@ -942,6 +943,22 @@ void TestCudaParity::sampleRows()
     Pair ids = filled(rows, 1, -1.f);
     forBoth([&](Backend& b, Side s) { b.sampleRows(pp[s], pu[s], topK, firstAllowed, ids[s]); });
     IL_AGREE(ids, kExact);
+}
+
+// The epoch order is made on the device from one key: identical to the CPU's, so both
+// backends train on the same batches.
+void TestCudaParity::shuffledOrder()
+{
+    for (int64_t n : {int64_t(1), int64_t(1000), int64_t(262144), int64_t(1000003)}) {
+        std::vector<int32_t> got[2];
+        for (Side s : {Cpu, Gpu}) {
+            IndexBuffer order(&side(s), static_cast<size_t>(n));
+            side(s).shuffledOrder(0x5EED + static_cast<uint64_t>(n), n, order.data());
+            got[s].resize(static_cast<size_t>(n));
+            side(s).download(got[s].data(), order.data(), got[s].size() * sizeof(int32_t));
+        }
+        QVERIFY2(got[Cpu] == got[Gpu], qPrintable(QString("n = %1").arg(n)));
+    }
 }
 
 void TestCudaParity::softmaxRows_data()

@@ -135,6 +135,10 @@ public:
     {
         run([=, this] { m_inner->adamStep(params, grads, m, v, p, guard); });
     }
+    void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override
+    {
+        run([=, this] { m_inner->shuffledOrder(key, n, order); });
+    }
     void gatherRows(il::ConstTensor src, const int32_t* index, int64_t first,
                     il::Tensor dst) override
     {
