@@ -17,9 +17,7 @@ Other variables (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, ...) are left as the calle
 
 import argparse
 import json
-import math
 import os
-import statistics
 import sys
 import time
 
@@ -49,66 +47,19 @@ os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
 import torch  # noqa: E402  (after the thread variables, on purpose)
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from torch_common import (SIREN_SPEC, bench_sgemm, print_sgemm, print_workload,  # noqa: E402
+                          siren, siren_target, stats)
 
 torch.set_num_threads(ARGS.threads)
 torch.set_num_interop_threads(1)
 torch.manual_seed(1)
 
 
-def stats(samples):
-    return {"ms": statistics.median(samples), "min_ms": min(samples), "max_ms": max(samples),
-            "samples": len(samples)}
-
-
-def bench_sgemm(repeat):
-    results = []
-    for n in (256, 512, 1024, 2048):
-        a = torch.rand(n, n) * 2 - 1
-        b = torch.rand(n, n) * 2 - 1
-        c = torch.empty(n, n)
-        torch.mm(a, b, out=c)
-        torch.mm(a, b, out=c)
-        t0 = time.perf_counter()
-        torch.mm(a, b, out=c)
-        once = max((time.perf_counter() - t0) * 1e3, 1e-3)
-        inner = max(1, math.ceil(20.0 / once))
-        samples = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                torch.mm(a, b, out=c)
-            samples.append((time.perf_counter() - t0) * 1e3 / inner)
-        s = stats(samples)
-        results.append({"n": n, "gflops": 2.0 * n ** 3 / (s["ms"] * 1e-3) / 1e9, **s,
-                        "inner": inner})
-    return results
-
-
-class Sine(nn.Module):
-    def __init__(self, w0):
-        super().__init__()
-        self.w0 = w0
-
-    def forward(self, x):
-        return torch.sin(self.w0 * x)
-
-
 def bench_siren(repeat, warmup=3):
     rows = 40000
     x = torch.rand(rows, 2) * 2 - 1
-    u, v = x[:, 0:1], x[:, 1:2]
-    y = torch.sin(3 * u) * torch.cos(2 * v) + 0.5 * torch.exp(-(u * u + v * v))
-    layers = []
-    width = 2
-    for i in range(3):
-        lin = nn.Linear(width, 256)
-        bound = 1.0 / width if i == 0 else math.sqrt(6.0 / width) / 30.0  # SIREN init
-        nn.init.uniform_(lin.weight, -bound, bound)
-        layers += [lin, Sine(30.0)]
-        width = 256
-    last = nn.Linear(width, 1)
-    nn.init.uniform_(last.weight, -math.sqrt(6.0 / width) / 30.0, math.sqrt(6.0 / width) / 30.0)
-    model = nn.Sequential(*layers, last)
+    y = siren_target(x)
+    model = siren("cpu")
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
 
     samples, losses = [], []
@@ -121,7 +72,7 @@ def bench_siren(repeat, warmup=3):
         losses.append(loss.item())
         if step >= warmup:
             samples.append((time.perf_counter() - t0) * 1e3)
-    return {"spec": "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1",
+    return {"spec": SIREN_SPEC,
             "unit": "step", **stats(samples), "timing": "per-step", "rows": rows,
             "batch_size": rows, "steps_per_epoch": 1,
             "parameters": sum(p.numel() for p in model.parameters()), "warmup": warmup,
@@ -179,19 +130,15 @@ def main():
         print(f"torch_bench: {out['device']}, {out['details']}, {ARGS.threads} threads",
               flush=True)
     if "sgemm" in ARGS.only:
-        out["sgemm"] = bench_sgemm(ARGS.repeat)
+        out["sgemm"] = bench_sgemm(ARGS.repeat, "cpu")
         if not ARGS.json:
-            for g in out["sgemm"]:
-                print(f"{'sgemm n=' + str(g['n']):34} {g['gflops']:9.1f} GFLOP/s  "
-                      f"({g['ms']:.3f} ms median, min {g['min_ms']:.3f})", flush=True)
+            print_sgemm(out["sgemm"])
     for name, fn, label in (("siren", bench_siren, "siren 2-256x3-1, 40000 rows, full"),
                             ("tanh", bench_tanh, "tanh mlp 135-...-27, 10000 rows/256")):
         if name in ARGS.only:
             r = out[name] = fn(ARGS.repeat)
             if not ARGS.json:
-                print(f"{label:34} {r['ms']:9.2f} ms/{r['unit']}  (min {r['min_ms']:.2f}, "
-                      f"max {r['max_ms']:.2f}, {r['samples']} samples; loss "
-                      f"{r['first_loss']:.4g} -> {r['last_loss']:.4g})", flush=True)
+                print_workload(label, r)
     if ARGS.json:
         json.dump(out, sys.stdout)
         print()

@@ -23,13 +23,10 @@ is used anyway). Prints the same lines (or, with --json, the same keys) as ironl
 
 import argparse
 import json
-import math
-import statistics
 import sys
 import time
 
 WORKLOADS = ("sgemm", "siren262k", "siren4k")
-SPEC = "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1"
 
 
 def parse_args():
@@ -54,8 +51,9 @@ def parse_args():
 ARGS = parse_args()
 
 import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from torch_common import (SIREN_SPEC, bench_sgemm, print_sgemm, print_workload,  # noqa: E402
+                          siren, siren_target, stats)
 
 if ARGS.device == "cuda" and not torch.cuda.is_available():
     print("torch_cuda_bench: torch %s sees no CUDA device (built with CUDA %s)"
@@ -72,67 +70,10 @@ def sync():
         torch.cuda.synchronize()
 
 
-def stats(samples):
-    return {"ms": statistics.median(samples), "min_ms": min(samples), "max_ms": max(samples),
-            "samples": len(samples)}
-
-
-def bench_sgemm(repeat):
-    results = []
-    for n in (256, 512, 1024, 2048):
-        a = torch.rand(n, n, device=DEVICE) * 2 - 1
-        b = torch.rand(n, n, device=DEVICE) * 2 - 1
-        c = torch.empty(n, n, device=DEVICE)
-        torch.mm(a, b, out=c)
-        torch.mm(a, b, out=c)
-        sync()
-        t0 = time.perf_counter()
-        torch.mm(a, b, out=c)
-        sync()
-        once = max((time.perf_counter() - t0) * 1e3, 1e-3)
-        inner = max(1, math.ceil(20.0 / once))  # samples of at least ~20 ms
-        samples = []
-        for _ in range(repeat):
-            sync()
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                torch.mm(a, b, out=c)
-            sync()
-            samples.append((time.perf_counter() - t0) * 1e3 / inner)
-        s = stats(samples)
-        results.append({"n": n, "gflops": 2.0 * n ** 3 / (s["ms"] * 1e-3) / 1e9, **s,
-                        "inner": inner})
-    return results
-
-
-class Sine(nn.Module):
-    def __init__(self, w0):
-        super().__init__()
-        self.w0 = w0
-
-    def forward(self, x):
-        return torch.sin(self.w0 * x)
-
-
-def siren():
-    layers, width = [], 2
-    for i in range(3):
-        lin = nn.Linear(width, 256)
-        bound = 1.0 / width if i == 0 else math.sqrt(6.0 / width) / 30.0
-        nn.init.uniform_(lin.weight, -bound, bound)
-        layers += [lin, Sine(30.0)]
-        width = 256
-    last = nn.Linear(width, 1)
-    bound = math.sqrt(6.0 / width) / 30.0
-    nn.init.uniform_(last.weight, -bound, bound)
-    return nn.Sequential(*layers, last).to(DEVICE)
-
-
 def bench_siren_batch(rows, repeat, read_every, warmup=2):
     x = torch.rand(rows, 2, device=DEVICE) * 2 - 1
-    u, v = x[:, 0:1], x[:, 1:2]
-    y = torch.sin(3 * u) * torch.cos(2 * v) + 0.5 * torch.exp(-(u * u + v * v))
-    model = siren()
+    y = siren_target(x)
+    model = siren(DEVICE)
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     loss_sum = torch.zeros((), device=DEVICE)
 
@@ -151,7 +92,7 @@ def bench_siren_batch(rows, repeat, read_every, warmup=2):
         sync()
         if sample >= warmup:
             samples.append((time.perf_counter() - t0) * 1e3 / read_every)
-    return {"spec": SPEC, "unit": "step", **stats(samples), "timing": "samples", "rows": rows,
+    return {"spec": SIREN_SPEC, "unit": "step", **stats(samples), "timing": "samples", "rows": rows,
             "batch_size": rows, "steps_per_epoch": 1,
             "parameters": sum(p.numel() for p in model.parameters()), "warmup": warmup,
             "read_every": read_every, "steps_per_sample": read_every,
@@ -173,19 +114,15 @@ def main():
         print(f"torch_cuda_bench: {out['backend']} backend, {out['device']}\n  {out['details']}",
               flush=True)
     if "sgemm" in ARGS.only:
-        out["sgemm"] = bench_sgemm(ARGS.repeat)
+        out["sgemm"] = bench_sgemm(ARGS.repeat, DEVICE, sync)
         if not ARGS.json:
-            for g in out["sgemm"]:
-                print(f"{'sgemm n=' + str(g['n']):34} {g['gflops']:9.1f} GFLOP/s  "
-                      f"({g['ms']:.3f} ms median, min {g['min_ms']:.3f})", flush=True)
+            print_sgemm(out["sgemm"])
     for name, rows, label in (("siren262k", 262144, "siren 2-256x3-1, 262144 rows, full"),
                               ("siren4k", 4096, "siren 2-256x3-1, 4096 rows, full")):
         if name in ARGS.only:
             r = out[name] = bench_siren_batch(rows, ARGS.repeat, ARGS.read_every)
             if not ARGS.json:
-                print(f"{label:34} {r['ms']:9.2f} ms/{r['unit']}  (min {r['min_ms']:.2f}, "
-                      f"max {r['max_ms']:.2f}, {r['samples']} samples, {r['timing']}; loss "
-                      f"{r['first_loss']:.4g} -> {r['last_loss']:.4g})", flush=True)
+                print_workload(label, r, timing=True)
     if ARGS.json:
         json.dump(out, sys.stdout)
         print()

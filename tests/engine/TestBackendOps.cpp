@@ -4,6 +4,7 @@
 // hand-computed values.
 #include "Backend.h"
 #include "Errors.h"
+#include "Layer.h"
 #include "Random.h"
 #include "TestUtil.h"
 
@@ -25,25 +26,6 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-const char* activationLabel(Activation a)
-{
-    switch (a) {
-    case Activation::Identity:
-        return "identity";
-    case Activation::ReLU:
-        return "relu";
-    case Activation::LeakyReLU:
-        return "leakyrelu";
-    case Activation::Tanh:
-        return "tanh";
-    case Activation::Sigmoid:
-        return "sigmoid";
-    case Activation::Sine:
-        return "sine";
-    }
-    return "?";
-}
 
 double refActivation(Activation a, double p, double x)
 {
@@ -524,8 +506,8 @@ void TestBackendOps::activation_data()
     for (const auto& [act, p] : acts)
         for (const auto& s : shapes)
             for (bool inPlace : {false, true})
-                QTest::addRow("%s(%g) %lldx%lld%s", activationLabel(act), double(p), s[0], s[1],
-                              inPlace ? " in-place" : "")
+                QTest::addRow("%s(%g) %lldx%lld%s", activationName(act).c_str(), double(p), s[0],
+                              s[1], inPlace ? " in-place" : "")
                     << int(act) << p << s[0] << s[1] << inPlace;
 }
 

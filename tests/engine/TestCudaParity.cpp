@@ -17,6 +17,7 @@
 #include "Backend.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
+#include "Layer.h"
 #include "Network.h"
 #include "Optimizer.h"
 #include "Random.h"
@@ -170,40 +171,6 @@ struct Pair {
     float* ptr(Side s) const { return buf[s].data(); }
     size_t size() const { return static_cast<size_t>(shape.size()); }
 };
-
-const char* activationLabel(Activation a)
-{
-    switch (a) {
-    case Activation::Identity:
-        return "identity";
-    case Activation::ReLU:
-        return "relu";
-    case Activation::LeakyReLU:
-        return "leakyrelu";
-    case Activation::Tanh:
-        return "tanh";
-    case Activation::Sigmoid:
-        return "sigmoid";
-    case Activation::Sine:
-        return "sine";
-    }
-    return "?";
-}
-
-const char* lossLabel(LossKind k)
-{
-    switch (k) {
-    case LossKind::MSE:
-        return "mse";
-    case LossKind::MAE:
-        return "mae";
-    case LossKind::BinaryCrossEntropy:
-        return "bce";
-    case LossKind::CrossEntropy:
-        return "ce";
-    }
-    return "?";
-}
 
 // Class ids (CrossEntropy) or random targets of the right range for a loss.
 std::vector<float> targetsFor(LossKind kind, Rng& rng, int64_t rows, int64_t k)
@@ -691,8 +658,8 @@ void TestCudaParity::activation_data()
     for (const auto& [act, p] : acts)
         for (const auto& s : shapes)
             for (bool inPlace : {false, true})
-                QTest::addRow("%s(%g) %lldx%lld%s", activationLabel(act), double(p), s[0], s[1],
-                              inPlace ? " in-place" : "")
+                QTest::addRow("%s(%g) %lldx%lld%s", activationName(act).c_str(), double(p), s[0],
+                              s[1], inPlace ? " in-place" : "")
                     << int(act) << p << s[0] << s[1] << inPlace;
 }
 
@@ -849,8 +816,8 @@ void TestCudaParity::loss_data()
     for (const auto& [kind, s] : kinds)
         for (const auto& sh : shapes)
             for (bool acc : {false, true})
-                QTest::addRow("%s s=%g %lldx%lld%s", lossLabel(kind), double(s), sh[0], sh[1],
-                              acc ? " accumulate" : "")
+                QTest::addRow("%s s=%g %lldx%lld%s", lossName(kind).c_str(), double(s), sh[0],
+                              sh[1], acc ? " accumulate" : "")
                     << int(kind) << s << sh[0] << sh[1] << acc;
 }
 
