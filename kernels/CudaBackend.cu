@@ -509,14 +509,7 @@ void CudaBackend::ensureOnes(int64_t count)
 void CudaBackend::gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b,
                        float beta, Tensor c)
 {
-    const int64_t m = transA ? a.cols() : a.rows();
-    const int64_t k = transA ? a.rows() : a.cols();
-    const int64_t kb = transB ? b.cols() : b.rows();
-    const int64_t n = transB ? b.rows() : b.cols();
-    if (k != kb || c.rows() != m || c.cols() != n)
-        throw ShapeError("gemm: " + a.shape.toString() + (transA ? "^T" : "") + " x " +
-                         b.shape.toString() + (transB ? "^T" : "") + " -> " + c.shape.toString() +
-                         " does not fit");
+    const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
     if (m == 0 || n == 0) return;
     if (k == 0) { // an empty product: C = beta * C
         if (beta == 0.f)
@@ -545,8 +538,7 @@ void CudaBackend::gemm(bool transA, bool transB, float alpha, ConstTensor a, Con
 // cuBLAS gemv is deterministic (no atomics).
 void CudaBackend::sumRows(ConstTensor x, float beta, Tensor out)
 {
-    if (out.size() != x.cols())
-        throw ShapeError("sumRows: output " + out.shape.toString() + " for " + x.shape.toString());
+    shapes::sumRows(x, out);
     const int64_t rows = x.rows(), cols = x.cols();
     if (cols == 0) return;
     bind();

@@ -6,6 +6,7 @@
 #include "Backend.h"
 #include "CudaModule.h"
 #include "Errors.h"
+#include "OpShapes.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -53,13 +54,6 @@ inline void checkLaunch(const char* op)
 // loaded (CUDA lazy loading) while a graph is being captured. Returns the first error.
 cudaError_t loadElementwiseKernels();
 cudaError_t loadReductionKernels();
-
-inline void requireSameShape(const char* op, Shape a, Shape b)
-{
-    if (!(a == b))
-        throw ShapeError(std::string(op) + ": shapes " + a.toString() + " and " + b.toString() +
-                         " differ");
-}
 
 // Blocks of a two-pass reduction over n items: a function of n only (not of the device), so the
 // summation order, and with it the result, is the same on every run and every GPU.

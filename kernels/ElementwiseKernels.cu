@@ -358,9 +358,7 @@ void CudaBackend::scaleInPlace(float* y, int64_t n, float b)
 
 void CudaBackend::broadcastRows(ConstTensor bias, Tensor y)
 {
-    if (bias.size() != y.cols())
-        throw ShapeError("broadcastRows: bias " + bias.shape.toString() + " for " +
-                         y.shape.toString());
+    shapes::broadcastRows(bias, y);
     const int64_t n = y.size();
     if (n <= 0) return;
     bind();
@@ -370,7 +368,7 @@ void CudaBackend::broadcastRows(ConstTensor bias, Tensor y)
 
 void CudaBackend::axpby(float a, ConstTensor x, float b, Tensor y)
 {
-    requireSameShape("axpby", x.shape, y.shape);
+    shapes::same("axpby", x.shape, y.shape);
     const int64_t n = y.size();
     if (n <= 0) return;
     bind();
@@ -382,7 +380,7 @@ void CudaBackend::axpby(float a, ConstTensor x, float b, Tensor y)
 
 void CudaBackend::activationForward(Activation act, float param, ConstTensor x, Tensor y)
 {
-    requireSameShape("activation forward", x.shape, y.shape);
+    shapes::same("activation forward", x.shape, y.shape);
     const int64_t n = x.size();
     if (n <= 0) return;
     bind();
@@ -400,29 +398,29 @@ void CudaBackend::activationForward(Activation act, float param, ConstTensor x, 
 void CudaBackend::activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
                                      ConstTensor dy, Tensor dx)
 {
-    requireSameShape("activation backward", dy.shape, dx.shape);
+    shapes::same("activation backward", dy.shape, dx.shape);
     const float* in = nullptr;
     switch (act) {
     case Activation::Identity:
         break;
     case Activation::ReLU:
-        requireSameShape("relu backward", x.shape, dy.shape);
+        shapes::same("relu backward", x.shape, dy.shape);
         in = x.data;
         break;
     case Activation::LeakyReLU:
-        requireSameShape("leakyrelu backward", x.shape, dy.shape);
+        shapes::same("leakyrelu backward", x.shape, dy.shape);
         in = x.data;
         break;
     case Activation::Tanh:
-        requireSameShape("tanh backward", y.shape, dy.shape);
+        shapes::same("tanh backward", y.shape, dy.shape);
         in = y.data;
         break;
     case Activation::Sigmoid:
-        requireSameShape("sigmoid backward", y.shape, dy.shape);
+        shapes::same("sigmoid backward", y.shape, dy.shape);
         in = y.data;
         break;
     case Activation::Sine:
-        requireSameShape("sine backward", x.shape, dy.shape);
+        shapes::same("sine backward", x.shape, dy.shape);
         in = x.data;
         break;
     }
@@ -446,8 +444,7 @@ void CudaBackend::activationBackward(Activation act, float param, ConstTensor x,
 void CudaBackend::fourierForward(ConstTensor z, Tensor y)
 {
     const int64_t rows = z.rows(), m = z.cols();
-    if (y.rows() != rows || y.cols() != 2 * m)
-        throw ShapeError("fourierForward: " + z.shape.toString() + " -> " + y.shape.toString());
+    shapes::fourierForward(z, y);
     const int64_t n = z.size();
     if (n <= 0) return;
     bind();
@@ -458,9 +455,7 @@ void CudaBackend::fourierForward(ConstTensor z, Tensor y)
 void CudaBackend::fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz)
 {
     const int64_t rows = z.rows(), m = z.cols();
-    if (dy.rows() != rows || dy.cols() != 2 * m || !(dz.shape == z.shape))
-        throw ShapeError("fourierBackward: shapes " + z.shape.toString() + ", " +
-                         dy.shape.toString() + ", " + dz.shape.toString());
+    shapes::fourierBackward(z, dy, dz);
     const int64_t n = z.size();
     if (n <= 0) return;
     bind();
@@ -476,9 +471,7 @@ void CudaBackend::fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz)
 void CudaBackend::embeddingForward(ConstTensor ids, ConstTensor table, Tensor y)
 {
     const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = table.rows(), dim = table.cols();
-    if (y.rows() != rows || y.cols() != ctx * dim)
-        throw ShapeError("embeddingForward: ids " + ids.shape.toString() + ", table " +
-                         table.shape.toString() + " -> " + y.shape.toString());
+    shapes::embeddingForward(ids, table, y);
     const int64_t n = y.size();
     if (n <= 0) return;
     bind();
@@ -490,9 +483,7 @@ void CudaBackend::embeddingForward(ConstTensor ids, ConstTensor table, Tensor y)
 void CudaBackend::embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable)
 {
     const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(), dim = dtable.cols();
-    if (dy.rows() != rows || dy.cols() != ctx * dim)
-        throw ShapeError("embeddingBackward: ids " + ids.shape.toString() + ", dy " +
-                         dy.shape.toString() + ", table " + dtable.shape.toString());
+    shapes::embeddingBackward(ids, dy, dtable);
     if (vocab <= 0 || dim <= 0) return;
     bind();
     const auto grid = static_cast<unsigned>(std::min<int64_t>(vocab, 65535));
@@ -507,7 +498,7 @@ void CudaBackend::embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtab
 
 void CudaBackend::shuffledOrder(uint64_t key, int64_t n, int32_t* order)
 {
-    if (n < 0 || n > INT32_MAX) throw ShapeError("shuffledOrder: " + std::to_string(n) + " rows");
+    shapes::shuffledOrder(n);
     if (n == 0) return;
     bind();
     shuffledOrderKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(
@@ -517,8 +508,7 @@ void CudaBackend::shuffledOrder(uint64_t key, int64_t n, int32_t* order)
 
 void CudaBackend::gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst)
 {
-    if (src.cols() != dst.cols())
-        throw ShapeError("gatherRows: " + src.shape.toString() + " -> " + dst.shape.toString());
+    shapes::gatherRows(src, dst);
     const int64_t n = dst.size();
     if (n <= 0) return;
     bind();
@@ -532,8 +522,8 @@ void CudaBackend::gatherRows(ConstTensor src, const int32_t* index, int64_t firs
 void CudaBackend::sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
                           const float* guard)
 {
-    requireSameShape("sgd", params.shape, grads.shape);
-    if (p.momentum != 0.f) requireSameShape("sgd velocity", params.shape, velocity.shape);
+    shapes::same("sgd", params.shape, grads.shape);
+    if (p.momentum != 0.f) shapes::same("sgd velocity", params.shape, velocity.shape);
     const int64_t n = params.size();
     if (n <= 0) return;
     bind();
@@ -550,9 +540,9 @@ void CudaBackend::sgdStep(Tensor params, ConstTensor grads, Tensor velocity, con
 void CudaBackend::adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v,
                            const AdamParams& p, const float* guard)
 {
-    requireSameShape("adam", params.shape, grads.shape);
-    requireSameShape("adam m", params.shape, m.shape);
-    requireSameShape("adam v", params.shape, v.shape);
+    shapes::same("adam", params.shape, grads.shape);
+    shapes::same("adam m", params.shape, m.shape);
+    shapes::same("adam v", params.shape, v.shape);
     const int64_t n = params.size();
     if (n <= 0) return;
     // Exactly the CPU backend's host-side constants (bias corrections in double).

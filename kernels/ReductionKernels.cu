@@ -323,7 +323,7 @@ void CudaBackend::lossForwardBackward(LossKind kind, float smoothing, ConstTenso
                                       ConstTensor target, Tensor grad, float* lossOut,
                                       bool accumulate)
 {
-    requireSameShape("loss gradient", pred.shape, grad.shape);
+    shapes::same("loss gradient", pred.shape, grad.shape);
     computeLoss(kind, smoothing, pred, target, grad.data, lossOut, accumulate);
 }
 
@@ -338,10 +338,7 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor pred, 
 {
     const int64_t rows = pred.rows(), k = pred.cols(), n = pred.size();
     if (kind == LossKind::CrossEntropy) {
-        if (target.rows() != rows || target.cols() != 1)
-            throw ShapeError("cross-entropy: targets " + target.shape.toString() +
-                             " for predictions " + pred.shape.toString() +
-                             " (expected one class id per row)");
+        shapes::lossTargets(true, pred, target);
         bind();
         const int64_t r = std::max<int64_t>(rows, 0);
         const int blocks = reduceBlocks(r, kWarps); // up to one row per warp
@@ -353,7 +350,7 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor pred, 
         finishReduction(m_stream, blocks, m_partials, so, "cross-entropy loss");
         return;
     }
-    requireSameShape("loss targets", pred.shape, target.shape);
+    shapes::lossTargets(false, pred, target);
     bind();
     const int64_t count = std::max<int64_t>(n, 0);
     const int blocks = reduceBlocks(count, int64_t(kBlock) * 8);
@@ -367,7 +364,7 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor pred, 
 
 void CudaBackend::softmaxRows(ConstTensor logits, float temperature, Tensor probs)
 {
-    requireSameShape("softmaxRows", logits.shape, probs.shape);
+    shapes::same("softmaxRows", logits.shape, probs.shape);
     const int64_t rows = logits.rows(), k = logits.cols();
     if (rows <= 0 || k <= 0) return;
     const float invT = 1.f / std::max(temperature, 1e-6f);
@@ -381,7 +378,7 @@ void CudaBackend::softmaxRows(ConstTensor logits, float temperature, Tensor prob
 void CudaBackend::sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
                              Tensor ids)
 {
-    checkSampleShapes(probs, uniforms, ids);
+    shapes::sampleRows(probs, uniforms, ids);
     const int64_t rows = probs.rows(), k = probs.cols();
     if (rows <= 0) return;
     bind();

@@ -7,6 +7,7 @@
 #include "Backend.h"
 #include "Errors.h"
 #include "FastMath.h"
+#include "OpShapes.h"
 #include "Sampling.h"
 #include "Shuffle.h"
 
@@ -61,13 +62,6 @@ void flushDenormals()
         _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
         done = true;
     }
-}
-
-void requireSameShape(const char* op, Shape a, Shape b)
-{
-    if (!(a == b))
-        throw ShapeError(std::string(op) + ": shapes " + a.toString() + " and " + b.toString() +
-                         " differ");
 }
 
 class CpuBackend final : public Backend {
@@ -170,9 +164,7 @@ public:
 
     void broadcastRows(ConstTensor bias, Tensor y) override
     {
-        if (bias.size() != y.cols())
-            throw ShapeError("broadcastRows: bias " + bias.shape.toString() + " for " +
-                             y.shape.toString());
+        shapes::broadcastRows(bias, y);
         const int64_t rows = y.rows(), cols = y.cols();
         const float* b = bias.data;
         float* out = y.data;
@@ -183,9 +175,7 @@ public:
 
     void sumRows(ConstTensor x, float beta, Tensor out) override
     {
-        if (out.size() != x.cols())
-            throw ShapeError("sumRows: output " + out.shape.toString() + " for " +
-                             x.shape.toString());
+        shapes::sumRows(x, out);
         const int64_t rows = x.rows(), cols = x.cols();
         // Parallel over column blocks: each thread owns its columns, so the order of the row
         // sum is fixed and the result is the same for any thread count.
@@ -222,7 +212,7 @@ public:
 
     void axpby(float a, ConstTensor x, float b, Tensor y) override
     {
-        requireSameShape("axpby", x.shape, y.shape);
+        shapes::same("axpby", x.shape, y.shape);
         const int64_t n = y.size();
         const float* xp = x.data;
         float* yp = y.data;
@@ -236,14 +226,7 @@ public:
               Tensor c) override
     {
         flushDenormals();
-        const int64_t m = transA ? a.cols() : a.rows();
-        const int64_t k = transA ? a.rows() : a.cols();
-        const int64_t kb = transB ? b.cols() : b.rows();
-        const int64_t n = transB ? b.rows() : b.cols();
-        if (k != kb || c.rows() != m || c.cols() != n)
-            throw ShapeError("gemm: " + a.shape.toString() + (transA ? "^T" : "") + " x " +
-                             b.shape.toString() + (transB ? "^T" : "") + " -> " +
-                             c.shape.toString() + " does not fit");
+        const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
         if (m == 0 || n == 0) return;
         if (k == 0) { // an empty product: C = beta * C
             if (beta == 0.f)
@@ -262,7 +245,7 @@ public:
     void activationForward(Activation act, float param, ConstTensor x, Tensor y) override
     {
         flushDenormals();
-        requireSameShape("activation forward", x.shape, y.shape);
+        shapes::same("activation forward", x.shape, y.shape);
         const int64_t n = x.size();
         const float* in = x.data;
         float* out = y.data;
@@ -302,7 +285,7 @@ public:
                             ConstTensor dy, Tensor dx) override
     {
         flushDenormals();
-        requireSameShape("activation backward", dy.shape, dx.shape);
+        shapes::same("activation backward", dy.shape, dx.shape);
         const int64_t n = dy.size();
         const float* g = dy.data;
         float* out = dx.data;
@@ -311,7 +294,7 @@ public:
             if (out != g) std::memcpy(out, g, static_cast<size_t>(n) * sizeof(float));
             break;
         case Activation::ReLU: {
-            requireSameShape("relu backward", x.shape, dy.shape);
+            shapes::same("relu backward", x.shape, dy.shape);
             const float* in = x.data;
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
             for (int64_t i = 0; i < n; ++i)
@@ -319,7 +302,7 @@ public:
             break;
         }
         case Activation::LeakyReLU: {
-            requireSameShape("leakyrelu backward", x.shape, dy.shape);
+            shapes::same("leakyrelu backward", x.shape, dy.shape);
             const float* in = x.data;
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
             for (int64_t i = 0; i < n; ++i)
@@ -327,7 +310,7 @@ public:
             break;
         }
         case Activation::Tanh: {
-            requireSameShape("tanh backward", y.shape, dy.shape);
+            shapes::same("tanh backward", y.shape, dy.shape);
             const float* o = y.data;
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
             for (int64_t i = 0; i < n; ++i)
@@ -335,7 +318,7 @@ public:
             break;
         }
         case Activation::Sigmoid: {
-            requireSameShape("sigmoid backward", y.shape, dy.shape);
+            shapes::same("sigmoid backward", y.shape, dy.shape);
             const float* o = y.data;
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
             for (int64_t i = 0; i < n; ++i)
@@ -343,7 +326,7 @@ public:
             break;
         }
         case Activation::Sine: {
-            requireSameShape("sine backward", x.shape, dy.shape);
+            shapes::same("sine backward", x.shape, dy.shape);
             const float* in = x.data;
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
             for (int64_t i = 0; i < n; ++i)
@@ -357,8 +340,7 @@ public:
     void fourierForward(ConstTensor z, Tensor y) override
     {
         const int64_t rows = z.rows(), m = z.cols();
-        if (y.rows() != rows || y.cols() != 2 * m)
-            throw ShapeError("fourierForward: " + z.shape.toString() + " -> " + y.shape.toString());
+        shapes::fourierForward(z, y);
 #pragma omp parallel for schedule(static) if (z.size() > kParallelMin / 4)
         for (int64_t i = 0; i < rows; ++i) {
             const float* zr = z.data + i * m;
@@ -377,9 +359,7 @@ public:
     void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) override
     {
         const int64_t rows = z.rows(), m = z.cols();
-        if (dy.rows() != rows || dy.cols() != 2 * m || !(dz.shape == z.shape))
-            throw ShapeError("fourierBackward: shapes " + z.shape.toString() + ", " +
-                             dy.shape.toString() + ", " + dz.shape.toString());
+        shapes::fourierBackward(z, dy, dz);
 #pragma omp parallel for schedule(static) if (z.size() > kParallelMin / 4)
         for (int64_t i = 0; i < rows; ++i) {
             const float* zr = z.data + i * m;
@@ -399,9 +379,7 @@ public:
     void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override
     {
         const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = table.rows(), dim = table.cols();
-        if (y.rows() != rows || y.cols() != ctx * dim)
-            throw ShapeError("embeddingForward: ids " + ids.shape.toString() + ", table " +
-                             table.shape.toString() + " -> " + y.shape.toString());
+        shapes::embeddingForward(ids, table, y);
         int64_t bad = -1;
 #pragma omp parallel for schedule(static) if (y.size() > kParallelMin) reduction(max : bad)
         for (int64_t i = 0; i < rows; ++i) {
@@ -427,9 +405,7 @@ public:
     {
         const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(),
                       dim = dtable.cols();
-        if (dy.rows() != rows || dy.cols() != ctx * dim)
-            throw ShapeError("embeddingBackward: ids " + ids.shape.toString() + ", dy " +
-                             dy.shape.toString() + ", table " + dtable.shape.toString());
+        shapes::embeddingBackward(ids, dy, dtable);
         fill(dtable, 0.f);
         // Serial scatter-add: ids repeat, and a fixed order keeps results bit-reproducible.
         for (int64_t i = 0; i < rows; ++i) {
@@ -450,7 +426,7 @@ public:
                              Tensor grad, float* lossOut, bool accumulate) override
     {
         flushDenormals();
-        requireSameShape("loss gradient", pred.shape, grad.shape);
+        shapes::same("loss gradient", pred.shape, grad.shape);
         computeLoss(kind, smoothing, pred, target, grad.data, lossOut, accumulate);
     }
 
@@ -462,7 +438,7 @@ public:
 
     void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override
     {
-        requireSameShape("softmaxRows", logits.shape, probs.shape);
+        shapes::same("softmaxRows", logits.shape, probs.shape);
         const int64_t rows = logits.rows(), k = logits.cols();
         const float invT = 1.f / std::max(temperature, 1e-6f);
 #pragma omp parallel for schedule(static) if (logits.size() > kParallelMin)
@@ -486,7 +462,7 @@ public:
     void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
                     Tensor ids) override
     {
-        checkSampleShapes(probs, uniforms, ids);
+        shapes::sampleRows(probs, uniforms, ids);
         const int64_t rows = probs.rows(), k = probs.cols();
         std::vector<float> scratch(static_cast<size_t>(k));
         for (int64_t i = 0; i < rows; ++i)
@@ -526,7 +502,7 @@ public:
                  const float* guard) override
     {
         flushDenormals();
-        requireSameShape("sgd", params.shape, grads.shape);
+        shapes::same("sgd", params.shape, grads.shape);
         if (guard && guard[GuardBad] != 0.f) return;
         const float scale = guard ? guard[GuardScale] : 1.f;
         const int64_t n = params.size();
@@ -539,7 +515,7 @@ public:
                 w[i] -= lr * (g[i] * scale + wd * w[i]);
             return;
         }
-        requireSameShape("sgd velocity", params.shape, velocity.shape);
+        shapes::same("sgd velocity", params.shape, velocity.shape);
         float* v = velocity.data;
         const bool nesterov = p.nesterov;
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
@@ -560,9 +536,9 @@ public:
     {
         flushDenormals();
         flushDenormals();
-        requireSameShape("adam", params.shape, grads.shape);
-        requireSameShape("adam m", params.shape, m.shape);
-        requireSameShape("adam v", params.shape, v.shape);
+        shapes::same("adam", params.shape, grads.shape);
+        shapes::same("adam m", params.shape, m.shape);
+        shapes::same("adam v", params.shape, v.shape);
         if (guard && guard[GuardBad] != 0.f) return;
         const float scale = guard ? guard[GuardScale] : 1.f;
         const int64_t n = params.size();
@@ -592,8 +568,7 @@ public:
 
     void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override
     {
-        if (n < 0 || n > INT32_MAX)
-            throw ShapeError("shuffledOrder: " + std::to_string(n) + " rows");
+        shapes::shuffledOrder(n);
         const ShuffleKey s = makeShuffleKey(key, static_cast<uint64_t>(n));
 #pragma omp parallel for schedule(static) if (n > kParallelMin / 16)
         for (int64_t i = 0; i < n; ++i)
@@ -602,8 +577,7 @@ public:
 
     void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override
     {
-        if (src.cols() != dst.cols())
-            throw ShapeError("gatherRows: " + src.shape.toString() + " -> " + dst.shape.toString());
+        shapes::gatherRows(src, dst);
         const int64_t rows = dst.rows(), cols = dst.cols();
         const size_t bytes = static_cast<size_t>(cols) * sizeof(float);
 #pragma omp parallel for schedule(static) if (dst.size() > kParallelMin)
@@ -621,10 +595,7 @@ private:
         const float* t = target.data;
         double loss = 0;
         if (kind == LossKind::CrossEntropy) {
-            if (target.rows() != rows || target.cols() != 1)
-                throw ShapeError("cross-entropy: targets " + target.shape.toString() +
-                                 " for predictions " + pred.shape.toString() +
-                                 " (expected one class id per row)");
+            shapes::lossTargets(true, pred, target);
             const float s = smoothing;
             const float invRows = 1.f / static_cast<float>(std::max<int64_t>(rows, 1));
             const int64_t rowChunk = std::max<int64_t>(1, kChunk / std::max<int64_t>(k, 1));
@@ -672,7 +643,7 @@ private:
                                    " has a class id outside 0.." + std::to_string(k - 1));
             loss /= static_cast<double>(std::max<int64_t>(rows, 1));
         } else {
-            requireSameShape("loss targets", pred.shape, target.shape);
+            shapes::lossTargets(false, pred, target);
             const float invN = 1.f / static_cast<float>(std::max<int64_t>(n, 1));
             switch (kind) {
             case LossKind::MSE:

@@ -2,12 +2,8 @@
 // this, so the two pick the same category for the same probabilities and the same number.
 #pragma once
 
-#include "Errors.h"
-#include "Tensor.h"
-
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 #ifdef __CUDACC__
 #define IL_HOST_DEVICE __host__ __device__
@@ -68,17 +64,6 @@ IL_HOST_DEVICE inline int64_t sampleCategory(const float* p, int64_t k, float u,
     for (int64_t j = best; j < k; ++j)
         if (p[j] > p[best]) best = j;
     return best;
-}
-
-// The shapes Backend::sampleRows takes; throws ShapeError otherwise (host only).
-inline void checkSampleShapes(ConstTensor probs, ConstTensor uniforms, Tensor ids)
-{
-    const int64_t rows = probs.rows();
-    if (probs.cols() <= 0 || uniforms.rows() != rows || uniforms.cols() != 1 ||
-        ids.rows() != rows || ids.cols() != 1)
-        throw ShapeError("sampleRows: probabilities " + probs.shape.toString() + ", numbers " +
-                         uniforms.shape.toString() + ", ids " + ids.shape.toString() +
-                         " (expected rows x k, rows x 1, rows x 1)");
 }
 
 } // namespace il

@@ -1,0 +1,111 @@
+// The shape contract of every Backend op, checked the same way by every backend (the CPU one
+// and the CUDA module in kernels/, which includes this header but links nothing of the engine).
+// Each check throws ShapeError with a message naming the op and the shapes it was given.
+#pragma once
+
+#include "Errors.h"
+#include "Tensor.h"
+
+#include <cstdint>
+#include <string>
+
+namespace il::shapes {
+
+inline void same(const char* op, Shape a, Shape b)
+{
+    if (!(a == b))
+        throw ShapeError(std::string(op) + ": shapes " + a.toString() + " and " + b.toString() +
+                         " differ");
+}
+
+inline void broadcastRows(ConstTensor bias, ConstTensor y)
+{
+    if (bias.size() != y.cols())
+        throw ShapeError("broadcastRows: bias " + bias.shape.toString() + " for " +
+                         y.shape.toString());
+}
+
+inline void sumRows(ConstTensor x, ConstTensor out)
+{
+    if (out.size() != x.cols())
+        throw ShapeError("sumRows: output " + out.shape.toString() + " for " + x.shape.toString());
+}
+
+struct GemmDims {
+    int64_t m, n, k;
+};
+
+// C (m x n) = op(A) (m x k) * op(B) (k x n).
+inline GemmDims gemm(bool transA, bool transB, ConstTensor a, ConstTensor b, ConstTensor c)
+{
+    const int64_t m = transA ? a.cols() : a.rows();
+    const int64_t k = transA ? a.rows() : a.cols();
+    const int64_t kb = transB ? b.cols() : b.rows();
+    const int64_t n = transB ? b.rows() : b.cols();
+    if (k != kb || c.rows() != m || c.cols() != n)
+        throw ShapeError("gemm: " + a.shape.toString() + (transA ? "^T" : "") + " x " +
+                         b.shape.toString() + (transB ? "^T" : "") + " -> " + c.shape.toString() +
+                         " does not fit");
+    return {m, n, k};
+}
+
+inline void fourierForward(ConstTensor z, ConstTensor y)
+{
+    if (y.rows() != z.rows() || y.cols() != 2 * z.cols())
+        throw ShapeError("fourierForward: " + z.shape.toString() + " -> " + y.shape.toString());
+}
+
+inline void fourierBackward(ConstTensor z, ConstTensor dy, ConstTensor dz)
+{
+    if (dy.rows() != z.rows() || dy.cols() != 2 * z.cols() || !(dz.shape == z.shape))
+        throw ShapeError("fourierBackward: shapes " + z.shape.toString() + ", " +
+                         dy.shape.toString() + ", " + dz.shape.toString());
+}
+
+inline void embeddingForward(ConstTensor ids, ConstTensor table, ConstTensor y)
+{
+    if (y.rows() != ids.rows() || y.cols() != ids.cols() * table.cols())
+        throw ShapeError("embeddingForward: ids " + ids.shape.toString() + ", table " +
+                         table.shape.toString() + " -> " + y.shape.toString());
+}
+
+inline void embeddingBackward(ConstTensor ids, ConstTensor dy, ConstTensor dtable)
+{
+    if (dy.rows() != ids.rows() || dy.cols() != ids.cols() * dtable.cols())
+        throw ShapeError("embeddingBackward: ids " + ids.shape.toString() + ", dy " +
+                         dy.shape.toString() + ", table " + dtable.shape.toString());
+}
+
+// CrossEntropy takes one class id per row; the other losses a target shaped like pred.
+inline void lossTargets(bool classIds, ConstTensor pred, ConstTensor target)
+{
+    if (!classIds) {
+        same("loss targets", pred.shape, target.shape);
+    } else if (target.rows() != pred.rows() || target.cols() != 1) {
+        throw ShapeError("cross-entropy: targets " + target.shape.toString() + " for predictions " +
+                         pred.shape.toString() + " (expected one class id per row)");
+    }
+}
+
+inline void sampleRows(ConstTensor probs, ConstTensor uniforms, ConstTensor ids)
+{
+    const int64_t rows = probs.rows();
+    if (probs.cols() <= 0 || uniforms.rows() != rows || uniforms.cols() != 1 ||
+        ids.rows() != rows || ids.cols() != 1)
+        throw ShapeError("sampleRows: probabilities " + probs.shape.toString() + ", numbers " +
+                         uniforms.shape.toString() + ", ids " + ids.shape.toString() +
+                         " (expected rows x k, rows x 1, rows x 1)");
+}
+
+inline void shuffledOrder(int64_t n)
+{
+    if (n < 0 || n > INT32_MAX) throw ShapeError("shuffledOrder: " + std::to_string(n) + " rows");
+}
+
+inline void gatherRows(ConstTensor src, ConstTensor dst)
+{
+    if (src.cols() != dst.cols())
+        throw ShapeError("gatherRows: " + src.shape.toString() + " -> " + dst.shape.toString());
+}
+
+} // namespace il::shapes
