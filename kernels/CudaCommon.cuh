@@ -50,6 +50,15 @@ inline void checkLaunch(const char* op)
     check(cudaGetLastError(), op);
 }
 
+// A device in words: "139.8 GiB", "compute 9.0"; whether this build runs on it (compute 7.5 or
+// newer), and the sentence saying it does not. Shared by the backend and the probe.
+std::string formatGiB(size_t bytes);
+std::string computeText(int major, int minor);
+bool computeSupported(int major, int minor);
+std::string tooOldDevice(const char* name, int major, int minor);
+// Whether CUDA can be used here and why not (CudaModule.cu); needs no context.
+void probeInto(CudaProbe& p);
+
 // Load every kernel of a translation unit now (cudaFuncGetAttributes), so that none is first
 // loaded (CUDA lazy loading) while a graph is being captured. Returns the first error.
 cudaError_t loadElementwiseKernels();

@@ -34,11 +34,6 @@ std::string executableDir()
     return ec ? std::string() : exe.parent_path().string();
 }
 
-std::string versionText(int v)
-{
-    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
 // Checks the driver before loading the module, so that a machine without one gets "no NVIDIA
 // driver" rather than whatever the CUDA runtime makes of it.
 bool driverPresent(std::string& reason)
@@ -110,11 +105,7 @@ CudaModule loadModule()
     probe(&pr);
     pr.message[sizeof(pr.message) - 1] = '\0';
     if (pr.status != CudaAvailable) {
-        m.status.reason = pr.message;
-        if (pr.status == CudaDriverTooOld && pr.driverVersion > 0 &&
-            m.status.reason.find("supports") == std::string::npos)
-            m.status.reason += " (driver supports CUDA " + versionText(pr.driverVersion) +
-                               ", this build needs " + versionText(pr.runtimeVersion) + ")";
+        m.status.reason = pr.message; // the module words every case (CudaModule.cu)
         return m;
     }
     m.status.available = true;
