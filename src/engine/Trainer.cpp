@@ -486,7 +486,8 @@ TrainResult Trainer::run(const TrainingData& data)
             const bool lastStep = planned > 0 && m_state.step >= planned;
             const bool evalNow = cfg.evalEvery > 0 ? (m_state.step % cfg.evalEvery == 0) : epochEnd;
             const double now = elapsed();
-            const bool reportNow = now - lastReport >= cfg.progressInterval;
+            // Without a progress callback there is nothing to report, and no reason to read.
+            const bool reportNow = m_progress && now - lastReport >= cfg.progressInterval;
             if (stepsSinceRead >= readEvery || evalNow || lastStep || reportNow) {
                 if (!readScalars()) {
                     nonFinite();

@@ -13,6 +13,7 @@
 #include "TestUtil.h"
 #include "Trainer.h"
 
+#include <QRegularExpression>
 #include <QTest>
 
 #include <memory>
@@ -111,6 +112,7 @@ class TestDeviceRecovery : public QObject {
 private slots:
     void recordedStepsMatchDirectRun();
     void recordingIsOffWhenAsked();
+    void readsBackEveryKSteps();
     void deviceFailureKeepsLastGoodWeights();
     void snapshotRestoresIntoSameArchitectureOnly();
 };
@@ -153,18 +155,46 @@ void TestDeviceRecovery::recordingIsOffWhenAsked()
     QCOMPARE(rec.replays, 0);
 }
 
+// On a device every read of the loss waits for the GPU: without a progress callback, the trainer
+// reads every readEvery steps (and at epoch ends), never more.
+void TestDeviceRecovery::readsBackEveryKSteps()
+{
+    struct CountingBackend : testsupport::ForwardingBackend {
+        using ForwardingBackend::ForwardingBackend;
+        using ForwardingBackend::download;
+        void download(void* h, const void* d, size_t bytes) override
+        {
+            ++downloads;
+            ForwardingBackend::download(h, d, bytes);
+        }
+        int downloads = 0;
+    } counting(createCpuBackend(1));
+    const Data d = makeData(counting, 64, 0);
+    TrainerConfig cfg = config();
+    cfg.batchSize = 8; // 8 steps per epoch
+    cfg.steps = 16;
+    cfg.readEvery = 4;
+    cfg.progressInterval = 0; // would report every step, if anyone listened
+    Model m(counting, cfg);
+    counting.downloads = 0;
+    QCOMPARE(m.train(cfg, d).steps, qint64(16));
+    QCOMPARE(counting.downloads, 4); // after steps 4, 8, 12 and 16
+}
+
 void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
 {
     TrainerConfig cfg = config();
-    cfg.readEvery = 4;
-    cfg.snapshotSeconds = 0; // a host copy at every read
+    cfg.readEvery = 8;
+    cfg.snapshotSeconds = 0; // a host copy at every read: the first step, then every 8 steps
+    cfg.batchSize = 8;       // 8 steps per epoch
     // Constant rate: a reference run of fewer steps then sees the same learning rates.
     cfg.schedule.kind = ScheduleKind::Constant;
-    const int64_t totalSteps = cfg.epochs * 3;
+    const int64_t totalSteps = cfg.epochs * 8;
 
-    // The "GPU" faults in the middle of the run: a step takes 8 matrix products (3 forward, 3
-    // weight gradients, 2 input gradients), so the 61st is in step 8.
-    FaultyBackend gpu(createCpuBackend(1), 60);
+    // The "GPU" faults in the middle of the second epoch: a step takes 8 or 9 matrix products
+    // (3 forward, 3 weight gradients, the input gradients), so the 99th falls in step 11 to
+    // 13, after the host copy at the end of epoch 1 and before the next one.
+    FaultyBackend gpu(createCpuBackend(1), 98);
     const Data gpuData = makeData(gpu, 64, 0);
     Model onGpu(gpu, cfg);
     const TrainResult r = onGpu.train(cfg, gpuData);
@@ -173,8 +203,11 @@ void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
     QVERIFY(r.lastGood);
     const int64_t kept = r.lastGood->state.step;
     QVERIFY2(kept > 0 && kept < totalSteps, qPrintable(QString::number(kept)));
-    QCOMPARE(onGpu.state.step, kept); // the counters went back to the kept weights
     const QString message = QString::fromStdString(r.message);
+    const auto failedAt =
+        QRegularExpression("failed at step (\\d+)").match(message).captured(1).toLongLong();
+    QVERIFY2(failedAt - 1 > kept, qPrintable(message)); // steps were done after the copy...
+    QCOMPARE(onGpu.state.step, kept); // ...and the counters went back to the kept weights
     QVERIFY2(message.contains("the device failed at step") &&
                  message.contains("illegal memory access") &&
                  message.contains(QString("weights after step %1 were kept").arg(kept)) &&
