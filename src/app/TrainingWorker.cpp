@@ -312,10 +312,9 @@ void TrainingWorker::trainNow(ModelState& m)
 
     TrainerConfig runConfig = cfg;
     if (onDevice) {
-        // Each read of the loss makes the host wait for the device: read every 25 steps (as the
-        // CLI does) and report about 30 times a second; the charts then get one point per
-        // report, the mean loss of the steps since the previous one.
-        runConfig.readEvery = std::max<int64_t>(runConfig.readEvery, 25);
+        // Each read of the loss makes the host wait for the device (the trainer reads at most
+        // every 25 steps there): report about 30 times a second; the charts then get one point
+        // per report, the mean loss of the steps since the previous one.
         runConfig.progressInterval = kUpdateInterval;
     } else {
         runConfig.progressInterval = 0; // a report after every step; the worker throttles them

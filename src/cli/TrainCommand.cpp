@@ -202,11 +202,6 @@ int runTrain(const QStringList& args)
         cfg.seed = topt.seed;
     }
     applyOptions(p, cfg, resumed != nullptr);
-    if (!backend->memoryOnHost()) {
-        // On a GPU, read the loss back every 25 steps rather than every step: each read waits
-        // for the device and costs more than a small step.
-        cfg.readEvery = std::max<int64_t>(cfg.readEvery, 25);
-    }
     cfg.recordSteps = !p.isSet("no-graphs");
     checkLossFits(*task, cfg.loss);
 

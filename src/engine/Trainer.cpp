@@ -207,7 +207,10 @@ TrainResult Trainer::run(const TrainingData& data)
     int64_t stepsSinceRead = 0;
     double lastValLoss = NAN, lastMetric = NAN;
     double lastSnapshot = -1e9;
-    const int64_t readEvery = std::max<int64_t>(1, cfg.readEvery);
+    // On a device each read makes the host wait for the GPU: at most every 25 steps there.
+    constexpr int64_t kDeviceReadEvery = 25;
+    const int64_t readEvery =
+        std::max<int64_t>(b.memoryOnHost() ? 1 : kDeviceReadEvery, cfg.readEvery);
 
     auto scheduleTotal = [&]() -> int64_t {
         if (planned > 0) return planned;

@@ -44,7 +44,7 @@ struct TrainerConfig {
     bool restoreBest = true; // on early stopping, go back to the best weights
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
     int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
-    int64_t readEvery = 1;         // read the loss back every K steps (K > 1 on a GPU)
+    int64_t readEvery = 1;         // read the loss back every K steps (on a device: K >= 25)
     double progressInterval = 0.1; // seconds between progress callbacks (epoch ends always)
     // Record the ops of a step once and replay them (CUDA graphs) on backends that can; saves
     // the launch overhead that dominates small batches on a GPU. No effect on the CPU.

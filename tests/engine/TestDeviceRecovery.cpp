@@ -155,30 +155,41 @@ void TestDeviceRecovery::recordingIsOffWhenAsked()
     QCOMPARE(rec.replays, 0);
 }
 
-// On a device every read of the loss waits for the GPU: without a progress callback, the trainer
-// reads every readEvery steps (and at epoch ends), never more.
+// On a device every read of the loss waits for the GPU. Without a progress callback the trainer
+// reads every readEvery steps (and at epoch ends), never more; on a device at most every 25.
 void TestDeviceRecovery::readsBackEveryKSteps()
 {
     struct CountingBackend : testsupport::ForwardingBackend {
-        using ForwardingBackend::ForwardingBackend;
+        CountingBackend(bool device) : ForwardingBackend(createCpuBackend(1)), device(device) {}
         using ForwardingBackend::download;
+        bool memoryOnHost() const override { return !device; }
         void download(void* h, const void* d, size_t bytes) override
         {
             ++downloads;
             ForwardingBackend::download(h, d, bytes);
         }
+        bool device;
         int downloads = 0;
-    } counting(createCpuBackend(1));
-    const Data d = makeData(counting, 64, 0);
-    TrainerConfig cfg = config();
-    cfg.batchSize = 8; // 8 steps per epoch
-    cfg.steps = 16;
-    cfg.readEvery = 4;
-    cfg.progressInterval = 0; // would report every step, if anyone listened
-    Model m(counting, cfg);
-    counting.downloads = 0;
-    QCOMPARE(m.train(cfg, d).steps, qint64(16));
-    QCOMPARE(counting.downloads, 4); // after steps 4, 8, 12 and 16
+    };
+    auto reads = [](bool device, int64_t readEvery, int64_t batch, int64_t steps) {
+        CountingBackend counting(device);
+        const Data d = makeData(counting, 64, 0);
+        TrainerConfig cfg = config();
+        cfg.batchSize = batch;
+        cfg.steps = steps;
+        cfg.readEvery = readEvery;
+        cfg.progressInterval = 0;  // would report every step, if anyone listened
+        cfg.snapshotSeconds = 1e9; // on a device: one host copy, at the start
+        Model m(counting, cfg);
+        counting.downloads = 0;
+        m.train(cfg, d);
+        return counting.downloads;
+    };
+    QCOMPARE(reads(false, 4, 8, 16), 4); // after steps 4, 8 (epoch end), 12 and 16
+    QCOMPARE(reads(false, 1, 2, 50), 50);
+    // On a device, asked for every step: the host copy at the start (6 network tensors, Adam's
+    // m and v), then reads after steps 25, 32 (the epoch end) and 50 (the last).
+    QCOMPARE(reads(true, 1, 2, 50), 8 + 3);
 }
 
 void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
