@@ -14,30 +14,13 @@ QString ModelState::kind() const
 void ModelState::upload()
 {
     if (uploaded || !task) return;
-    const tasks::TaskData& d = task->data();
-    auto put = [&](const std::vector<float>& host, int64_t rows, int64_t cols) {
-        Buffer buf(backend.get(), static_cast<size_t>(std::max<int64_t>(rows * cols, 1)));
-        if (rows * cols > 0) backend->upload(buf.view(rows, cols), host.data());
-        return buf;
-    };
-    trainX = put(d.trainX, d.trainRows, d.inputWidth);
-    trainY = put(d.trainY, d.trainRows, d.targetWidth);
-    valX = put(d.valX, d.valRows, d.inputWidth);
-    valY = put(d.valY, d.valRows, d.targetWidth);
+    data = tasks::uploadTaskData(*backend, task->data());
     uploaded = true;
 }
 
 TrainingData ModelState::trainingData() const
 {
-    const tasks::TaskData& d = task->data();
-    TrainingData td;
-    td.trainX = trainX.view(d.trainRows, d.inputWidth);
-    td.trainY = trainY.view(d.trainRows, d.targetWidth);
-    if (d.valRows > 0) {
-        td.valX = valX.view(d.valRows, d.inputWidth);
-        td.valY = valY.view(d.valRows, d.targetWidth);
-    }
-    return td;
+    return data.view;
 }
 
 const tasks::ImageTask* ModelState::imageTask() const
@@ -122,10 +105,7 @@ void ModelState::moveTo(std::unique_ptr<Backend> target, const DeviceChoice& whe
     const OptimizerConfig optimizerConfig = optimizer ? optimizer->config() : config.optimizer;
     MovedModel moved = moveModel(*network, optimizerConfig, snapshot, *target);
     // Everything that lives in the old backend goes before it does.
-    trainX.reset();
-    trainY.reset();
-    valX.reset();
-    valY.reset();
+    data = tasks::UploadedData();
     uploaded = false;
     optimizer = std::move(moved.optimizer);
     network = std::move(moved.network);

@@ -38,7 +38,7 @@ struct ModelState {
     std::unique_ptr<Optimizer> optimizer;
     TrainerConfig config;
     TrainingState state;
-    Buffer trainX, trainY, valX, valY; // the task's data on the backend
+    tasks::UploadedData data; // the task's data on the backend
     bool uploaded = false;
     DeviceChoice device; // what the backend is (the worker moves the model between runs)
 

@@ -242,22 +242,8 @@ int runTrain(const QStringList& args)
                      error.toUtf8().constData());
 
     // Upload the data once; the trainer keeps it on the backend for the whole run.
-    auto upload = [&](const std::vector<float>& host, int64_t rows, int64_t cols) {
-        Buffer buf(backend.get(), static_cast<size_t>(rows * cols));
-        if (rows * cols > 0) backend->upload(buf.view(rows, cols), host.data());
-        return buf;
-    };
-    Buffer trainX = upload(data.trainX, data.trainRows, data.inputWidth);
-    Buffer trainY = upload(data.trainY, data.trainRows, data.targetWidth);
-    Buffer valX = upload(data.valX, data.valRows, data.inputWidth);
-    Buffer valY = upload(data.valY, data.valRows, data.targetWidth);
-    TrainingData td;
-    td.trainX = trainX.view(data.trainRows, data.inputWidth);
-    td.trainY = trainY.view(data.trainRows, data.targetWidth);
-    if (data.valRows > 0) {
-        td.valX = valX.view(data.valRows, data.inputWidth);
-        td.valY = valY.view(data.valRows, data.targetWidth);
-    }
+    const tasks::UploadedData uploaded = tasks::uploadTaskData(*backend, data);
+    const TrainingData& td = uploaded.view;
 
     const bool quiet = p.isSet("quiet");
     if (!quiet) {

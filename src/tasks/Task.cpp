@@ -24,16 +24,35 @@ std::vector<float> predictRows(Network& net, const std::vector<float>& x, int64_
     return out;
 }
 
+UploadedData uploadTaskData(Backend& b, const TaskData& d)
+{
+    auto put = [&b](const std::vector<float>& host, int64_t rows, int64_t cols) {
+        Buffer buf(&b, static_cast<size_t>(std::max<int64_t>(rows * cols, 1)));
+        if (rows * cols > 0) b.upload(buf.view(rows, cols), host.data());
+        return buf;
+    };
+    UploadedData u;
+    u.trainX = put(d.trainX, d.trainRows, d.inputWidth);
+    u.trainY = put(d.trainY, d.trainRows, d.targetWidth);
+    u.valX = put(d.valX, d.valRows, d.inputWidth);
+    u.valY = put(d.valY, d.valRows, d.targetWidth);
+    u.view.trainX = u.trainX.view(d.trainRows, d.inputWidth);
+    u.view.trainY = u.trainY.view(d.trainRows, d.targetWidth);
+    if (d.valRows > 0) {
+        u.view.valX = u.valX.view(d.valRows, d.inputWidth);
+        u.view.valY = u.valY.view(d.valRows, d.targetWidth);
+    }
+    return u;
+}
+
 QString taskKindForPath(const QString& path)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == "csv" || suffix == "tsv" || suffix == "json")
-        return "tabular";
+    if (suffix == "csv" || suffix == "tsv" || suffix == "json") return "tabular";
     if (QStringList{"png", "jpg", "jpeg", "bmp", "gif", "webp", "ppm", "pgm", "tif", "tiff"}
             .contains(suffix))
         return "image";
-    if (suffix == "txt")
-        return "names";
+    if (suffix == "txt") return "names";
     return {};
 }
 
@@ -43,18 +62,13 @@ std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes, const T
                            const QJsonObject* saved, bool forEvaluation, QString* error)
 {
     QString kind = saved ? saved->value("task").toString() : options.task;
-    if (kind.isEmpty())
-        kind = taskKindForPath(path);
-    if (kind.isEmpty())
-        kind = "tabular";
+    if (kind.isEmpty()) kind = taskKindForPath(path);
+    if (kind.isEmpty()) kind = "tabular";
     if (kind == "tabular")
         return openTabularTask(path, bytes, options, saved, forEvaluation, error);
-    if (kind == "names")
-        return openNamesTask(path, bytes, options, saved, forEvaluation, error);
-    if (kind == "image")
-        return openImageTask(path, bytes, options, saved, forEvaluation, error);
-    if (error)
-        *error = path + ": the " + kind + " task is not available in this build yet";
+    if (kind == "names") return openNamesTask(path, bytes, options, saved, forEvaluation, error);
+    if (kind == "image") return openImageTask(path, bytes, options, saved, forEvaluation, error);
+    if (error) *error = path + ": the " + kind + " task is not available in this build yet";
     return nullptr;
 }
 

@@ -34,17 +34,17 @@ struct TaskMetrics {
 
 // How to open data. Fields a task does not use are ignored.
 struct TaskOptions {
-    QString task;           // "tabular", "image", "names"; empty: from the file type
+    QString task; // "tabular", "image", "names"; empty: from the file type
     uint64_t seed = 1;
-    double valSplit = -1;   // < 0: the task's default
+    double valSplit = -1; // < 0: the task's default
     // tables
-    QString target;         // column name or number; empty: the last column
-    QString kind = "auto";  // auto | regression | classification
+    QString target;                   // column name or number; empty: the last column
+    QString kind = "auto";            // auto | regression | classification
     QString normalisation = "zscore"; // zscore | minmax
     QString missing = "fail";         // fail | drop
-    QStringList ignore;     // columns to leave out
-    QStringList features;   // feature columns (names, numbers, ranges); empty: all others
-    double testSplit = 0;   // fraction held out as a test split, reported apart
+    QStringList ignore;               // columns to leave out
+    QStringList features;             // feature columns (names, numbers, ranges); empty: all others
+    double testSplit = 0;             // fraction held out as a test split, reported apart
     // images
     int trainingSize = 512; // longest side used for training
     bool grayscale = false; // force grayscale
@@ -88,14 +88,12 @@ public:
     // Images: write the current reconstruction into directory as one frame of the training
     // timeline (e.g. step-000500.png). false + message on failure.
     virtual bool supportsSnapshots() const { return false; }
-    virtual bool writeSnapshot(Network& net, int64_t step, const QString& directory,
-                               QString* error)
+    virtual bool writeSnapshot(Network& net, int64_t step, const QString& directory, QString* error)
     {
         (void)net;
         (void)step;
         (void)directory;
-        if (error)
-            *error = kind() + " models have no snapshots";
+        if (error) *error = kind() + " models have no snapshots";
         return false;
     }
     // One line per validation row when there are at most maxRows of them (e.g.
@@ -107,6 +105,14 @@ public:
         return {};
     }
 };
+
+// A task's data in backend memory, uploaded once for a whole run, and the trainer's view of it
+// (validation empty when the task has no validation rows).
+struct UploadedData {
+    Buffer trainX, trainY, valX, valY;
+    TrainingData view;
+};
+UploadedData uploadTaskData(Backend& backend, const TaskData& data);
 
 // Runs the network on host rows (rows x inputWidth) and returns its raw outputs
 // (rows x outputWidth), in chunks so memory stays bounded.

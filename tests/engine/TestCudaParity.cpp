@@ -255,13 +255,6 @@ struct TrainingOutcome {
     TrainResult result;
 };
 
-Buffer uploadRows(Backend& b, const std::vector<float>& host, int64_t rows, int64_t cols)
-{
-    Buffer buf(&b, static_cast<size_t>(std::max<int64_t>(rows * cols, 1)));
-    if (rows * cols > 0) b.upload(buf.view(rows, cols), host.data());
-    return buf;
-}
-
 // Trains the task's default preset with cfg on b, as the CLI's train command does.
 TrainingOutcome trainTask(Backend& b, tasks::Task& task, const TrainerConfig& cfg)
 {
@@ -270,17 +263,8 @@ TrainingOutcome trainTask(Backend& b, tasks::Task& task, const TrainerConfig& cf
                 d.outputWidth, d.vocab);
     net.initialize(cfg.seed);
     Optimizer optimizer(b, cfg.optimizer, net.parameterCount());
-    Buffer trainX = uploadRows(b, d.trainX, d.trainRows, d.inputWidth);
-    Buffer trainY = uploadRows(b, d.trainY, d.trainRows, d.targetWidth);
-    Buffer valX = uploadRows(b, d.valX, d.valRows, d.inputWidth);
-    Buffer valY = uploadRows(b, d.valY, d.valRows, d.targetWidth);
-    TrainingData td;
-    td.trainX = trainX.view(d.trainRows, d.inputWidth);
-    td.trainY = trainY.view(d.trainRows, d.targetWidth);
-    if (d.valRows > 0) {
-        td.valX = valX.view(d.valRows, d.inputWidth);
-        td.valY = valY.view(d.valRows, d.targetWidth);
-    }
+    const tasks::UploadedData uploaded = tasks::uploadTaskData(b, d);
+    const TrainingData& td = uploaded.view;
     TrainingOutcome out;
     Buffer scratch;
     out.initialLoss = Trainer::evaluateLoss(net, cfg.loss, td.trainX, td.trainY, scratch);
