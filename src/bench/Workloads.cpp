@@ -182,9 +182,18 @@ std::vector<GemmResult> benchGemm(Backend& backend, const std::vector<int64_t>& 
     return results;
 }
 
-TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
+namespace {
+
+const char* const kSirenSpec = "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1";
+
+// rows random coordinates in [-1, 1]^2 and a smooth target (the same formula as
+// torch_common.py's siren_target), on the backend.
+struct SirenData {
+    Buffer x, y;
+};
+
+SirenData sirenData(Backend& backend, int64_t rows)
 {
-    constexpr int64_t rows = 40000;
     Rng rng(7);
     std::vector<float> x(static_cast<size_t>(rows * 2)), y(static_cast<size_t>(rows));
     for (int64_t i = 0; i < rows; ++i) {
@@ -192,25 +201,35 @@ TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
         const float v = static_cast<float>(rng.uniform(-1, 1));
         x[static_cast<size_t>(2 * i)] = u;
         x[static_cast<size_t>(2 * i + 1)] = v;
-        // A smooth target (same formula in torch_bench.py).
         y[static_cast<size_t>(i)] =
             std::sin(3.f * u) * std::cos(2.f * v) + 0.5f * std::exp(-(u * u + v * v));
     }
-    Buffer bx = uploadHost(backend, x, rows, 2);
-    Buffer by = uploadHost(backend, y, rows, 1);
+    return {uploadHost(backend, x, rows, 2), uploadHost(backend, y, rows, 1)};
+}
 
+// Full batch (every row, every step), MSE, Adam at a constant 1e-4.
+TrainerConfig sirenConfig()
+{
     TrainerConfig config;
-    config.batchSize = 0; // full batch
+    config.batchSize = 0;
     config.shuffle = false;
     config.loss = LossKind::MSE;
     config.optimizer.kind = OptimizerKind::Adam;
     config.schedule.kind = ScheduleKind::Constant;
     config.schedule.lrMax = 1e-4f;
-    config.readEvery = 1;
+    return config;
+}
 
-    TrainingResult r =
-        timeTraining(backend, "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1",
-                     bx.view(rows, 2), by.view(rows, 1), 1, config, false, warmup, repeat);
+} // namespace
+
+TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
+{
+    constexpr int64_t rows = 40000;
+    const SirenData d = sirenData(backend, rows);
+    TrainerConfig config = sirenConfig();
+    config.readEvery = 1;
+    TrainingResult r = timeTraining(backend, kSirenSpec, d.x.view(rows, 2), d.y.view(rows, 1), 1,
+                                    config, false, warmup, repeat);
     r.name = "siren";
     return r;
 }
@@ -218,30 +237,9 @@ TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
 TrainingResult benchSirenBatch(Backend& backend, int64_t rows, int64_t stepsPerSample, int repeat,
                                int warmupSamples)
 {
-    Rng rng(7);
-    std::vector<float> x(static_cast<size_t>(rows * 2)), y(static_cast<size_t>(rows));
-    for (int64_t i = 0; i < rows; ++i) {
-        const float u = static_cast<float>(rng.uniform(-1, 1));
-        const float v = static_cast<float>(rng.uniform(-1, 1));
-        x[static_cast<size_t>(2 * i)] = u;
-        x[static_cast<size_t>(2 * i + 1)] = v;
-        y[static_cast<size_t>(i)] = // as benchSiren (and torch_cuda_bench.py)
-            std::sin(3.f * u) * std::cos(2.f * v) + 0.5f * std::exp(-(u * u + v * v));
-    }
-    Buffer bx = uploadHost(backend, x, rows, 2);
-    Buffer by = uploadHost(backend, y, rows, 1);
-
-    TrainerConfig config;
-    config.batchSize = 0; // full batch: every row, every step
-    config.shuffle = false;
-    config.loss = LossKind::MSE;
-    config.optimizer.kind = OptimizerKind::Adam;
-    config.schedule.kind = ScheduleKind::Constant;
-    config.schedule.lrMax = 1e-4f;
-
-    TrainingResult r = timeTraining(
-        backend, "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1", bx.view(rows, 2),
-        by.view(rows, 1), 1, config, false, warmupSamples, repeat, stepsPerSample);
+    const SirenData d = sirenData(backend, rows);
+    TrainingResult r = timeTraining(backend, kSirenSpec, d.x.view(rows, 2), d.y.view(rows, 1), 1,
+                                    sirenConfig(), false, warmupSamples, repeat, stepsPerSample);
     r.name = rows >= 262144 ? "siren262k" : "siren" + std::to_string(rows / 1024) + "k";
     return r;
 }
