@@ -1,0 +1,117 @@
+// Model files written before the engine was reorganised (tests/fixtures/legacy, made by the
+// ironlearn-cli of commit b6742bf) must still open, describe themselves, and continue training
+// bit for bit: every tensor of the continued model (weights and optimizer state) has the
+// SHA-256 that the old program's own continuation produced (continued-sha256.json).
+#include "CliRunner.h"
+
+#include "SafeTensors.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const QString kLegacy = QStringLiteral(IRONLEARN_FIXTURES "/legacy");
+
+struct LegacyCase {
+    const char* name;   // fixture file stem, key in continued-sha256.json
+    const char* data;   // the data it was trained on
+    QStringList budget; // the continuation's budget, as the old program was given it
+};
+
+QJsonObject expectedDigests(const QString& name)
+{
+    QFile f(kLegacy + "/continued-sha256.json");
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object().value(name).toObject();
+}
+
+// SHA-256 of each tensor's little-endian f32 bytes, by tensor name.
+QJsonObject tensorDigests(const QString& path, QString* error)
+{
+    il::io::SafeTensorsFile file;
+    const il::io::IoResult r = il::io::readSafeTensors(path, file);
+    if (!r.ok) {
+        *error = r.error;
+        return {};
+    }
+    QJsonObject out;
+    for (const auto& t : file.tensors) {
+        const QByteArray bytes(reinterpret_cast<const char*>(t.data.data()),
+                               static_cast<qsizetype>(t.data.size() * sizeof(float)));
+        out.insert(QString::fromStdString(t.name),
+                   QString::fromLatin1(
+                       QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()));
+    }
+    return out;
+}
+
+} // namespace
+
+class TestLegacyModels : public QObject {
+    Q_OBJECT
+private slots:
+    void continuesBitForBit_data();
+    void continuesBitForBit();
+    void opensAndDescribes_data() { continuesBitForBit_data(); }
+    void opensAndDescribes();
+};
+
+void TestLegacyModels::continuesBitForBit_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("data");
+    QTest::addColumn<QStringList>("budget");
+    QTest::newRow("tabular adamw") << "iris-adamw"
+                                   << ":sample/iris.csv" << QStringList{"--epochs", "60"};
+    QTest::newRow("names adam") << "names-adam"
+                                << ":sample/names-ssa2018.txt" << QStringList{"--steps", "80"};
+    QTest::newRow("image momentum") << "camera-momentum"
+                                    << ":sample/camera.png" << QStringList{"--steps", "60"};
+}
+
+void TestLegacyModels::continuesBitForBit()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, data);
+    QFETCH(QStringList, budget);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString model = dir.filePath(name + ".safetensors");
+    QVERIFY(QFile::copy(kLegacy + "/" + name + ".safetensors", model));
+    const QString out = dir.filePath("continued.safetensors");
+    const RunResult r =
+        runCli(dir.path(), QStringList{"train", data, "--resume", model} + budget +
+                               QStringList{"--threads", "1", "--quiet", "--out", out});
+    QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
+
+    const QJsonObject expected = expectedDigests(name);
+    QVERIFY(!expected.isEmpty());
+    QString error;
+    const QJsonObject actual = tensorDigests(out, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(actual.keys(), expected.keys());
+    for (const QString& tensor : expected.keys())
+        QVERIFY2(actual.value(tensor) == expected.value(tensor),
+                 qPrintable(tensor + " differs from the old program's continuation"));
+}
+
+void TestLegacyModels::opensAndDescribes()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, data);
+    const QString model = kLegacy + "/" + name + ".safetensors";
+    const RunResult info = runCli(QDir::tempPath(), {"info", model});
+    QVERIFY2(info.code == 0, qPrintable(info.err));
+    QVERIFY(!info.out.isEmpty());
+    const RunResult eval = runCli(QDir::tempPath(), {"evaluate", model, data});
+    QVERIFY2(eval.code == 0, qPrintable(eval.err + eval.out));
+}
+
+QTEST_GUILESS_MAIN(TestLegacyModels)
+#include "TestLegacyModels.moc"
