@@ -2,6 +2,9 @@
 // ironlearn-cli of commit b6742bf) must still open, describe themselves, and continue training
 // bit for bit: every tensor of the continued model (weights and optimizer state) has the
 // SHA-256 that the old program's own continuation produced (continued-sha256.json).
+// OpenBLAS picks its sgemm kernel per CPU (AVX2 and AVX-512 kernels round differently), so the
+// continuation runs with OPENBLAS_CORETYPE=Haswell, the AVX2 kernel the digests were made with;
+// the old program gives the same digests on AVX2-only and AVX-512 machines that way.
 #include "CliRunner.h"
 
 #include "SafeTensors.h"
@@ -56,6 +59,7 @@ QJsonObject tensorDigests(const QString& path, QString* error)
 class TestLegacyModels : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() { qputenv("OPENBLAS_CORETYPE", "Haswell"); }
     void continuesBitForBit_data();
     void continuesBitForBit();
     void opensAndDescribes_data() { continuesBitForBit_data(); }
