@@ -4,13 +4,13 @@
 #include "Dialogs.h"
 #include "ImageTask.h"
 #include "Session.h"
+#include "StudioSettings.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QLocale>
 #include <QSaveFile>
-#include <QSettings>
 
 namespace il::app {
 
@@ -172,9 +172,8 @@ bool ImageOutputPage::exportPng(QString path)
         Dialogs::warning(this, "Export PNG", "There is no reconstruction to export yet.");
         return false;
     }
-    QSettings settings;
     if (path.isEmpty()) {
-        const QString dir = settings.value("folders/export", QDir::homePath()).toString();
+        const QString dir = settings::folder(settings::Folder::Export);
         const QString name = QFileInfo(m_session->dataPath()).completeBaseName() +
                              QString("-%1x%2.png").arg(image.width()).arg(image.height());
         path = Dialogs::saveFileName(this, "Export Reconstruction", QDir(dir).filePath(name),
@@ -187,7 +186,7 @@ bool ImageOutputPage::exportPng(QString path)
         Dialogs::warning(this, "Export PNG", path + ": cannot write: " + file.errorString());
         return false;
     }
-    settings.setValue("folders/export", QFileInfo(path).absolutePath());
+    settings::rememberFolderOf(settings::Folder::Export, path);
     return true;
 }
 

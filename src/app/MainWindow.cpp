@@ -2,8 +2,10 @@
 #include "ui_MainWindow.h"
 
 #include "Dialogs.h"
+#include "Duration.h"
 #include "ImageOutputPage.h"
 #include "Session.h"
+#include "StudioSettings.h"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -13,7 +15,6 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QScreen>
-#include <QSettings>
 #include <QUndoStack>
 
 namespace il::app {
@@ -35,18 +36,6 @@ QString displayName(const QString& path)
 {
     const QString name = QFileInfo(path).fileName();
     return path.startsWith(":/") ? name + " (sample)" : name;
-}
-
-QString formatDuration(double seconds)
-{
-    if (!std::isfinite(seconds) || seconds < 0) return "–";
-    const auto s = static_cast<qint64>(seconds + 0.5);
-    if (s >= 3600)
-        return QString("%1:%2:%3")
-            .arg(s / 3600)
-            .arg(s / 60 % 60, 2, 10, QChar('0'))
-            .arg(s % 60, 2, 10, QChar('0'));
-    return QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
 }
 
 } // namespace
@@ -124,9 +113,23 @@ MainWindow::MainWindow(QWidget* parent)
         addRecent(path);
         updateTitle();
         statusBar()->showMessage("Saved the model to " + QDir::toNativeSeparators(path), 10000);
+        if (m_closing == Closing::Saving) {
+            m_closing = Closing::Saved;
+            close();
+        }
     });
     connect(m_session, &Session::saveFailed, this, [this](const QString& error) {
+        if (m_closing == Closing::Saving) m_closing = Closing::No;
         Dialogs::warning(this, "Save Model", "The model was not saved: " + error);
+    });
+    connect(m_session, &Session::modelOpened, this, [this](const QString& path) {
+        addRecent(path);
+        settings::rememberFolderOf(settings::Folder::Models, path);
+        updateTitle();
+    });
+    connect(m_session, &Session::modelFailed, this, [this](const QString& error) {
+        m_ui->datasetPanel->showError(error, "Could not open the model.");
+        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
     });
     connect(m_ui->chartsPanel, &ChartsPanel::stepClicked, m_ui->outputPanel->imagePage(),
             &ImageOutputPage::showStep);
@@ -142,36 +145,24 @@ MainWindow::~MainWindow() = default;
 
 bool MainWindow::openFile(const QString& path)
 {
-    if (isModelFile(path)) {
-        QString error;
-        if (!m_session->openModel(path, &error)) {
-            m_ui->datasetPanel->showError(error, "Could not open the model.");
-            m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
-            return false;
-        }
-        addRecent(path);
-        QSettings().setValue("folders/models", QFileInfo(path).absolutePath());
-        updateTitle();
-        return true;
-    }
+    if (isModelFile(path)) return m_session->openModel(path); // answered by modelOpened/Failed
     const bool ok = m_session->openDataset(path);
     if (!ok) m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
-    if (ok && !path.startsWith(":/"))
-        QSettings().setValue("folders/data", QFileInfo(path).absolutePath());
+    if (ok && !path.startsWith(":/")) settings::rememberFolderOf(settings::Folder::Data, path);
     updateTitle();
     return ok;
 }
 
 void MainWindow::openDatasetDialog()
 {
-    const QString dir = QSettings().value("folders/data", QDir::homePath()).toString();
+    const QString dir = settings::folder(settings::Folder::Data);
     const QString path = Dialogs::openFileName(this, "Open Dataset", dir, kDataFilter);
     if (!path.isEmpty()) openFile(path);
 }
 
 void MainWindow::openModelDialog()
 {
-    const QString dir = QSettings().value("folders/models", QDir::homePath()).toString();
+    const QString dir = settings::folder(settings::Folder::Models);
     const QString path = Dialogs::openFileName(this, "Open Model", dir, kModelFilter);
     if (!path.isEmpty()) openFile(path);
 }
@@ -184,22 +175,21 @@ bool MainWindow::saveModel()
 
 bool MainWindow::saveModelAs()
 {
-    QSettings settings;
-    const QString dir = settings.value("folders/models", QDir::homePath()).toString();
+    const QString dir = settings::folder(settings::Folder::Models);
     QString name = m_session->modelPath();
     if (name.isEmpty())
         name = QDir(dir).filePath(QFileInfo(m_session->dataPath()).completeBaseName() +
                                   ".safetensors");
     const QString path = Dialogs::saveFileName(this, "Save Model", name, kModelFilter);
     if (path.isEmpty()) return false;
-    settings.setValue("folders/models", QFileInfo(path).absolutePath());
+    settings::rememberFolderOf(settings::Folder::Models, path);
     return m_session->saveModel(path);
 }
 
-bool MainWindow::maybeSave()
+MainWindow::CloseAnswer MainWindow::maybeSave()
 {
     const bool training = m_session->runState() != Session::RunState::Idle;
-    if (!training && !m_session->isModified()) return true;
+    if (!training && !m_session->isModified()) return {true, {}};
     const bool wasPaused = m_session->runState() == Session::RunState::Paused;
     if (training) m_session->setPaused(true);
     const auto answer = Dialogs::question(
@@ -209,14 +199,14 @@ bool MainWindow::maybeSave()
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     auto resume = [&] {
         if (training && !wasPaused) m_session->setPaused(false);
-        return false;
+        return CloseAnswer{false, {}};
     };
     if (answer == QMessageBox::Cancel) return resume();
     QString path;
     if (answer == QMessageBox::Save) {
         path = m_session->modelPath();
         if (path.isEmpty()) {
-            const QString dir = QSettings().value("folders/models", QDir::homePath()).toString();
+            const QString dir = settings::folder(settings::Folder::Models);
             path = Dialogs::saveFileName(
                 this, "Save Model",
                 QDir(dir).filePath(QFileInfo(m_session->dataPath()).completeBaseName() +
@@ -225,24 +215,26 @@ bool MainWindow::maybeSave()
             if (path.isEmpty()) return resume();
         }
     }
-    m_session->stop(); // within one step; the save below runs after the last step
-    if (!path.isEmpty()) {
-        QString error;
-        if (!m_session->saveModel(path, true, &error)) {
-            Dialogs::warning(this, "Save Model", "The model was not saved: " + error);
-            return false;
-        }
-    }
-    m_session->worker()->waitForIdle();
-    return true;
+    m_session->stop(); // within one step; a save runs between two steps or after the last
+    return {true, path};
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!maybeSave()) {
-        event->ignore();
-        return;
+    // Saving happens on the worker: the window stays open until modelSaved closes it again.
+    if (m_closing == Closing::No) {
+        const CloseAnswer answer = maybeSave();
+        if (!answer.close) return event->ignore();
+        if (!answer.saveTo.isEmpty()) {
+            m_closing = Closing::Saving;
+            if (!m_session->saveModel(answer.saveTo)) { // saveFailed said why
+                m_closing = Closing::No;
+                return event->ignore();
+            }
+        }
     }
+    if (m_closing == Closing::Saving) return event->ignore();
+    m_closing = Closing::No;
     writeSettings();
     event->accept();
 }
@@ -264,19 +256,18 @@ void MainWindow::dropEvent(QDropEvent* event)
 void MainWindow::addRecent(const QString& path)
 {
     if (path.isEmpty()) return;
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
+    QStringList recent = settings::recentFiles();
     const QString entry = path.startsWith(":/") ? path : QFileInfo(path).absoluteFilePath();
     recent.removeAll(entry);
     recent.prepend(entry);
-    settings.setValue("recentFiles", QStringList(recent.mid(0, kMaxRecent)));
+    settings::setRecentFiles(recent.mid(0, kMaxRecent));
     rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
 {
     m_ui->recentMenu->clear();
-    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    const QStringList recent = settings::recentFiles();
     for (const QString& path : recent) {
         QAction* a = m_ui->recentMenu->addAction(displayName(path));
         a->setToolTip(path);
@@ -286,7 +277,7 @@ void MainWindow::rebuildRecentMenu()
     if (!recent.isEmpty()) {
         m_ui->recentMenu->addSeparator();
         m_ui->recentMenu->addAction("Clear", this, [this] {
-            QSettings().remove("recentFiles");
+            settings::setRecentFiles({});
             rebuildRecentMenu();
         });
     }
@@ -375,7 +366,7 @@ void MainWindow::onProgress(const TrainingUpdate& u)
     m_ui->rateLabel->setText(
         QString("%1 steps/s · %2 left")
             .arg(QLocale().toString(u.stepsPerSecond, 'f', u.stepsPerSecond < 10 ? 1 : 0))
-            .arg(formatDuration(u.eta)));
+            .arg(tasks::formatDuration(u.eta, "–")));
 }
 
 void MainWindow::onFinished(const TrainingOutcome& outcome)
@@ -450,24 +441,21 @@ void MainWindow::showDeviceFailure(const TrainingOutcome& outcome)
 
 void MainWindow::readSettings()
 {
-    QSettings settings;
-    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
+    const settings::WindowLayout layout = settings::windowLayout();
+    if (!restoreGeometry(layout.geometry)) {
         const QRect screen =
             this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 800);
         resize(std::min(1280, screen.width()), std::min(800, screen.height()));
     }
-    restoreState(settings.value("window/state").toByteArray());
-    m_ui->mainSplitter->restoreState(settings.value("window/mainSplitter").toByteArray());
-    m_ui->workSplitter->restoreState(settings.value("window/workSplitter").toByteArray());
+    restoreState(layout.state);
+    m_ui->mainSplitter->restoreState(layout.mainSplitter);
+    m_ui->workSplitter->restoreState(layout.workSplitter);
 }
 
 void MainWindow::writeSettings()
 {
-    QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
-    settings.setValue("window/mainSplitter", m_ui->mainSplitter->saveState());
-    settings.setValue("window/workSplitter", m_ui->workSplitter->saveState());
+    settings::setWindowLayout({saveGeometry(), saveState(), m_ui->mainSplitter->saveState(),
+                               m_ui->workSplitter->saveState()});
 }
 
 } // namespace il::app

@@ -44,7 +44,12 @@ protected:
 private:
     void openDatasetDialog();
     void openModelDialog();
-    bool maybeSave();
+    // Asks whether to save a modified model before closing; stops a run when closing.
+    struct CloseAnswer {
+        bool close = false;
+        QString saveTo; // save here first ("" none)
+    };
+    CloseAnswer maybeSave();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void buildSamplesMenu();
@@ -64,6 +69,9 @@ private:
     std::unique_ptr<Ui::MainWindow> m_ui;
     Session* m_session;
     QLabel* m_deviceLabel;
+    // Closing with a save: the window waits for the worker's modelSaved, then closes.
+    enum class Closing { No, Saving, Saved };
+    Closing m_closing = Closing::No;
 };
 
 } // namespace il::app

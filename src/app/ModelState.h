@@ -41,6 +41,7 @@ struct ModelState {
     tasks::UploadedData data; // the task's data on the backend
     bool uploaded = false;
     DeviceChoice device; // what the backend is (the worker moves the model between runs)
+    QString buildError;  // why the network could not be built (no network then)
 
     QString kind() const;
     // Uploads the task's tensors once; TrainingData views of them.

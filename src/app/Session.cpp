@@ -3,18 +3,16 @@
 #include "ImageTask.h"
 #include "LayerStack.h"
 #include "ModelFile.h"
+#include "StudioSettings.h"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSettings>
 
 namespace il::app {
 
 namespace {
 
 constexpr size_t kMaxSnapshots = 240;
-constexpr const char* kDeviceKey = "training/device";
-constexpr const char* kTf32Key = "training/tf32";
 constexpr int kPreviewSide = 256;
 
 // The spec as the Model panel writes it, so two spellings of one stack compare equal.
@@ -37,12 +35,6 @@ bool readBytes(const QString& path, QByteArray& bytes, QString* error)
     return true;
 }
 
-QString settingsKeyForModel(const QString& modelPath)
-{
-    return "modelData/" +
-           QString::fromLatin1(QFileInfo(modelPath).absoluteFilePath().toUtf8().toBase64());
-}
-
 } // namespace
 
 Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<TrainingWorker>())
@@ -51,9 +43,8 @@ Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<T
     qRegisterMetaType<Evaluation>();
     m_cpuName = QString::fromStdString(createCpuBackend(0)->info().name);
     m_cuda.name = "cuda";
-    const QSettings settings;
-    m_backend = settings.value(kDeviceKey, "cpu").toString() == "cuda" ? "cuda" : "cpu";
-    m_tf32 = settings.value(kTf32Key, false).toBool();
+    m_backend = settings::device();
+    m_tf32 = settings::tf32();
     m_worker->setPreview(true, kPreviewSide);
     connect(m_worker.get(), &TrainingWorker::progressed, this, &Session::onProgress);
     connect(m_worker.get(), &TrainingWorker::previewReady, this, &Session::onPreview);
@@ -162,6 +153,7 @@ bool Session::openTask(const QString& path, const QByteArray& bytes,
 
 void Session::adoptTask(std::shared_ptr<tasks::Task> task)
 {
+    ++m_generation;
     m_task = std::move(task);
     const tasks::TaskData& d = m_task->data();
     m_inputWidth = d.inputWidth;
@@ -186,52 +178,98 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
 
 // ---- model ----------------------------------------------------------------------------------
 
-bool Session::openModel(const QString& path, QString* error)
+// A model file as the worker thread reads it, with the data it was trained on when found.
+struct OpenedModel {
+    std::unique_ptr<ModelState> model; // null: error says why
+    QString error;
+    QString note; // the optimizer state could not be restored
+    io::ModelInfo info;
+    QByteArray dataBytes;
+    tasks::TaskOptions options;
+};
+
+namespace {
+
+// rememberedData: where the studio last saw the model's data (the settings).
+OpenedModel readModel(const QString& path, const QString& rememberedData)
 {
-    if (m_runState != RunState::Idle) {
-        if (error) *error = "Stop training before opening another model.";
-        return false;
-    }
+    OpenedModel out;
     auto st = std::make_unique<ModelState>();
     st->backend = createCpuBackend(0);
-    auto loaded = io::openModel(path, *st->backend, error);
-    if (!loaded) return false;
-    const io::ModelInfo& info = loaded->info;
+    auto loaded = io::openModel(path, *st->backend, &out.error);
+    if (!loaded) return out;
+    out.info = loaded->info;
+    const io::ModelInfo& info = out.info;
     st->taskJson = info.task;
     st->config = info.config;
     st->state = info.state;
     st->optimizer = std::make_unique<Optimizer>(*st->backend, info.config.optimizer,
                                                 loaded->network->parameterCount());
-    QString note;
     if (!loaded->optimizerState.empty() &&
-        !io::restoreOptimizer(*loaded, *st->backend, *st->optimizer, &note))
-        emit message(note + "; training continues with a fresh optimizer state");
+        !io::restoreOptimizer(*loaded, *st->backend, *st->optimizer, &out.note))
+        out.note += "; training continues with a fresh optimizer state";
     st->network = std::move(loaded->network);
 
     // The data it was trained on: remembered in the file or in the settings.
     QString dataPath = info.task.value(kDataFileKey).toString();
-    if (dataPath.isEmpty() || !QFile::exists(dataPath))
-        dataPath = QSettings().value(settingsKeyForModel(path)).toString();
-    std::shared_ptr<tasks::Task> task;
-    QByteArray bytes;
-    tasks::TaskOptions options;
-    options.seed = info.config.seed;
+    if (dataPath.isEmpty() || !QFile::exists(dataPath)) dataPath = rememberedData;
+    out.options.seed = info.config.seed;
     QString dataError;
-    if (!dataPath.isEmpty() && readBytes(dataPath, bytes, &dataError)) {
-        task.reset(tasks::openTaskForModel(QFileInfo(dataPath).fileName(), bytes, info.task, false,
-                                           options, &dataError)
-                       .release());
-        if (task && (task->data().inputWidth != st->network->inputWidth() ||
-                     task->data().outputWidth != st->network->outputWidth()))
-            task.reset();
+    if (!dataPath.isEmpty() && readBytes(dataPath, out.dataBytes, &dataError)) {
+        st->task.reset(tasks::openTaskForModel(QFileInfo(dataPath).fileName(), out.dataBytes,
+                                               info.task, false, out.options, &dataError)
+                           .release());
+        if (st->task && (st->task->data().inputWidth != st->network->inputWidth() ||
+                         st->task->data().outputWidth != st->network->outputWidth()))
+            st->task.reset();
     }
-    st->task = task;
-    st->dataPath = task ? dataPath : QString();
+    st->dataPath = st->task ? dataPath : QString();
+    if (!st->task) out.dataBytes.clear();
+    out.model = std::move(st);
+    return out;
+}
 
-    m_task = task;
+} // namespace
+
+bool Session::openModel(const QString& path)
+{
+    if (m_runState != RunState::Idle) {
+        emit modelFailed("Stop training before opening another model.");
+        return false;
+    }
+    const int generation = ++m_generation;
+    const QString remembered = settings::modelDataFile(path);
+    m_worker->postAndReply(
+        this,
+        [path, remembered](ModelState&) {
+            try {
+                return std::make_shared<OpenedModel>(readModel(path, remembered));
+            } catch (const std::exception& e) {
+                auto failed = std::make_shared<OpenedModel>();
+                failed->error = QFileInfo(path).fileName() + ": " + e.what();
+                return failed;
+            }
+        },
+        [this, path, generation](std::shared_ptr<OpenedModel> opened) {
+            if (generation != m_generation) return; // other data or another model came since
+            if (!opened->model) return emit modelFailed(opened->error);
+            if (m_runState != RunState::Idle)
+                return emit modelFailed("Stop training before opening another model.");
+            adoptModel(path, *opened);
+        },
+        false);
+    return true;
+}
+
+void Session::adoptModel(const QString& path, OpenedModel& opened)
+{
+    const io::ModelInfo& info = opened.info;
+    std::unique_ptr<ModelState> st = std::move(opened.model);
+    if (!opened.note.isEmpty()) emit message(opened.note);
+    m_task = st->task;
     m_dataPath = st->dataPath;
-    m_dataBytes = task ? bytes : QByteArray();
-    m_options = options;
+    m_dataBytes = opened.dataBytes;
+    m_options = opened.options;
     m_modelTaskJson = info.task;
     m_modelKind = info.task.value("task").toString();
     m_inputWidth = st->network->inputWidth();
@@ -246,74 +284,62 @@ bool Session::openModel(const QString& path, QString* error)
     m_modelPath = path;
     m_history.load(info.state.history);
     m_snapshots.clear();
+    const bool withData = m_task != nullptr;
     m_worker->replaceModel(std::move(st));
     setModified(false);
-    if (task) emit datasetOpened();
+    if (withData) emit datasetOpened();
     emit modelChanged();
-    if (!task)
+    emit modelOpened(path);
+    if (!withData)
         emit message("Opened the model without its data: outputs work; open the data it was "
                      "trained on (File > Open Dataset) to train further.");
     // A first look at what it has learned.
-    m_worker->post([this](ModelState& m) {
-        const tasks::ImageGeometry* g = m.imageGeometry();
-        const QImage image = m.preview(g ? std::max(g->width, g->height) : kPreviewSide);
-        const qint64 step = m.state.step;
-        if (!image.isNull())
-            QMetaObject::invokeMethod(
-                this, [this, step, image] { onPreview(step, image); }, Qt::QueuedConnection);
-    });
+    m_worker->postAndReply(
+        this,
+        [](ModelState& m) {
+            const tasks::ImageGeometry* g = m.imageGeometry();
+            return std::make_pair(static_cast<qint64>(m.state.step),
+                                  m.preview(g ? std::max(g->width, g->height) : kPreviewSide));
+        },
+        [this](const std::pair<qint64, QImage>& preview) {
+            if (!preview.second.isNull()) onPreview(preview.first, preview.second);
+        });
     evaluate();
-    return true;
 }
 
-bool Session::saveModel(const QString& path, bool wait, QString* error)
+bool Session::saveModel(const QString& path)
 {
     QString why;
     if (!m_hasNetwork && !m_task) why = "there is no model to save yet: open a dataset first";
     if (why.isEmpty() && m_runState == RunState::Idle) buildIfNeeded(&why);
     if (!why.isEmpty()) {
-        if (error) *error = why;
-        if (!wait) emit saveFailed(why);
+        emit saveFailed(why);
         return false;
     }
-    struct Result {
-        bool ok = false;
-        QString error;
-    };
-    auto result = std::make_shared<Result>();
     const bool idle = m_runState == RunState::Idle;
     const TrainerConfig config = m_config;
-    const QString dataPath = m_dataPath;
-    m_worker->post([this, path, result, idle, config, dataPath, wait](ModelState& m) {
-        if (idle) m.config = config; // the settings as the panels show them
-        if (!m.network) {
-            result->error = "there is no model to save";
-        } else {
-            result->ok = io::saveModel(path, *m.network, m.optimizer.get(), m.config, m.state,
-                                       m.taskJsonForSaving(), &result->error);
-        }
-        if (wait) return;
-        QMetaObject::invokeMethod(
-            this,
-            [this, path, result] {
-                if (!result->ok) return emit saveFailed(result->error);
-                m_modelPath = path;
-                QSettings().setValue(settingsKeyForModel(path), m_dataPath);
-                setModified(false);
-                emit modelSaved(path);
-            },
-            Qt::QueuedConnection);
-    });
-    if (!wait) return true;
-    m_worker->waitForIdle();
-    if (result->ok) {
-        m_modelPath = path;
-        QSettings().setValue(settingsKeyForModel(path), dataPath);
-        setModified(false);
-    } else if (error) {
-        *error = result->error;
-    }
-    return result->ok;
+    m_worker->postAndReply(
+        this,
+        [path, idle, config](ModelState& m) {
+            if (idle) m.config = config; // the settings as the panels show them
+            QString error;
+            if (!m.network)
+                error = m.buildError.isEmpty() ? "there is no model to save" : m.buildError;
+            else if (io::saveModel(path, *m.network, m.optimizer.get(), m.config, m.state,
+                                   m.taskJsonForSaving(), &error))
+                error.clear();
+            else if (error.isEmpty())
+                error = "the model could not be saved";
+            return error;
+        },
+        [this, path](const QString& error) {
+            if (!error.isEmpty()) return emit saveFailed(error);
+            m_modelPath = path;
+            settings::setModelDataFile(path, m_dataPath);
+            setModified(false);
+            emit modelSaved(path);
+        });
+    return true;
 }
 
 void Session::setSpec(const QString& spec, const QString& error)
@@ -354,9 +380,26 @@ bool Session::buildIfNeeded(QString* error)
         if (error) *error = "Open a dataset first.";
         return false;
     }
-    auto st = ModelState::create(m_task, m_dataPath, m_spec, m_config, error);
-    if (!st) return false;
-    m_worker->replaceModel(std::move(st));
+    // Built on the worker thread; a failure travels with the model (buildError), so the run or
+    // the save queued after it reports it, and the next Start tries again.
+    m_worker->replaceModel(
+        [task = m_task, dataPath = m_dataPath, spec = m_spec, config = m_config]() {
+            QString why;
+            auto st = ModelState::create(task, dataPath, spec, config, &why);
+            if (!st) {
+                st = std::make_unique<ModelState>();
+                st->task = task;
+                st->buildError = why;
+            }
+            return st;
+        });
+    const int generation = m_generation;
+    m_worker->postAndReply(
+        this, [](ModelState& m) { return m.buildError; },
+        [this, generation](const QString& buildError) {
+            if (!buildError.isEmpty() && generation == m_generation) m_hasNetwork = false;
+        },
+        false);
     m_hasNetwork = true;
     m_builtSpec = m_spec;
     m_builtSeed = m_config.seed;
@@ -384,11 +427,7 @@ void Session::setDevice(const QString& backend, bool tf32, bool remember)
     const DeviceChoice before = device();
     m_backend = backend == "cuda" ? "cuda" : "cpu";
     m_tf32 = tf32;
-    if (remember) {
-        QSettings settings;
-        settings.setValue(kDeviceKey, m_backend);
-        settings.setValue(kTf32Key, m_tf32);
-    }
+    if (remember) settings::setDevice(m_backend, m_tf32);
     if (!(device() == before)) emit deviceChanged();
 }
 
@@ -410,30 +449,29 @@ void Session::setBackendProvider(BackendProvider provider)
 
 void Session::probeDevices()
 {
-    const auto probe = m_provider.cudaStatus;
-    m_worker->post([this, probe](ModelState&) {
-        BackendStatus status;
-        try {
-            if (probe)
-                status = probe();
-            else
-                status.reason = "this build has no CUDA backend";
-        } catch (const std::exception& e) {
-            status = BackendStatus{};
-            status.reason = e.what();
-        }
-        status.name = "cuda";
-        QMetaObject::invokeMethod(
-            this,
-            [this, status] {
-                const DeviceChoice before = device();
-                m_cuda = status;
-                m_cudaProbed = true;
-                emit devicesChanged();
-                if (!(device() == before)) emit deviceChanged();
-            },
-            Qt::QueuedConnection);
-    });
+    m_worker->postAndReply(
+        this,
+        [probe = m_provider.cudaStatus](ModelState&) {
+            BackendStatus status;
+            try {
+                if (probe)
+                    status = probe();
+                else
+                    status.reason = "this build has no CUDA backend";
+            } catch (const std::exception& e) {
+                status = BackendStatus{};
+                status.reason = e.what();
+            }
+            status.name = "cuda";
+            return status;
+        },
+        [this](const BackendStatus& status) {
+            const DeviceChoice before = device();
+            m_cuda = status;
+            m_cudaProbed = true;
+            emit devicesChanged();
+            if (!(device() == before)) emit deviceChanged();
+        });
 }
 
 // ---- training -------------------------------------------------------------------------------

@@ -34,13 +34,15 @@ struct Evaluation {
     std::vector<PredictionRow> rows;
 };
 
+struct OpenedModel; // a model file as the worker read it (Session.cpp)
+
 struct Snapshot {
     int64_t step = 0;
     QImage image;
 };
 
 // Which backends there are and how to make one. The studio uses the engine's registry; tests
-// supply a simulated GPU (tests/app/FaultyBackend.h).
+// supply a simulated GPU (FaultyBackend in tests/support/ForwardingBackend.h).
 struct BackendProvider {
     std::function<BackendStatus()> cudaStatus = &il::cudaStatus; // probed on the worker thread
     BackendFactory create = &il::createBackend;
@@ -75,10 +77,12 @@ public:
     int64_t vocab() const { return m_vocab; }
 
     // ---- model ------------------------------------------------------------------------------
-    bool openModel(const QString& path, QString* error);
-    // Saves through the worker (between two steps while training). wait: block until written
-    // and return whether it worked (closing); otherwise modelSaved or saveFailed follows.
-    bool saveModel(const QString& path, bool wait = false, QString* error = nullptr);
+    // Reads the model (and the data it was trained on) on the worker thread; modelOpened or
+    // modelFailed follows. False, with modelFailed, when it cannot start (while training).
+    bool openModel(const QString& path);
+    // Saves through the worker (between two steps while training); modelSaved or saveFailed
+    // follows. False, with saveFailed, when there is nothing to save.
+    bool saveModel(const QString& path);
     QString modelPath() const { return m_modelPath; }
     bool isModified() const { return m_modified; }
     bool hasModel() const { return m_hasNetwork || m_task; }
@@ -144,6 +148,8 @@ signals:
     void progressed(const il::app::TrainingUpdate& update);
     void snapshotAdded(int index);
     void trainingFinished(const il::app::TrainingOutcome& outcome);
+    void modelOpened(const QString& path);
+    void modelFailed(const QString& error);
     void modelSaved(const QString& path);
     void saveFailed(const QString& error);
     void modifiedChanged(bool modified);
@@ -159,6 +165,7 @@ signals:
 private:
     bool openTask(const QString& path, const QByteArray& bytes, const tasks::TaskOptions& options);
     void adoptTask(std::shared_ptr<tasks::Task> task);
+    void adoptModel(const QString& path, OpenedModel& opened);
     bool buildIfNeeded(QString* error);
     void setRunState(RunState state);
     void setModified(bool modified);
@@ -170,6 +177,9 @@ private:
     void sendNextChar();
 
     std::unique_ptr<TrainingWorker> m_worker;
+    // Counts opened data and models: a model read on the worker is dropped when other data or
+    // another model was opened after it was asked for.
+    int m_generation = 0;
     tasks::TaskOptions m_options;
     std::shared_ptr<tasks::Task> m_task;
     QString m_dataPath;

@@ -69,34 +69,37 @@ Evaluation evaluateModel(ModelState& m)
 
 void Session::render(QSize size)
 {
-    m_worker->post([this, size](ModelState& m) {
-        QImage image;
-        QString error;
-        if (!m.network)
-            error = "There is no model yet: press Start to train one.";
-        else if (const auto* task = m.imageTask())
-            image = task->render(*m.network, size, &error);
-        else if (const auto* geometry = m.imageGeometry())
-            image = tasks::renderImage(*m.network, *geometry, size, &error);
-        else
-            error = "Only image models render pictures.";
-        QMetaObject::invokeMethod(
-            this, [this, image, error] { emit renderReady(image, error); }, Qt::QueuedConnection);
-    });
+    m_worker->postAndReply(
+        this,
+        [size](ModelState& m) {
+            std::pair<QImage, QString> out; // the image, or why there is none
+            if (!m.network)
+                out.second = "There is no model yet: press Start to train one.";
+            else if (const auto* task = m.imageTask())
+                out.first = task->render(*m.network, size, &out.second);
+            else if (const auto* geometry = m.imageGeometry())
+                out.first = tasks::renderImage(*m.network, *geometry, size, &out.second);
+            else
+                out.second = "Only image models render pictures.";
+            return out;
+        },
+        [this](const std::pair<QImage, QString>& out) { emit renderReady(out.first, out.second); });
 }
 
 void Session::generateNames(const tasks::GenerationOptions& options)
 {
-    m_worker->post([this, options](ModelState& m) {
-        tasks::GenerationResult result;
-        const tasks::NamesSchema* schema = m.namesSchema();
-        if (!m.network || !schema)
-            result.error = "There is no names model yet: press Start to train one.";
-        else
-            result = tasks::generateNames(*m.network, *schema, options);
-        QMetaObject::invokeMethod(
-            this, [this, result] { emit namesGenerated(result); }, Qt::QueuedConnection);
-    });
+    m_worker->postAndReply(
+        this,
+        [options](ModelState& m) {
+            tasks::GenerationResult result;
+            const tasks::NamesSchema* schema = m.namesSchema();
+            if (!m.network || !schema)
+                result.error = "There is no names model yet: press Start to train one.";
+            else
+                result = tasks::generateNames(*m.network, *schema, options);
+            return result;
+        },
+        [this](const tasks::GenerationResult& result) { emit namesGenerated(result); });
 }
 
 void Session::requestNextChar(const QString& prefix, double temperature)
@@ -111,37 +114,45 @@ void Session::sendNextChar()
     const auto [prefix, temperature] = *m_nextCharWanted;
     m_nextCharWanted.reset();
     m_nextCharBusy = true;
-    m_worker->post([this, prefix, temperature](ModelState& m) {
-        QString error;
+    struct NextChar {
         std::vector<float> probs;
         QStringList symbols;
-        const tasks::NamesSchema* schema = m.namesSchema();
-        if (!m.network || !schema) {
-            error = "There is no names model yet.";
-        } else {
-            probs = tasks::nextCharProbabilities(*m.network, *schema, prefix, temperature, &error);
-            symbols = schema->vocabulary();
-        }
-        QMetaObject::invokeMethod(
-            this,
-            [=, this] {
-                m_nextCharBusy = false;
-                emit nextCharReady(prefix, temperature, probs, symbols, error);
-                sendNextChar();
-            },
-            Qt::QueuedConnection);
-    });
+        QString error;
+    };
+    m_worker->postAndReply(
+        this,
+        [prefix, temperature](ModelState& m) {
+            NextChar out;
+            const tasks::NamesSchema* schema = m.namesSchema();
+            if (!m.network || !schema) {
+                out.error = "There is no names model yet.";
+            } else {
+                out.probs = tasks::nextCharProbabilities(*m.network, *schema, prefix, temperature,
+                                                         &out.error);
+                out.symbols = schema->vocabulary();
+            }
+            return out;
+        },
+        [this, prefix, temperature](const NextChar& out) {
+            m_nextCharBusy = false;
+            emit nextCharReady(prefix, temperature, out.probs, out.symbols, out.error);
+            sendNextChar();
+        });
 }
 
 void Session::evaluate()
 {
     if (!m_task) return;
-    m_worker->post([this](ModelState& m) {
-        if (!m.network || !m.task) return;
-        const Evaluation ev = evaluateModel(m);
-        QMetaObject::invokeMethod(
-            this, [this, ev] { emit evaluated(ev); }, Qt::QueuedConnection);
-    });
+    m_worker->postAndReply(
+        this,
+        [](ModelState& m) {
+            std::optional<Evaluation> ev;
+            if (m.network && m.task) ev = evaluateModel(m);
+            return ev;
+        },
+        [this](const std::optional<Evaluation>& ev) {
+            if (ev) emit evaluated(*ev);
+        });
 }
 
 } // namespace il::app

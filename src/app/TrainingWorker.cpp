@@ -72,6 +72,16 @@ void TrainingWorker::replaceModel(std::unique_ptr<ModelState> model)
     post([this, holder](ModelState&) { m_model = std::move(*holder); }, false);
 }
 
+void TrainingWorker::replaceModel(std::function<std::unique_ptr<ModelState>()> make)
+{
+    post(
+        [this, make = std::move(make)](ModelState&) {
+            auto made = make();
+            m_model = made ? std::move(made) : std::make_unique<ModelState>();
+        },
+        false);
+}
+
 void TrainingWorker::train(const TrainerConfig& config, const DeviceChoice& device)
 {
     if (m_training.exchange(true)) return;
@@ -141,6 +151,7 @@ void TrainingWorker::run()
         }
         runGuarded(next.job, *m_model);
     }
+    m_model.reset(); // its buffers are freed here, not on the thread that destroys the worker
     QMutexLocker locker(&m_mutex);
     m_busy = false;
     m_idle.wakeAll();
@@ -212,7 +223,8 @@ void TrainingWorker::trainNow(ModelState& m)
         outcome.failed = true;
         outcome.message = m.network ? "Open the data this model was trained on to continue "
                                       "training (File > Open Dataset)."
-                                    : "There is no model to train yet.";
+                          : m.buildError.isEmpty() ? "There is no model to train yet."
+                                                   : m.buildError;
         return finish();
     }
     if (m_stop) {

@@ -36,6 +36,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <type_traits>
 
 namespace il::app {
 
@@ -88,8 +89,17 @@ public:
     // two steps of a run (it must not replace or rebuild the network); otherwise it waits for
     // the run to end.
     void post(Job job, bool betweenSteps = true);
+    // Runs work(model) on the worker thread like post, then reply(result) on context's thread
+    // (the GUI thread) through its event loop; reply() takes no argument when work returns
+    // nothing, and no reply comes when work throws. context must outlive the worker (the
+    // Session owns it).
+    template <typename Work, typename Reply>
+    void postAndReply(QObject* context, Work work, Reply reply, bool betweenSteps = true);
     // Hands a new model to the worker (after any run and queued job).
     void replaceModel(std::unique_ptr<ModelState> model);
+    // Makes the model on the worker thread (after any run and queued job) and hands it over, so
+    // building a network never runs on the caller's thread.
+    void replaceModel(std::function<std::unique_ptr<ModelState>()> make);
     // Starts a run with a copy of config on the given device (the model moves there first).
     // Ignored while a run is queued or going.
     void train(const TrainerConfig& config, const DeviceChoice& device = {});
@@ -145,6 +155,26 @@ private:
     std::atomic<bool> m_stop{false};
     std::unique_ptr<ModelState> m_model; // touched only on the worker thread
 };
+
+template <typename Work, typename Reply>
+void TrainingWorker::postAndReply(QObject* context, Work work, Reply reply, bool betweenSteps)
+{
+    post(
+        [context, work = std::move(work), reply = std::move(reply)](ModelState& m) mutable {
+            using Result = std::invoke_result_t<Work&, ModelState&>;
+            if constexpr (std::is_void_v<Result>) {
+                work(m);
+                QMetaObject::invokeMethod(context, reply, Qt::QueuedConnection);
+            } else {
+                // Shared, so a result that cannot be copied can still travel in the reply.
+                auto result = std::make_shared<Result>(work(m));
+                QMetaObject::invokeMethod(
+                    context, [reply, result]() mutable { reply(std::move(*result)); },
+                    Qt::QueuedConnection);
+            }
+        },
+        betweenSteps);
+}
 
 } // namespace il::app
 

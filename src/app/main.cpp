@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 #include "NamesOutputPage.h"
 #include "Session.h"
+#include "ThreadGuard.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -23,13 +24,9 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
 {
     using il::app::Session;
     Session* session = window.session();
-    auto finish = [&window, screenshot, quit, tab, save] {
-        if (!save.isEmpty()) {
-            QString error;
-            if (!window.session()->saveModel(save, true, &error))
-                std::fprintf(stderr, "ironlearn-studio: %s\n", error.toUtf8().constData());
-        }
-        // Give the last signals (evaluation, preview, names) time to arrive and draw.
+    // Gives the last signals (evaluation, preview, names) time to arrive and draw, then takes
+    // the screenshot and quits.
+    auto wrapUp = [&window, screenshot, quit, tab] {
         QTimer::singleShot(1500, &window, [&window, screenshot, quit, tab] {
             if (!tab.isEmpty())
                 if (auto* tabs = window.findChild<QTabWidget*>("setupTabWidget"))
@@ -41,12 +38,30 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
                     std::fprintf(stderr, "ironlearn-studio: cannot write %s\n",
                                  screenshot.toUtf8().constData());
                 if (quit) {
-                    window.session()->stop();
-                    window.session()->worker()->waitForIdle();
+                    window.session()->stop(); // the worker finishes when the window goes
                     QApplication::exit(0);
                 }
             });
         });
+    };
+    auto finish = [&window, save, wrapUp] {
+        if (save.isEmpty()) return wrapUp();
+        Session* session = window.session();
+        // Saved on the worker: wrap up once it answers, either way.
+        auto answered = std::make_shared<QMetaObject::Connection>();
+        auto failed = std::make_shared<QMetaObject::Connection>();
+        auto done = [answered, failed, wrapUp] {
+            QObject::disconnect(*answered);
+            QObject::disconnect(*failed);
+            wrapUp();
+        };
+        *answered = QObject::connect(session, &Session::modelSaved, &window, done);
+        *failed =
+            QObject::connect(session, &Session::saveFailed, &window, [done](const QString& error) {
+                std::fprintf(stderr, "ironlearn-studio: %s\n", error.toUtf8().constData());
+                done();
+            });
+        session->saveModel(save);
     };
     if (steps <= 0) return finish();
     auto* clock = new QElapsedTimer;
@@ -103,6 +118,7 @@ void useDarkPalette()
 int main(int argc, char* argv[])
 {
     QApplication app(argc, argv);
+    il::forbidEngineWorkOnThisThread(); // the GUI thread: the training worker runs the engine
     QApplication::setOrganizationName("IronLearn");
     QApplication::setApplicationName("Iron Learn Studio");
     QApplication::setApplicationVersion(IRONLEARN_VERSION);
@@ -131,15 +147,31 @@ int main(int argc, char* argv[])
         if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
     }
     window.show();
-    const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty()) {
-        QString path = files.first();
-        if (path.startsWith(":sample/")) path = ":/samples/" + path.mid(8);
-        window.openFile(path);
-    }
-    if (parser.isSet("train-steps") || parser.isSet("screenshot") || parser.isSet("quit") ||
-        parser.isSet("save"))
+    const bool script = parser.isSet("train-steps") || parser.isSet("screenshot") ||
+                        parser.isSet("quit") || parser.isSet("save");
+    auto startScript = [&window, &parser] {
         runScript(window, parser.value("train-steps").toLongLong(), parser.value("screenshot"),
                   parser.isSet("quit"), parser.value("tab"), parser.value("save"));
+    };
+    const QStringList files = parser.positionalArguments();
+    QString path = files.value(0);
+    if (path.startsWith(":sample/")) path = ":/samples/" + path.mid(8);
+    // A model opens on the worker thread: the script starts once it is open (or failed to).
+    if (script && path.endsWith(".safetensors", Qt::CaseInsensitive)) {
+        il::app::Session* session = window.session();
+        auto opened = std::make_shared<QMetaObject::Connection>();
+        auto failed = std::make_shared<QMetaObject::Connection>();
+        auto once = [opened, failed, startScript] {
+            QObject::disconnect(*opened);
+            QObject::disconnect(*failed);
+            startScript();
+        };
+        *opened = QObject::connect(session, &il::app::Session::modelOpened, &window, once);
+        *failed = QObject::connect(session, &il::app::Session::modelFailed, &window, once);
+        window.openFile(path);
+    } else {
+        if (!path.isEmpty()) window.openFile(path);
+        if (script) startScript();
+    }
     return QApplication::exec();
 }

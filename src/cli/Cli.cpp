@@ -70,15 +70,6 @@ int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fall
     return v;
 }
 
-QString formatDuration(double s)
-{
-    if (!std::isfinite(s) || s < 0) return "--:--";
-    const auto total = static_cast<long long>(std::llround(s));
-    const long long h = total / 3600, m = (total / 60) % 60, sec = total % 60;
-    if (h > 0) return QString::asprintf("%lld:%02lld:%02lld", h, m, sec);
-    return QString::asprintf("%lld:%02lld", m, sec);
-}
-
 QString formatLoss(double v)
 {
     if (std::isnan(v)) return "-";

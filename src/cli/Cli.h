@@ -1,6 +1,7 @@
 // Shared pieces of ironlearn-cli: exit codes, errors, option parsing helpers, progress output.
 #pragma once
 
+#include "Duration.h"
 #include "Task.h"
 #include "Trainer.h"
 
@@ -54,7 +55,7 @@ private:
     bool m_drawn = false;
 };
 
-QString formatDuration(double seconds);
+using tasks::formatDuration;
 QString formatLoss(double v);
 
 // Writes text to path atomically; throws DataError naming the file on failure.

@@ -14,7 +14,7 @@ const char* kUsage =
     "Train small neural networks from the command line (the engine of Iron Learn Studio).\n"
     "\n"
     "Commands:\n"
-    "  train DATA        train a network on a CSV table and save the model\n"
+    "  train DATA        train a network on a data file (table, image, names) and save it\n"
     "  evaluate MODEL DATA  measure a saved model on a data file\n"
     "  predict MODEL DATA  predict every row of a table (--out predictions.csv)\n"
     "  info MODEL        describe a saved model: task, layers, training so far\n"

@@ -32,7 +32,7 @@ struct DeviceInfo {
     int threads = 1;
 };
 
-// The slots of the small "guard" block that TrainingStep keeps in backend memory.
+// The slots of the small "guard" block that the Trainer keeps in backend memory.
 // guardAndClip() writes them; optimizers read slot Scale and skip the update when Bad is set.
 enum GuardSlot : int {
     GuardScale = 0,     // factor applied to every gradient (clipping), 0 once a step went bad

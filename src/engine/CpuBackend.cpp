@@ -10,6 +10,7 @@
 #include "OpShapes.h"
 #include "Sampling.h"
 #include "Shuffle.h"
+#include "ThreadGuard.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -105,6 +106,7 @@ public:
     // also returns to the system as soon as a buffer is freed.
     void* allocateBytes(size_t bytes) override
     {
+        checkEngineThread("allocate");
         const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
         void* p = nullptr;
         if (rounded >= kMmapMinBytes) {
@@ -140,14 +142,17 @@ public:
     }
     void upload(void* dst, const void* src, size_t bytes) override
     {
+        checkEngineThread("upload");
         std::memcpy(dst, src, bytes);
     }
     void download(void* dst, const void* src, size_t bytes) override
     {
+        checkEngineThread("download");
         std::memcpy(dst, src, bytes);
     }
     void copy(void* dst, const void* src, size_t bytes) override
     {
+        checkEngineThread("copy");
         std::memmove(dst, src, bytes);
     }
     void synchronize() override {}
@@ -155,6 +160,7 @@ public:
     // ---- element-wise and reductions ------------------------------------------------
     void fill(Tensor t, float value) override
     {
+        checkEngineThread("fill");
         float* p = t.data;
         const int64_t n = t.size();
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
@@ -225,6 +231,7 @@ public:
     void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
               Tensor c) override
     {
+        checkEngineThread("gemm");
         flushDenormals();
         const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
         if (m == 0 || n == 0) return;

@@ -1,6 +1,7 @@
 #include "Network.h"
 #include "Errors.h"
 #include "LayerSpec.h"
+#include "ThreadGuard.h"
 
 namespace il {
 
@@ -26,6 +27,7 @@ Network::~Network() = default;
 
 void Network::build()
 {
+    checkEngineThread("building a network");
     if (m_inputWidth <= 0) throw EngineError("the network needs at least one input column");
     if (m_layers.empty()) throw EngineError("the network has no layers");
     // Widths and arena layout: trainable tensors first (one flat vector for the optimizer),
@@ -108,6 +110,7 @@ std::vector<LayerSummary> Network::summary() const
 
 void Network::initialize(uint64_t seed)
 {
+    checkEngineThread("Network::initialize");
     float lastSineW0 = 0.f; // w0 of the most recent sine layer before the current one
     bool seenSine = false;
     for (size_t i = 0; i < m_layers.size(); ++i) {
@@ -207,6 +210,7 @@ void Network::reserve(int64_t rows)
 
 Tensor Network::forward(ConstTensor x)
 {
+    checkEngineThread("Network::forward");
     if (x.cols() != m_inputWidth)
         throw ShapeError("the network expects " + std::to_string(m_inputWidth) +
                          " input columns, got " + std::to_string(x.cols()));
@@ -226,6 +230,7 @@ Tensor Network::forward(ConstTensor x)
 
 void Network::backward(ConstTensor x, ConstTensor dOutput)
 {
+    checkEngineThread("Network::backward");
     if (x.rows() != m_rows || dOutput.rows() != m_rows || dOutput.cols() != outputWidth())
         throw ShapeError("backward: gradient " + dOutput.shape.toString() +
                          " does not match the last forward (" + std::to_string(m_rows) + " rows)");
@@ -251,6 +256,7 @@ ConstTensor Network::layerOutput(int i) const
 
 void Network::predict(ConstTensor x, Tensor out, int64_t chunkRows)
 {
+    checkEngineThread("Network::predict");
     if (out.rows() != x.rows() || out.cols() != outputWidth())
         throw ShapeError("predict: output " + out.shape.toString() + " for " +
                          std::to_string(x.rows()) + " rows and " + std::to_string(outputWidth()) +

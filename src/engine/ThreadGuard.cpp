@@ -1,0 +1,107 @@
+#include "ThreadGuard.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+namespace il {
+
+namespace detail {
+std::atomic<bool> g_engineThreadGuardArmed{false};
+} // namespace detail
+
+namespace {
+
+bool enabledByDefault()
+{
+#ifdef NDEBUG
+    const char* env = std::getenv("IRONLEARN_THREAD_GUARD");
+    return env && *env && std::string(env) != "0";
+#else
+    return true;
+#endif
+}
+
+struct GuardState {
+    std::mutex mutex;
+    bool enabled = enabledByDefault();
+    bool hasThread = false;
+    std::atomic<std::thread::id> forbidden{}; // read without the mutex by every check
+    EngineThreadViolationHandler handler;
+};
+
+GuardState& state()
+{
+    static GuardState s;
+    return s;
+}
+
+// Call with the mutex held.
+void rearm(const GuardState& s)
+{
+    detail::g_engineThreadGuardArmed.store(s.enabled && s.hasThread, std::memory_order_relaxed);
+}
+
+} // namespace
+
+void forbidEngineWorkOnThisThread()
+{
+    GuardState& s = state();
+    const std::lock_guard lock(s.mutex);
+    s.forbidden.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    s.hasThread = true;
+    rearm(s);
+}
+
+void allowEngineWorkOnAnyThread()
+{
+    GuardState& s = state();
+    const std::lock_guard lock(s.mutex);
+    s.hasThread = false;
+    rearm(s);
+}
+
+void setEngineThreadGuardEnabled(bool enabled)
+{
+    GuardState& s = state();
+    const std::lock_guard lock(s.mutex);
+    s.enabled = enabled;
+    rearm(s);
+}
+
+bool engineThreadGuardEnabled()
+{
+    GuardState& s = state();
+    const std::lock_guard lock(s.mutex);
+    return s.enabled;
+}
+
+EngineThreadViolationHandler setEngineThreadViolationHandler(EngineThreadViolationHandler handler)
+{
+    GuardState& s = state();
+    const std::lock_guard lock(s.mutex);
+    std::swap(s.handler, handler);
+    return handler;
+}
+
+void detail::checkEngineThreadSlow(const char* what)
+{
+    GuardState& s = state();
+    if (std::this_thread::get_id() != s.forbidden.load(std::memory_order_relaxed)) return;
+    EngineThreadViolationHandler handler;
+    {
+        const std::lock_guard lock(s.mutex);
+        if (!s.enabled || !s.hasThread) return;
+        handler = s.handler;
+    }
+    const std::string message =
+        std::string("engine work on a thread that must not run it: ") + what;
+    if (handler) return handler(message);
+    std::fprintf(stderr, "ironlearn: %s\n", message.c_str());
+#ifndef NDEBUG
+    std::abort(); // a programming error, caught the way a failed assert() is
+#endif
+}
+
+} // namespace il
