@@ -81,17 +81,6 @@ void setStepTicks(QValueAxis* axis, double max)
     axis->setRange(0, max);
 }
 
-QString metricTitle(const QString& kind, const QJsonObject& task)
-{
-    if (kind == "image") return "PSNR (dB), higher is sharper";
-    if (kind == "names") return "Validation cross-entropy (nats/char)";
-    if (kind == "tabular")
-        return task.value("kind").toString() == "regression"
-                   ? "No metric for regression: the loss is the MSE"
-                   : "Validation accuracy";
-    return "Metric";
-}
-
 } // namespace
 
 ChartsPanel::ChartsPanel(QWidget* parent)
@@ -185,15 +174,10 @@ int ChartsPanel::plannedLearningRatePointCount() const
 
 void ChartsPanel::reset()
 {
-    const QString kind = m_session ? m_session->kind() : QString();
-    m_metricChart->setTitle(metricTitle(kind, m_session ? m_session->taskJson() : QJsonObject()));
-    m_ui->metricChartView->setToolTip(
-        kind == "image"   ? "Peak signal-to-noise ratio of the reconstruction: 10·log10(1 / MSE) "
-                            "over the pixels. About 30 dB looks close; 40 dB is hard to tell apart."
-        : kind == "names" ? "How surprised the network is by the next character of names it "
-                            "has not seen, −ln p(next), on average. Lower is better."
-                          : "The share of validation rows whose class the network gets right "
-                            "(classification tables only).");
+    const tasks::TaskType* type = m_session ? m_session->taskType() : nullptr;
+    m_metricInfo = type ? type->metric(m_session->taskJson()) : tasks::MetricInfo{"Metric", {}, {}};
+    m_metricChart->setTitle(m_metricInfo.title);
+    m_ui->metricChartView->setToolTip(m_metricInfo.description);
     updatePlannedRate();
     redraw();
 }
@@ -239,10 +223,10 @@ void ChartsPanel::redraw()
     const QList<QPointF> metric = h.metric(kMaxPoints);
     const int64_t every = m_session->config().evalEvery;
     m_metricChart->setToolTip(QString());
-    if (metric.isEmpty() && m_session->kind() == "image" && every > 0)
-        m_metricChart->setTitle(QString("PSNR (dB): measured every %1 steps").arg(every));
-    else if (m_session->kind() == "image")
-        m_metricChart->setTitle("PSNR (dB), higher is sharper");
+    if (metric.isEmpty() && !m_metricInfo.pendingTitle.isEmpty() && every > 0)
+        m_metricChart->setTitle(m_metricInfo.pendingTitle.arg(every));
+    else
+        m_metricChart->setTitle(m_metricInfo.title);
     m_metric->replace(metric);
     setStepTicks(m_metricX, xMax);
     const auto [mlo, mhi] = rangeOf(metric, {}, false);

@@ -5,6 +5,8 @@
 // a run of 100,000 steps draws as fast as a short one. Colours follow the system palette.
 #pragma once
 
+#include "TaskType.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -72,6 +74,7 @@ private:
     QValueAxis* m_metricX = nullptr;
     QValueAxis* m_metricY = nullptr;
     QTimer* m_redrawTimer;
+    tasks::MetricInfo m_metricInfo; // of the open task: the metric chart's titles
 };
 
 } // namespace il::app

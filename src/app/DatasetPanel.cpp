@@ -119,12 +119,19 @@ void DatasetPanel::refresh()
         summary += "<br><i>Note: " + note.toHtmlEscaped() + "</i>";
     m_ui->summaryLabel->setText(summary);
     m_ui->summaryLabel->setVisible(true);
-    if (task->kind() == "tabular")
+    switch (task->type().output()) {
+    case tasks::TaskOutput::Table:
         showTable();
-    else if (task->kind() == "image")
+        break;
+    case tasks::TaskOutput::Image:
         showImage();
-    else if (task->kind() == "names")
+        break;
+    case tasks::TaskOutput::Names:
         showNames();
+        break;
+    case tasks::TaskOutput::None:
+        break;
+    }
     updateEnabled();
     m_updating = false;
 }
@@ -132,13 +139,10 @@ void DatasetPanel::refresh()
 void DatasetPanel::showTable()
 {
     m_ui->pagesStackedWidget->setCurrentIndex(TablePage);
-    io::CsvTable table;
-    QString error;
-    if (!tasks::readTable(QFileInfo(m_session->dataPath()).fileName(), m_session->dataBytes(),
-                          table, &error))
-        return showError(error);
-    tasks::TabularSchema schema;
-    tasks::TabularSchema::fromJson(m_session->task()->toJson(), schema, nullptr);
+    const auto* tabular = dynamic_cast<const tasks::TabularTask*>(m_session->task().get());
+    if (!tabular) return;
+    const io::CsvTable& table = tabular->head();
+    const tasks::TabularSchema& schema = tabular->schema();
     QStringList targets = schema.targets.isEmpty() ? QStringList{schema.target} : schema.targets;
     std::vector<CsvPreviewModel::Role> roles;
     auto* w = m_ui->columnsTableWidget;
@@ -176,7 +180,7 @@ void DatasetPanel::showTable()
     w->setMaximumHeight(
         w->horizontalHeader()->height() +
         std::min(table.columnCount(), 6) * w->verticalHeader()->defaultSectionSize() + 4);
-    m_preview->setTable(std::move(table));
+    m_preview->setTable(table, static_cast<int>(tasks::kTablePreviewRows));
     m_preview->setRoles(roles);
     m_ui->previewTableView->resizeColumnsToContents();
 

@@ -77,7 +77,7 @@ void ImageOutputPage::reload()
         original = task->trainingImage();
     m_ui->originalImageView->setImage(original);
     m_ui->originalImageView->setPlaceholder(
-        m_session->kind() == "image" && original.isNull()
+        m_session->output() == tasks::TaskOutput::Image && original.isNull()
             ? "The model was opened without its image: open it to compare."
             : "Open an image to see it here.");
     m_ui->reconstructionImageView->setImage(QImage());

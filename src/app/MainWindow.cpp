@@ -22,9 +22,6 @@ namespace il::app {
 namespace {
 
 constexpr int kMaxRecent = 8;
-const char* kDataFilter = "Data files (*.csv *.tsv *.json *.png *.jpg *.jpeg *.bmp *.gif *.webp "
-                          "*.txt);;Tables (*.csv *.tsv *.json);;Images (*.png *.jpg *.jpeg *.bmp "
-                          "*.gif *.webp);;Names (*.txt);;All files (*)";
 const char* kModelFilter = "Iron Learn models (*.safetensors);;All files (*)";
 
 bool isModelFile(const QString& path)
@@ -156,7 +153,7 @@ bool MainWindow::openFile(const QString& path)
 void MainWindow::openDatasetDialog()
 {
     const QString dir = settings::folder(settings::Folder::Data);
-    const QString path = Dialogs::openFileName(this, "Open Dataset", dir, kDataFilter);
+    const QString path = Dialogs::openFileName(this, "Open Dataset", dir, tasks::dataFileFilter());
     if (!path.isEmpty()) openFile(path);
 }
 
@@ -287,15 +284,11 @@ void MainWindow::rebuildRecentMenu()
 void MainWindow::buildSamplesMenu()
 {
     const QStringList files = QDir(":/samples").entryList(QDir::Files, QDir::Name);
-    struct Group {
-        QString kind, title;
-    };
-    for (const Group& g :
-         {Group{"tabular", "Tables"}, Group{"image", "Images"}, Group{"names", "Names"}}) {
-        QAction* section = m_ui->samplesMenu->addSection(g.title);
-        section->setObjectName("samplesSection" + g.title);
+    for (const tasks::TaskType* type : tasks::taskTypes()) {
+        QAction* section = m_ui->samplesMenu->addSection(type->title());
+        section->setObjectName("samplesSection" + type->title());
         for (const QString& file : files) {
-            if (tasks::taskKindForPath(file) != g.kind || file.endsWith(".md")) continue;
+            if (!type->supportsFile(file)) continue;
             QAction* a = m_ui->samplesMenu->addAction(file);
             a->setObjectName("actionSample_" + QFileInfo(file).completeBaseName());
             const QString path = ":/samples/" + file;
@@ -332,7 +325,7 @@ void MainWindow::updateRunBar()
     m_ui->recentMenu->setEnabled(idle && !m_ui->recentMenu->isEmpty());
     m_ui->actionSaveModel->setEnabled(m_session->hasModel());
     m_ui->actionSaveModelAs->setEnabled(m_session->hasModel());
-    m_ui->actionExportReconstruction->setEnabled(m_session->kind() == "image");
+    m_ui->actionExportReconstruction->setEnabled(m_session->output() == tasks::TaskOutput::Image);
     if (idle && m_session->trainedSteps() == 0) {
         const int64_t planned = m_session->plannedSteps();
         // (0, 0) would make the bar a busy indicator.

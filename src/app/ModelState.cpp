@@ -5,12 +5,6 @@
 
 namespace il::app {
 
-QString ModelState::kind() const
-{
-    if (task) return task->kind();
-    return taskJson.value("task").toString();
-}
-
 void ModelState::upload()
 {
     if (uploaded || !task) return;
@@ -31,7 +25,6 @@ const tasks::ImageTask* ModelState::imageTask() const
 const tasks::NamesSchema* ModelState::namesSchema()
 {
     if (auto* names = dynamic_cast<const tasks::NamesTask*>(task.get())) return &names->schema();
-    if (kind() != "names") return nullptr;
     if (!m_names) {
         tasks::NamesSchema schema;
         if (!tasks::NamesSchema::fromJson(taskJson, schema, nullptr)) return nullptr;
@@ -43,7 +36,6 @@ const tasks::NamesSchema* ModelState::namesSchema()
 const tasks::ImageGeometry* ModelState::imageGeometry()
 {
     if (const auto* image = imageTask()) return &image->geometry();
-    if (kind() != "image") return nullptr;
     if (!m_geometry) {
         tasks::ImageGeometry geometry;
         if (!tasks::ImageGeometry::fromJson(taskJson, geometry, nullptr)) return nullptr;

@@ -43,7 +43,6 @@ struct ModelState {
     DeviceChoice device; // what the backend is (the worker moves the model between runs)
     QString buildError;  // why the network could not be built (no network then)
 
-    QString kind() const;
     // Uploads the task's tensors once; TrainingData views of them.
     void upload();
     TrainingData trainingData() const;

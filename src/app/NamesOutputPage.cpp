@@ -80,7 +80,8 @@ void NamesOutputPage::generated(const tasks::GenerationResult& result)
 
 void NamesOutputPage::requestNextChar()
 {
-    if (!m_session || m_session->kind() != "names" || !m_session->hasModel()) return;
+    if (!m_session || m_session->output() != tasks::TaskOutput::Names || !m_session->hasModel())
+        return;
     m_session->requestNextChar(m_ui->prefixLineEdit->text(), temperature());
 }
 

@@ -44,15 +44,20 @@ void OutputPanel::setSession(Session* session)
 
 void OutputPanel::switchPage()
 {
-    const QString kind = m_session->kind();
-    if (kind == "image")
+    switch (m_session->output()) {
+    case tasks::TaskOutput::Image:
         m_stack->setCurrentWidget(m_image);
-    else if (kind == "names")
+        break;
+    case tasks::TaskOutput::Names:
         m_stack->setCurrentWidget(m_names);
-    else if (kind == "tabular")
+        break;
+    case tasks::TaskOutput::Table:
         m_stack->setCurrentWidget(m_table);
-    else
+        break;
+    case tasks::TaskOutput::None:
         m_stack->setCurrentWidget(m_empty);
+        break;
+    }
 }
 
 } // namespace il::app

@@ -62,9 +62,15 @@ Session::~Session()
     m_worker->stop();
 }
 
-QString Session::kind() const
+const tasks::TaskType* Session::taskType() const
 {
-    return m_task ? m_task->kind() : m_modelKind;
+    return m_task ? &m_task->type() : m_modelType;
+}
+
+tasks::TaskOutput Session::output() const
+{
+    const tasks::TaskType* type = taskType();
+    return type ? type->output() : tasks::TaskOutput::None;
 }
 
 QSize Session::imageTrainingSize() const
@@ -72,7 +78,7 @@ QSize Session::imageTrainingSize() const
     if (const auto* image = dynamic_cast<const tasks::ImageTask*>(m_task.get()))
         return image->trainingImage().size();
     tasks::ImageGeometry geometry;
-    if (kind() == "image" && tasks::ImageGeometry::fromJson(m_modelTaskJson, geometry, nullptr))
+    if (tasks::ImageGeometry::fromJson(m_modelTaskJson, geometry, nullptr))
         return {geometry.width, geometry.height};
     return {};
 }
@@ -159,7 +165,7 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
     m_inputWidth = d.inputWidth;
     m_outputWidth = d.outputWidth;
     m_vocab = d.vocab;
-    m_modelKind = m_task->kind();
+    m_modelType = &m_task->type();
     m_modelTaskJson = {};
     m_spec = canonicalSpec(m_task->presetSpec(m_task->presets().value(0)));
     m_config = TrainerConfig{};
@@ -271,7 +277,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_dataBytes = opened.dataBytes;
     m_options = opened.options;
     m_modelTaskJson = info.task;
-    m_modelKind = info.task.value("task").toString();
+    m_modelType = tasks::taskTypeOf(info.task);
     m_inputWidth = st->network->inputWidth();
     m_outputWidth = st->network->outputWidth();
     m_vocab = info.vocab;

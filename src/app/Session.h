@@ -19,12 +19,7 @@
 namespace il::app {
 
 // One validation row of a table model: what it predicted against the truth.
-struct PredictionRow {
-    QString actual, predicted;
-    double confidence = NAN; // classification: the probability of the predicted class
-    int correct = -1;        // 1 right, 0 wrong, -1 regression (see error)
-    double error = NAN;      // regression: predicted - actual
-};
+using PredictionRow = tasks::PredictionRow;
 
 struct Evaluation {
     QString summary;
@@ -66,7 +61,10 @@ public:
     std::shared_ptr<const tasks::Task> task() const { return m_task; }
     QString dataPath() const { return m_dataPath; }
     const QByteArray& dataBytes() const { return m_dataBytes; }
-    QString kind() const;
+    // What kind of task the open data or model is: null when neither is open.
+    const tasks::TaskType* taskType() const;
+    // What its models are for (which output page shows it); None when nothing is open.
+    tasks::TaskOutput output() const;
     // The task metadata: the open data's, or the opened model's.
     QJsonObject taskJson() const { return m_task ? m_task->toJson() : m_modelTaskJson; }
     // Images: the training image's size (from the data, or from the model's metadata).
@@ -184,8 +182,8 @@ private:
     std::shared_ptr<tasks::Task> m_task;
     QString m_dataPath;
     QByteArray m_dataBytes;
-    QJsonObject m_modelTaskJson; // of an opened model (to attach its data later)
-    QString m_modelKind;
+    QJsonObject m_modelTaskJson;                  // of an opened model (to attach its data later)
+    const tasks::TaskType* m_modelType = nullptr; // of the data or the opened model
     int64_t m_inputWidth = 0, m_outputWidth = 0, m_vocab = 0;
     QString m_modelPath;
     QString m_spec;

@@ -3,8 +3,6 @@
 // thread.
 #include "Session.h"
 
-#include "TabularTask.h"
-
 namespace il::app {
 
 namespace {
@@ -18,48 +16,10 @@ Evaluation evaluateModel(ModelState& m)
     const tasks::TaskMetrics metrics = m.task->evaluate(*m.network);
     ev.summary = metrics.summary;
     ev.values = metrics.values;
-    tasks::TabularSchema schema;
-    if (m.kind() != "tabular" || !tasks::TabularSchema::fromJson(m.task->toJson(), schema, nullptr))
-        return ev;
-    const tasks::TaskData& d = m.task->data();
-    const bool onVal = d.valRows > 0;
-    ev.where = onVal ? "validation" : "training";
-    const auto& x = onVal ? d.valX : d.trainX;
-    const auto& y = onVal ? d.valY : d.trainY;
-    const int64_t rows = std::min<int64_t>(onVal ? d.valRows : d.trainRows, kPredictionRows);
-    const auto outputs = tasks::predictRows(*m.network, x, rows);
-    const auto predictions = tasks::tabularPredictions(schema, outputs);
-    ev.classification = schema.isClassification();
-    if (ev.classification) {
-        const auto probs = tasks::tabularProbabilities(schema, outputs);
-        const auto k = static_cast<size_t>(schema.classes.size());
-        for (int64_t i = 0; i < rows; ++i) {
-            const auto r = static_cast<size_t>(i);
-            const auto cls = static_cast<size_t>(predictions[r]);
-            const auto actual = static_cast<size_t>(y[r]);
-            PredictionRow row;
-            row.actual = schema.classes.value(static_cast<int>(actual));
-            row.predicted = schema.classes.value(static_cast<int>(cls));
-            row.confidence = r * k + cls < probs.size() ? probs[r * k + cls] : NAN;
-            row.correct = cls == actual ? 1 : 0;
-            ev.rows.push_back(row);
-        }
-    } else {
-        // The first target; y is normalised: value = y * scale + offset.
-        const auto targets = static_cast<size_t>(std::max<int64_t>(schema.targetWidth(), 1));
-        const double scale = schema.targetScale.empty() ? 1.0 : schema.targetScale[0];
-        const double offset = schema.targetOffset.empty() ? 0.0 : schema.targetOffset[0];
-        for (int64_t i = 0; i < rows; ++i) {
-            const auto r = static_cast<size_t>(i);
-            const double actual = y[r * targets] * scale + offset;
-            const double predicted = predictions[r * targets];
-            PredictionRow row;
-            row.actual = QString::number(actual, 'g', 6);
-            row.predicted = QString::number(predicted, 'g', 6);
-            row.error = predicted - actual;
-            ev.rows.push_back(row);
-        }
-    }
+    tasks::Predictions predictions = m.task->predictions(*m.network, kPredictionRows);
+    ev.classification = predictions.classification;
+    ev.where = predictions.where;
+    ev.rows = std::move(predictions.rows);
     return ev;
 }
 

@@ -50,7 +50,7 @@ void TableOutputPage::setSession(Session* session)
 
 void TableOutputPage::evaluated(const Evaluation& ev)
 {
-    if (m_session->kind() != "tabular") return;
+    if (m_session->output() != tasks::TaskOutput::Table) return;
     m_ui->tableSplitter->show();
     // The first line (the headline metric) in the label; the full report as its tooltip.
     const QString headline = ev.summary.section('\n', 0, 0);

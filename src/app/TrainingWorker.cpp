@@ -309,7 +309,7 @@ void TrainingWorker::trainNow(ModelState& m)
     bool hasMetric = false;
     try {
         m.upload();
-        hasMetric = m.kind() != "tabular" || !std::isnan(m.task->trainingMetric(*m.network));
+        hasMetric = m.task->hasTrainingMetric();
     } catch (const BackendError& e) {
         if (!rescue(e.what(), true)) {
             outcome.failed = true;

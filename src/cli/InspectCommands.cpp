@@ -95,15 +95,8 @@ int runInfo(const QStringList& args)
     std::printf("written by %s (format %d)\n", info.createdBy.toUtf8().constData(),
                 info.formatVersion);
     const QJsonObject& task = info.task;
-    QString taskLine = task["task"].toString();
-    if (taskLine == "tabular") {
-        tasks::TabularSchema s;
-        if (tasks::TabularSchema::fromJson(task, s, nullptr)) {
-            taskLine += ": " + s.kindName() + ", " + QString::number(s.features.size()) +
-                        " features -> " + s.target;
-            if (s.isClassification()) taskLine += " (classes: " + s.classes.join(", ") + ")";
-        }
-    }
+    const tasks::TaskType* type = tasks::taskTypeOf(task);
+    const QString taskLine = type ? type->describeSaved(task) : task["task"].toString();
     std::printf("task       %s\n\n", taskLine.toUtf8().constData());
     std::printf("  #  layer                 output     parameters\n");
     std::printf("     input                 %-10s\n",

@@ -44,7 +44,8 @@ int runGenerate(const QStringList& args)
     auto model = io::openModel(modelPath, *backend, &error);
     if (!model) throw DataError(error.toStdString());
     const QString kind = model->info.task["task"].toString();
-    if (kind != "names")
+    const tasks::TaskType* type = tasks::taskTypeOf(model->info.task);
+    if (!type || type->output() != tasks::TaskOutput::Names)
         throw DataError((modelPath + ": a " + (kind.isEmpty() ? "model without a task" : kind) +
                          " model; generate needs a names model (train one on a .txt file of "
                          "names)")

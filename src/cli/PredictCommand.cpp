@@ -96,7 +96,8 @@ int runPredict(const QStringList& args)
     auto model = io::openModel(modelPath, *backend, &error);
     if (!model) throw DataError(error.toStdString());
     const QString taskKind = model->info.task.value("task").toString();
-    if (taskKind != "tabular")
+    const tasks::TaskType* type = tasks::taskTypeOf(model->info.task);
+    if (!type || type->output() != tasks::TaskOutput::Table)
         throw DataError((modelPath + ": predict works on table models; this is a " + taskKind +
                          " model (see render and generate)")
                             .toStdString());

@@ -29,18 +29,10 @@ extern "C" void onInterrupt(int)
     std::signal(SIGINT, SIG_DFL);
 }
 
-const char* kPresetHelp = "Presets (--preset), by task:\n"
-                          "  tabular  mlp (default): dense:32,tanh,dense:32,tanh,dense\n"
-                          "           linear: dense (linear / logistic regression)\n"
-                          "           deep: dense:64,relu,dense:64,relu,dense:64,relu,dense\n"
-                          "  image    siren (default): dense:256,sine:30 x3,dense\n"
-                          "           fourier-relu: fourier:256:10,dense:256,relu x3,dense\n"
-                          "           classic: dense:128,tanh x3,dense\n";
-
 void addTrainingOptions(QCommandLineParser& p)
 {
     p.addOptions({
-        {"task", "tabular, image or names (default: from the file type).", "KIND"},
+        {"task", tasks::taskTypeNames() + " (default: from the file type).", "KIND"},
         {"layers", "Layer list, e.g. dense:16,tanh,dense:1 (see below).", "SPEC"},
         {"preset", "Named layer list (see below).", "NAME"},
         {"loss", "mse, mae, bce or cross-entropy (default: from the task).", "LOSS"},
@@ -147,7 +139,7 @@ int runTrain(const QStringList& args)
     addTrainingOptions(p);
     if (!parseOrHelp(p, args, "train", "DATA [options]",
                      "Train a network on a data file and save it as a model.", 1, 1,
-                     QString::fromStdString(layerSpecHelp()) + "\n" + kPresetHelp))
+                     QString::fromStdString(layerSpecHelp()) + "\n" + tasks::presetHelp()))
         return ExitOk;
 
     const QString given = p.positionalArguments().first();
@@ -156,9 +148,9 @@ int runTrain(const QStringList& args)
     if (p.isSet("resume") && (p.isSet("layers") || p.isSet("preset")))
         throw UsageError("--layers/--preset cannot change a resumed model's architecture");
     const QString taskKind = p.value("task");
-    if (!taskKind.isEmpty() && taskKind != "tabular" && taskKind != "image" && taskKind != "names")
-        throw UsageError("--task must be tabular, image or names, not \"" + taskKind.toStdString() +
-                         "\"");
+    if (!taskKind.isEmpty() && !tasks::findTaskType(taskKind))
+        throw UsageError("--task must be " + tasks::taskTypeNames().toStdString() + ", not \"" +
+                         taskKind.toStdString() + "\"");
     const int threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
     auto backend = makeBackend(p.value("backend"), threads, p.isSet("tf32"));
 

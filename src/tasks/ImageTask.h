@@ -65,13 +65,11 @@ public:
     ImageTask(QString path, QImage original, QImage training, int channels, bool forEvaluation,
               QStringList notes);
 
-    QString kind() const override { return "image"; }
+    const TaskType& type() const override;
     QString description() const override;
     QStringList notes() const override { return m_notes; }
     const TaskData& data() const override { return m_data; }
     LossKind loss() const override { return LossKind::MSE; }
-    QStringList presets() const override;
-    QString presetSpec(const QString& name) const override;
     void applyDefaults(TrainerConfig& config) const override;
     QJsonObject toJson() const override { return m_geometry.toJson(); }
     TaskMetrics evaluate(Network& net) override;
@@ -100,6 +98,9 @@ private:
     TaskData m_data;
     std::vector<float> m_coords, m_targets; // every pixel in order
 };
+
+// The description of image tasks (name, files, presets, metric).
+const TaskType& imageTaskType();
 
 // Opens an image for training (savedTask null) or for a saved model: then the image is
 // resized to the model's training size and converted to its channels; forEvaluation puts

@@ -89,6 +89,8 @@ bool NamesSchema::fromJson(const QJsonObject& o, NamesSchema& s, QString* error)
         if (error) *error = "the model's names settings: " + what;
         return false;
     };
+    if (o["task"].toString() != "names")
+        return fail("this model was not trained on names (task \"" + o["task"].toString() + "\")");
     s = NamesSchema();
     s.context = o["context"].toInt(0);
     if (s.context < 1 || s.context > 8) return fail("context must be 1 to 8");

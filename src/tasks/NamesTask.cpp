@@ -38,9 +38,43 @@ QString pickBoundarySymbol(const std::u32string& alphabet)
     return "<end>";
 }
 
+class NamesTaskType final : public TaskType {
+public:
+    QString name() const override { return "names"; }
+    QString title() const override { return "Names"; }
+    TaskOutput output() const override { return TaskOutput::Names; }
+    QStringList fileSuffixes() const override { return {"txt"}; }
+    std::vector<LayerPreset> presets() const override
+    {
+        // Measured on names-ssa2018.txt, context 3, label smoothing 0.1: "mlp" beats the
+        // counting model by about 0.018 nats per character, "large" by 0.024 at twice the time,
+        // and "small" (makemore's one hidden layer) does not beat it.
+        return {
+            {"mlp", "embedding:VOCAB:16,dense:256,tanh,dense:256,tanh,dense", ""},
+            {"small", "embedding:VOCAB:10,dense:200,tanh,dense", "makemore's one hidden layer"},
+            {"large", "embedding:VOCAB:24,dense:384,tanh,dense:384,tanh,dense", ""},
+        };
+    }
+    MetricInfo metric(const QJsonObject& savedTask) const override
+    {
+        (void)savedTask;
+        MetricInfo m;
+        m.title = "Validation cross-entropy (nats/char)";
+        m.description = "How surprised the network is by the next character of names it has "
+                        "not seen, −ln p(next), on average. Lower is better.";
+        return m;
+    }
+    std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes,
+                               const TaskOptions& options, const QJsonObject* savedTask,
+                               bool forEvaluation, QString* error) const override
+    {
+        return openNamesTask(path, bytes, options, savedTask, forEvaluation, error);
+    }
+};
+
 class NamesTaskImpl final : public NamesTask {
 public:
-    QString kind() const override { return "names"; }
+    const TaskType& type() const override { return namesTaskType(); }
     QString description() const override
     {
         QString d = QString("%1: %2 names, %3 characters + the boundary, context %4")
@@ -59,17 +93,9 @@ public:
     LossKind loss() const override { return LossKind::CrossEntropy; }
     const NamesSchema& schema() const override { return m_schema; }
 
-    QStringList presets() const override { return {"mlp", "small", "large"}; }
     QString presetSpec(const QString& name) const override
     {
-        // Measured on names-ssa2018.txt, context 3, label smoothing 0.1: "mlp" beats the
-        // counting model by about 0.018 nats per character, "large" by 0.024 at twice the time,
-        // and "small" (makemore's one hidden layer) does not beat it.
-        const QString e = QString("embedding:%1:").arg(m_schema.vocabSize());
-        if (name == "mlp") return e + "16,dense:256,tanh,dense:256,tanh,dense";
-        if (name == "small") return e + "10,dense:200,tanh,dense";
-        if (name == "large") return e + "24,dense:384,tanh,dense:384,tanh,dense";
-        return {};
+        return Task::presetSpec(name).replace("VOCAB", QString::number(m_schema.vocabSize()));
     }
     void applyDefaults(TrainerConfig& cfg) const override
     {
@@ -199,6 +225,12 @@ bool fail(QString* error, const QString& message)
 }
 
 } // namespace
+
+const TaskType& namesTaskType()
+{
+    static const NamesTaskType type;
+    return type;
+}
 
 std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes,
                                     const TaskOptions& options, const QJsonObject* savedTask,

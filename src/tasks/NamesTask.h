@@ -103,6 +103,10 @@ public:
     virtual const NamesSchema& schema() const = 0;
 };
 
+// The description of names tasks (name, files, presets, metric); presets write VOCAB for the
+// vocabulary size, which NamesTask::presetSpec fills in.
+const TaskType& namesTaskType();
+
 // savedTask: reopen with a saved model's vocabulary and context (resume or evaluate). A
 // character outside that vocabulary is refused with its line.
 std::unique_ptr<Task> openNamesTask(const QString& pathForMessages, const QByteArray& bytes,

@@ -159,6 +159,21 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where);
 // Defaults for a new model of this table.
 QString defaultTabularSpec(const TabularSchema& schema);
 
+// Rows of the file a table task keeps for previews (DatasetPanel).
+constexpr int64_t kTablePreviewRows = 200;
+
+// The table task; also reachable as a Task through openTask / openTaskForModel.
+class TabularTask : public Task {
+public:
+    virtual const TabularSchema& schema() const = 0;
+    // The file as read, cut to its first kTablePreviewRows rows: every column, with the
+    // whole file's counts (missing cells, distinct values).
+    virtual const io::CsvTable& head() const = 0;
+};
+
+// The description of table tasks (name, files, presets, metric).
+const TaskType& tabularTaskType();
+
 // The table task behind the Task interface (CLI and GUI).
 std::unique_ptr<Task> openTabularTask(const QString& pathForMessages, const QByteArray& bytes,
                                       const TaskOptions& options, const QJsonObject* savedTask,

@@ -28,11 +28,30 @@ TabularSplit rowsFrom(const TabularSplit& in, int64_t first, size_t xWidth, size
     return out;
 }
 
-class TabularTask final : public Task {
+// The first rows of a table, with the whole table's column counts.
+io::CsvTable headOf(io::CsvTable table, int64_t rows)
+{
+    const auto n = static_cast<size_t>(std::min(rows, table.rows));
+    auto cut = [n](auto& v) {
+        v.resize(std::min(v.size(), n));
+        v.shrink_to_fit();
+    };
+    table.rows = static_cast<int64_t>(n);
+    for (io::CsvColumn& c : table.columns) {
+        cut(c.numbers);
+        cut(c.missing);
+        cut(c.codes);
+    }
+    std::erase_if(table.lineJumps, [&](const auto& jump) { return jump.first >= table.rows; });
+    return table;
+}
+
+class TabularTaskImpl final : public TabularTask {
 public:
-    TabularTask(QString path, TabularDataset ds, bool forEvaluation, QString evaluatedPart)
-        : m_path(std::move(path)), m_ds(std::move(ds)), m_forEvaluation(forEvaluation),
-          m_evaluatedPart(std::move(evaluatedPart))
+    TabularTaskImpl(QString path, TabularDataset ds, io::CsvTable head, bool forEvaluation,
+                    QString evaluatedPart)
+        : m_path(std::move(path)), m_ds(std::move(ds)), m_head(std::move(head)),
+          m_forEvaluation(forEvaluation), m_evaluatedPart(std::move(evaluatedPart))
     {
         const TabularSchema& s = m_ds.schema;
         m_data.inputWidth = s.inputWidth();
@@ -48,7 +67,9 @@ public:
         m_data.valY = m_ds.val.y;
     }
 
-    QString kind() const override { return "tabular"; }
+    const TaskType& type() const override { return tabularTaskType(); }
+    const TabularSchema& schema() const override { return m_ds.schema; }
+    const io::CsvTable& head() const override { return m_head; }
     QString description() const override
     {
         const TabularSchema& s = m_ds.schema;
@@ -67,14 +88,6 @@ public:
     QStringList notes() const override { return m_ds.notes; }
     const TaskData& data() const override { return m_data; }
     LossKind loss() const override { return m_ds.schema.loss(); }
-    QStringList presets() const override { return {"mlp", "linear", "deep"}; }
-    QString presetSpec(const QString& name) const override
-    {
-        if (name == "mlp") return "dense:32,tanh,dense:32,tanh,dense";
-        if (name == "linear") return "dense";
-        if (name == "deep") return "dense:64,relu,dense:64,relu,dense:64,relu,dense";
-        return {};
-    }
     void applyDefaults(TrainerConfig& cfg) const override
     {
         cfg.loss = loss();
@@ -118,6 +131,9 @@ public:
             .accuracy;
     }
 
+    bool hasTrainingMetric() const override { return m_ds.schema.isClassification(); }
+
+    Predictions predictions(Network& net, int maxRows) override;
     QStringList rowReport(Network& net, int maxRows) override
     {
         const TabularSchema& schema = m_ds.schema;
@@ -174,12 +190,103 @@ private:
 
     QString m_path;
     TabularDataset m_ds;
+    io::CsvTable m_head;
     bool m_forEvaluation = false;
     QString m_evaluatedPart; // " (test examples)" when evaluating a JSON file's test rows
     TaskData m_data;
 };
 
+Predictions TabularTaskImpl::predictions(Network& net, int maxRows)
+{
+    const TabularSchema& schema = m_ds.schema;
+    const bool onVal = m_ds.val.rows > 0;
+    const TabularSplit& split = onVal ? m_ds.val : m_ds.train;
+    const auto& y = split.y;
+    const int64_t rows = std::min<int64_t>(split.rows, maxRows);
+    const auto outputs = predictRows(net, inputsOf(split), rows);
+    const auto predicted = tabularPredictions(schema, outputs);
+    Predictions out;
+    out.where = onVal ? "validation" : "training";
+    out.classification = schema.isClassification();
+    if (out.classification) {
+        const auto probs = tabularProbabilities(schema, outputs);
+        const auto k = static_cast<size_t>(schema.classes.size());
+        for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
+            const auto cls = static_cast<size_t>(predicted[r]);
+            const auto actual = static_cast<size_t>(y[r]); // the class id
+            PredictionRow row;
+            row.actual = schema.classes.value(static_cast<int>(actual));
+            row.predicted = schema.classes.value(static_cast<int>(cls));
+            row.confidence = r * k + cls < probs.size() ? probs[r * k + cls] : NAN;
+            row.correct = cls == actual ? 1 : 0;
+            out.rows.push_back(row);
+        }
+        return out;
+    }
+    // The first target; y is normalised: value = y * scale + offset.
+    const auto targets = static_cast<size_t>(std::max<int64_t>(schema.targetWidth(), 1));
+    const double scale = schema.targetScale.empty() ? 1.0 : schema.targetScale[0];
+    const double offset = schema.targetOffset.empty() ? 0.0 : schema.targetOffset[0];
+    for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
+        const double actual = y[r * targets] * scale + offset;
+        const double value = predicted[r * targets];
+        PredictionRow row;
+        row.actual = QString::number(actual, 'g', 6);
+        row.predicted = QString::number(value, 'g', 6);
+        row.error = value - actual;
+        out.rows.push_back(row);
+    }
+    return out;
+}
+
+class TabularTaskType final : public TaskType {
+public:
+    QString name() const override { return "tabular"; }
+    QString title() const override { return "Tables"; }
+    TaskOutput output() const override { return TaskOutput::Table; }
+    QStringList fileSuffixes() const override { return {"csv", "tsv", "json"}; }
+    std::vector<LayerPreset> presets() const override
+    {
+        return {{"mlp", "dense:32,tanh,dense:32,tanh,dense", ""},
+                {"linear", "dense", "linear / logistic regression"},
+                {"deep", "dense:64,relu,dense:64,relu,dense:64,relu,dense", ""}};
+    }
+    MetricInfo metric(const QJsonObject& savedTask) const override
+    {
+        MetricInfo m;
+        m.title = savedTask.value("kind").toString() == "regression"
+                      ? "No metric for regression: the loss is the MSE"
+                      : "Validation accuracy";
+        m.description = "The share of validation rows whose class the network gets right "
+                        "(classification tables only).";
+        return m;
+    }
+    QString describeSaved(const QJsonObject& savedTask) const override
+    {
+        QString line = name();
+        TabularSchema s;
+        if (TabularSchema::fromJson(savedTask, s, nullptr)) {
+            line += ": " + s.kindName() + ", " + QString::number(s.features.size()) +
+                    " features -> " + s.target;
+            if (s.isClassification()) line += " (classes: " + s.classes.join(", ") + ")";
+        }
+        return line;
+    }
+    std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes,
+                               const TaskOptions& options, const QJsonObject* savedTask,
+                               bool forEvaluation, QString* error) const override
+    {
+        return openTabularTask(path, bytes, options, savedTask, forEvaluation, error);
+    }
+};
+
 } // namespace
+
+const TaskType& tabularTaskType()
+{
+    static const TabularTaskType type;
+    return type;
+}
 
 std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& bytes,
                                       const TaskOptions& options, const QJsonObject* savedTask,
@@ -229,7 +336,8 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
         return nullptr;
     }
     ds.notes = table.notes + ds.notes;
-    return std::make_unique<TabularTask>(path, std::move(ds), forEvaluation, part);
+    return std::make_unique<TabularTaskImpl>(
+        path, std::move(ds), headOf(std::move(table), kTablePreviewRows), forEvaluation, part);
 }
 
 } // namespace il::tasks

@@ -1,10 +1,6 @@
 #include "Task.h"
 
-#include "ImageTask.h"
-#include "NamesTask.h"
 #include "TabularTask.h"
-
-#include <QFileInfo>
 
 namespace il::tasks {
 
@@ -45,14 +41,18 @@ UploadedData uploadTaskData(Backend& b, const TaskData& d)
     return u;
 }
 
-QString taskKindForPath(const QString& path)
+QStringList Task::presets() const
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == "csv" || suffix == "tsv" || suffix == "json") return "tabular";
-    if (QStringList{"png", "jpg", "jpeg", "bmp", "gif", "webp", "ppm", "pgm", "tif", "tiff"}
-            .contains(suffix))
-        return "image";
-    if (suffix == "txt") return "names";
+    QStringList names;
+    for (const LayerPreset& p : type().presets())
+        names << p.name;
+    return names;
+}
+
+QString Task::presetSpec(const QString& name) const
+{
+    for (const LayerPreset& p : type().presets())
+        if (p.name == name) return p.layers;
     return {};
 }
 
@@ -62,14 +62,13 @@ std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes, const T
                            const QJsonObject* saved, bool forEvaluation, QString* error)
 {
     QString kind = saved ? saved->value("task").toString() : options.task;
-    if (kind.isEmpty()) kind = taskKindForPath(path);
-    if (kind.isEmpty()) kind = "tabular";
-    if (kind == "tabular")
-        return openTabularTask(path, bytes, options, saved, forEvaluation, error);
-    if (kind == "names") return openNamesTask(path, bytes, options, saved, forEvaluation, error);
-    if (kind == "image") return openImageTask(path, bytes, options, saved, forEvaluation, error);
-    if (error) *error = path + ": the " + kind + " task is not available in this build yet";
-    return nullptr;
+    const TaskType* type = kind.isEmpty() ? taskTypeForPath(path) : findTaskType(kind);
+    if (kind.isEmpty() && !type) type = &tabularTaskType();
+    if (!type) {
+        if (error) *error = path + ": the " + kind + " task is not available in this build yet";
+        return nullptr;
+    }
+    return type->open(path, bytes, options, saved, forEvaluation, error);
 }
 
 } // namespace

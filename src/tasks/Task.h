@@ -5,6 +5,7 @@
 #pragma once
 
 #include "Network.h"
+#include "TaskType.h"
 #include "Trainer.h"
 
 #include <QJsonObject>
@@ -25,6 +26,20 @@ struct TaskData {
     int64_t vocab = 0;       // embedding vocabulary (names), 0 otherwise
     int64_t trainRows = 0, valRows = 0;
     std::vector<float> trainX, trainY, valX, valY;
+};
+
+// One row of a table model's predictions, in the file's units, next to the truth.
+struct PredictionRow {
+    QString actual, predicted;
+    double confidence = NAN; // classification: the probability of the predicted class
+    int correct = -1;        // 1 right, 0 wrong, -1 regression (see error)
+    double error = NAN;      // regression: predicted - actual
+};
+
+struct Predictions {
+    bool classification = false;
+    QString where; // "validation" or "training"
+    std::vector<PredictionRow> rows;
 };
 
 struct TaskMetrics {
@@ -57,7 +72,11 @@ class Task {
 public:
     virtual ~Task() = default;
 
-    virtual QString kind() const = 0;
+    // What kind of task this is: its name, files, presets, metric and outputs.
+    virtual const TaskType& type() const = 0;
+    // type().name(): "tabular", "image" or "names" (for messages and JSON, not for branching:
+    // ask type() or the task itself).
+    QString kind() const { return type().name(); }
     // One line: what was read, e.g. "iris.csv: 150 rows, 4 features -> species (3 classes)".
     virtual QString description() const = 0;
     // Things worth telling the user (rows dropped, image downscaled...).
@@ -65,10 +84,10 @@ public:
     virtual const TaskData& data() const = 0;
     virtual LossKind loss() const = 0;
 
-    // Layer presets; the first is the default.
-    virtual QStringList presets() const = 0;
-    // The layer list of a preset, or an empty string if the name is unknown.
-    virtual QString presetSpec(const QString& name) const = 0;
+    // The names of the type's layer presets; the first is the default.
+    QStringList presets() const;
+    // The layer list of a preset for this data, or an empty string if the name is unknown.
+    virtual QString presetSpec(const QString& name) const;
     // Hyperparameters that suit this task and data (called before user options apply).
     virtual void applyDefaults(TrainerConfig& config) const = 0;
 
@@ -85,6 +104,9 @@ public:
         return NAN;
     }
     virtual bool metricLowerIsBetter() const { return false; }
+    // false when trainingMetric is always NaN for this data (regression tables), so the
+    // trainer need not call it.
+    virtual bool hasTrainingMetric() const { return true; }
     // Images: write the current reconstruction into directory as one frame of the training
     // timeline (e.g. step-000500.png). false + message on failure.
     virtual bool supportsSnapshots() const { return false; }
@@ -104,6 +126,14 @@ public:
         (void)maxRows;
         return {};
     }
+    // The first maxRows validation rows (training rows when there is no validation split) as
+    // the model predicts them, in the file's units; no rows when the task has no such view.
+    virtual Predictions predictions(Network& net, int maxRows)
+    {
+        (void)net;
+        (void)maxRows;
+        return {};
+    }
 };
 
 // A task's data in backend memory, uploaded once for a whole run, and the trainer's view of it
@@ -117,9 +147,6 @@ UploadedData uploadTaskData(Backend& backend, const TaskData& data);
 // Runs the network on host rows (rows x inputWidth) and returns its raw outputs
 // (rows x outputWidth), in chunks so memory stays bounded.
 std::vector<float> predictRows(Network& net, const std::vector<float>& x, int64_t rows);
-
-// "tabular", "image" or "names" from a file name; "" if it cannot tell.
-QString taskKindForPath(const QString& path);
 
 // Opens a data file for training a new model. bytes: the file's contents (the caller reads
 // files and bundled samples alike); pathForMessages names it in every error. Returns null

@@ -1,0 +1,113 @@
+#include "TaskType.h"
+
+#include "ImageTask.h"
+#include "NamesTask.h"
+#include "TabularTask.h"
+
+#include <QFileInfo>
+
+namespace il::tasks {
+
+namespace {
+
+QString patterns(const QStringList& suffixes)
+{
+    QStringList out;
+    for (const QString& s : suffixes)
+        out << "*." + s;
+    return out.join(' ');
+}
+
+} // namespace
+
+QString TaskType::fileFilter() const
+{
+    return title() + " (" + patterns(dialogSuffixes()) + ")";
+}
+
+bool TaskType::supportsFile(const QString& path) const
+{
+    return fileSuffixes().contains(QFileInfo(path).suffix().toLower());
+}
+
+QString TaskType::presetHelp(int indent) const
+{
+    QString text;
+    bool first = true;
+    for (const LayerPreset& p : presets()) {
+        text += QString(indent, ' ') + p.name + (first ? " (default): " : ": ") + p.layers;
+        if (!p.note.isEmpty()) text += " (" + p.note + ")";
+        text += "\n";
+        first = false;
+    }
+    return text;
+}
+
+QString TaskType::describeSaved(const QJsonObject& savedTask) const
+{
+    (void)savedTask;
+    return name();
+}
+
+const std::vector<const TaskType*>& taskTypes()
+{
+    static const std::vector<const TaskType*> types{&tabularTaskType(), &imageTaskType(),
+                                                    &namesTaskType()};
+    return types;
+}
+
+const TaskType* findTaskType(const QString& name)
+{
+    for (const TaskType* t : taskTypes())
+        if (t->name() == name) return t;
+    return nullptr;
+}
+
+const TaskType* taskTypeForPath(const QString& path)
+{
+    for (const TaskType* t : taskTypes())
+        if (t->supportsFile(path)) return t;
+    return nullptr;
+}
+
+const TaskType* taskTypeOf(const QJsonObject& savedTask)
+{
+    return findTaskType(savedTask.value("task").toString());
+}
+
+QString taskTypeNames()
+{
+    QStringList names;
+    for (const TaskType* t : taskTypes())
+        names << t->name();
+    const QString last = names.takeLast();
+    return names.isEmpty() ? last : names.join(", ") + " or " + last;
+}
+
+QString presetHelp()
+{
+    qsizetype width = 0;
+    for (const TaskType* t : taskTypes())
+        width = std::max(width, t->name().size());
+    const int indent = static_cast<int>(width) + 4;
+    QString text = "Presets (--preset), by task:\n";
+    for (const TaskType* t : taskTypes()) {
+        // The first line carries the task's name in the indent.
+        QString lines = t->presetHelp(indent);
+        lines.replace(0, t->name().size() + 2, "  " + t->name());
+        text += lines;
+    }
+    return text;
+}
+
+QString dataFileFilter()
+{
+    QStringList all, each;
+    for (const TaskType* t : taskTypes()) {
+        all << patterns(t->dialogSuffixes());
+        each << t->fileFilter();
+    }
+    return "Data files (" + all.join(' ') + ");;" + each.join(";;") + ";;All files (*)";
+}
+
+} // namespace il::tasks

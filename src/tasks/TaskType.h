@@ -1,0 +1,96 @@
+// What a kind of task is before any data is open: its name, the files it reads, its layer
+// presets, the metric it follows during training and what its models are for. There is one
+// TaskType per kind (taskTypes()); every Task returns its own (Task::type()), and a model
+// opened without its data finds its type from the saved task metadata (taskTypeOf()).
+//
+// The CLI's help, the studio's file dialog, samples menu, charts and output pages read these
+// descriptions; nothing outside src/tasks compares a task's name with a string.
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+class QByteArray;
+
+namespace il::tasks {
+
+class Task;
+struct TaskOptions;
+
+// What a task's models are for, and so which studio page shows them and which CLI command
+// serves them: predictions per table row (predict), pictures (render), names (generate).
+// None: no data or model is open.
+enum class TaskOutput { None, Table, Image, Names };
+
+struct LayerPreset {
+    QString name;
+    // The layer list; "VOCAB" stands for the data's vocabulary size (names), filled in by
+    // Task::presetSpec.
+    QString layers;
+    QString note; // what it is for, in a few words ("" if the layer list says it)
+};
+
+// The metric the trainer records at evaluations (Task::trainingMetric) and the chart of it.
+struct MetricInfo {
+    QString title;        // chart title, e.g. "PSNR (dB), higher is sharper"
+    QString pendingTitle; // before the first point: %1 = steps between evaluations; "" = title
+    QString description;  // what it measures, for a tooltip
+};
+
+class TaskType {
+public:
+    virtual ~TaskType() = default;
+
+    // "tabular", "image", "names": --task, and the "task" key of a model's metadata.
+    virtual QString name() const = 0;
+    // For people, plural: "Tables", "Images", "Names" (menus, file dialogs).
+    virtual QString title() const = 0;
+    virtual TaskOutput output() const = 0;
+
+    // File name suffixes it reads, lower case without the dot.
+    virtual QStringList fileSuffixes() const = 0;
+    // Suffixes the file dialog offers (default: fileSuffixes()).
+    virtual QStringList dialogSuffixes() const { return fileSuffixes(); }
+    // "Tables (*.csv *.tsv *.json)"
+    QString fileFilter() const;
+    // Whether this task reads path, judged by its suffix.
+    bool supportsFile(const QString& path) const;
+
+    // Layer presets; the first is the default.
+    virtual std::vector<LayerPreset> presets() const = 0;
+    // The presets for --help: one line each, "mlp (default): dense:32,tanh,dense", indented.
+    QString presetHelp(int indent) const;
+
+    // The training metric of a model with this saved task metadata (a table's depends on
+    // whether it classifies).
+    virtual MetricInfo metric(const QJsonObject& savedTask) const = 0;
+    // One line about a saved model's task for `info`: "tabular: classification, 4 features ->
+    // species (classes: a, b, c)". Default: the name.
+    virtual QString describeSaved(const QJsonObject& savedTask) const;
+
+    // Opens data (see openTask / openTaskForModel in Task.h). Null + one-line message.
+    virtual std::unique_ptr<Task> open(const QString& pathForMessages, const QByteArray& bytes,
+                                       const TaskOptions& options, const QJsonObject* savedTask,
+                                       bool forEvaluation, QString* error) const = 0;
+};
+
+// Every task type, in the order menus and help list them (tables, images, names).
+const std::vector<const TaskType*>& taskTypes();
+// The type named name, or null.
+const TaskType* findTaskType(const QString& name);
+// The type that reads path (by its suffix), or null.
+const TaskType* taskTypeForPath(const QString& path);
+// The type of a saved model's task metadata, or null if it names none.
+const TaskType* taskTypeOf(const QJsonObject& savedTask);
+// "tabular, image or names"
+QString taskTypeNames();
+// Every type's presets for --help, under a heading.
+QString presetHelp();
+// "Data files (*.csv ... *.txt);;Tables (*.csv *.tsv *.json);;...;;All files (*)"
+QString dataFileFilter();
+
+} // namespace il::tasks
