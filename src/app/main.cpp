@@ -83,7 +83,7 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
                 std::fprintf(stderr,
                              "ironlearn-studio: trained %lld steps in %.2f s (%.2f steps/s)\n",
                              static_cast<long long>(done), seconds, done / seconds);
-            if (session->output() == tasks::TaskOutput::Names)
+            if (session->output() == il::tasks::TaskOutput::Names)
                 if (auto* generate = window.findChild<QPushButton*>("generateButton"))
                     generate->click();
             finish();

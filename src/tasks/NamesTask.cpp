@@ -50,7 +50,8 @@ public:
         // counting model by about 0.018 nats per character, "large" by 0.024 at twice the time,
         // and "small" (makemore's one hidden layer) does not beat it.
         return {
-            {"mlp", "embedding:VOCAB:16,dense:256,tanh,dense:256,tanh,dense", ""},
+            {"mlp", "embedding:VOCAB:16,dense:256,tanh,dense:256,tanh,dense",
+             "VOCAB: the data's vocabulary size"},
             {"small", "embedding:VOCAB:10,dense:200,tanh,dense", "makemore's one hidden layer"},
             {"large", "embedding:VOCAB:24,dense:384,tanh,dense:384,tanh,dense", ""},
         };

@@ -142,7 +142,10 @@ void TestCli::trainHelp()
     // Options, and the layer spec language with its items and an example.
     for (const char* word :
          {"--layers", "--preset", "--epochs", "--resume", "--metrics-json", "Layer list", "dense:N",
-          "tanh", "relu", "sigmoid", "fourier", "dense:16,tanh,dense:1", "linear"})
+          "tanh", "relu", "sigmoid", "fourier", "dense:16,tanh,dense:1", "linear",
+          // Every task's presets, names included.
+          "tabular, image or names", "fourier-relu", "  names    mlp (default): embedding:VOCAB:16",
+          "small: embedding:VOCAB:10", "large: embedding:VOCAB:24"})
         QVERIFY2(r.out.contains(word), word);
     QVERIFY(r.err.isEmpty());
 }
