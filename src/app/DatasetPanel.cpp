@@ -3,7 +3,6 @@
 
 #include "CsvPreviewModel.h"
 #include "ImageTask.h"
-#include "NamesFile.h"
 #include "NamesTask.h"
 #include "Session.h"
 #include "TabularTask.h"
@@ -242,17 +241,12 @@ void DatasetPanel::showNames()
     const auto* task = dynamic_cast<const tasks::NamesTask*>(m_session->task().get());
     if (!task) return;
     const tasks::NamesSchema& schema = task->schema();
-    const io::NamesReadResult file =
-        io::parseNames(m_session->dataBytes(), m_session->dataPath(), schema.keepCase);
     m_ui->namesListWidget->clear();
-    QStringList shown;
-    const size_t count = file.ok ? file.file.names.size() : 0;
-    for (size_t i = 0; i < std::min<size_t>(count, 2000); ++i)
-        shown << QString::fromStdU32String(file.file.names[i]);
-    m_ui->namesListWidget->addItems(shown);
+    m_ui->namesListWidget->addItems(task->firstNames());
+    const int64_t count = task->nameCount();
     const QStringList vocabulary = schema.vocabulary();
     m_ui->namesInfoLabel->setText(QString("<b>%1</b> · vocabulary of %2: <tt>%3</tt> · longest %4")
-                                      .arg(plural(static_cast<qint64>(count), "name"))
+                                      .arg(plural(count, "name"))
                                       .arg(vocabulary.size())
                                       .arg(vocabulary.join(' ').toHtmlEscaped())
                                       .arg(plural(schema.longestName, "character")));

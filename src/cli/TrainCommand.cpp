@@ -263,7 +263,7 @@ int runTrain(const QStringList& args)
     trainer.setProgressCallback([&printer](const Progress& pr) { printer(pr); });
     // The metric hook runs at every evaluation; it also writes the snapshot timeline.
     QString snapshotError;
-    if (!std::isnan(task->trainingMetric(*net)) || !snapshotDir.isEmpty())
+    if (task->hasTrainingMetric() || !snapshotDir.isEmpty())
         trainer.setMetricHook(
             [&](Network& n) {
                 if (!snapshotDir.isEmpty() && snapshotError.isEmpty())

@@ -93,6 +93,8 @@ public:
     const TaskData& data() const override { return m_data; }
     LossKind loss() const override { return LossKind::CrossEntropy; }
     const NamesSchema& schema() const override { return m_schema; }
+    int64_t nameCount() const override { return m_fileNames; }
+    const QStringList& firstNames() const override { return m_firstNames; }
 
     QString presetSpec(const QString& name) const override
     {
@@ -136,6 +138,7 @@ private:
     bool m_forEvaluation = false;
     uint64_t m_seed = 1; // of the innovation-rate sample
     int64_t m_fileNames = 0, m_valNames = 0;
+    QStringList m_firstNames; // the start of the file, for previews
 };
 
 TaskMetrics NamesTaskImpl::evaluate(Network& net)
@@ -285,6 +288,8 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
     task->m_forEvaluation = forEvaluation;
     task->m_seed = options.seed;
     task->m_fileNames = static_cast<int64_t>(names.size());
+    for (size_t i = 0; i < std::min<size_t>(names.size(), kNamesPreviewCount); ++i)
+        task->m_firstNames << toQString(names[i]);
     TaskData& d = task->m_data;
     d.inputWidth = s.context;
     d.outputWidth = d.vocab = s.vocabSize();

@@ -98,9 +98,15 @@ double namesCrossEntropy(Network& net, const std::vector<float>& x, const std::v
                          int64_t rows);
 
 // The names task; also reachable as a Task through openTask / openTaskForModel.
+// Names of the file a names task keeps for previews (DatasetPanel).
+constexpr int kNamesPreviewCount = 2000;
+
 class NamesTask : public Task {
 public:
     virtual const NamesSchema& schema() const = 0;
+    // The names in the file, and the first kNamesPreviewCount of them as read (case handled).
+    virtual int64_t nameCount() const = 0;
+    virtual const QStringList& firstNames() const = 0;
 };
 
 // The description of names tasks (name, files, presets, metric); presets write VOCAB for the

@@ -59,6 +59,7 @@ private slots:
     void regressionPredictions();
     void classificationPredictions();
     void tableHead();
+    void namesPreview();
     void schemasKnowTheirTask();
 };
 
@@ -310,6 +311,22 @@ void TestTaskTypes::tableHead()
     QCOMPARE(head.columns[0].missingCount, int64_t(1));
     QCOMPARE(head.lineOf(10), int64_t(12));
     QCOMPARE(tabular.schema().features, (QStringList{"a", "colour"}));
+}
+
+void TestTaskTypes::namesPreview()
+{
+    QByteArray text = "Anna\n\nBob\n";
+    for (int i = 0; i < 2500; ++i)
+        text +=
+            "n" + QByteArray(1, char('a' + i % 26)) + QByteArray(1, char('a' + i / 26 % 26)) + "\n";
+    QString error;
+    TaskOptions o;
+    auto task = openTask("n.txt", text, o, &error);
+    QVERIFY2(task, qPrintable(error));
+    const auto& names = dynamic_cast<const NamesTask&>(*task);
+    QCOMPARE(names.nameCount(), int64_t(2502));
+    QCOMPARE(names.firstNames().size(), kNamesPreviewCount);
+    QCOMPARE(names.firstNames().mid(0, 3), (QStringList{"anna", "bob", "naa"})); // lower case
 }
 
 void TestTaskTypes::schemasKnowTheirTask()
