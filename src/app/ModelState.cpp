@@ -5,18 +5,6 @@
 
 namespace il::app {
 
-void ModelState::upload()
-{
-    if (uploaded || !task) return;
-    data = tasks::uploadTaskData(*backend, task->data());
-    uploaded = true;
-}
-
-TrainingData ModelState::trainingData() const
-{
-    return data.view;
-}
-
 const tasks::ImageTask* ModelState::imageTask() const
 {
     return dynamic_cast<const tasks::ImageTask*>(task.get());
@@ -58,16 +46,10 @@ std::unique_ptr<ModelState> ModelState::create(std::shared_ptr<tasks::Task> task
     auto m = std::make_unique<ModelState>();
     m->backend = createCpuBackend(0);
     m->task = std::move(task);
-    m->taskJson = m->task->toJson();
     m->dataPath = dataPath;
     m->config = config;
-    const tasks::TaskData& d = m->task->data();
     try {
-        m->network = std::make_unique<Network>(*m->backend, d.inputWidth, spec.toStdString(),
-                                               d.outputWidth, d.vocab);
-        m->network->initialize(config.seed);
-        m->optimizer = std::make_unique<Optimizer>(*m->backend, config.optimizer,
-                                                   m->network->parameterCount());
+        m->build(spec.toStdString());
     } catch (const EngineError& e) {
         if (error) *error = QString::fromStdString(e.what());
         return nullptr;
@@ -94,23 +76,8 @@ QImage ModelState::preview(int longestSide)
 void ModelState::moveTo(std::unique_ptr<Backend> target, const DeviceChoice& where,
                         const HostSnapshot& snapshot)
 {
-    const OptimizerConfig optimizerConfig = optimizer ? optimizer->config() : config.optimizer;
-    MovedModel moved = moveModel(*network, optimizerConfig, snapshot, *target);
-    // Everything that lives in the old backend goes before it does.
-    data = tasks::UploadedData();
-    uploaded = false;
-    optimizer = std::move(moved.optimizer);
-    network = std::move(moved.network);
-    backend = std::move(target);
+    tasks::Model::moveTo(std::move(target), snapshot);
     device = where;
-}
-
-void ModelState::resetWeights()
-{
-    if (!network) return;
-    network->initialize(config.seed);
-    if (optimizer) optimizer->reset();
-    state = TrainingState{};
 }
 
 } // namespace il::app

@@ -1,10 +1,11 @@
-// A model as the training worker owns it: the backend, the task (the data, when it is open), the
-// network, the optimizer and the training state, plus the data uploaded to the backend. Only the
-// worker thread touches a ModelState once it has been handed over (TrainingWorker::replaceModel);
-// the GUI asks for what it needs through jobs.
+// A model as the training worker owns it: a tasks::Model (backend, task, network, optimizer,
+// training state, uploaded data) and what the studio knows about it besides. Only the worker
+// thread touches a ModelState once it has been handed over (TrainingWorker::replaceModel); the
+// GUI asks for what it needs through jobs.
 #pragma once
 
 #include "ImageTask.h"
+#include "Model.h"
 #include "NamesTask.h"
 #include "Task.h"
 
@@ -28,24 +29,11 @@ struct DeviceChoice {
     bool operator==(const DeviceChoice&) const = default;
 };
 
-struct ModelState {
-    // Declared first, destroyed last: every buffer below lives in it.
-    std::unique_ptr<Backend> backend;
-    std::shared_ptr<tasks::Task> task; // null: a model opened without its data
-    QJsonObject taskJson;              // the task metadata saved with the model
-    QString dataPath;                  // where the data came from ("" if unknown)
-    std::unique_ptr<Network> network;  // null until built
-    std::unique_ptr<Optimizer> optimizer;
-    TrainerConfig config;
-    TrainingState state;
-    tasks::UploadedData data; // the task's data on the backend
-    bool uploaded = false;
+// The studio's model: the tasks::Model, plus where its data came from and where it lives.
+struct ModelState : tasks::Model {
+    QString dataPath;    // where the data came from ("" if unknown)
     DeviceChoice device; // what the backend is (the worker moves the model between runs)
     QString buildError;  // why the network could not be built (no network then)
-
-    // Uploads the task's tensors once; TrainingData views of them.
-    void upload();
-    TrainingData trainingData() const;
 
     // Task-specific views that work with or without the data file.
     const tasks::ImageTask* imageTask() const;
@@ -64,12 +52,7 @@ struct ModelState {
     // The current reconstruction of an image model with its longest side at most longestSide
     // (exactly the training image when that fits); null for other models.
     QImage preview(int longestSide);
-    // Puts the weights back to their initial values for config.seed and forgets the run.
-    void resetWeights();
-    // Rebuilds the network and optimizer on target from a host snapshot of them (weights and
-    // optimizer state; the training state is left as it is) and makes target the backend; the
-    // data is uploaded again by the next upload(). Throws (BackendError, EngineError) with
-    // nothing changed when the target cannot hold the model.
+    // tasks::Model::moveTo, remembering which device the model now lives on.
     void moveTo(std::unique_ptr<Backend> target, const DeviceChoice& where,
                 const HostSnapshot& snapshot);
 

@@ -111,9 +111,7 @@ bool Session::openDataset(const QString& path)
             m_options = options;
             m_worker->post(
                 [task, path](ModelState& m) {
-                    m.task = task;
-                    m.dataPath = path;
-                    m.uploaded = false;
+                    if (m.attach(task, nullptr)) m.dataPath = path;
                 },
                 false);
             emit datasetOpened();
@@ -202,19 +200,10 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
     OpenedModel out;
     auto st = std::make_unique<ModelState>();
     st->backend = createCpuBackend(0);
-    auto loaded = io::openModel(path, *st->backend, &out.error);
-    if (!loaded) return out;
-    out.info = loaded->info;
+    if (!st->open(path, &out.info, &out.error)) return out;
     const io::ModelInfo& info = out.info;
-    st->taskJson = info.task;
-    st->config = info.config;
-    st->state = info.state;
-    st->optimizer = std::make_unique<Optimizer>(*st->backend, info.config.optimizer,
-                                                loaded->network->parameterCount());
-    if (!loaded->optimizerState.empty() &&
-        !io::restoreOptimizer(*loaded, *st->backend, *st->optimizer, &out.note))
+    if (!st->makeOptimizer(info.config.optimizer, &out.note))
         out.note += "; training continues with a fresh optimizer state";
-    st->network = std::move(loaded->network);
 
     // The data it was trained on: remembered in the file or in the settings.
     QString dataPath = info.task.value(kDataFileKey).toString();
@@ -222,12 +211,10 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
     out.options.seed = info.config.seed;
     QString dataError;
     if (!dataPath.isEmpty() && readBytes(dataPath, out.dataBytes, &dataError)) {
-        st->task.reset(tasks::openTaskForModel(QFileInfo(dataPath).fileName(), out.dataBytes,
-                                               info.task, false, out.options, &dataError)
-                           .release());
-        if (st->task && (st->task->data().inputWidth != st->network->inputWidth() ||
-                         st->task->data().outputWidth != st->network->outputWidth()))
-            st->task.reset();
+        std::shared_ptr<tasks::Task> task(tasks::openTaskForModel(QFileInfo(dataPath).fileName(),
+                                                                  out.dataBytes, info.task, false,
+                                                                  out.options, &dataError));
+        if (task) st->attach(std::move(task), &dataError); // data that fits the model
     }
     st->dataPath = st->task ? dataPath : QString();
     if (!st->task) out.dataBytes.clear();
@@ -331,8 +318,7 @@ bool Session::saveModel(const QString& path)
             QString error;
             if (!m.network)
                 error = m.buildError.isEmpty() ? "there is no model to save" : m.buildError;
-            else if (io::saveModel(path, *m.network, m.optimizer.get(), m.config, m.state,
-                                   m.taskJsonForSaving(), &error))
+            else if (m.save(path, m.taskJsonForSaving(), &error))
                 error.clear();
             else if (error.isEmpty())
                 error = "the model could not be saved";

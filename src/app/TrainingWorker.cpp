@@ -186,11 +186,12 @@ QImage TrainingWorker::renderPreview(ModelState& m, double* seconds, bool full)
     return image;
 }
 
-bool TrainingWorker::moveToCpu(ModelState& m, const BackendFactory& factory,
-                               const HostSnapshot& snapshot, QString* error)
+bool TrainingWorker::recoverOnCpu(ModelState& m, const BackendFactory& factory,
+                                  std::shared_ptr<const HostSnapshot> good, QString* error)
 {
     try {
-        m.moveTo(factory("cpu", BackendOptions{}), DeviceChoice{}, snapshot);
+        m.recoverOnCpu(factory("cpu", BackendOptions{}), std::move(good));
+        m.device = DeviceChoice{};
         return true;
     } catch (const std::exception& e) {
         if (error) *error = e.what();
@@ -279,20 +280,7 @@ void TrainingWorker::trainNow(ModelState& m)
     // A device that fails before the trainer's first host copy (say, the data does not fit in
     // its memory): back to the CPU with the weights the run started with.
     auto rescue = [&](const std::string& what, bool backendError) {
-        if (!onDevice || !backendError) return false;
-        std::shared_ptr<const HostSnapshot> snapshot = before;
-        if (!snapshot) {
-            try { // out of memory leaves the device readable
-                snapshot =
-                    std::make_shared<HostSnapshot>(takeSnapshot(*m.network, *m.optimizer, m.state));
-            } catch (const std::exception&) {
-                return false;
-            }
-        }
-        const double seconds = m.state.seconds;
-        if (!moveToCpu(m, factory, *snapshot, nullptr)) return false;
-        m.state = snapshot->state;
-        m.state.seconds = std::max(seconds, m.state.seconds);
+        if (!onDevice || !backendError || !recoverOnCpu(m, factory, before, nullptr)) return false;
         outcome.reason = StopReason::DeviceFailure;
         outcome.failed = true;
         outcome.movedToCpu = true;
@@ -452,7 +440,7 @@ void TrainingWorker::trainNow(ModelState& m)
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
         // The trainer rewound the state to its last host copy; rebuild the weights from it.
         QString moveError;
-        outcome.movedToCpu = moveToCpu(m, factory, *result.lastGood, &moveError);
+        outcome.movedToCpu = recoverOnCpu(m, factory, result.lastGood, &moveError);
         if (!outcome.movedToCpu)
             outcome.message += " Moving the model to the CPU failed: " + moveError;
         emit rewound(m.state.step);

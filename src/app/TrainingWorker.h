@@ -136,9 +136,10 @@ private:
     void runJobsBetweenSteps(ModelState& m);
     // full: at the training size rather than the preview size (the last snapshot of a run).
     QImage renderPreview(ModelState& m, double* seconds, bool full);
-    // Rebuilds the model on a new CPU backend from a host snapshot; error: why not.
-    bool moveToCpu(ModelState& m, const BackendFactory& factory, const HostSnapshot& snapshot,
-                   QString* error);
+    // After a device failure: the model back on a new CPU backend with the last good weights
+    // (tasks::Model::recoverOnCpu; good null: a copy taken now); error: why not.
+    bool recoverOnCpu(ModelState& m, const BackendFactory& factory,
+                      std::shared_ptr<const HostSnapshot> good, QString* error);
 
     mutable QMutex m_mutex;
     QWaitCondition m_wake, m_idle;

@@ -3,6 +3,7 @@
 
 #include "Errors.h"
 #include "LayerSpec.h"
+#include "Model.h"
 #include "ModelFile.h"
 #include "ModelJson.h"
 #include "Snapshot.h"
@@ -15,6 +16,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <optional>
 
 namespace il::cli {
 
@@ -152,15 +154,15 @@ int runTrain(const QStringList& args)
         throw UsageError("--task must be " + tasks::taskTypeNames().toStdString() + ", not \"" +
                          taskKind.toStdString() + "\"");
     const int threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
-    auto backend = makeBackend(p.value("backend"), threads, p.isSet("tf32"));
+    tasks::Model model;
+    model.backend = makeBackend(p.value("backend"), threads, p.isSet("tf32"));
 
     // ---- resume: the model brings its architecture, task settings, hyperparameters, state ---
-    std::unique_ptr<io::LoadedModel> resumed;
+    const bool resuming = p.isSet("resume");
+    io::ModelInfo resumed;
     QString error;
-    if (p.isSet("resume")) {
-        resumed = io::openModel(p.value("resume"), *backend, &error);
-        if (!resumed) throw DataError(error.toStdString());
-    }
+    if (resuming && !model.open(p.value("resume"), &resumed, &error))
+        throw DataError(error.toStdString());
 
     // ---- data ------------------------------------------------------------------------------
     tasks::TaskOptions topt;
@@ -179,35 +181,28 @@ int runTrain(const QStringList& args)
     topt.trainingSize = static_cast<int>(intOption(p, "image-size", 512, 8, 8192));
     topt.grayscale = p.isSet("grayscale");
     const QByteArray bytes = readDataFile(given);
-    std::unique_ptr<tasks::Task> task =
-        resumed ? tasks::openTaskForModel(given, bytes, resumed->info.task, false, topt, &error)
-                : tasks::openTask(given, bytes, topt, &error);
+    std::shared_ptr<tasks::Task> task =
+        resuming ? tasks::openTaskForModel(given, bytes, resumed.task, false, topt, &error)
+                 : tasks::openTask(given, bytes, topt, &error);
     if (!task) throw DataError(error.toStdString());
     const tasks::TaskData& data = task->data();
 
     // ---- configuration: the task's defaults (or the model's), then the options ------------
-    TrainerConfig cfg;
-    if (resumed) {
-        cfg = resumed->info.config;
-    } else {
+    TrainerConfig& cfg = model.config;
+    if (!resuming) {
         task->applyDefaults(cfg);
         cfg.seed = topt.seed;
     }
-    applyOptions(p, cfg, resumed != nullptr);
+    applyOptions(p, cfg, resuming);
     cfg.recordSteps = !p.isSet("no-graphs");
     checkLossFits(*task, cfg.loss);
 
     // ---- network ----------------------------------------------------------------------------
-    std::unique_ptr<Network> net;
-    TrainingState state;
-    if (resumed) {
-        net = std::move(resumed->network);
-        state = resumed->info.state;
-        if (net->inputWidth() != data.inputWidth || net->outputWidth() != data.outputWidth)
-            throw DataError((given + ": the data does not fit the model (it needs " +
-                             QString::number(net->inputWidth()) + " inputs and " +
-                             QString::number(net->outputWidth()) + " outputs)")
-                                .toStdString());
+    if (resuming) {
+        if (!model.attach(task, &error)) throw DataError((given + ": " + error).toStdString());
+        if (!model.makeOptimizer(cfg.optimizer, &error))
+            std::fprintf(stderr, "note: %s; continuing with a fresh optimizer state\n",
+                         error.toUtf8().constData());
     } else {
         QString spec = p.value("layers");
         if (spec.isEmpty()) {
@@ -218,24 +213,18 @@ int runTrain(const QStringList& args)
                                  task->kind().toStdString() + " (" +
                                  task->presets().join(", ").toStdString() + ")");
         }
+        model.task = task;
         try {
-            net = std::make_unique<Network>(*backend, data.inputWidth, spec.toStdString(),
-                                            data.outputWidth, data.vocab);
+            model.build(spec.toStdString());
         } catch (const EngineError& e) {
             throw UsageError(std::string(p.isSet("layers") ? "--layers: " : "--preset: ") +
                              e.what());
         }
-        net->initialize(cfg.seed);
     }
-    Optimizer optimizer(*backend, cfg.optimizer, net->parameterCount());
-    if (resumed && !resumed->optimizerState.empty() &&
-        !io::restoreOptimizer(*resumed, *backend, optimizer, &error))
-        std::fprintf(stderr, "note: %s; continuing with a fresh optimizer state\n",
-                     error.toUtf8().constData());
-
     // Upload the data once; the trainer keeps it on the backend for the whole run.
-    const tasks::UploadedData uploaded = tasks::uploadTaskData(*backend, data);
-    const TrainingData& td = uploaded.view;
+    model.upload();
+    Network* net = model.network.get();
+    TrainingState& state = model.state;
 
     const bool quiet = p.isSet("quiet");
     if (!quiet) {
@@ -245,7 +234,8 @@ int runTrain(const QStringList& args)
         std::fprintf(stderr, "network: %s (%lld parameters), %s, lr %g %s, on %s\n",
                      net->spec().c_str(), static_cast<long long>(net->parameterCount()),
                      optimizerName(cfg.optimizer.kind).c_str(), cfg.schedule.lrMax,
-                     scheduleName(cfg.schedule.kind).c_str(), backend->info().details.c_str());
+                     scheduleName(cfg.schedule.kind).c_str(),
+                     model.backend->info().details.c_str());
     }
 
     // Snapshots are written at evaluations, so evaluate every --snapshot-every steps.
@@ -258,24 +248,26 @@ int runTrain(const QStringList& args)
             throw DataError((snapshotDir + ": cannot create the directory").toStdString());
         cfg.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
     }
-    Trainer trainer(*net, optimizer, cfg, state);
+    // Optional so it can go before the model moves (it holds buffers on the model's backend).
+    std::optional<Trainer> trainer;
+    trainer.emplace(*net, *model.optimizer, cfg, state);
     ProgressPrinter printer(quiet);
-    trainer.setProgressCallback([&printer](const Progress& pr) { printer(pr); });
+    trainer->setProgressCallback([&printer](const Progress& pr) { printer(pr); });
     // The metric hook runs at every evaluation; it also writes the snapshot timeline.
     QString snapshotError;
     if (task->hasTrainingMetric() || !snapshotDir.isEmpty())
-        trainer.setMetricHook(
+        trainer->setMetricHook(
             [&](Network& n) {
                 if (!snapshotDir.isEmpty() && snapshotError.isEmpty())
                     task->writeSnapshot(n, state.step, snapshotDir, &snapshotError);
                 return task->trainingMetric(n);
             },
             NAN, task->metricLowerIsBetter());
-    g_activeTrainer = &trainer;
+    g_activeTrainer = &*trainer;
     std::signal(SIGINT, onInterrupt);
     TrainResult result;
     try {
-        result = trainer.run(td);
+        result = trainer->run(model.trainingData());
     } catch (const EngineError& e) {
         g_activeTrainer = nullptr;
         printer.finish();
@@ -283,6 +275,7 @@ int runTrain(const QStringList& args)
     }
     g_activeTrainer = nullptr;
     std::signal(SIGINT, SIG_DFL);
+    trainer.reset();
     printer.finish();
     if (!snapshotError.isEmpty())
         std::fprintf(stderr, "warning: snapshots stopped: %s\n",
@@ -290,28 +283,19 @@ int runTrain(const QStringList& args)
 
     // ---- a failed device: the trainer kept the last good weights on the host; rebuild the
     // model on the CPU so it can be saved and trained further there.
-    std::unique_ptr<Backend> cpu;
-    MovedModel moved;
-    Network* model = net.get();
-    Optimizer* modelOptimizer = &optimizer;
-    if (result.reason == StopReason::DeviceFailure && result.lastGood) {
-        cpu = createCpuBackend(threads);
-        moved = moveModel(*net, cfg.optimizer, *result.lastGood, *cpu);
-        model = moved.network.get();
-        modelOptimizer = moved.optimizer.get();
-    }
+    if (result.reason == StopReason::DeviceFailure && result.lastGood)
+        model.recoverOnCpu(createCpuBackend(threads), result.lastGood);
 
     // ---- save, then report ---------------------------------------------------------------------
     const QString out =
         p.isSet("out") ? p.value("out")
-        : resumed
+        : resuming
             ? p.value("resume")
             : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() +
                   ".safetensors";
-    if (!io::saveModel(out, *model, modelOptimizer, cfg, state, task->toJson(), &error))
-        throw DataError(error.toStdString());
+    if (!model.save(out, task->toJson(), &error)) throw DataError(error.toStdString());
 
-    const tasks::TaskMetrics metrics = task->evaluate(*model);
+    const tasks::TaskMetrics metrics = task->evaluate(*model.network);
     const bool failed =
         result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
     std::fprintf(failed ? stderr : stdout, "%s%s\n", failed ? "error: " : "",
