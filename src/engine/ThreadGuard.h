@@ -1,15 +1,17 @@
 // Keeping engine work off a thread that must stay responsive (the studio's GUI thread).
 //
 // The studio registers its GUI thread at startup (forbidEngineWorkOnThisThread); from then on
-// building a network and the backend's entry points (memory, products, the network's forward,
-// backward, predict and initialisation) check the calling thread. Running on the registered
-// thread is a programming error: the violation handler is called with what ran there. The
-// default handler prints the message, and in debug builds then aborts as a failed assert does.
+// building a network and the engine's entry points (the network's initialisation, forward,
+// backward and predict; the CPU backend's memory, fill and gemm) check the calling thread.
+// Running there is a programming error: the violation handler is called with what ran. The
+// default handler prints the message to stderr, and aborts when IRONLEARN_THREAD_GUARD is
+// "abort" (to stop in a debugger where it happened).
 //
-// The check is armed in debug builds; release builds arm it when the environment variable
-// IRONLEARN_THREAD_GUARD is set (any value but "0") or when a program calls
+// The check is armed in debug builds unless IRONLEARN_THREAD_GUARD is "0"; release builds arm
+// it when the variable is set to anything else, or when a program calls
 // setEngineThreadGuardEnabled(true), as the studio's test does. Unarmed, a check is one relaxed
-// atomic load.
+// atomic load. The CUDA module (kernels/) is built apart and does not check; every studio model
+// is built and opened on the CPU backend and moved to a GPU by the worker.
 #pragma once
 
 #include <atomic>
