@@ -199,39 +199,154 @@ bool TrainingWorker::recoverOnCpu(ModelState& m, const BackendFactory& factory,
     }
 }
 
+// Progress, previews and pauses of one run, driven by the trainer's progress callback.
+class TrainingWorker::RunReporter {
+public:
+    RunReporter(TrainingWorker& worker, ModelState& m, bool preview)
+        : w(worker), m(m), m_preview(preview), m_historySent(m.state.history.size()),
+          m_rateStep(m.state.step)
+    {
+        m_last.step = m.state.step;
+    }
+
+    // Seconds of this run, pauses excluded.
+    double elapsed() const { return secondsSince(m_start) - m_pausedSeconds; }
+    double pausedSeconds() const { return m_pausedSeconds; }
+
+    // Sends the losses and evaluations since the previous update.
+    void flush()
+    {
+        const double now = elapsed();
+        const double dt = now - m_rateTime;
+        if (dt >= 0.25) {
+            const double r = static_cast<double>(m_last.step - m_rateStep) / dt;
+            m_rate = m_rate > 0 ? 0.5 * m_rate + 0.5 * r : r;
+            m_rateTime = now;
+            m_rateStep = m_last.step;
+        }
+        m_pending.step = m_last.step;
+        m_pending.plannedSteps = m_last.plannedSteps;
+        m_pending.epoch = m_last.epoch;
+        m_pending.lr = m_last.lr;
+        m_pending.elapsed = now;
+        m_pending.stepsPerSecond = m_rate;
+        m_pending.eta = m_last.plannedSteps > 0 && m_rate > 0
+                            ? static_cast<double>(m_last.plannedSteps - m_last.step) / m_rate
+                            : NAN;
+        for (; m_historySent < m.state.history.size(); ++m_historySent)
+            m_pending.evaluations.push_back(m.state.history[m_historySent]);
+        emit w.progressed(m_pending);
+        m_pending = TrainingUpdate{};
+        m_lastEmit = now;
+    }
+
+    // An image model's picture, at most every previewEvery seconds unless forced; full: at
+    // the training size (the last one of a run).
+    void takePreview(bool force, bool full)
+    {
+        if (!m_preview || !m.imageGeometry()) return;
+        if (!force && elapsed() - m_lastPreview < m_previewEvery) return;
+        double cost = 0;
+        QImage image;
+        try {
+            image = w.renderPreview(m, &cost, full);
+        } catch (const std::exception& e) {
+            // A failed device fails the preview too (the trainer's report of the failure comes
+            // here): the run's own error is the one to report.
+            qWarning("ironlearn-studio: no preview: %s", e.what());
+        }
+        // Keep previews to about 2.5% of the training time.
+        if (!full) m_previewEvery = std::max(1.0, 40 * cost);
+        m_lastPreview = elapsed();
+        if (!image.isNull()) emit w.previewReady(m.state.step, image);
+    }
+
+    // After each step: report, preview, run queued jobs, pause, or ask the trainer to stop.
+    void onStep(const Progress& p, Trainer& trainer)
+    {
+        m_last = p;
+        m_pending.losses.push_back({p.step, p.trainLoss, p.lr});
+        if (elapsed() - m_lastEmit >= kUpdateInterval) flush();
+        takePreview(false, false);
+        w.runJobsBetweenSteps(m);
+        if (w.m_paused && !w.m_stop) pause(p.step);
+        if (w.m_stop) trainer.requestCancel();
+    }
+
+private:
+    // Waits while paused, still running the jobs that may run between steps.
+    void pause(int64_t step)
+    {
+        flush();
+        emit w.pausedChanged(true);
+        const auto pauseStart = Clock::now();
+        {
+            QMutexLocker locker(&w.m_mutex);
+            while (w.m_paused && !w.m_stop) {
+                if (!w.m_jobs.empty() && w.m_jobs.front().betweenSteps) {
+                    locker.unlock();
+                    w.runJobsBetweenSteps(m);
+                    locker.relock();
+                    continue;
+                }
+                w.m_wake.wait(&w.m_mutex, 100);
+            }
+        }
+        m_pausedSeconds += secondsSince(pauseStart);
+        m_rateTime = elapsed();
+        m_rateStep = step;
+        emit w.pausedChanged(false);
+    }
+
+    TrainingWorker& w;
+    ModelState& m;
+    const bool m_preview;
+    const Clock::time_point m_start = Clock::now();
+    double m_pausedSeconds = 0;
+    TrainingUpdate m_pending;
+    size_t m_historySent;
+    Progress m_last;
+    double m_lastEmit = -1, m_rate = 0, m_rateTime = 0;
+    int64_t m_rateStep;
+    double m_lastPreview = -1e9, m_previewEvery = 1.0;
+};
+
 void TrainingWorker::trainNow(ModelState& m)
 {
-    TrainerConfig cfg;
-    DeviceChoice wanted;
-    BackendFactory factory;
-    bool preview = true;
+    RunRequest run;
     {
         QMutexLocker locker(&m_mutex);
-        cfg = m_config;
-        wanted = m_device;
-        factory = m_factory;
-        preview = m_previewEnabled;
+        run.config = m_config;
+        run.device = m_device;
+        run.factory = m_factory;
+        run.preview = m_previewEnabled;
     }
-    if (wanted.backend != "cuda") wanted.tf32 = false;
+    if (run.device.backend != "cuda") run.device.tf32 = false;
     TrainingOutcome outcome;
-    auto finish = [&] {
-        outcome.step = m.state.step;
-        m_training = false;
-        m_paused = false;
-        emit trainingFinished(outcome);
-    };
+    std::shared_ptr<const HostSnapshot> before;
+    if (prepareRun(m, run, outcome, before)) runTrainer(m, run, before, outcome);
+    outcome.step = m.state.step;
+    m_training = false;
+    m_paused = false;
+    emit trainingFinished(outcome);
+}
+
+bool TrainingWorker::prepareRun(ModelState& m, const RunRequest& run, TrainingOutcome& outcome,
+                                std::shared_ptr<const HostSnapshot>& before)
+{
+    const TrainerConfig& cfg = run.config;
     if (!m.network || !m.task) {
         outcome.failed = true;
         outcome.message = m.network ? "Open the data this model was trained on to continue "
                                       "training (File > Open Dataset)."
                           : m.buildError.isEmpty() ? "There is no model to train yet."
                                                    : m.buildError;
-        return finish();
+        return false;
     }
     if (m_stop) {
         outcome.reason = StopReason::Cancelled;
         outcome.message = "stopped before the first step";
-        return finish();
+        return false;
     }
 
     try {
@@ -243,71 +358,79 @@ void TrainingWorker::trainNow(ModelState& m)
     } catch (const std::exception& e) {
         outcome.failed = true;
         outcome.message = QString("training failed: ") + e.what();
-        return finish();
+        return false;
     }
 
     // ---- the device: move the model where the run asks, before the first step ---------------
     // The weights as they were when this run moved them onto a device, on the host: what a
     // failure before the trainer's own first copy goes back to.
-    std::shared_ptr<const HostSnapshot> before;
-    if (!(m.device == wanted)) {
-        std::unique_ptr<Backend> target;
-        try {
-            BackendOptions options;
-            options.tf32 = wanted.tf32;
-            target = factory(wanted.backend.toStdString(), options);
-        } catch (const std::exception& e) {
-            outcome.failed = true;
-            outcome.deviceUnavailable = true;
-            outcome.message = QString::fromStdString(e.what());
-            return finish();
-        }
-        const QString name = QString::fromStdString(target->info().name);
-        try {
-            auto snapshot =
-                std::make_shared<HostSnapshot>(takeSnapshot(*m.network, *m.optimizer, m.state));
-            m.moveTo(std::move(target), wanted, *snapshot);
-            if (!m.backend->memoryOnHost()) before = std::move(snapshot);
-        } catch (const std::exception& e) {
-            outcome.failed = true;
-            outcome.deviceUnavailable = true;
-            outcome.message = "could not move the model to " + name + ": " + e.what();
-            return finish();
-        }
-    }
-    const bool onDevice = !m.backend->memoryOnHost();
-
-    // A device that fails before the trainer's first host copy (say, the data does not fit in
-    // its memory): back to the CPU with the weights the run started with.
-    auto rescue = [&](const std::string& what, bool backendError) {
-        if (!onDevice || !backendError || !recoverOnCpu(m, factory, before, nullptr)) return false;
-        outcome.reason = StopReason::DeviceFailure;
+    const DeviceChoice& wanted = run.device;
+    if (m.device == wanted) return true;
+    std::unique_ptr<Backend> target;
+    try {
+        BackendOptions options;
+        options.tf32 = wanted.tf32;
+        target = run.factory(wanted.backend.toStdString(), options);
+    } catch (const std::exception& e) {
         outcome.failed = true;
-        outcome.movedToCpu = true;
-        QString why = QString::fromStdString(what);
-        if (why.endsWith('.')) why.chop(1);
-        outcome.message = QString("the device failed: %1. The weights after step %2 were kept; "
-                                  "training can continue on the CPU.")
-                              .arg(why)
-                              .arg(m.state.step);
-        emit rewound(m.state.step);
-        return true;
-    };
+        outcome.deviceUnavailable = true;
+        outcome.message = QString::fromStdString(e.what());
+        return false;
+    }
+    const QString name = QString::fromStdString(target->info().name);
+    try {
+        auto snapshot =
+            std::make_shared<HostSnapshot>(takeSnapshot(*m.network, *m.optimizer, m.state));
+        m.moveTo(std::move(target), wanted, *snapshot);
+        if (!m.backend->memoryOnHost()) before = std::move(snapshot);
+    } catch (const std::exception& e) {
+        outcome.failed = true;
+        outcome.deviceUnavailable = true;
+        outcome.message = "could not move the model to " + name + ": " + e.what();
+        return false;
+    }
+    return true;
+}
 
+bool TrainingWorker::rescueOnCpu(ModelState& m, const RunRequest& run,
+                                 const std::shared_ptr<const HostSnapshot>& before,
+                                 const std::string& what, TrainingOutcome& outcome)
+{
+    if (m.backend->memoryOnHost() || !recoverOnCpu(m, run.factory, before, nullptr)) return false;
+    outcome.reason = StopReason::DeviceFailure;
+    outcome.failed = true;
+    outcome.movedToCpu = true;
+    QString why = QString::fromStdString(what);
+    if (why.endsWith('.')) why.chop(1);
+    outcome.message = QString("the device failed: %1. The weights after step %2 were kept; "
+                              "training can continue on the CPU.")
+                          .arg(why)
+                          .arg(m.state.step);
+    emit rewound(m.state.step);
+    return true;
+}
+
+// One run from upload to outcome, in the order it happens (RunReporter does the reporting).
+void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
+                                const std::shared_ptr<const HostSnapshot>& before,
+                                TrainingOutcome& outcome)
+{
+    const TrainerConfig& cfg = run.config;
+    const bool onDevice = !m.backend->memoryOnHost();
     bool hasMetric = false;
     try {
         m.upload();
         hasMetric = m.task->hasTrainingMetric();
     } catch (const BackendError& e) {
-        if (!rescue(e.what(), true)) {
+        if (!rescueOnCpu(m, run, before, e.what(), outcome)) {
             outcome.failed = true;
             outcome.message = QString("training failed: ") + e.what();
         }
-        return finish();
+        return;
     } catch (const std::exception& e) {
         outcome.failed = true;
         outcome.message = QString("training failed: ") + e.what();
-        return finish();
+        return;
     }
 
     TrainerConfig runConfig = cfg;
@@ -324,91 +447,10 @@ void TrainingWorker::trainNow(ModelState& m)
     if (hasMetric)
         trainer->setMetricHook([&task](Network& n) { return task.trainingMetric(n); }, NAN,
                                task.metricLowerIsBetter());
+    RunReporter reporter(*this, m, run.preview);
+    trainer->setProgressCallback([&](const Progress& p) { reporter.onStep(p, *trainer); });
 
-    const auto start = Clock::now();
-    double pausedSeconds = 0;
-    auto elapsed = [&] { return secondsSince(start) - pausedSeconds; };
-    TrainingUpdate pending;
-    size_t historySent = m.state.history.size();
-    Progress last;
-    last.step = m.state.step;
-    double lastEmit = -1, rate = 0, rateTime = 0;
-    int64_t rateStep = m.state.step;
-    double lastPreview = -1e9, previewEvery = 1.0;
-
-    auto flush = [&] {
-        const double now = elapsed();
-        const double dt = now - rateTime;
-        if (dt >= 0.25) {
-            const double r = static_cast<double>(last.step - rateStep) / dt;
-            rate = rate > 0 ? 0.5 * rate + 0.5 * r : r;
-            rateTime = now;
-            rateStep = last.step;
-        }
-        pending.step = last.step;
-        pending.plannedSteps = last.plannedSteps;
-        pending.epoch = last.epoch;
-        pending.lr = last.lr;
-        pending.elapsed = now;
-        pending.stepsPerSecond = rate;
-        pending.eta = last.plannedSteps > 0 && rate > 0
-                          ? static_cast<double>(last.plannedSteps - last.step) / rate
-                          : NAN;
-        for (; historySent < m.state.history.size(); ++historySent)
-            pending.evaluations.push_back(m.state.history[historySent]);
-        emit progressed(pending);
-        pending = TrainingUpdate{};
-        lastEmit = now;
-    };
-    auto takePreview = [&](bool force, bool full) {
-        if (!preview || !m.imageGeometry()) return;
-        if (!force && elapsed() - lastPreview < previewEvery) return;
-        double cost = 0;
-        QImage image;
-        try {
-            image = renderPreview(m, &cost, full);
-        } catch (const std::exception& e) {
-            // A failed device fails the preview too (the trainer's report of the failure comes
-            // here): the run's own error is the one to report.
-            qWarning("ironlearn-studio: no preview: %s", e.what());
-        }
-        // Keep previews to about 2.5% of the training time.
-        if (!full) previewEvery = std::max(1.0, 40 * cost);
-        lastPreview = elapsed();
-        if (!image.isNull()) emit previewReady(m.state.step, image);
-    };
-
-    trainer->setProgressCallback([&](const Progress& p) {
-        last = p;
-        pending.losses.push_back({p.step, p.trainLoss, p.lr});
-        if (elapsed() - lastEmit >= kUpdateInterval) flush();
-        takePreview(false, false);
-        runJobsBetweenSteps(m);
-        if (m_paused && !m_stop) {
-            flush();
-            emit pausedChanged(true);
-            const auto pauseStart = Clock::now();
-            {
-                QMutexLocker locker(&m_mutex);
-                while (m_paused && !m_stop) {
-                    if (!m_jobs.empty() && m_jobs.front().betweenSteps) {
-                        locker.unlock();
-                        runJobsBetweenSteps(m);
-                        locker.relock();
-                        continue;
-                    }
-                    m_wake.wait(&m_mutex, 100);
-                }
-            }
-            pausedSeconds += secondsSince(pauseStart);
-            rateTime = elapsed();
-            rateStep = p.step;
-            emit pausedChanged(false);
-        }
-        if (m_stop) trainer->requestCancel();
-    });
-
-    if (m.state.step == 0) takePreview(true, false);
+    if (m.state.step == 0) reporter.takePreview(true, false);
     TrainResult result;
     std::string error;
     bool threw = false, backendError = false;
@@ -422,10 +464,10 @@ void TrainingWorker::trainNow(ModelState& m)
         error = e.what();
     }
     trainer.reset(); // it refers to the network, which may move now
-    m.state.seconds = std::max(0.0, m.state.seconds - pausedSeconds);
-    flush();
+    m.state.seconds = std::max(0.0, m.state.seconds - reporter.pausedSeconds());
+    reporter.flush();
     if (threw) {
-        if (!rescue(error, backendError)) {
+        if (!backendError || !rescueOnCpu(m, run, before, error, outcome)) {
             outcome.failed = true;
             outcome.message = QString("training failed: ") + QString::fromStdString(error);
         }
@@ -440,14 +482,13 @@ void TrainingWorker::trainNow(ModelState& m)
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
         // The trainer rewound the state to its last host copy; rebuild the weights from it.
         QString moveError;
-        outcome.movedToCpu = recoverOnCpu(m, factory, result.lastGood, &moveError);
+        outcome.movedToCpu = recoverOnCpu(m, run.factory, result.lastGood, &moveError);
         if (!outcome.movedToCpu)
             outcome.message += " Moving the model to the CPU failed: " + moveError;
         emit rewound(m.state.step);
     }
     if (result.steps > 0 || outcome.movedToCpu)
-        takePreview(true, true); // the final one at the training size
-    finish();
+        reporter.takePreview(true, true); // the final one at the training size
 }
 
 } // namespace il::app

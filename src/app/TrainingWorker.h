@@ -131,7 +131,27 @@ private:
         Job job;
         bool betweenSteps = true;
     };
+    // One run's inputs, copied under m_mutex when it starts.
+    struct RunRequest {
+        TrainerConfig config;
+        DeviceChoice device;
+        BackendFactory factory;
+        bool preview = true;
+    };
+    class RunReporter; // progress, previews and pauses of one run (TrainingWorker.cpp)
+    // A run: prepareRun (checks, optimizer, the move to the run's device; before: the host copy
+    // taken for that move), then runTrainer (upload, train, outcome).
     void trainNow(ModelState& m);
+    bool prepareRun(ModelState& m, const RunRequest& run, TrainingOutcome& outcome,
+                    std::shared_ptr<const HostSnapshot>& before);
+    void runTrainer(ModelState& m, const RunRequest& run,
+                    const std::shared_ptr<const HostSnapshot>& before, TrainingOutcome& outcome);
+    // A device that failed before the trainer's first host copy (say, the data does not fit
+    // in its memory): back to the CPU with the weights the run started with; the outcome says
+    // so. False when the model was not on a device or could not move.
+    bool rescueOnCpu(ModelState& m, const RunRequest& run,
+                     const std::shared_ptr<const HostSnapshot>& before, const std::string& what,
+                     TrainingOutcome& outcome);
     // Runs the jobs at the front of the queue that may run between steps.
     void runJobsBetweenSteps(ModelState& m);
     // full: at the training size rather than the preview size (the last snapshot of a run).
