@@ -94,6 +94,21 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionStop, &QAction::triggered, m_session, &Session::stop);
     connect(m_ui->resetButton, &QPushButton::clicked, m_session, &Session::resetWeights);
 
+    connectSession();
+    connect(m_ui->chartsPanel, &ChartsPanel::stepClicked, m_ui->outputPanel->imagePage(),
+            &ImageOutputPage::showStep);
+
+    buildSamplesMenu();
+    rebuildRecentMenu();
+    readSettings();
+    updateRunBar();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::connectSession()
+{
     connect(m_session, &Session::runStateChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::modelChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::historyReset, this, &MainWindow::updateRunBar);
@@ -128,17 +143,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_ui->datasetPanel->showError(error, "Could not open the model.");
         m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
     });
-    connect(m_ui->chartsPanel, &ChartsPanel::stepClicked, m_ui->outputPanel->imagePage(),
-            &ImageOutputPage::showStep);
-
-    buildSamplesMenu();
-    rebuildRecentMenu();
-    readSettings();
-    updateRunBar();
-    updateTitle();
 }
-
-MainWindow::~MainWindow() = default;
 
 bool MainWindow::openFile(const QString& path)
 {

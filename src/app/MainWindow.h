@@ -42,6 +42,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // The window's answers to the session's signals (run state, files, saving, messages).
+    void connectSession();
     void openDatasetDialog();
     void openModelDialog();
     // Asks whether to save a modified model before closing; stops a run when closing.
