@@ -11,8 +11,8 @@ namespace il::app {
 
 namespace {
 
-const OptimizerKind kOptimizers[] = {OptimizerKind::SGD, OptimizerKind::Momentum,
-                                     OptimizerKind::Adam, OptimizerKind::AdamW};
+constexpr const char* kWeightDecay = "weight_decay"; // the setting weightDecaySpinBox edits
+
 const ScheduleKind kSchedules[] = {ScheduleKind::Constant, ScheduleKind::StepDecay,
                                    ScheduleKind::Cosine};
 
@@ -29,7 +29,16 @@ TrainingPanel::TrainingPanel(QWidget* parent)
     : QWidget(parent), m_ui(std::make_unique<Ui::TrainingPanel>())
 {
     m_ui->setupUi(this);
-    m_ui->optimizerComboBox->addItems({"SGD", "SGD with momentum", "Adam", "AdamW"});
+    QComboBox* optimizers = m_ui->optimizerComboBox;
+    QString optimizerTips = optimizers->toolTip();
+    for (const OptimizerType& type : optimizerTypes()) {
+        optimizers->addItem(QString::fromUtf8(type.label), QString::fromLatin1(type.name));
+        optimizers->setItemData(optimizers->count() - 1, QString::fromUtf8(type.description),
+                                Qt::ToolTipRole);
+        optimizerTips += QString("\n%1: %2").arg(QString::fromUtf8(type.label),
+                                                 QString::fromUtf8(type.description));
+    }
+    optimizers->setToolTip(optimizerTips);
     m_ui->scheduleComboBox->addItems({"constant", "step decay", "cosine annealing"});
 
     for (QComboBox* c : {m_ui->optimizerComboBox, m_ui->scheduleComboBox, m_ui->budgetUnitComboBox})
@@ -69,7 +78,8 @@ void TrainingPanel::load()
 {
     m_loading = true;
     const TrainerConfig& c = m_session->config();
-    m_ui->optimizerComboBox->setCurrentIndex(indexOf(kOptimizers, c.optimizer.kind));
+    m_ui->optimizerComboBox->setCurrentIndex(
+        std::max(0, m_ui->optimizerComboBox->findData(QString::fromStdString(c.optimizer.name()))));
     m_ui->learningRateSpinBox->setValue(c.schedule.lrMax);
     m_ui->scheduleComboBox->setCurrentIndex(indexOf(kSchedules, c.schedule.kind));
     m_ui->warmupSpinBox->setValue(static_cast<int>(c.schedule.warmupSteps));
@@ -82,7 +92,7 @@ void TrainingPanel::load()
     m_ui->validationSplitSpinBox->setValue(split < 0 ? -1 : static_cast<int>(split * 100 + 0.5));
     m_ui->patienceSpinBox->setValue(c.patience);
     m_ui->clipSpinBox->setValue(c.clipNorm);
-    m_ui->weightDecaySpinBox->setValue(c.optimizer.weightDecay);
+    showWeightDecay(c.optimizer);
     m_ui->labelSmoothingSpinBox->setValue(c.labelSmoothing);
     m_ui->seedSpinBox->setValue(static_cast<int>(std::min<uint64_t>(c.seed, INT32_MAX)));
     m_loading = false;
@@ -181,14 +191,16 @@ void TrainingPanel::edited()
 {
     if (m_loading || !m_session) return;
     TrainerConfig c = m_session->config();
-    const OptimizerKind kind = kOptimizers[m_ui->optimizerComboBox->currentIndex()];
-    if (kind == OptimizerKind::AdamW && c.optimizer.kind != kind &&
-        m_ui->weightDecaySpinBox->value() == 0) {
+    const OptimizerType* type =
+        findOptimizer(m_ui->optimizerComboBox->currentData().toString().toStdString());
+    if (type && type != &c.optimizer.type()) {
+        c.optimizer = c.optimizer.switchedTo(*type);
         m_loading = true;
-        m_ui->weightDecaySpinBox->setValue(0.01); // AdamW's usual decay
+        showWeightDecay(c.optimizer);
         m_loading = false;
+    } else if (c.optimizer.has(kWeightDecay)) {
+        c.optimizer.set(kWeightDecay, static_cast<float>(m_ui->weightDecaySpinBox->value()));
     }
-    c.optimizer.kind = kind;
     c.schedule.lrMax = static_cast<float>(m_ui->learningRateSpinBox->value());
     c.schedule.kind = kSchedules[m_ui->scheduleComboBox->currentIndex()];
     c.schedule.warmupSteps = m_ui->warmupSpinBox->value();
@@ -198,11 +210,23 @@ void TrainingPanel::edited()
     c.batchSize = m_ui->batchSizeSpinBox->value();
     c.patience = m_ui->patienceSpinBox->value();
     c.clipNorm = static_cast<float>(m_ui->clipSpinBox->value());
-    c.optimizer.weightDecay = static_cast<float>(m_ui->weightDecaySpinBox->value());
     c.labelSmoothing = static_cast<float>(m_ui->labelSmoothingSpinBox->value());
     c.seed = static_cast<uint64_t>(m_ui->seedSpinBox->value());
     m_session->setConfig(c);
     updatePlan();
+}
+
+void TrainingPanel::showWeightDecay(const OptimizerConfig& optimizer)
+{
+    QDoubleSpinBox* box = m_ui->weightDecaySpinBox;
+    if (const OptimizerSetting* s = optimizer.type().setting(kWeightDecay)) {
+        box->setRange(s->min, s->max);
+        box->setValue(optimizer.value(kWeightDecay));
+    } else {
+        box->setValue(0);
+    }
+    box->setEnabled(m_session && m_session->runState() == Session::RunState::Idle &&
+                    optimizer.has(kWeightDecay));
 }
 
 void TrainingPanel::validationEdited()
@@ -251,6 +275,7 @@ void TrainingPanel::updateEnabled()
         if (w != m_ui->planLabel && !qobject_cast<QLabel*>(w)) w->setEnabled(idle);
     const bool crossEntropy = m_session->config().loss == LossKind::CrossEntropy;
     m_ui->labelSmoothingSpinBox->setEnabled(idle && crossEntropy);
+    m_ui->weightDecaySpinBox->setEnabled(idle && m_session->config().optimizer.has(kWeightDecay));
     m_ui->tf32CheckBox->setEnabled(idle && m_session->device().backend == "cuda");
     m_ui->validationSplitSpinBox->setEnabled(idle && !m_session->hasTrained() && m_session->task());
     updatePlan();

@@ -14,6 +14,10 @@ namespace Ui {
 class TrainingPanel;
 }
 
+namespace il {
+class OptimizerConfig;
+}
+
 namespace il::app {
 
 class Session;
@@ -37,6 +41,8 @@ private:
     void deviceEdited();
     void tf32Edited(bool on);
     void edited();
+    // The weight decay box shows the setting of that name, when the optimizer has one.
+    void showWeightDecay(const OptimizerConfig& optimizer);
     void validationEdited();
     void updatePlan();
     void updateEnabled();

@@ -21,12 +21,6 @@ double secondsSince(Clock::time_point t)
 
 constexpr double kUpdateInterval = 1.0 / 30; // progress signals per second: about 30
 
-bool sameOptimizer(const OptimizerConfig& a, const OptimizerConfig& b)
-{
-    return a.kind == b.kind && a.momentum == b.momentum && a.beta1 == b.beta1 &&
-           a.beta2 == b.beta2 && a.eps == b.eps && a.weightDecay == b.weightDecay;
-}
-
 void runGuarded(const TrainingWorker::Job& job, ModelState& m)
 {
     try {
@@ -351,7 +345,7 @@ bool TrainingWorker::prepareRun(ModelState& m, const RunRequest& run, TrainingOu
 
     try {
         // Another optimizer (or other optimizer settings) starts with fresh state.
-        if (!m.optimizer || !sameOptimizer(m.optimizer->config(), cfg.optimizer))
+        if (!m.optimizer || m.optimizer->config() != cfg.optimizer)
             m.optimizer =
                 std::make_unique<Optimizer>(*m.backend, cfg.optimizer, m.network->parameterCount());
         m.config = cfg;

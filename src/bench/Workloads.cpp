@@ -214,7 +214,7 @@ TrainerConfig sirenConfig()
     config.batchSize = 0;
     config.shuffle = false;
     config.loss = LossKind::MSE;
-    config.optimizer.kind = OptimizerKind::Adam;
+    config.optimizer = OptimizerConfig::named("adam");
     config.schedule.kind = ScheduleKind::Constant;
     config.schedule.lrMax = 1e-4f;
     return config;
@@ -260,7 +260,7 @@ TrainingResult benchTanh(Backend& backend, int repeat, int warmup)
     config.batchSize = 256;
     config.shuffle = true;
     config.loss = LossKind::CrossEntropy;
-    config.optimizer.kind = OptimizerKind::Adam;
+    config.optimizer = OptimizerConfig::named("adam");
     config.schedule.kind = ScheduleKind::Constant;
     config.schedule.lrMax = 1e-3f;
     config.readEvery = 1;

@@ -113,7 +113,7 @@ int runInfo(const QStringList& args)
                     ? QString(" (label smoothing %1)").arg(c.labelSmoothing).toUtf8().constData()
                     : "");
     std::printf(
-        "optimizer  %s, lr %g, %s schedule, batch %s\n", optimizerName(c.optimizer.kind).c_str(),
+        "optimizer  %s, lr %g, %s schedule, batch %s\n", c.optimizer.name().c_str(),
         c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
         c.batchSize > 0 ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData()
                         : "full");

@@ -14,6 +14,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -31,6 +33,57 @@ extern "C" void onInterrupt(int)
     std::signal(SIGINT, SIG_DFL);
 }
 
+// "weight_decay" -> "weight-decay"
+QString optionName(const char* key)
+{
+    return QString::fromLatin1(key).replace('_', '-');
+}
+
+// Every optimizer setting key once, in the order the optimizers list them.
+std::vector<const OptimizerSetting*> settingKeys()
+{
+    std::vector<const OptimizerSetting*> keys;
+    for (const OptimizerType& type : optimizerTypes())
+        for (const OptimizerSetting& s : type.settings)
+            if (std::none_of(keys.begin(), keys.end(),
+                             [&](const OptimizerSetting* k) { return std::string_view(k->key) == s.key; }))
+                keys.push_back(&s);
+    return keys;
+}
+
+// --optimizer, and one option per setting key (each optimizer that has the setting reads it).
+void addOptimizerOptions(QCommandLineParser& p)
+{
+    p.addOption({"optimizer",
+                 QString::fromStdString(optimizerNameList() + " (default " +
+                                        OptimizerConfig().name() + "; see Optimizers below)."),
+                 "NAME"});
+    for (const OptimizerSetting* s : settingKeys()) {
+        QStringList users;
+        for (const OptimizerType& t : optimizerTypes())
+            if (t.setting(s->key)) users << t.name;
+        p.addOption({optionName(s->key),
+                     QString("%1 for %2 (see Optimizers below).").arg(s->label, users.join(", ")),
+                     "F"});
+    }
+}
+
+// The Optimizers section of train --help: each optimizer, its update and its settings.
+QString optimizerHelp()
+{
+    QString text = "Optimizers (--optimizer) and their settings:\n";
+    for (const OptimizerType& type : optimizerTypes()) {
+        text += QString("  %1%2\n").arg(QString(type.name).leftJustified(10), type.description);
+        for (const OptimizerSetting& s : type.settings)
+            text += QString("            --%1 %2 (default %3, %4 to %5)\n")
+                        .arg(optionName(s.key), s.help)
+                        .arg(s.defaultValue)
+                        .arg(s.min)
+                        .arg(s.max);
+    }
+    return text;
+}
+
 void addTrainingOptions(QCommandLineParser& p)
 {
     p.addOptions({
@@ -38,15 +91,15 @@ void addTrainingOptions(QCommandLineParser& p)
         {"layers", "Layer list, e.g. dense:16,tanh,dense:1 (see below).", "SPEC"},
         {"preset", "Named layer list (see below).", "NAME"},
         {"loss", "mse, mae, bce or cross-entropy (default: from the task).", "LOSS"},
-        {"optimizer", "sgd, momentum, adam or adamw (default adam).", "NAME"},
+    });
+    addOptimizerOptions(p);
+    p.addOptions({
         {"lr", "Learning rate (default: from the task; 0.003 for tables).", "RATE"},
         {"lr-min", "Final learning rate of the cosine schedule (default 0).", "RATE"},
         {"schedule", "constant, step or cosine (default cosine).", "NAME"},
         {"step-every", "Step decay: multiply the rate by --gamma every N steps.", "N"},
         {"gamma", "Step decay factor (default 0.5).", "F"},
         {"warmup", "Linear warm-up steps (default 0).", "N"},
-        {"weight-decay", "L2 (sgd/momentum/adam) or decoupled decay (adamw).", "F"},
-        {"momentum", "Momentum for --optimizer momentum (default 0.9).", "F"},
         {"clip", "Clip gradients to this global L2 norm (default off).", "NORM"},
         {"label-smoothing", "Cross-entropy label smoothing, 0 to 0.5.", "S"},
         {"epochs", "Epochs in total (default: from the task).", "N"},
@@ -87,26 +140,39 @@ void addTrainingOptions(QCommandLineParser& p)
 }
 
 // Options override the task's defaults (or, when resuming, the model's settings).
-void applyOptions(const QCommandLineParser& p, TrainerConfig& cfg, bool resuming)
+void applyOptions(const QCommandLineParser& p, TrainerConfig& cfg)
 {
     if (p.isSet("loss") && !parseLoss(p.value("loss").toStdString(), cfg.loss))
         throw UsageError("--loss must be mse, mae, bce or cross-entropy");
-    if (p.isSet("optimizer") &&
-        !parseOptimizer(p.value("optimizer").toStdString(), cfg.optimizer.kind))
-        throw UsageError("--optimizer must be sgd, momentum, adam or adamw");
+    if (p.isSet("optimizer")) {
+        const OptimizerType* type = findOptimizer(p.value("optimizer").toStdString());
+        if (!type) throw UsageError("--optimizer must be " + optimizerNameList());
+        if (type != &cfg.optimizer.type()) cfg.optimizer = cfg.optimizer.switchedTo(*type);
+    }
     if (p.isSet("schedule") && !parseSchedule(p.value("schedule").toStdString(), cfg.schedule.kind))
         throw UsageError("--schedule must be constant, step or cosine");
-    if (!resuming && cfg.optimizer.kind == OptimizerKind::AdamW && !p.isSet("weight-decay"))
-        cfg.optimizer.weightDecay = 0.01f;
+    for (const OptimizerSetting* s : settingKeys()) {
+        const QString name = optionName(s->key);
+        if (!p.isSet(name)) continue;
+        const OptimizerSetting* own = cfg.optimizer.type().setting(s->key);
+        if (!own)
+            throw UsageError("--" + name.toStdString() + " is not a setting of " +
+                             cfg.optimizer.name());
+        // The range is checked as float, the type the setting has (0.9999f < 0.9999).
+        const auto v = static_cast<float>(doubleOption(p, name, 0, -HUGE_VAL, HUGE_VAL));
+        if (!(v >= own->min && v <= own->max))
+            throw UsageError("--" + name.toStdString() + " must be between " +
+                             QString::number(own->min).toStdString() + " and " +
+                             QString::number(own->max).toStdString() + " for " +
+                             cfg.optimizer.name() + ", got " + p.value(name).toStdString());
+        cfg.optimizer.set(own->key, v);
+    }
     auto f = [](double v) { return static_cast<float>(v); };
     cfg.schedule.lrMax = f(doubleOption(p, "lr", cfg.schedule.lrMax, 1e-12, 1e6));
     cfg.schedule.lrMin = f(doubleOption(p, "lr-min", cfg.schedule.lrMin, 0, 1e6));
     cfg.schedule.stepEvery = intOption(p, "step-every", cfg.schedule.stepEvery, 1, INT64_MAX);
     cfg.schedule.gamma = f(doubleOption(p, "gamma", cfg.schedule.gamma, 0, 1));
     cfg.schedule.warmupSteps = intOption(p, "warmup", cfg.schedule.warmupSteps, 0, INT64_MAX);
-    cfg.optimizer.weightDecay =
-        f(doubleOption(p, "weight-decay", cfg.optimizer.weightDecay, 0, 10));
-    cfg.optimizer.momentum = f(doubleOption(p, "momentum", cfg.optimizer.momentum, 0, 0.9999));
     cfg.clipNorm = f(doubleOption(p, "clip", cfg.clipNorm, 0, 1e12));
     cfg.labelSmoothing = f(doubleOption(p, "label-smoothing", cfg.labelSmoothing, 0, 0.5));
     cfg.batchSize = intOption(p, "batch", cfg.batchSize, 0, INT32_MAX);
@@ -141,7 +207,8 @@ int runTrain(const QStringList& args)
     addTrainingOptions(p);
     if (!parseOrHelp(p, args, "train", "DATA [options]",
                      "Train a network on a data file and save it as a model.", 1, 1,
-                     QString::fromStdString(layerSpecHelp()) + "\n" + tasks::presetHelp()))
+                     QString::fromStdString(layerSpecHelp()) + "\n" + tasks::presetHelp() +
+                         "\n" + optimizerHelp()))
         return ExitOk;
 
     const QString given = p.positionalArguments().first();
@@ -193,7 +260,7 @@ int runTrain(const QStringList& args)
         task->applyDefaults(cfg);
         cfg.seed = topt.seed;
     }
-    applyOptions(p, cfg, resuming);
+    applyOptions(p, cfg);
     cfg.recordSteps = !p.isSet("no-graphs");
     checkLossFits(*task, cfg.loss);
 
@@ -233,7 +300,7 @@ int runTrain(const QStringList& args)
             std::fprintf(stderr, "note: %s\n", note.toUtf8().constData());
         std::fprintf(stderr, "network: %s (%lld parameters), %s, lr %g %s, on %s\n",
                      net->spec().c_str(), static_cast<long long>(net->parameterCount()),
-                     optimizerName(cfg.optimizer.kind).c_str(), cfg.schedule.lrMax,
+                     cfg.optimizer.name().c_str(), cfg.schedule.lrMax,
                      scheduleName(cfg.schedule.kind).c_str(),
                      model.backend->info().details.c_str());
     }

@@ -31,29 +31,98 @@ double learningRate(const ScheduleConfig& s, int64_t step, int64_t totalSteps)
     return lr;
 }
 
+const OptimizerSetting* OptimizerType::setting(std::string_view key) const
+{
+    for (const OptimizerSetting& s : settings)
+        if (key == s.key) return &s;
+    return nullptr;
+}
+
+const OptimizerType* findOptimizer(std::string_view name)
+{
+    for (const OptimizerType& t : optimizerTypes()) {
+        if (name == t.name) return &t;
+        for (const std::string& alias : t.aliases)
+            if (name == alias) return &t;
+    }
+    return nullptr;
+}
+
+std::string optimizerNameList()
+{
+    const auto& types = optimizerTypes();
+    std::string list;
+    for (size_t i = 0; i < types.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == types.size() ? " or " : ", ") + std::string(types[i].name);
+    return list;
+}
+
+OptimizerConfig::OptimizerConfig() : OptimizerConfig(*findOptimizer("adam")) {}
+
+OptimizerConfig::OptimizerConfig(const OptimizerType& type) : m_type(&type)
+{
+    for (const OptimizerSetting& s : type.settings)
+        m_values.push_back(s.defaultValue);
+}
+
+OptimizerConfig OptimizerConfig::named(std::string_view name)
+{
+    const OptimizerType* type = findOptimizer(name);
+    if (!type)
+        throw EngineError("unknown optimizer \"" + std::string(name) + "\" (known: " +
+                          optimizerNameList() + ")");
+    return OptimizerConfig(*type);
+}
+
+float OptimizerConfig::value(std::string_view key) const
+{
+    for (size_t i = 0; i < m_type->settings.size(); ++i)
+        if (key == m_type->settings[i].key) return m_values[i];
+    throw EngineError(std::string(m_type->name) + " has no setting \"" + std::string(key) + "\"");
+}
+
+void OptimizerConfig::set(std::string_view key, float v)
+{
+    for (size_t i = 0; i < m_type->settings.size(); ++i) {
+        const OptimizerSetting& s = m_type->settings[i];
+        if (key != s.key) continue;
+        if (!(v >= s.min && v <= s.max))
+            throw EngineError(std::string(m_type->name) + ": " + s.key + " must be between " +
+                              std::to_string(s.min) + " and " + std::to_string(s.max));
+        m_values[i] = v;
+        return;
+    }
+    throw EngineError(std::string(m_type->name) + " has no setting \"" + std::string(key) + "\"");
+}
+
+OptimizerConfig OptimizerConfig::switchedTo(const OptimizerType& type) const
+{
+    OptimizerConfig c(type);
+    for (size_t i = 0; i < m_type->settings.size(); ++i) {
+        const OptimizerSetting& s = m_type->settings[i];
+        const OptimizerSetting* there = type.setting(s.key);
+        if (there && m_values[i] != s.defaultValue && m_values[i] >= there->min &&
+            m_values[i] <= there->max)
+            c.set(s.key, m_values[i]);
+    }
+    return c;
+}
+
 Optimizer::Optimizer(Backend& backend, const OptimizerConfig& config, int64_t parameterCount)
     : m_backend(backend), m_config(config), m_count(parameterCount)
 {
     const auto n = static_cast<size_t>(parameterCount);
-    switch (config.kind) {
-    case OptimizerKind::SGD:
-        break;
-    case OptimizerKind::Momentum:
-        m_first = Buffer(&backend, n);
-        break;
-    case OptimizerKind::Adam:
-    case OptimizerKind::AdamW:
-        m_first = Buffer(&backend, n);
-        m_second = Buffer(&backend, n);
-        break;
-    }
+    for (size_t i = 0; i < config.type().state.size(); ++i)
+        m_buffers.emplace_back(&backend, n);
+    for (const Buffer& b : m_buffers)
+        m_views.push_back(b.view(1, m_count));
     reset();
 }
 
 void Optimizer::reset()
 {
-    if (m_first.floats()) m_backend.fill(m_first.view(1, m_count), 0.f);
-    if (m_second.floats()) m_backend.fill(m_second.view(1, m_count), 0.f);
+    for (const Tensor& t : m_views)
+        m_backend.fill(t, 0.f);
 }
 
 void Optimizer::step(Tensor params, ConstTensor grads, float lr, int64_t step, const float* guard)
@@ -61,77 +130,16 @@ void Optimizer::step(Tensor params, ConstTensor grads, float lr, int64_t step, c
     if (params.size() != m_count)
         throw ShapeError("optimizer: " + std::to_string(params.size()) + " parameters, state for " +
                          std::to_string(m_count));
-    switch (m_config.kind) {
-    case OptimizerKind::SGD:
-    case OptimizerKind::Momentum: {
-        SgdParams p;
-        p.lr = lr;
-        p.momentum = m_config.kind == OptimizerKind::Momentum ? m_config.momentum : 0.f;
-        p.weightDecay = m_config.weightDecay;
-        m_backend.sgdStep(params, grads, m_first.floats() ? m_first.view(1, m_count) : Tensor{}, p,
-                          guard);
-        break;
-    }
-    case OptimizerKind::Adam:
-    case OptimizerKind::AdamW: {
-        AdamParams p;
-        p.lr = lr;
-        p.beta1 = m_config.beta1;
-        p.beta2 = m_config.beta2;
-        p.eps = m_config.eps;
-        p.weightDecay = m_config.weightDecay;
-        p.decoupled = m_config.kind == OptimizerKind::AdamW;
-        p.step = step;
-        m_backend.adamStep(params, grads, m_first.view(1, m_count), m_second.view(1, m_count), p,
-                           guard);
-        break;
-    }
-    }
+    m_config.type().update(
+        OptimizerUpdate{m_backend, m_config, params, grads, m_views.data(), lr, step, guard});
 }
 
 std::vector<std::pair<std::string, Tensor>> Optimizer::state() const
 {
-    switch (m_config.kind) {
-    case OptimizerKind::SGD:
-        return {};
-    case OptimizerKind::Momentum:
-        return {{"optimizer.velocity", m_first.view(1, m_count)}};
-    case OptimizerKind::Adam:
-    case OptimizerKind::AdamW:
-        return {{"optimizer.m", m_first.view(1, m_count)},
-                {"optimizer.v", m_second.view(1, m_count)}};
-    }
-    return {};
-}
-
-std::string optimizerName(OptimizerKind k)
-{
-    switch (k) {
-    case OptimizerKind::SGD:
-        return "sgd";
-    case OptimizerKind::Momentum:
-        return "momentum";
-    case OptimizerKind::Adam:
-        return "adam";
-    case OptimizerKind::AdamW:
-        return "adamw";
-    }
-    return "?";
-}
-
-bool parseOptimizer(const std::string& s, OptimizerKind& k)
-{
-    if (s == "sgd")
-        k = OptimizerKind::SGD;
-    else if (s == "momentum" || s == "sgd-momentum")
-        k = OptimizerKind::Momentum;
-    else if (s == "adam")
-        k = OptimizerKind::Adam;
-    else if (s == "adamw")
-        k = OptimizerKind::AdamW;
-    else
-        return false;
-    return true;
+    std::vector<std::pair<std::string, Tensor>> named;
+    for (size_t i = 0; i < m_views.size(); ++i)
+        named.emplace_back("optimizer." + std::string(m_config.type().state[i]), m_views[i]);
+    return named;
 }
 
 std::string scheduleName(ScheduleKind k)

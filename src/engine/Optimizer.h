@@ -4,21 +4,12 @@
 #include "Backend.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace il {
 
-enum class OptimizerKind { SGD, Momentum, Adam, AdamW };
 enum class ScheduleKind { Constant, StepDecay, Cosine };
-
-struct OptimizerConfig {
-    OptimizerKind kind = OptimizerKind::Adam;
-    float momentum = 0.9f; // Momentum
-    float beta1 = 0.9f;    // Adam, AdamW
-    float beta2 = 0.999f;
-    float eps = 1e-8f;
-    float weightDecay = 0.f; // L2 for SGD/Momentum/Adam, decoupled for AdamW (default 0.01)
-};
 
 // lr(t) for step t of a run of T steps:
 //   constant:  lr_max
@@ -37,7 +28,84 @@ struct ScheduleConfig {
 
 double learningRate(const ScheduleConfig& s, int64_t step, int64_t totalSteps);
 
-// Owns the optimizer state (one flat buffer per moment, same layout as the parameters).
+// ---- The optimizer registry ------------------------------------------------------------
+// Each optimizer is described once, in Optimizers.cpp: its name, what it does, its settings
+// with their defaults and ranges, the state tensors it keeps and its update. The engine, the
+// model files (ModelJson), the studio's optimizer list and the CLI's options and help all
+// read these descriptions.
+
+// One hyperparameter of an optimizer.
+struct OptimizerSetting {
+    const char* key;   // snake_case: the model file's key; the CLI option is the kebab-case form
+    const char* label; // for people: "Weight decay"
+    const char* help;  // one sentence: what it does in this optimizer
+    float defaultValue;
+    float min, max; // accepted values, inclusive
+};
+
+class OptimizerConfig;
+
+// What one update works on. state holds the optimizer's tensors in the order of
+// OptimizerType::state, each with the parameters' layout.
+struct OptimizerUpdate {
+    Backend& backend;
+    const OptimizerConfig& config;
+    Tensor params;
+    ConstTensor grads;
+    const Tensor* state;
+    float lr;
+    int64_t step; // 1-based (Adam's bias correction)
+    const float* guard; // Backend.h: scales the gradients, skips the update after a bad step
+};
+
+struct OptimizerType {
+    const char* name;                 // "adamw": the CLI, model files
+    std::vector<std::string> aliases; // other names accepted for it
+    const char* label;                // "AdamW": the studio
+    const char* description;          // one or two sentences with the update rule
+    std::vector<OptimizerSetting> settings;
+    std::vector<const char*> state; // tensors kept between steps, saved as "optimizer.<name>"
+    void (*update)(const OptimizerUpdate& u); // one step over all parameters, no allocation
+
+    const OptimizerSetting* setting(std::string_view key) const; // nullptr if it has none
+};
+
+// Every optimizer, in the order shown to people.
+const std::vector<OptimizerType>& optimizerTypes();
+// By name or alias; nullptr if unknown.
+const OptimizerType* findOptimizer(std::string_view name);
+// "sgd, momentum, adam or adamw"
+std::string optimizerNameList();
+
+// An optimizer and the values of its settings. Equality compares both, so two configs are the
+// same exactly when they would train the same.
+class OptimizerConfig {
+public:
+    OptimizerConfig(); // Adam with its defaults
+    explicit OptimizerConfig(const OptimizerType& type); // type with its defaults
+    // The named optimizer with its defaults; throws EngineError for an unknown name.
+    static OptimizerConfig named(std::string_view name);
+
+    const OptimizerType& type() const { return *m_type; }
+    std::string name() const { return m_type->name; }
+    bool has(std::string_view key) const { return m_type->setting(key) != nullptr; }
+    // A setting's value; throws EngineError when the optimizer has no such setting.
+    float value(std::string_view key) const;
+    // Throws EngineError when the optimizer has no such setting or v is out of its range.
+    void set(std::string_view key, float v);
+    // The same settings on another optimizer: a setting both have keeps its value unless it
+    // was left at this optimizer's default, in which case it takes the other's default (Adam's
+    // weight decay 0 becomes AdamW's 0.01, a chosen 0.05 stays).
+    OptimizerConfig switchedTo(const OptimizerType& type) const;
+
+    bool operator==(const OptimizerConfig& other) const = default;
+
+private:
+    const OptimizerType* m_type;
+    std::vector<float> m_values; // in the order of m_type->settings
+};
+
+// Owns the optimizer state (one flat buffer per state tensor, same layout as the parameters).
 class Optimizer {
 public:
     Optimizer(Backend& backend, const OptimizerConfig& config, int64_t parameterCount);
@@ -46,7 +114,7 @@ public:
     // One update of all parameters. step is 1-based (Adam's bias correction). The guard block
     // (Backend.h) scales gradients by its clip factor and skips the update after a bad step.
     void step(Tensor params, ConstTensor grads, float lr, int64_t step, const float* guard);
-    // State tensors for saving: names "optimizer.m", "optimizer.v" or "optimizer.velocity".
+    // State tensors for saving, named "optimizer.<state name>" (OptimizerType::state).
     std::vector<std::pair<std::string, Tensor>> state() const;
     void reset();
 
@@ -54,12 +122,10 @@ private:
     Backend& m_backend;
     OptimizerConfig m_config;
     int64_t m_count;
-    Buffer m_first;  // Adam m, or SGD velocity
-    Buffer m_second; // Adam v
+    std::vector<Buffer> m_buffers; // one per OptimizerType::state entry
+    std::vector<Tensor> m_views;   // views of m_buffers, made once
 };
 
-std::string optimizerName(OptimizerKind k);
-bool parseOptimizer(const std::string& s, OptimizerKind& k);
 std::string scheduleName(ScheduleKind k);
 bool parseSchedule(const std::string& s, ScheduleKind& k);
 std::string lossName(LossKind k);

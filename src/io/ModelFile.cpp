@@ -130,7 +130,7 @@ bool parseInfo(const QMap<QString, QString>& meta, ModelInfo& info, QString& pro
         !trainingStateFromJson(json, info.state, &problem))
         return false;
     info.optimizer = meta.value(QStringLiteral("optimizer"),
-                                QString::fromStdString(optimizerName(info.config.optimizer.kind)));
+                                QString::fromStdString(info.config.optimizer.name()));
     return true;
 }
 
@@ -268,14 +268,14 @@ bool saveModel(const QString& path, const Network& network, const Optimizer* opt
                            {"vocab", qint64(vocab)},
                            {"parameters", qint64(network.parameterCount())},
                            {"layers", layers}};
-    const OptimizerKind kind = optimizer ? optimizer->config().kind : config.optimizer.kind;
+    const std::string kind = optimizer ? optimizer->config().name() : config.optimizer.name();
     file.metadata = {{"format", "ironlearn"},
                      {"format_version", QString::number(kModelFormatVersion)},
                      {"architecture", compactJson(arch)},
                      {"task", compactJson(task)},
                      {"hyperparameters", compactJson(trainerConfigToJson(config))},
                      {"training", compactJson(trainingStateToJson(state))},
-                     {"optimizer", QString::fromStdString(optimizerName(kind))},
+                     {"optimizer", QString::fromStdString(kind)},
                      {"created_by", createdByString()}};
     const IoResult r = writeSafeTensors(path, file);
     return r.ok || fail(error, r.error);
@@ -318,7 +318,7 @@ std::unique_ptr<LoadedModel> openModel(const QString& path, Backend& backend, QS
 bool restoreOptimizer(const LoadedModel& model, Backend& backend, Optimizer& optimizer,
                       QString* error)
 {
-    const QString kind = QString::fromStdString(optimizerName(optimizer.config().kind));
+    const QString kind = QString::fromStdString(optimizer.config().name());
     if (model.info.optimizer != kind)
         return fail(error, QStringLiteral("the saved optimizer state is for %1, not %2")
                                .arg(model.info.optimizer.left(40), kind));

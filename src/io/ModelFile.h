@@ -45,7 +45,7 @@ struct ModelInfo {
     QJsonObject task;         // opaque to io: task kind, normalisation, class names...
     TrainerConfig config;
     TrainingState state;
-    QString optimizer; // optimizerName() of the optimizer the state tensors belong to
+    QString optimizer; // OptimizerType::name of the optimizer the state tensors belong to
 };
 
 struct LoadedModel {

@@ -145,6 +145,32 @@ bool finish(const QString& problem, QString* error)
     return problem.isEmpty();
 }
 
+// The "optimizer" object: a "kind" and the settings that optimizer has (OptimizerType). Keys
+// of other optimizers' settings are ignored: files written before the registry list them all.
+bool optimizerFromJson(const QJsonObject& json, OptimizerConfig& config, QString* error)
+{
+    FieldReader r(json, QStringLiteral("hyperparameters.optimizer"));
+    const OptimizerType* type = &config.type();
+    r.name("kind", type, [](const std::string& name, const OptimizerType*& out) {
+        out = findOptimizer(name);
+        return out != nullptr;
+    });
+    OptimizerConfig c = type == &config.type() ? config : config.switchedTo(*type);
+    for (const OptimizerSetting& s : type->settings) {
+        float v = c.value(s.key);
+        r.number(s.key, v);
+        if (!r.error().isEmpty()) break;
+        if (!(v >= s.min && v <= s.max))
+            r.fail(s.key, QStringLiteral("between %1 and %2").arg(s.min).arg(s.max),
+                   json.value(QLatin1String(s.key)));
+        else
+            c.set(s.key, v);
+    }
+    if (!r.error().isEmpty()) return finish(r.error(), error);
+    config = c;
+    return true;
+}
+
 } // namespace
 
 QJsonValue doubleToJson(double v)
@@ -171,14 +197,10 @@ bool doubleFromJson(const QJsonValue& v, double& out)
 
 QJsonObject trainerConfigToJson(const TrainerConfig& c)
 {
-    const OptimizerConfig& o = c.optimizer;
     const ScheduleConfig& s = c.schedule;
-    QJsonObject optimizer{{"kind", QString::fromStdString(optimizerName(o.kind))},
-                          {"momentum", floatToJson(o.momentum)},
-                          {"beta1", floatToJson(o.beta1)},
-                          {"beta2", floatToJson(o.beta2)},
-                          {"eps", floatToJson(o.eps)},
-                          {"weight_decay", floatToJson(o.weightDecay)}};
+    QJsonObject optimizer{{"kind", QString::fromStdString(c.optimizer.name())}};
+    for (const OptimizerSetting& setting : c.optimizer.type().settings)
+        optimizer.insert(QLatin1String(setting.key), floatToJson(c.optimizer.value(setting.key)));
     QJsonObject schedule{{"kind", QString::fromStdString(scheduleName(s.kind))},
                          {"lr_max", floatToJson(s.lrMax)},
                          {"lr_min", floatToJson(s.lrMin)},
@@ -232,14 +254,7 @@ bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QStri
     r.number("progress_interval", c.progressInterval);
     if (!r.error().isEmpty()) return finish(r.error(), error);
 
-    FieldReader o(optimizer, QStringLiteral("hyperparameters.optimizer"));
-    o.name("kind", c.optimizer.kind, parseOptimizer);
-    o.number("momentum", c.optimizer.momentum);
-    o.number("beta1", c.optimizer.beta1);
-    o.number("beta2", c.optimizer.beta2);
-    o.number("eps", c.optimizer.eps);
-    o.number("weight_decay", c.optimizer.weightDecay);
-    if (!o.error().isEmpty()) return finish(o.error(), error);
+    if (!optimizerFromJson(optimizer, c.optimizer, error)) return false;
 
     FieldReader s(schedule, QStringLiteral("hyperparameters.schedule"));
     s.name("kind", c.schedule.kind, parseSchedule);

@@ -15,7 +15,8 @@
 namespace il::io {
 
 // Keys are snake_case field names; optimizer and schedule are nested objects with a "kind"
-// name (optimizerName, scheduleName), loss a name (lossName).
+// name (OptimizerType::name, scheduleName), loss a name (lossName). The optimizer object holds
+// the settings its OptimizerType describes, under their keys.
 QJsonObject trainerConfigToJson(const TrainerConfig& config);
 // Reads the keys present in json over the values already in config, so a partial object
 // overrides defaults. Unknown keys are ignored (files from newer builds); a key with the wrong

@@ -124,7 +124,7 @@ void ImageTask::applyDefaults(TrainerConfig& cfg) const
 {
     const int64_t pixels = std::max<int64_t>(m_data.trainRows, 1);
     cfg.loss = LossKind::MSE;
-    cfg.optimizer.kind = OptimizerKind::Adam;
+    cfg.optimizer = OptimizerConfig::named("adam");
     cfg.schedule.kind = ScheduleKind::Cosine;
     // Measured on the camera at 256x256 (SIREN, fixed step budgets): many small batches beat
     // few full ones for the same pixels seen; Adam at 2e-3 with cosine decay fits best (1e-3

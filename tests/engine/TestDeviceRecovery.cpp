@@ -72,7 +72,7 @@ TrainerConfig config()
 {
     TrainerConfig c;
     c.loss = LossKind::MSE;
-    c.optimizer.kind = OptimizerKind::Adam;
+    c.optimizer = OptimizerConfig::named("adam");
     c.schedule.kind = ScheduleKind::Cosine;
     c.schedule.lrMax = 0.02f;
     c.clipNorm = 1.f;

@@ -201,22 +201,21 @@ static std::vector<std::pair<const char*, Problem>> problems()
 void TestNoAllocation::manualSteps_data()
 {
     QTest::addColumn<Problem>("problem");
-    QTest::addColumn<int>("optimizer");
+    QTest::addColumn<QString>("optimizer");
     // Every problem with AdamW, plus the SGD flavours on the first.
     for (const auto& [name, p] : problems())
-        QTest::newRow(name) << p << int(OptimizerKind::AdamW);
+        QTest::newRow(name) << p << QString("adamw");
     const Problem mlp = problems().front().second;
-    QTest::newRow("mlp mse momentum") << mlp << int(OptimizerKind::Momentum);
-    QTest::newRow("mlp mse sgd") << mlp << int(OptimizerKind::SGD);
+    QTest::newRow("mlp mse momentum") << mlp << QString("momentum");
+    QTest::newRow("mlp mse sgd") << mlp << QString("sgd");
 }
 
 void TestNoAllocation::manualSteps()
 {
     // A training step driven by hand, as the trainer does it.
     QFETCH(Problem, problem);
-    QFETCH(int, optimizer);
-    OptimizerConfig oc;
-    oc.kind = static_cast<OptimizerKind>(optimizer);
+    QFETCH(QString, optimizer);
+    const OptimizerConfig oc = OptimizerConfig::named(optimizer.toStdString());
     Backend& b = *m_backend;
     const int64_t rows = 64;
     std::vector<float> hx, hy;
@@ -282,7 +281,7 @@ void TestNoAllocation::trainerSteps()
     net.initialize(1);
     TrainerConfig cfg;
     cfg.loss = problem.loss;
-    cfg.optimizer.kind = OptimizerKind::Adam;
+    cfg.optimizer = OptimizerConfig::named("adam");
     cfg.schedule.kind = ScheduleKind::Cosine;
     cfg.schedule.lrMax = 1e-3f;
     cfg.schedule.warmupSteps = 3;

@@ -90,11 +90,11 @@ Dataset regression(Backend& b, uint64_t seed, int64_t rows, double noise = 1e-3)
     return makeDataset(b, x, y, 2, 1);
 }
 
-TrainerConfig constantConfig(OptimizerKind kind, float lr, LossKind loss = LossKind::MSE)
+TrainerConfig constantConfig(const char* optimizer, float lr, LossKind loss = LossKind::MSE)
 {
     TrainerConfig c;
     c.loss = loss;
-    c.optimizer.kind = kind;
+    c.optimizer = OptimizerConfig::named(optimizer);
     c.schedule.kind = ScheduleKind::Constant;
     c.schedule.lrMax = lr;
     c.progressInterval = 0; // report after every step
@@ -189,6 +189,7 @@ private slots:
     void layerSpecValid();
     void predictMatchesForward();
     void namesRoundTrip();
+    void optimizerRegistry();
 
 private:
     Backend& b() { return *m_backend; }
@@ -207,7 +208,7 @@ void TestTraining::xorReachesFullAccuracy()
     const std::vector<float> x = {0, 0, 0, 1, 1, 0, 1, 1};
     const std::vector<float> y = {0, 1, 1, 0};
     Dataset d = makeDataset(b(), x, y, 2, 1);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.05f, LossKind::BinaryCrossEntropy);
+    TrainerConfig cfg = constantConfig("adam", 0.05f, LossKind::BinaryCrossEntropy);
     cfg.steps = 1000;
     cfg.seed = 1;
     Run run(b(), 2, "dense:8,tanh,dense:1", 1, 1, cfg);
@@ -229,7 +230,7 @@ void TestTraining::xorReachesFullAccuracy()
 void TestTraining::linearRegressionRecoversCoefficients()
 {
     Dataset d = regression(b(), 7, 256);
-    TrainerConfig cfg = constantConfig(OptimizerKind::SGD, 0.3f);
+    TrainerConfig cfg = constantConfig("sgd", 0.3f);
     cfg.steps = 600;
     Run run(b(), 2, "dense:1", 1, 3, cfg);
     const TrainResult r = run.train(cfg, d);
@@ -260,7 +261,7 @@ SeededRun seededRun(Backend& b, uint64_t initSeed, uint64_t shuffleSeed)
     regressionData(12, 32, 0.1, vx, vy);
     Dataset d = makeDataset(b, x, y, 2, 1);
     setValidation(b, d, vx, vy);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.schedule.kind = ScheduleKind::Cosine;
     cfg.epochs = 5;
     cfg.batchSize = 8; // shuffled mini-batches
@@ -295,7 +296,7 @@ void TestTraining::resumeMatchesUninterrupted()
 {
     // 64 rows in batches of 8: stopping after 10 steps stops in the middle of epoch 2.
     Dataset d = regression(b(), 21, 64, 0.1);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.batchSize = 8;
     cfg.steps = 20;
     Run straight(b(), 2, "dense:8,tanh,dense:1", 1, 4, cfg);
@@ -325,7 +326,7 @@ void TestTraining::nonFiniteGradientNamesStepAndLayer()
     for (auto& v : x)
         v = static_cast<float>(1e10 * rng.uniform(0.5, 1.0));
     Dataset d = makeDataset(b(), x, y, 2, 1);
-    TrainerConfig cfg = constantConfig(OptimizerKind::SGD, 0.01f);
+    TrainerConfig cfg = constantConfig("sgd", 0.01f);
     cfg.steps = 10;
     Run run(b(), 2, "dense:1", 1, 1, cfg);
     const auto before = run.weights();
@@ -344,7 +345,7 @@ void TestTraining::nonFiniteLearningRateKeepsLastGoodWeights()
 {
     // SGD at lr 1e30: step 1 is finite but throws the weights to ~1e30; step 2 overflows.
     Dataset d = regression(b(), 3, 32);
-    TrainerConfig cfg = constantConfig(OptimizerKind::SGD, 1e30f);
+    TrainerConfig cfg = constantConfig("sgd", 1e30f);
     cfg.steps = 50;
     Run run(b(), 2, "dense:8,tanh,dense:1", 1, 2, cfg);
     // The weights after each step, as first reported (a report after the stop does not count).
@@ -373,7 +374,7 @@ void TestTraining::nonFiniteTargetStops()
     regressionData(5, 16, 0.0, x, y);
     y[7] = 1e30f; // (pred - 1e30)^2 overflows
     Dataset d = makeDataset(b(), x, y, 2, 1);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.steps = 10;
     Run run(b(), 2, "dense:4,tanh,dense:1", 1, 2, cfg);
     const auto before = run.weights();
@@ -435,7 +436,7 @@ template <typename Pred> bool waitFor(Pred pred, double seconds)
 void TestTraining::cancelFromAnotherThread()
 {
     Dataset d = regression(b(), 1, 64);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.steps = 100000000;
     cfg.maxSeconds = 60; // a safety net only
     Run run(b(), 2, "dense:16,tanh,dense:1", 1, 1, cfg);
@@ -461,7 +462,7 @@ void TestTraining::cancelFromAnotherThread()
 void TestTraining::pauseFromAnotherThread()
 {
     Dataset d = regression(b(), 1, 64);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.steps = 100000000;
     cfg.maxSeconds = 60;
     Run run(b(), 2, "dense:16,tanh,dense:1", 1, 1, cfg);
@@ -537,7 +538,7 @@ void TestTraining::earlyStoppingRestoresBest()
 {
     // Early stopping must bring back the weights of the best evaluation.
     Dataset d = overfittingData(b());
-    TrainerConfig cfg = constantConfig(OptimizerKind::SGD, 0.05f);
+    TrainerConfig cfg = constantConfig("sgd", 0.05f);
     cfg.steps = 1000;
     cfg.patience = 5;
     cfg.restoreBest = true;
@@ -577,7 +578,7 @@ void TestTraining::earlyStoppingAfterResume()
     // left behind must be real weights of this run: the best ones, or the current ones if the
     // best were not kept, never the contents of a buffer that was never written.
     Dataset d = overfittingData(b());
-    TrainerConfig cfg = constantConfig(OptimizerKind::SGD, 0.05f);
+    TrainerConfig cfg = constantConfig("sgd", 0.05f);
     cfg.steps = 45;
     cfg.patience = 1000;
     cfg.restoreBest = true;
@@ -631,7 +632,7 @@ void TestTraining::targetLossStopsEarly()
     std::vector<float> vx, vy;
     regressionData(10, 64, 1e-3, vx, vy);
     setValidation(b(), d, vx, vy);
-    TrainerConfig cfg = constantConfig(OptimizerKind::SGD, 0.1f);
+    TrainerConfig cfg = constantConfig("sgd", 0.1f);
     cfg.steps = 5000;
     cfg.targetLoss = 1e-2;
     Run run(b(), 2, "dense:1", 1, 1, cfg);
@@ -650,7 +651,7 @@ void TestTraining::targetLossStopsEarly()
 void TestTraining::stepBudget()
 {
     Dataset d = regression(b(), 1, 100);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.batchSize = 32;
     cfg.steps = 37;
     cfg.epochs = 1000; // the first budget reached wins
@@ -674,7 +675,7 @@ void TestTraining::epochBudget()
     QVERIFY(spe == 3 || spe == 4);
 
     Dataset d = regression(b(), 1, 100);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.batchSize = 32;
     cfg.epochs = 5;
     Run run(b(), 2, "dense:4,tanh,dense:1", 1, 1, cfg);
@@ -689,7 +690,7 @@ void TestTraining::epochBudget()
 void TestTraining::timeBudget()
 {
     Dataset d = regression(b(), 1, 512);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.001f);
+    TrainerConfig cfg = constantConfig("adam", 0.001f);
     cfg.maxSeconds = 0.4;
     Run run(b(), 2, "dense:64,tanh,dense:64,tanh,dense:1", 1, 1, cfg);
     const auto start = std::chrono::steady_clock::now();
@@ -705,7 +706,7 @@ void TestTraining::timeBudget()
 void TestTraining::badDataShapesThrow()
 {
     Dataset d = regression(b(), 1, 16);
-    TrainerConfig cfg = constantConfig(OptimizerKind::Adam, 0.01f);
+    TrainerConfig cfg = constantConfig("adam", 0.01f);
     cfg.steps = 3;
     Run wide(b(), 3, "dense:1", 1, 1, cfg); // expects 3 input columns, the data has 2
     QVERIFY_THROWS_EXCEPTION(EngineError, wide.train(cfg, d));
@@ -791,7 +792,7 @@ void TestTraining::gradientClippingLimitsUpdate()
         v = 100.f;
     Dataset d = makeDataset(b(), x, y, 2, 1);
     for (float clip : {0.5f, 0.f}) {
-        TrainerConfig cfg = constantConfig(OptimizerKind::SGD, 0.1f);
+        TrainerConfig cfg = constantConfig("sgd", 0.1f);
         cfg.steps = 1;
         cfg.clipNorm = clip;
         Run run(b(), 2, "dense:1", 1, 1, cfg);
@@ -911,12 +912,12 @@ void TestTraining::predictMatchesForward()
 
 void TestTraining::namesRoundTrip()
 {
-    for (auto k :
-         {OptimizerKind::SGD, OptimizerKind::Momentum, OptimizerKind::Adam, OptimizerKind::AdamW}) {
-        OptimizerKind back = k == OptimizerKind::SGD ? OptimizerKind::Adam : OptimizerKind::SGD;
-        QVERIFY(parseOptimizer(optimizerName(k), back));
-        QCOMPARE(back, k);
+    for (const OptimizerType& t : optimizerTypes()) {
+        QCOMPARE(findOptimizer(t.name), &t);
+        for (const std::string& alias : t.aliases)
+            QCOMPARE(findOptimizer(alias), &t);
     }
+    QCOMPARE(findOptimizer("sgd-momentum"), findOptimizer("momentum"));
     for (auto k : {ScheduleKind::Constant, ScheduleKind::StepDecay, ScheduleKind::Cosine}) {
         ScheduleKind back =
             k == ScheduleKind::Cosine ? ScheduleKind::Constant : ScheduleKind::Cosine;
@@ -929,10 +930,41 @@ void TestTraining::namesRoundTrip()
         QVERIFY(parseLoss(lossName(k), back));
         QCOMPARE(back, k);
     }
-    OptimizerKind o;
-    QVERIFY(!parseOptimizer("adamax", o));
+    QVERIFY(!findOptimizer("adamax"));
     LossKind l;
     QVERIFY(!parseLoss("hinge", l));
+}
+
+void TestTraining::optimizerRegistry()
+{
+    for (const OptimizerType& t : optimizerTypes()) {
+        const OptimizerConfig c(t);
+        QCOMPARE(c.name(), std::string(t.name));
+        for (const OptimizerSetting& s : t.settings) {
+            QVERIFY2(s.min <= s.defaultValue && s.defaultValue <= s.max, s.key);
+            QCOMPARE(c.value(s.key), s.defaultValue);
+        }
+        Optimizer opt(b(), c, 10);
+        const auto state = opt.state();
+        QCOMPARE(state.size(), t.state.size());
+        for (size_t i = 0; i < state.size(); ++i)
+            QCOMPARE(state[i].first, "optimizer." + std::string(t.state[i]));
+    }
+    // Equality covers every setting.
+    OptimizerConfig a = OptimizerConfig::named("adam"), other = a;
+    QVERIFY(a == other);
+    other.set("eps", 1e-6f);
+    QVERIFY(a != other);
+    QVERIFY(OptimizerConfig::named("adam") != OptimizerConfig::named("adamw"));
+    QVERIFY_THROWS_EXCEPTION(EngineError, a.set("momentum", 0.5f));
+    QVERIFY_THROWS_EXCEPTION(EngineError, a.set("beta1", 1.5f));
+    QVERIFY_THROWS_EXCEPTION(EngineError, OptimizerConfig::named("adamax"));
+    // Switching keeps chosen values and takes the new defaults for values left at the old ones.
+    const OptimizerType& adamw = *findOptimizer("adamw");
+    QCOMPARE(a.switchedTo(adamw).value("weight_decay"), 0.01f);
+    a.set("weight_decay", 0.05f);
+    QCOMPARE(a.switchedTo(adamw).value("weight_decay"), 0.05f);
+    QCOMPARE(a.switchedTo(*findOptimizer("sgd")).value("weight_decay"), 0.05f);
 }
 
 QTEST_GUILESS_MAIN(TestTraining)

@@ -132,6 +132,7 @@ class TestModelFile : public QObject {
 private slots:
     void initTestCase() { m_backend = createCpuBackend(1); }
     void configJsonRoundTrip();
+    void optimizerJson();
     void configJsonRefusals_data();
     void configJsonRefusals();
     void stateJsonRoundTrip();
@@ -159,7 +160,11 @@ void TestModelFile::configJsonRoundTrip()
     c.seed = 0xfedcba9876543210ull; // beyond 2^53: stored as a string
     c.loss = LossKind::CrossEntropy;
     c.labelSmoothing = 0.1f;
-    c.optimizer = {OptimizerKind::AdamW, 0.8f, 0.85f, 0.995f, 1e-7f, 0.01f};
+    c.optimizer = OptimizerConfig::named("adamw");
+    c.optimizer.set("beta1", 0.85f);
+    c.optimizer.set("beta2", 0.995f);
+    c.optimizer.set("eps", 1e-7f);
+    c.optimizer.set("weight_decay", 0.02f);
     c.schedule = {ScheduleKind::StepDecay, 3e-3f, 1e-5f, 250, 0.7f, 40};
     c.clipNorm = 1.5f;
     c.patience = 4;
@@ -181,7 +186,8 @@ void TestModelFile::configJsonRoundTrip()
     QVERIFY2(trainerConfigFromJson(reread, d, &error), qPrintable(error));
     QCOMPARE(compact(trainerConfigToJson(d)), compact(json));
     QCOMPARE(d.seed, c.seed);
-    QCOMPARE(d.optimizer.eps, c.optimizer.eps);
+    QCOMPARE(d.optimizer.value("eps"), c.optimizer.value("eps"));
+    QVERIFY(d.optimizer == c.optimizer);
     QCOMPARE(d.schedule.gamma, c.schedule.gamma);
     QCOMPARE(d.labelSmoothing, c.labelSmoothing);
 
@@ -199,6 +205,34 @@ void TestModelFile::configJsonRoundTrip()
     QCOMPARE(f.batchSize, int64_t(33));
 }
 
+void TestModelFile::optimizerJson()
+{
+    // Every optimizer writes its own settings and reads back the same config.
+    for (const OptimizerType& type : optimizerTypes()) {
+        TrainerConfig c;
+        c.optimizer = OptimizerConfig(type);
+        for (const OptimizerSetting& s : type.settings)
+            c.optimizer.set(s.key, (s.min + s.max) / 3);
+        const QJsonObject json = trainerConfigToJson(c)["optimizer"].toObject();
+        QCOMPARE(json.size(), qsizetype(type.settings.size() + 1));
+        TrainerConfig d;
+        QString error;
+        QVERIFY2(trainerConfigFromJson(QJsonObject{{"optimizer", json}}, d, &error),
+                 qPrintable(error));
+        QVERIFY2(d.optimizer == c.optimizer, type.name);
+    }
+    // A file written before the registry lists every optimizer's settings: the ones of its
+    // optimizer are read, the others ignored.
+    const QJsonObject old{{"kind", "momentum"}, {"momentum", 0.5}, {"beta1", 0.9},
+                          {"beta2", 0.999},      {"eps", 1e-8},    {"weight_decay", 0}};
+    TrainerConfig d;
+    QString error;
+    QVERIFY2(trainerConfigFromJson(QJsonObject{{"optimizer", old}}, d, &error), qPrintable(error));
+    QCOMPARE(d.optimizer.name(), std::string("momentum"));
+    QCOMPARE(d.optimizer.value("momentum"), 0.5f);
+    QVERIFY(!d.optimizer.has("beta1"));
+}
+
 void TestModelFile::configJsonRefusals_data()
 {
     QTest::addColumn<QJsonObject>("json");
@@ -209,6 +243,9 @@ void TestModelFile::configJsonRefusals_data()
     QTest::newRow("unknown loss") << QJsonObject{{"loss", "hinge"}} << "\"loss\"";
     QTest::newRow("unknown optimizer")
         << QJsonObject{{"optimizer", QJsonObject{{"kind", "adamx"}}}} << "optimizer: \"kind\"";
+    QTest::newRow("optimizer setting out of range")
+        << QJsonObject{{"optimizer", QJsonObject{{"kind", "adam"}, {"beta1", 2}}}}
+        << "optimizer: \"beta1\"";
     QTest::newRow("optimizer not an object")
         << QJsonObject{{"optimizer", "adam"}} << "\"optimizer\"";
     QTest::newRow("bad lr") << QJsonObject{{"schedule", QJsonObject{{"lr_max", "fast"}}}}
@@ -443,8 +480,7 @@ void TestModelFile::restoreOptimizerRefusals()
 
     auto model = openModel(withState, b, &error);
     QVERIFY2(model, qPrintable(error));
-    OptimizerConfig momentum;
-    momentum.kind = OptimizerKind::Momentum;
+    const OptimizerConfig momentum = OptimizerConfig::named("momentum");
     Optimizer other(b, momentum, net.parameterCount());
     QVERIFY(!restoreOptimizer(*model, b, other, &error));
     QVERIFY2(error.contains("adam") && error.contains("momentum"), qPrintable(error));
@@ -480,33 +516,33 @@ void TestModelFile::failedSaveKeepsPreviousModel()
 
 void TestModelFile::resumeMatchesStraightRun_data()
 {
-    QTest::addColumn<int>("optimizer"); // OptimizerKind
+    QTest::addColumn<QString>("optimizer");
     QTest::addColumn<int>("schedule");  // ScheduleKind
     QTest::addColumn<int>("batch");     // 64 training rows
     QTest::addColumn<int>("evalEvery");
     QTest::addColumn<bool>("cancelAt20"); // else: a 20-step budget, then 40
-    auto row = [](const char* name, OptimizerKind o, ScheduleKind s, int batch, int evalEvery,
+    auto row = [](const char* name, const char* o, ScheduleKind s, int batch, int evalEvery,
                   bool cancel) {
-        QTest::newRow(name) << int(o) << int(s) << batch << evalEvery << cancel;
+        QTest::newRow(name) << QString(o) << int(s) << batch << evalEvery << cancel;
     };
-    row("adam, constant, stop at an epoch end", OptimizerKind::Adam, ScheduleKind::Constant, 16, 0,
+    row("adam, constant, stop at an epoch end", "adam", ScheduleKind::Constant, 16, 0,
         false);
-    row("adam, constant, stop mid-epoch", OptimizerKind::Adam, ScheduleKind::Constant, 24, 5,
+    row("adam, constant, stop mid-epoch", "adam", ScheduleKind::Constant, 24, 5,
         false);
-    row("momentum, step decay, mid-epoch", OptimizerKind::Momentum, ScheduleKind::StepDecay, 24, 5,
+    row("momentum, step decay, mid-epoch", "momentum", ScheduleKind::StepDecay, 24, 5,
         false);
-    row("sgd, full batch", OptimizerKind::SGD, ScheduleKind::Constant, 0, 4, false);
+    row("sgd, full batch", "sgd", ScheduleKind::Constant, 0, 4, false);
     // Cancelled between evaluations: the losses of steps 19 and 20 are pending in the state and
     // must reach the epoch mean recorded at step 21.
-    row("adam, cancelled mid-epoch, pending losses", OptimizerKind::Adam, ScheduleKind::Constant,
+    row("adam, cancelled mid-epoch, pending losses", "adam", ScheduleKind::Constant,
         24, 0, true);
-    row("adamw, cosine + warm-up, cancelled at 20", OptimizerKind::AdamW, ScheduleKind::Cosine, 24,
+    row("adamw, cosine + warm-up, cancelled at 20", "adamw", ScheduleKind::Cosine, 24,
         5, true);
 }
 
 void TestModelFile::resumeMatchesStraightRun()
 {
-    QFETCH(int, optimizer);
+    QFETCH(QString, optimizer);
     QFETCH(int, schedule);
     QFETCH(int, batch);
     QFETCH(int, evalEvery);
@@ -522,11 +558,10 @@ void TestModelFile::resumeMatchesStraightRun()
     config.evalEvery = evalEvery;
     config.readEvery = 1;
     config.progressInterval = 0;
-    config.optimizer.kind = static_cast<OptimizerKind>(optimizer);
+    config.optimizer = OptimizerConfig::named(optimizer.toStdString()); // AdamW: decay 0.01
     config.schedule = {static_cast<ScheduleKind>(schedule), 0.02f, 0.001f, 7, 0.5f, 5};
     config.clipNorm = 2.f;
     config.patience = 1000; // tracks best_val_loss without ever stopping
-    config.optimizer.weightDecay = optimizer == int(OptimizerKind::AdamW) ? 0.01f : 0.f;
 
     // Straight through.
     Network straight(b, 3, spec, 1);

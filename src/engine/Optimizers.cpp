@@ -1,0 +1,95 @@
+// The optimizers, each described once (Optimizer.h, OptimizerType). To add one, add an entry
+// here; the model files, the CLI's options and help and the studio's list follow from it.
+// The updates call the backend's fused optimizer ops (Backend.h), which own the arithmetic.
+#include "Optimizer.h"
+
+namespace il {
+
+namespace {
+
+constexpr OptimizerSetting weightDecay(const char* help, float defaultValue = 0.f)
+{
+    return {"weight_decay", "Weight decay", help, defaultValue, 0.f, 10.f};
+}
+
+constexpr const char* kL2Help = "L2 penalty: adds weight_decay * w to every gradient.";
+
+// w -= lr * (g + wd * w), or with momentum mu: v = mu * v + g + wd * w;  w -= lr * v.
+void sgdUpdate(const OptimizerUpdate& u, float momentum, Tensor velocity)
+{
+    SgdParams p;
+    p.lr = u.lr;
+    p.momentum = momentum;
+    p.weightDecay = u.config.value("weight_decay");
+    u.backend.sgdStep(u.params, u.grads, velocity, p, u.guard);
+}
+
+void adamUpdate(const OptimizerUpdate& u, bool decoupled)
+{
+    AdamParams p;
+    p.lr = u.lr;
+    p.beta1 = u.config.value("beta1");
+    p.beta2 = u.config.value("beta2");
+    p.eps = u.config.value("eps");
+    p.weightDecay = u.config.value("weight_decay");
+    p.decoupled = decoupled;
+    p.step = u.step;
+    u.backend.adamStep(u.params, u.grads, u.state[0], u.state[1], p, u.guard);
+}
+
+std::vector<OptimizerSetting> adamSettings(OptimizerSetting decay)
+{
+    return {{"beta1", "β₁", "Decay of the running mean of gradients (m).", 0.9f, 0.f, 0.9999f},
+            {"beta2", "β₂", "Decay of the running mean of squared gradients (v).", 0.999f, 0.f,
+             0.999999f},
+            {"eps", "ε", "Added to √v̂ so a tiny v cannot blow a step up.", 1e-8f, 0.f, 1.f},
+            decay};
+}
+
+std::vector<OptimizerType> makeTypes()
+{
+    return {
+        {"sgd",
+         {},
+         "SGD",
+         "Stochastic gradient descent: w ← w − lr·g.",
+         {weightDecay(kL2Help)},
+         {},
+         [](const OptimizerUpdate& u) { sgdUpdate(u, 0.f, Tensor{}); }},
+        {"momentum",
+         {"sgd-momentum"},
+         "SGD with momentum",
+         "Keeps a running direction: v ← μ·v + g, w ← w − lr·v.",
+         {{"momentum", "Momentum", "How much of the previous direction each step keeps (μ).",
+           0.9f, 0.f, 0.9999f},
+          weightDecay(kL2Help)},
+         {"velocity"},
+         [](const OptimizerUpdate& u) { sgdUpdate(u, u.config.value("momentum"), u.state[0]); }},
+        {"adam",
+         {},
+         "Adam",
+         "Scales each weight's step by its recent gradient size: w ← w − lr·m̂ / (√v̂ + ε).",
+         adamSettings(weightDecay(kL2Help)),
+         {"m", "v"},
+         [](const OptimizerUpdate& u) { adamUpdate(u, false); }},
+        {"adamw",
+         {},
+         "AdamW",
+         "Adam with decoupled weight decay: w ← w·(1 − lr·λ) before Adam's step.",
+         adamSettings(weightDecay("Decoupled decay: shrinks every weight by lr * weight_decay "
+                                  "of itself each step.",
+                                  0.01f)),
+         {"m", "v"},
+         [](const OptimizerUpdate& u) { adamUpdate(u, true); }},
+    };
+}
+
+} // namespace
+
+const std::vector<OptimizerType>& optimizerTypes()
+{
+    static const std::vector<OptimizerType> types = makeTypes();
+    return types;
+}
+
+} // namespace il
