@@ -427,16 +427,16 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         return;
     }
 
-    TrainerConfig runConfig = cfg;
+    RunPolicy policy;
     if (onDevice) {
         // Each read of the loss makes the host wait for the device (the trainer reads at most
         // every 25 steps there): report about 30 times a second; the charts then get one point
         // per report, the mean loss of the steps since the previous one.
-        runConfig.progressInterval = kUpdateInterval;
+        policy.progressInterval = kUpdateInterval;
     } else {
-        runConfig.progressInterval = 0; // a report after every step; the worker throttles them
+        policy.progressInterval = 0; // a report after every step; the worker throttles them
     }
-    auto trainer = std::make_unique<Trainer>(*m.network, *m.optimizer, runConfig, m.state);
+    auto trainer = std::make_unique<Trainer>(*m.network, *m.optimizer, cfg, m.state, policy);
     tasks::Task& task = *m.task;
     if (hasMetric)
         trainer->setMetricHook([&task](Network& n) { return task.trainingMetric(n); }, NAN,

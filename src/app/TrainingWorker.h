@@ -11,8 +11,8 @@
 //     weights (and its optimizer state and step counter),
 //   - pauses there too: while paused it still runs jobs (render, save, generate), and Stop
 //     cancels the trainer within one step.
-// Pausing happens in the worker's progress hook rather than through Trainer::setPaused, because
-// the trainer's own pause loop gives no point at which queued jobs could run.
+// Pausing happens in the worker's progress hook (the trainer has no pause of its own), because
+// that is the point at which queued jobs can run.
 //
 // Devices. A run names the backend it wants (DeviceChoice); before the first step the worker
 // moves the model there if it lives elsewhere (a host snapshot rebuilt on the new backend, the

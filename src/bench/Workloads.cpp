@@ -55,17 +55,18 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
         config.epochs = units;
     else
         config.steps = units;
-    config.progressInterval = 1e9; // epoch ends only
+    RunPolicy policy;
+    policy.progressInterval = 1e9; // epoch ends only
     if (stepsPerSample > 1 && !perEpoch) {
         config.steps = units * stepsPerSample;
-        config.readEvery = stepsPerSample;
+        policy.readEvery = stepsPerSample;
         config.evalEvery = stepsPerSample; // reports (and reads) at sample boundaries only
-        config.progressInterval = 1e12;    // never by time, not even the first step
+        policy.progressInterval = 1e12;    // never by time, not even the first step
     }
 
     std::vector<Mark> marks;
     marks.reserve(static_cast<size_t>(units) + 8);
-    Trainer trainer(net, optimizer, config, state);
+    Trainer trainer(net, optimizer, config, state, policy);
     trainer.setProgressCallback([&marks, &backend](const Progress& p) {
         backend.synchronize();
         marks.push_back({Clock::now(), p.step, p.epoch, p.trainLoss});
@@ -88,7 +89,7 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
     result.stepsPerEpoch = Trainer::stepsPerEpoch(x.rows(), config.batchSize);
     result.parameters = net.parameterCount();
     result.warmup = warmup;
-    result.readEvery = std::max<int64_t>(1, config.readEvery);
+    result.readEvery = std::max<int64_t>(1, policy.readEvery);
     result.unitsPerSample = perEpoch ? 1 : std::max<int64_t>(1, stepsPerSample);
 
     // Samples: consecutive marks, both at or after the end of the warm-up (counted in samples).
@@ -227,7 +228,6 @@ TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
     constexpr int64_t rows = 40000;
     const SirenData d = sirenData(backend, rows);
     TrainerConfig config = sirenConfig();
-    config.readEvery = 1;
     TrainingResult r = timeTraining(backend, kSirenSpec, d.x.view(rows, 2), d.y.view(rows, 1), 1,
                                     config, false, warmup, repeat);
     r.name = "siren";
@@ -263,7 +263,6 @@ TrainingResult benchTanh(Backend& backend, int repeat, int warmup)
     config.optimizer = OptimizerConfig::named("adam");
     config.schedule.kind = ScheduleKind::Constant;
     config.schedule.lrMax = 1e-3f;
-    config.readEvery = 1;
 
     TrainingResult r = timeTraining(
         backend,

@@ -75,7 +75,7 @@ QString optimizerHelp()
     for (const OptimizerType& type : optimizerTypes()) {
         text += QString("  %1%2\n").arg(QString(type.name).leftJustified(10), type.description);
         for (const OptimizerSetting& s : type.settings)
-            text += QString("            --%1 %2 (default %3, %4 to %5)\n")
+            text += QString("            --%1: %2 Default %3, from %4 to %5.\n")
                         .arg(optionName(s.key), s.help)
                         .arg(s.defaultValue)
                         .arg(s.min)
@@ -261,7 +261,6 @@ int runTrain(const QStringList& args)
         cfg.seed = topt.seed;
     }
     applyOptions(p, cfg);
-    cfg.recordSteps = !p.isSet("no-graphs");
     checkLossFits(*task, cfg.loss);
 
     // ---- network ----------------------------------------------------------------------------
@@ -315,9 +314,11 @@ int runTrain(const QStringList& args)
             throw DataError((snapshotDir + ": cannot create the directory").toStdString());
         cfg.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
     }
+    RunPolicy policy;
+    policy.recordSteps = !p.isSet("no-graphs");
     // Optional so it can go before the model moves (it holds buffers on the model's backend).
     std::optional<Trainer> trainer;
-    trainer.emplace(*net, *model.optimizer, cfg, state);
+    trainer.emplace(*net, *model.optimizer, cfg, state, policy);
     ProgressPrinter printer(quiet);
     trainer->setProgressCallback([&printer](const Progress& pr) { printer(pr); });
     // The metric hook runs at every evaluation; it also writes the snapshot timeline.

@@ -3,7 +3,9 @@
 // One step, all in backend memory:   gather batch -> forward -> fused loss + dL/dy -> backward
 //   -> per-tensor squared gradient norms -> guard (non-finite check + clip factor) -> optimizer.
 // Nothing is allocated and nothing is copied to the host inside a step. Every readEvery steps
-// the trainer downloads one small block: the summed loss and the guard slots.
+// (RunPolicy) the trainer downloads one small block: the summed loss and the guard slots.
+// TrainingStep.h holds the step; Trainer.cpp the loop around it (budgets, evaluation and early
+// stopping, progress, diagnosis of a non-finite step, last-good snapshots on a device).
 //
 // Determinism: batch order for epoch e is the permutation Backend::shuffledOrder makes from the
 // key Rng::derive(seed, "shuffle", e) draws (the same on every backend, made on the backend), so
@@ -44,6 +46,12 @@ struct TrainerConfig {
     bool restoreBest = true; // on early stopping, go back to the best weights
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
     int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
+};
+
+// How a run is carried out, as opposed to what it learns (TrainerConfig): none of this changes
+// the weights a run ends with, so model files do not store it. Each caller (CLI, studio, bench,
+// tests) sets its own.
+struct RunPolicy {
     int64_t readEvery = 1;         // read the loss back every K steps (on a device: K >= 25)
     double progressInterval = 0.1; // seconds between progress callbacks (epoch ends always)
     // Record the ops of a step once and replay them (CUDA graphs) on backends that can; saves
@@ -132,7 +140,7 @@ public:
     using MetricHook = std::function<double(Network&)>;
 
     Trainer(Network& network, Optimizer& optimizer, const TrainerConfig& config,
-            TrainingState& state);
+            TrainingState& state, const RunPolicy& policy = {});
     ~Trainer();
 
     void setProgressCallback(ProgressCallback cb) { m_progress = std::move(cb); }
@@ -142,10 +150,9 @@ public:
     // Throws EngineError on bad data shapes; never leaves non-finite weights behind.
     TrainResult run(const TrainingData& data);
 
-    // Thread-safe controls, effective within one step.
+    // Thread-safe: the run stops after the current step. (To pause, a caller blocks in its
+    // progress callback.)
     void requestCancel() { m_cancel = true; }
-    void setPaused(bool paused) { m_paused = paused; }
-    bool isPaused() const { return m_paused; }
 
     // Mean loss of the network over (x, y), in chunks of 4096 rows, without label smoothing
     // and without touching gradients. scratch: one float of backend memory (allocated if empty).
@@ -155,16 +162,18 @@ public:
     static int64_t stepsPerEpoch(int64_t rows, int64_t batchSize);
 
 private:
+    friend class TrainingRun; // one call of run(), in Trainer.cpp
+
     Network& m_net;
     Optimizer& m_opt;
     TrainerConfig m_config;
+    RunPolicy m_policy;
     TrainingState& m_state;
     ProgressCallback m_progress;
     MetricHook m_metric;
     double m_metricTarget = NAN;
     bool m_metricLowerIsBetter = false;
     std::atomic<bool> m_cancel{false};
-    std::atomic<bool> m_paused{false};
 };
 
 std::string stopReasonName(StopReason r);

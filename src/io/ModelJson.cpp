@@ -225,9 +225,7 @@ QJsonObject trainerConfigToJson(const TrainerConfig& c)
                        {"min_delta", floatToJson(c.minDelta)},
                        {"restore_best", c.restoreBest},
                        {"target_loss", doubleToJson(c.targetLoss)},
-                       {"eval_every", qint64(c.evalEvery)},
-                       {"read_every", qint64(c.readEvery)},
-                       {"progress_interval", doubleToJson(c.progressInterval)}};
+                       {"eval_every", qint64(c.evalEvery)}};
 }
 
 bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QString* error)
@@ -250,8 +248,8 @@ bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QStri
     r.boolean("restore_best", c.restoreBest);
     r.number("target_loss", c.targetLoss);
     r.integer("eval_every", c.evalEvery);
-    r.integer("read_every", c.readEvery, 1);
-    r.number("progress_interval", c.progressInterval);
+    // "read_every" and "progress_interval", in files written before the run policy moved out
+    // of the hyperparameters (RunPolicy), are ignored like any unknown key.
     if (!r.error().isEmpty()) return finish(r.error(), error);
 
     if (!optimizerFromJson(optimizer, c.optimizer, error)) return false;

@@ -269,7 +269,9 @@ TrainingOutcome trainTask(Backend& b, tasks::Task& task, const TrainerConfig& cf
     Buffer scratch;
     out.initialLoss = Trainer::evaluateLoss(net, cfg.loss, td.trainX, td.trainY, scratch);
     TrainingState state;
-    Trainer trainer(net, optimizer, cfg, state);
+    RunPolicy policy;
+    policy.readEvery = 10; // as on a GPU; the CPU does not care
+    Trainer trainer(net, optimizer, cfg, state, policy);
     out.result = trainer.run(td);
     out.reportedLoss = out.result.trainLoss;
     out.valLoss = out.result.valLoss;
@@ -1457,7 +1459,6 @@ void TestCudaParity::training()
     cfg.epochs = 0;
     cfg.steps = steps;
     cfg.patience = 0;   // no early stopping: both runs do every step
-    cfg.readEvery = 10; // as on a GPU; the CPU does not care
 
     // The CPU side on every core (its results do not depend on the thread count).
     const auto cpuBackend = createCpuBackend(0);

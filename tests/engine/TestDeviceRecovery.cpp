@@ -78,8 +78,15 @@ TrainerConfig config()
     c.clipNorm = 1.f;
     c.batchSize = 24; // 64 rows: batches of 24, 24 and a short one of 16
     c.epochs = 6;
-    c.progressInterval = 1e9;
     return c;
+}
+
+// Progress reports at epoch ends only.
+RunPolicy quiet()
+{
+    RunPolicy p;
+    p.progressInterval = 1e9;
+    return p;
 }
 
 struct Model {
@@ -93,9 +100,9 @@ struct Model {
     {
         net->initialize(7);
     }
-    TrainResult train(const TrainerConfig& cfg, const Data& d)
+    TrainResult train(const TrainerConfig& cfg, const Data& d, const RunPolicy& policy = quiet())
     {
-        Trainer t(*net, *opt, cfg, state);
+        Trainer t(*net, *opt, cfg, state, policy);
         return t.run(d.view());
     }
     std::vector<float> weights() const
@@ -148,9 +155,10 @@ void TestDeviceRecovery::recordingIsOffWhenAsked()
     RecordingBackend rec(createCpuBackend(1));
     const Data d = makeData(rec, 64, 0);
     TrainerConfig cfg = config();
-    cfg.recordSteps = false;
+    RunPolicy policy = quiet();
+    policy.recordSteps = false;
     Model m(rec, cfg);
-    m.train(cfg, d);
+    m.train(cfg, d, policy);
     QCOMPARE(rec.recorded, 0);
     QCOMPARE(rec.replays, 0);
 }
@@ -177,12 +185,13 @@ void TestDeviceRecovery::readsBackEveryKSteps()
         TrainerConfig cfg = config();
         cfg.batchSize = batch;
         cfg.steps = steps;
-        cfg.readEvery = readEvery;
-        cfg.progressInterval = 0;  // would report every step, if anyone listened
-        cfg.snapshotSeconds = 1e9; // on a device: one host copy, at the start
+        RunPolicy policy;
+        policy.readEvery = readEvery;
+        policy.progressInterval = 0;  // would report every step, if anyone listened
+        policy.snapshotSeconds = 1e9; // on a device: one host copy, at the start
         Model m(counting, cfg);
         counting.downloads = 0;
-        m.train(cfg, d);
+        m.train(cfg, d, policy);
         return counting.downloads;
     };
     QCOMPARE(reads(false, 4, 8, 16), 4); // after steps 4, 8 (epoch end), 12 and 16
@@ -195,9 +204,10 @@ void TestDeviceRecovery::readsBackEveryKSteps()
 void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
 {
     TrainerConfig cfg = config();
-    cfg.readEvery = 8;
-    cfg.snapshotSeconds = 0; // a host copy at every read: the first step, then every 8 steps
-    cfg.batchSize = 8;       // 8 steps per epoch
+    RunPolicy policy = quiet();
+    policy.readEvery = 8;
+    policy.snapshotSeconds = 0; // a host copy at every read: the first step, then every 8 steps
+    cfg.batchSize = 8;          // 8 steps per epoch
     // Constant rate: a reference run of fewer steps then sees the same learning rates.
     cfg.schedule.kind = ScheduleKind::Constant;
     const int64_t totalSteps = cfg.epochs * 8;
@@ -208,7 +218,7 @@ void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
     FaultyBackend gpu(createCpuBackend(1), 98);
     const Data gpuData = makeData(gpu, 64, 0);
     Model onGpu(gpu, cfg);
-    const TrainResult r = onGpu.train(cfg, gpuData);
+    const TrainResult r = onGpu.train(cfg, gpuData, policy);
     QVERIFY(gpu.failed());
     QCOMPARE(r.reason, StopReason::DeviceFailure);
     QVERIFY(r.lastGood);
@@ -233,15 +243,15 @@ void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
     Model reference(*cpu, cfg);
     TrainerConfig part = cfg;
     part.steps = kept;
-    reference.train(part, cpuData);
+    reference.train(part, cpuData, policy);
     QVERIFY(testutil::bitIdentical(testutil::toHost(*cpu, moved.network->parameters()),
                                    reference.weights()));
 
     // ...and training on from there ends where a run that never failed ends.
-    Trainer onward(*moved.network, *moved.optimizer, cfg, moved.state);
+    Trainer onward(*moved.network, *moved.optimizer, cfg, moved.state, policy);
     QCOMPARE(onward.run(cpuData.view()).reason, StopReason::Finished);
     Model straight(*cpu, cfg);
-    straight.train(cfg, cpuData);
+    straight.train(cfg, cpuData, policy);
     QCOMPARE(moved.state.step, totalSteps);
     QVERIFY(testutil::bitIdentical(testutil::toHost(*cpu, moved.network->parameters()),
                                    straight.weights()));

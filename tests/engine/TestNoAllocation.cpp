@@ -289,7 +289,6 @@ void TestNoAllocation::trainerSteps()
     cfg.epochs = 6;
     cfg.clipNorm = 1.f;
     cfg.patience = 100;
-    cfg.progressInterval = 0;
     Optimizer opt(b, cfg.optimizer, net.parameterCount());
     TrainingState state;
     state.history.reserve(1000);
@@ -300,7 +299,9 @@ void TestNoAllocation::trainerSteps()
     };
     std::vector<Mark> marks;
     marks.reserve(1000);
-    Trainer trainer(net, opt, cfg, state);
+    RunPolicy policy;
+    policy.progressInterval = 0;
+    Trainer trainer(net, opt, cfg, state, policy);
     trainer.setProgressCallback([&](const Progress& p) {
         marks.push_back({p.step, allocations()});
     });

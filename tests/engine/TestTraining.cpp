@@ -97,8 +97,15 @@ TrainerConfig constantConfig(const char* optimizer, float lr, LossKind loss = Lo
     c.optimizer = OptimizerConfig::named(optimizer);
     c.schedule.kind = ScheduleKind::Constant;
     c.schedule.lrMax = lr;
-    c.progressInterval = 0; // report after every step
     return c;
+}
+
+// A progress report after every step.
+RunPolicy everyStep()
+{
+    RunPolicy p;
+    p.progressInterval = 0;
+    return p;
 }
 
 // A network, its optimizer and state, trained once.
@@ -117,7 +124,7 @@ struct Run {
     }
     TrainResult train(const TrainerConfig& cfg, const Dataset& d)
     {
-        Trainer t(*net, *opt, cfg, state);
+        Trainer t(*net, *opt, cfg, state, everyStep());
         result = t.run(d.view());
         return result;
     }
@@ -169,7 +176,6 @@ private slots:
     void nonFiniteTargetStops();
 
     void cancelFromAnotherThread();
-    void pauseFromAnotherThread();
 
     void earlyStoppingRestoresBest();
     void earlyStoppingAfterResume();
@@ -350,7 +356,7 @@ void TestTraining::nonFiniteLearningRateKeepsLastGoodWeights()
     Run run(b(), 2, "dense:8,tanh,dense:1", 1, 2, cfg);
     // The weights after each step, as first reported (a report after the stop does not count).
     std::map<int64_t, std::vector<float>> snapshots{{0, run.weights()}};
-    Trainer trainer(*run.net, *run.opt, cfg, run.state);
+    Trainer trainer(*run.net, *run.opt, cfg, run.state, everyStep());
     trainer.setProgressCallback(
         [&](const Progress& p) { snapshots.emplace(p.step, run.weights()); });
     const TrainResult r = trainer.run(d.view());
@@ -422,15 +428,6 @@ struct Gate {
     }
 };
 
-template <typename Pred> bool waitFor(Pred pred, double seconds)
-{
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (!pred()) {
-        if (std::chrono::steady_clock::now() > end) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
-}
 } // namespace
 
 void TestTraining::cancelFromAnotherThread()
@@ -440,7 +437,7 @@ void TestTraining::cancelFromAnotherThread()
     cfg.steps = 100000000;
     cfg.maxSeconds = 60; // a safety net only
     Run run(b(), 2, "dense:16,tanh,dense:1", 1, 1, cfg);
-    Trainer trainer(*run.net, *run.opt, cfg, run.state);
+    Trainer trainer(*run.net, *run.opt, cfg, run.state, everyStep());
     Gate gate;
     trainer.setProgressCallback([&](const Progress& p) { gate.onProgress(p); });
     TrainResult r;
@@ -457,54 +454,6 @@ void TestTraining::cancelFromAnotherThread()
                             .arg(gate.blockedStep)
                             .arg(r.steps)));
     QVERIFY(testutil::allFinite(run.weights()));
-}
-
-void TestTraining::pauseFromAnotherThread()
-{
-    Dataset d = regression(b(), 1, 64);
-    TrainerConfig cfg = constantConfig("adam", 0.01f);
-    cfg.steps = 100000000;
-    cfg.maxSeconds = 60;
-    Run run(b(), 2, "dense:16,tanh,dense:1", 1, 1, cfg);
-    Trainer trainer(*run.net, *run.opt, cfg, run.state);
-    Gate gate;
-    trainer.setProgressCallback([&](const Progress& p) { gate.onProgress(p); });
-    TrainResult r;
-    std::atomic<bool> done{false};
-    std::thread worker([&] {
-        r = trainer.run(d.view());
-        done = true;
-    });
-    const bool reached = gate.waitReached();
-    trainer.setPaused(true);
-    gate.release();
-    // Paused: within one step, the step counter stops.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    const int64_t whilePaused = gate.lastStep;
-    const bool pausedFlag = trainer.isPaused();
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    const int64_t stillPaused = gate.lastStep;
-    // Resumed: it moves again.
-    trainer.setPaused(false);
-    const bool resumed = waitFor([&] { return gate.lastStep > whilePaused + 5; }, 20);
-    // Cancel while paused ends the run too.
-    trainer.setPaused(true);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    trainer.requestCancel();
-    const bool cancelled = waitFor([&] { return done.load(); }, 10);
-    if (!cancelled) trainer.setPaused(false); // let the thread finish before failing
-    worker.join();
-
-    QVERIFY(reached);
-    QVERIFY(pausedFlag);
-    QVERIFY2(whilePaused <= gate.blockedStep + 1,
-             qPrintable(QStringLiteral("paused at step %1, still reached step %2")
-                            .arg(gate.blockedStep)
-                            .arg(whilePaused)));
-    QCOMPARE(stillPaused, whilePaused);
-    QVERIFY2(resumed, "training did not continue after setPaused(false)");
-    QVERIFY2(cancelled, "requestCancel() did not end a paused run");
-    QVERIFY2(r.reason == StopReason::Cancelled, describe(r));
 }
 
 // ---- stopping rules and budgets
@@ -548,7 +497,7 @@ void TestTraining::earlyStoppingRestoresBest()
     double bestVal = INFINITY;
     std::vector<float> bestWeights;
     int evaluations = 0;
-    Trainer trainer(*run.net, *run.opt, cfg, run.state);
+    Trainer trainer(*run.net, *run.opt, cfg, run.state, everyStep());
     trainer.setProgressCallback([&](const Progress& p) {
         if (!p.evaluated) return;
         ++evaluations;
@@ -593,7 +542,7 @@ void TestTraining::earlyStoppingAfterResume()
         }
     };
     {
-        Trainer t(*run.net, *run.opt, cfg, run.state);
+        Trainer t(*run.net, *run.opt, cfg, run.state, everyStep());
         t.setProgressCallback(track);
         const TrainResult r = t.run(d.view());
         QVERIFY2(r.reason == StopReason::Finished, describe(r));
@@ -603,7 +552,7 @@ void TestTraining::earlyStoppingAfterResume()
 
     cfg.steps = 1000;
     cfg.patience = 5;
-    Trainer t(*run.net, *run.opt, cfg, run.state);
+    Trainer t(*run.net, *run.opt, cfg, run.state, everyStep());
     t.setProgressCallback(track);
     const auto current = run.weights();
     const TrainResult r = t.run(d.view());

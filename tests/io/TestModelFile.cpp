@@ -172,8 +172,6 @@ void TestModelFile::configJsonRoundTrip()
     c.restoreBest = false;
     c.targetLoss = 0.02;
     c.evalEvery = 50;
-    c.readEvery = 8;
-    c.progressInterval = 0.25;
 
     const QJsonObject json = trainerConfigToJson(c);
     QCOMPARE(json["seed"].toString(), QString("18364758544493064720"));
@@ -203,6 +201,11 @@ void TestModelFile::configJsonRoundTrip()
     QCOMPARE(f.schedule.kind, ScheduleKind::Cosine);
     QCOMPARE(f.schedule.stepEvery, int64_t(250));
     QCOMPARE(f.batchSize, int64_t(33));
+    // The run policy (RunPolicy) is not a hyperparameter: not written, and ignored in old files.
+    QVERIFY(!json.contains("read_every") && !json.contains("progress_interval"));
+    QVERIFY2(trainerConfigFromJson(QJsonObject{{"read_every", 8}, {"progress_interval", 0.25}}, f,
+                                   &error),
+             qPrintable(error));
 }
 
 void TestModelFile::optimizerJson()
@@ -556,8 +559,6 @@ void TestModelFile::resumeMatchesStraightRun()
     config.batchSize = batch;
     config.seed = 9;
     config.evalEvery = evalEvery;
-    config.readEvery = 1;
-    config.progressInterval = 0;
     config.optimizer = OptimizerConfig::named(optimizer.toStdString()); // AdamW: decay 0.01
     config.schedule = {static_cast<ScheduleKind>(schedule), 0.02f, 0.001f, 7, 0.5f, 5};
     config.clipNorm = 2.f;
@@ -583,7 +584,9 @@ void TestModelFile::resumeMatchesStraightRun()
         TrainingState firstState;
         TrainerConfig firstConfig = config;
         if (!cancelAt20) firstConfig.steps = 20;
-        Trainer trainer(first, firstOpt, firstConfig, firstState);
+        RunPolicy everyStep;
+        everyStep.progressInterval = 0;
+        Trainer trainer(first, firstOpt, firstConfig, firstState, everyStep);
         trainer.setProgressCallback([&](const Progress& p) {
             if (cancelAt20 && p.step >= 20) trainer.requestCancel();
         });
