@@ -114,12 +114,11 @@ void TestModel::anotherOptimizerStartsFresh()
     Model m;
     m.backend = createCpuBackend(1);
     QVERIFY(m.open(path, nullptr, &error));
-    OptimizerConfig sgd;
-    sgd.kind = OptimizerKind::SGD;
+    const OptimizerConfig sgd = OptimizerConfig::named("sgd");
     QString note;
     QVERIFY(!m.makeOptimizer(sgd, &note));
     QVERIFY(!note.isEmpty());
-    QCOMPARE(m.optimizer->config().kind, OptimizerKind::SGD);
+    QCOMPARE(m.optimizer->config().name(), std::string("sgd"));
 }
 
 void TestModel::recoversOnCpuWithTheLastGoodWeights()
