@@ -49,81 +49,23 @@ __global__ void __launch_bounds__(kBlock)
         y[i] = fmaf(a, x[i], b * y[i]);
 }
 
-// y may alias x: each element is read before it is written, by the same thread.
+// Op: a struct of ActivationMath.h. y may alias x: each element is read before it is written,
+// by the same thread.
+template <class Op>
 __global__ void __launch_bounds__(kBlock)
-    activationForwardKernel(Activation act, float param, const float* x, float* y, int64_t n)
+    activationForwardKernel(float param, const float* x, float* y, int64_t n)
 {
-    const int64_t first = globalThread(), stride = globalStride();
-    switch (act) {
-    case Activation::Identity:
-        for (int64_t i = first; i < n; i += stride)
-            y[i] = x[i];
-        break;
-    case Activation::ReLU:
-        for (int64_t i = first; i < n; i += stride) {
-            const float v = x[i];
-            y[i] = v > 0.f ? v : 0.f;
-        }
-        break;
-    case Activation::LeakyReLU:
-        for (int64_t i = first; i < n; i += stride) {
-            const float v = x[i];
-            y[i] = v > 0.f ? v : param * v;
-        }
-        break;
-    case Activation::Tanh:
-        for (int64_t i = first; i < n; i += stride)
-            y[i] = tanhf(x[i]);
-        break;
-    case Activation::Sigmoid:
-        for (int64_t i = first; i < n; i += stride)
-            y[i] = 1.f / (1.f + expf(-x[i]));
-        break;
-    case Activation::Sine:
-        for (int64_t i = first; i < n; i += stride)
-            y[i] = sinf(param * x[i]);
-        break;
-    }
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        y[i] = Op::forward(x[i], param);
 }
 
-// in: x (ReLU, LeakyReLU, Sine) or y (Tanh, Sigmoid). dx may alias dy.
+// in: x or y, as Op::kBackwardFromOutput says. dx may alias dy.
+template <class Op>
 __global__ void __launch_bounds__(kBlock)
-    activationBackwardKernel(Activation act, float param, const float* in, const float* dy,
-                             float* dx, int64_t n)
+    activationBackwardKernel(float param, const float* in, const float* dy, float* dx, int64_t n)
 {
-    const int64_t first = globalThread(), stride = globalStride();
-    switch (act) {
-    case Activation::Identity:
-        for (int64_t i = first; i < n; i += stride)
-            dx[i] = dy[i];
-        break;
-    case Activation::ReLU:
-        for (int64_t i = first; i < n; i += stride)
-            dx[i] = in[i] > 0.f ? dy[i] : 0.f;
-        break;
-    case Activation::LeakyReLU:
-        for (int64_t i = first; i < n; i += stride) {
-            const float g = dy[i];
-            dx[i] = in[i] > 0.f ? g : param * g;
-        }
-        break;
-    case Activation::Tanh:
-        for (int64_t i = first; i < n; i += stride) {
-            const float o = in[i];
-            dx[i] = dy[i] * (1.f - o * o);
-        }
-        break;
-    case Activation::Sigmoid:
-        for (int64_t i = first; i < n; i += stride) {
-            const float o = in[i];
-            dx[i] = dy[i] * o * (1.f - o);
-        }
-        break;
-    case Activation::Sine:
-        for (int64_t i = first; i < n; i += stride)
-            dx[i] = dy[i] * param * cosf(param * in[i]);
-        break;
-    }
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        dx[i] = Op::backward(in[i], dy[i], param);
 }
 
 // z: rows x m, y: rows x 2m = [sin z | cos z]; n = rows * m.
@@ -307,8 +249,6 @@ cudaError_t loadElementwiseKernels()
         reinterpret_cast<const void*>(&scaleKernel),
         reinterpret_cast<const void*>(&broadcastRowsKernel),
         reinterpret_cast<const void*>(&axpbyKernel),
-        reinterpret_cast<const void*>(&activationForwardKernel),
-        reinterpret_cast<const void*>(&activationBackwardKernel),
         reinterpret_cast<const void*>(&fourierForwardKernel),
         reinterpret_cast<const void*>(&fourierBackwardKernel),
         reinterpret_cast<const void*>(&embeddingForwardKernel),
@@ -319,12 +259,18 @@ cudaError_t loadElementwiseKernels()
         reinterpret_cast<const void*>(&sgdMomentumKernel),
         reinterpret_cast<const void*>(&adamKernel),
     };
-    for (const void* kernel : kernels) {
+    cudaError_t e = cudaSuccess;
+    const auto load = [&e](const void* kernel) {
         cudaFuncAttributes attributes{};
-        const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel);
-        if (e != cudaSuccess) return e;
-    }
-    return cudaSuccess;
+        if (e == cudaSuccess) e = cudaFuncGetAttributes(&attributes, kernel);
+    };
+    for (const void* kernel : kernels)
+        load(kernel);
+    forEachActivation([&]<class Op>() {
+        load(reinterpret_cast<const void*>(&activationForwardKernel<Op>));
+        load(reinterpret_cast<const void*>(&activationBackwardKernel<Op>));
+    });
+    return e;
 }
 
 // ---- element-wise ops ------------------------------------------------------------------------
@@ -376,7 +322,7 @@ void CudaBackend::axpby(float a, ConstTensor x, float b, Tensor y)
     checkLaunch("axpby");
 }
 
-// ---- activations -----------------------------------------------------------------------------
+// ---- activations (formulas: ActivationMath.h) ---------------------------------------------
 
 void CudaBackend::activationForward(Activation act, float param, ConstTensor x, Tensor y)
 {
@@ -391,7 +337,10 @@ void CudaBackend::activationForward(Activation act, float param, ConstTensor x, 
                   "activation forward");
         return;
     }
-    activationForwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(act, param, x.data, y.data, n);
+    visitActivation(act, [&]<class Op>() {
+        activationForwardKernel<Op>
+            <<<elementGrid(n), kBlock, 0, m_stream>>>(param, x.data, y.data, n);
+    });
     checkLaunch("activation forward");
 }
 
@@ -400,30 +349,11 @@ void CudaBackend::activationBackward(Activation act, float param, ConstTensor x,
 {
     shapes::same("activation backward", dy.shape, dx.shape);
     const float* in = nullptr;
-    switch (act) {
-    case Activation::Identity:
-        break;
-    case Activation::ReLU:
-        shapes::same("relu backward", x.shape, dy.shape);
-        in = x.data;
-        break;
-    case Activation::LeakyReLU:
-        shapes::same("leakyrelu backward", x.shape, dy.shape);
-        in = x.data;
-        break;
-    case Activation::Tanh:
-        shapes::same("tanh backward", y.shape, dy.shape);
-        in = y.data;
-        break;
-    case Activation::Sigmoid:
-        shapes::same("sigmoid backward", y.shape, dy.shape);
-        in = y.data;
-        break;
-    case Activation::Sine:
-        shapes::same("sine backward", x.shape, dy.shape);
-        in = x.data;
-        break;
-    }
+    visitActivation(act, [&]<class Op>() {
+        const ConstTensor input = Op::kBackwardFromOutput ? y : x;
+        if (act != Activation::Identity) shapes::activationInput(Op::kName, input.shape, dy.shape);
+        in = input.data;
+    });
     const int64_t n = dy.size();
     if (n <= 0) return;
     bind();
@@ -434,8 +364,10 @@ void CudaBackend::activationBackward(Activation act, float param, ConstTensor x,
                   "activation backward");
         return;
     }
-    activationBackwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(act, param, in, dy.data,
-                                                                      dx.data, n);
+    visitActivation(act, [&]<class Op>() {
+        activationBackwardKernel<Op>
+            <<<elementGrid(n), kBlock, 0, m_stream>>>(param, in, dy.data, dx.data, n);
+    });
     checkLaunch("activation backward");
 }
 

@@ -1,12 +1,14 @@
 #include "LayerStackModel.h"
 
-#include "Backend.h"
 #include "Errors.h"
-#include "Network.h"
+#include "LayerSpec.h"
 
 #include <QLocale>
 #include <QUndoCommand>
 #include <QUndoStack>
+
+#include <algorithm>
+#include <cmath>
 
 namespace il::app {
 
@@ -41,21 +43,38 @@ constexpr double kMaxParameters = 100e6;
 
 QString typeLabel(const QString& type)
 {
-    static const QHash<QString, QString> labels = {{"dense", "Dense"},
-                                                   {"relu", "ReLU"},
-                                                   {"tanh", "Tanh"},
-                                                   {"sigmoid", "Sigmoid"},
-                                                   {"leakyrelu", "Leaky ReLU"},
-                                                   {"sine", "Sine (SIREN)"},
-                                                   {"fourier", "Fourier features"},
-                                                   {"embedding", "Embedding"}};
-    return labels.value(type, type);
+    const LayerType* t = findLayerType(type.toStdString());
+    return t ? QString::fromStdString(t->label) : type;
+}
+
+EditorColumn editorColumn(int column)
+{
+    switch (column) {
+    case LayerStackModel::SizeColumn:
+        return EditorColumn::Size;
+    case LayerStackModel::SettingColumn:
+        return EditorColumn::Setting;
+    case LayerStackModel::InitColumn:
+        return EditorColumn::Init;
+    default:
+        return EditorColumn::None;
+    }
+}
+
+// A column's header tooltip: what each layer type shows there, from the registry.
+QString columnTooltip(EditorColumn column)
+{
+    QStringList lines;
+    for (const LayerType& t : layerTypes())
+        for (const LayerArg& a : t.args)
+            if (a.column == column) lines << QString::fromStdString(t.label + ": " + a.tooltip);
+    return lines.join('\n');
 }
 
 } // namespace
 
 LayerStackModel::LayerStackModel(QObject* parent)
-    : QAbstractTableModel(parent), m_undo(new QUndoStack(this)), m_backend(createCpuBackend(0))
+    : QAbstractTableModel(parent), m_undo(new QUndoStack(this))
 {
 }
 
@@ -79,46 +98,58 @@ QVariant LayerStackModel::headerData(int section, Qt::Orientation o, int role) c
         return QString(names[section]);
     }
     if (role == Qt::ToolTipRole) {
-        static const char* tips[] = {
-            "What the layer computes. Dense: y = xW\u1d40 + b. Activations bend the line so "
-            "layers can learn curves.",
-            "Dense: the number of units (outputs). Fourier: how many random frequencies. "
-            "Embedding: numbers per character.",
-            "Sine: w0 in sin(w0\u00b7x) \u2014 higher w0 fits finer detail. Leaky ReLU: the "
-            "slope for negative inputs. Fourier: the scale S of the frequencies B ~ N(0, S\u00b2).",
-            "How a dense layer's weights start. Automatic picks from the next activation: He "
-            "before ReLU, SIREN before sine, Xavier otherwise.",
-            "The width of this layer's output: the numbers each example becomes.",
-            "Trainable numbers in this layer: inputs \u00d7 units weights + units biases for a "
-            "dense layer."};
-        return QString(tips[section]);
+        switch (section) {
+        case TypeColumn:
+            return QString("What the layer computes. Dense: y = xW\u1d40 + b. Activations bend the "
+                           "line so layers can learn curves.");
+        case SizeColumn:
+        case SettingColumn:
+        case InitColumn:
+            return columnTooltip(editorColumn(section));
+        case OutputColumn:
+            return QString("The width of this layer's output: the numbers each example becomes.");
+        case ParamsColumn:
+            return QString("Trainable numbers in this layer: inputs \u00d7 units weights + units "
+                           "biases for a dense layer.");
+        }
     }
     return {};
+}
+
+const LayerArg* LayerStackModel::argumentAt(const QModelIndex& index) const
+{
+    if (!index.isValid() || index.row() >= rowCount()) return nullptr;
+    const LayerRow& r = m_rows[static_cast<size_t>(index.row())];
+    const int k = argumentIndex(r, editorColumn(index.column()));
+    return k < 0 ? nullptr : &r.type->args[static_cast<size_t>(k)];
 }
 
 QVariant LayerStackModel::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid()) return {};
-    const LayerRow& r = m_rows[static_cast<size_t>(index.row())];
-    const bool output = index.row() == outputLayerIndex(m_rows);
     const auto row = static_cast<size_t>(index.row());
+    const LayerRow& r = m_rows[row];
+    const bool output = index.row() == outputLayerIndex(m_rows);
     const bool haveSummary = m_error.isEmpty() && row < m_widths.size();
+    const LayerArg* arg = argumentAt(index);
+    const int k = argumentIndex(r, editorColumn(index.column()));
+    const double value = k < 0 ? 0 : r.args[static_cast<size_t>(k)];
     if (role == Qt::DisplayRole || role == Qt::EditRole) {
         switch (index.column()) {
         case TypeColumn:
-            return role == Qt::EditRole ? QVariant(r.type) : QVariant(typeLabel(r.type));
+            return role == Qt::EditRole ? QVariant(QString::fromStdString(r.type->name))
+                                        : QVariant(QString::fromStdString(r.type->label));
         case SizeColumn:
-            if (!r.hasSize()) return {};
-            if (output)
+            if (!arg) return {};
+            if (output && arg->fromData == DataValue::OutputWidth)
                 return role == Qt::EditRole ? QVariant()
                                             : QVariant(QString("%1 (output)").arg(m_outputWidth));
-            return QVariant::fromValue<int>(static_cast<int>(r.size));
+            return QVariant::fromValue<int>(static_cast<int>(value));
         case SettingColumn:
-            return r.hasParam() ? QVariant(r.param) : QVariant();
+            return arg ? QVariant(value) : QVariant();
         case InitColumn:
-            if (r.type != "dense") return {};
-            return role == Qt::EditRole ? QVariant(r.init)
-                                        : QVariant(r.init.isEmpty() ? "auto" : r.init);
+            return arg ? QVariant(QString::fromStdString(arg->choices[static_cast<size_t>(value)]))
+                       : QVariant();
         case OutputColumn:
             return haveSummary ? QVariant(QString::number(m_widths[row])) : QVariant();
         case ParamsColumn:
@@ -126,8 +157,12 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const
                                : QVariant();
         }
     }
-    if (role == Qt::ToolTipRole && index.column() == SizeColumn && output)
-        return "The output layer's width comes from the data, so it always fits.";
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == SizeColumn && output)
+            return "The output layer's width comes from the data, so it always fits.";
+        if (index.column() == TypeColumn) return QString::fromStdString(r.type->help);
+        if (arg) return QString::fromStdString(arg->tooltip);
+    }
     if (role == Qt::TextAlignmentRole && index.column() >= SizeColumn &&
         index.column() != InitColumn)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -137,21 +172,13 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const
 Qt::ItemFlags LayerStackModel::flags(const QModelIndex& index) const
 {
     if (!index.isValid()) return Qt::NoItemFlags;
-    Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    const LayerRow& r = m_rows[static_cast<size_t>(index.row())];
+    const Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    if (index.column() == TypeColumn) return f | Qt::ItemIsEditable;
+    const LayerArg* arg = argumentAt(index);
+    if (!arg) return f;
     const bool output = index.row() == outputLayerIndex(m_rows);
-    switch (index.column()) {
-    case TypeColumn:
-        return f | Qt::ItemIsEditable;
-    case SizeColumn:
-        return r.hasSize() && !output ? f | Qt::ItemIsEditable : f;
-    case SettingColumn:
-        return r.hasParam() ? f | Qt::ItemIsEditable : f;
-    case InitColumn:
-        return r.type == "dense" ? f | Qt::ItemIsEditable : f;
-    default:
-        return f;
-    }
+    if (output && arg->fromData == DataValue::OutputWidth) return f;
+    return f | Qt::ItemIsEditable;
 }
 
 bool LayerStackModel::setData(const QModelIndex& index, const QVariant& value, int role)
@@ -159,32 +186,38 @@ bool LayerStackModel::setData(const QModelIndex& index, const QVariant& value, i
     if (!index.isValid() || role != Qt::EditRole) return false;
     LayerRows after = m_rows;
     LayerRow& r = after[static_cast<size_t>(index.row())];
-    QString text;
-    switch (index.column()) {
-    case TypeColumn: {
-        const QString type = value.toString();
-        if (!layerTypes().contains(type) || type == r.type) return false;
-        r = LayerRow::defaults(type);
-        text = "Change layer type";
-        break;
+    if (index.column() == TypeColumn) {
+        const LayerType* type = findLayerType(value.toString().toStdString());
+        if (!type || type == r.type) return false;
+        r = newLayerItem(*type);
+        edit(std::move(after), "Change layer type", 1000 + index.row() * ColumnCount);
+        return true;
     }
-    case SizeColumn:
-        if (value.toLongLong() <= 0) return false;
-        r.size = value.toLongLong();
+    const LayerArg* arg = argumentAt(index);
+    if (!arg) return false;
+    double v = 0;
+    QString text;
+    switch (arg->kind) {
+    case LayerArg::Kind::Count:
+        v = static_cast<double>(value.toLongLong());
+        if (v < 1 || v > 1'000'000) return false;
         text = "Change layer size";
         break;
-    case SettingColumn:
-        if (!(value.toDouble() > 0)) return false;
-        r.param = value.toDouble();
+    case LayerArg::Kind::Real:
+        v = value.toDouble();
+        if (!std::isfinite(v) || (arg->positive && !(v > 0))) return false;
         text = "Change layer setting";
         break;
-    case InitColumn:
-        r.init = value.toString() == "auto" ? QString() : value.toString();
+    case LayerArg::Kind::Choice: {
+        const auto it =
+            std::find(arg->choices.begin(), arg->choices.end(), value.toString().toStdString());
+        if (it == arg->choices.end()) return false;
+        v = static_cast<double>(it - arg->choices.begin());
         text = "Change initialisation";
         break;
-    default:
-        return false;
     }
+    }
+    r.args[static_cast<size_t>(argumentIndex(r, editorColumn(index.column())))] = v;
     if (after == m_rows) return false;
     // Edits of the same cell merge, so spinning a value is one undo step.
     edit(std::move(after), text, 1000 + index.row() * ColumnCount + index.column());
@@ -221,10 +254,11 @@ bool LayerStackModel::setSpec(const QString& spec, QString* error)
 
 void LayerStackModel::insertLayer(int at, const QString& type)
 {
+    const LayerType* t = findLayerType(type.toStdString());
+    if (!t) return;
     LayerRows after = m_rows;
     at = std::clamp(at, 0, static_cast<int>(after.size()));
-    LayerRow r = LayerRow::defaults(type);
-    after.insert(after.begin() + at, r);
+    after.insert(after.begin() + at, newLayerItem(*t));
     edit(std::move(after), "Add " + typeLabel(type));
 }
 
@@ -240,9 +274,8 @@ void LayerStackModel::duplicateLayer(int row)
 {
     if (row < 0 || row >= rowCount()) return;
     LayerRows after = m_rows;
-    LayerRow copy = after[static_cast<size_t>(row)];
-    if (copy.type == "dense" && copy.size <= 0) copy.size = 32;
-    after.insert(after.begin() + row, copy);
+    // The copy goes before the original, which keeps its place (and stays the output layer).
+    after.insert(after.begin() + row, after[static_cast<size_t>(row)]);
     edit(std::move(after), "Duplicate layer");
 }
 
@@ -286,41 +319,26 @@ void LayerStackModel::recompute()
         return;
     }
     if (m_outputWidth <= 0) return; // no data yet: nothing to check against
-    // A rough count first, so a typo like dense:100000 is explained instead of allocated.
-    double estimate = 0, width = static_cast<double>(m_inputWidth);
-    const int output = outputLayerIndex(m_rows);
-    for (int i = 0; i < static_cast<int>(m_rows.size()); ++i) {
-        const LayerRow& r = m_rows[static_cast<size_t>(i)];
-        const double size =
-            i == output ? static_cast<double>(m_outputWidth) : static_cast<double>(r.size);
-        if (r.type == "dense") {
-            estimate += width * size + size;
-            width = size;
-        } else if (r.type == "fourier") {
-            width = 2 * size;
-        } else if (r.type == "embedding") {
-            estimate += static_cast<double>(r.vocab > 0 ? r.vocab : m_vocab) * size;
-            width *= size;
-        }
-    }
-    if (estimate > kMaxParameters) {
-        m_error = QString("This stack has about %1 million parameters; the studio trains at most "
-                          "%2 million. Make the layers narrower.")
-                      .arg(estimate / 1e6, 0, 'f', 0)
-                      .arg(kMaxParameters / 1e6, 0, 'f', 0);
-        return;
-    }
     try {
-        Network net(*m_backend, m_inputWidth, spec().toStdString(), m_outputWidth, m_vocab);
-        for (const LayerSummary& s : net.summary()) {
-            m_widths.push_back(s.outputWidth);
-            m_params.push_back(s.parameters);
+        const auto plans =
+            planLayerSpec(spec().toStdString(), m_inputWidth, m_outputWidth, m_vocab);
+        double total = 0;
+        for (const LayerPlan& p : plans)
+            total += static_cast<double>(p.parameters);
+        if (total > kMaxParameters) {
+            m_error = QString("This stack has about %1 million parameters; the studio trains at "
+                              "most %2 million. Make the layers narrower.")
+                          .arg(total / 1e6, 0, 'f', 0)
+                          .arg(kMaxParameters / 1e6, 0, 'f', 0);
+            return;
         }
-        m_total = net.parameterCount();
+        for (const LayerPlan& p : plans) {
+            m_widths.push_back(p.outputWidth);
+            m_params.push_back(p.parameters);
+        }
+        m_total = static_cast<int64_t>(total);
     } catch (const EngineError& e) {
         m_error = QString::fromStdString(e.what());
-    } catch (const std::bad_alloc&) {
-        m_error = "There is not enough memory for this stack. Make the layers narrower.";
     }
 }
 

@@ -1,7 +1,8 @@
 // The Model panel's table: one row per layer with its output width and parameter count, every
-// edit an undoable command. The counts come from the engine itself: a Network is built from the
-// spec on a small CPU backend and Network::summary() read back, and an EngineError from that
-// build is the inline explanation of an invalid stack.
+// edit an undoable command. Labels, tooltips and which cells are editable come from the layer
+// registry; the counts from the engine's shape-only plan (planLayerSpec: no network is built,
+// nothing is allocated), and an EngineError from planning is the inline explanation of an
+// invalid stack.
 #pragma once
 
 #include "LayerStack.h"
@@ -11,10 +12,6 @@
 #include <memory>
 
 class QUndoStack;
-
-namespace il {
-class Backend;
-}
 
 namespace il::app {
 
@@ -55,6 +52,8 @@ public:
     void moveLayer(int row, int delta);
 
     const LayerRows& rows() const { return m_rows; }
+    // The layer argument a cell edits, or nullptr (the delegate sizes its editor from it).
+    const LayerArg* argumentAt(const QModelIndex& index) const;
     QString spec() const;
     bool isValid() const { return m_error.isEmpty(); }
     QString errorString() const { return m_error; }
@@ -72,11 +71,8 @@ private:
 
     LayerRows m_rows;
     QUndoStack* m_undo;
-    // For building summaries only. All cores, like every backend: a 1-thread CPU backend would
-    // also set OpenBLAS (process-wide) to one thread.
-    std::unique_ptr<Backend> m_backend;
     int64_t m_inputWidth = 0, m_outputWidth = 0, m_vocab = 0;
-    std::vector<int64_t> m_widths, m_params; // per row, from Network::summary()
+    std::vector<int64_t> m_widths, m_params; // per row, from the plan
     int64_t m_total = 0;
     QString m_error;
 };

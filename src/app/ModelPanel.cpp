@@ -17,7 +17,8 @@ namespace il::app {
 
 namespace {
 
-// Combo boxes for the Layer and Init columns; numbers use the default spin boxes.
+// Combo boxes for the layer type and for choices (Init); spin boxes sized from the layer
+// argument the cell edits (LayerRegistry.h).
 class LayerDelegate : public QStyledItemDelegate {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
@@ -25,13 +26,16 @@ public:
     QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
                           const QModelIndex& index) const override
     {
+        const auto* model = qobject_cast<const LayerStackModel*>(index.model());
+        const LayerArg* arg = model ? model->argumentAt(index) : nullptr;
         if (index.column() == LayerStackModel::TypeColumn ||
-            index.column() == LayerStackModel::InitColumn) {
+            (arg && arg->kind == LayerArg::Kind::Choice)) {
             auto* combo = new QComboBox(parent);
-            if (index.column() == LayerStackModel::TypeColumn)
-                combo->addItems(layerTypes());
+            if (arg)
+                for (const std::string& choice : arg->choices)
+                    combo->addItem(QString::fromStdString(choice));
             else
-                combo->addItems({"auto", "xavier", "he", "siren"});
+                combo->addItems(layerTypeNames());
             // Commit as soon as a choice is made, not when the editor loses focus.
             connect(combo, &QComboBox::activated, this, [this, combo] {
                 emit const_cast<LayerDelegate*>(this)->commitData(combo);
@@ -43,15 +47,14 @@ public:
         if (auto* spin = qobject_cast<QSpinBox*>(editor)) spin->setRange(1, 1'000'000);
         if (auto* spin = qobject_cast<QDoubleSpinBox*>(editor)) {
             spin->setDecimals(4);
-            spin->setRange(0.0001, 10000);
+            spin->setRange(arg && !arg->positive ? -10000 : 0.0001, 10000);
         }
         return editor;
     }
     void setEditorData(QWidget* editor, const QModelIndex& index) const override
     {
         if (auto* combo = qobject_cast<QComboBox*>(editor)) {
-            const QString value = index.data(Qt::EditRole).toString();
-            combo->setCurrentText(value.isEmpty() ? "auto" : value);
+            combo->setCurrentText(index.data(Qt::EditRole).toString());
             return;
         }
         QStyledItemDelegate::setEditorData(editor, index);
@@ -82,7 +85,7 @@ ModelPanel::ModelPanel(QWidget* parent)
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
     header->setSectionResizeMode(LayerStackModel::TypeColumn, QHeaderView::Stretch);
     m_ui->specLineEdit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_ui->newLayerComboBox->addItems(layerTypes());
+    m_ui->newLayerComboBox->addItems(layerTypeNames());
     m_ui->stackErrorLabel->setStyleSheet(
         "QLabel { background: rgba(220, 50, 47, 38); border: 1px solid rgba(220, 50, 47, 150); "
         "border-radius: 4px; padding: 4px; }");

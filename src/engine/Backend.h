@@ -14,6 +14,7 @@
 //   arguments: on a GPU they travel as kernel arguments, not as memory copies.
 #pragma once
 
+#include "ActivationMath.h"
 #include "Tensor.h"
 
 #include <memory>
@@ -22,7 +23,6 @@
 
 namespace il {
 
-enum class Activation { Identity, ReLU, LeakyReLU, Tanh, Sigmoid, Sine };
 enum class LossKind { MSE, MAE, BinaryCrossEntropy, CrossEntropy };
 
 struct DeviceInfo {
@@ -60,8 +60,9 @@ struct SgdParams {
 };
 
 // Bumped whenever this interface changes: a separately built backend module (the CUDA one in
-// kernels/) is refused unless it was built against the same version.
-inline constexpr int kBackendAbiVersion = 4;
+// kernels/) is refused unless it was built against the same version. The list of activations
+// (ActivationMath.h) is part of the interface, so its length is folded in.
+inline constexpr int kBackendAbiVersion = 5 * 100 + kActivationCount;
 
 class Backend {
 public:
@@ -102,7 +103,8 @@ public:
                       float beta, Tensor c) = 0;
 
     // ---- activations -----------------------------------------------------------------------
-    // param: LeakyReLU slope or Sine w0. y = f(x) element-wise; y may alias x.
+    // The formulas are in ActivationMath.h. param: the activation's argument (LeakyReLU slope,
+    // Sine w0). y = f(x) element-wise; y may alias x.
     virtual void activationForward(Activation act, float param, ConstTensor x, Tensor y) = 0;
     // dx = dy * f'(x), using x and/or y (whichever the activation needs). dx may alias dy.
     virtual void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,

@@ -248,7 +248,7 @@ public:
                     static_cast<int>(b.cols()), beta, c.data, static_cast<int>(c.cols()));
     }
 
-    // ---- activations --------------------------------------------------------------------
+    // ---- activations (formulas: ActivationMath.h) ------------------------------------------
     void activationForward(Activation act, float param, ConstTensor x, Tensor y) override
     {
         flushDenormals();
@@ -256,36 +256,17 @@ public:
         const int64_t n = x.size();
         const float* in = x.data;
         float* out = y.data;
-        switch (act) {
-        case Activation::Identity:
+        if (act == Activation::Identity) {
             if (out != in) std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
-            break;
-        case Activation::ReLU:
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = in[i] > 0.f ? in[i] : 0.f;
-            break;
-        case Activation::LeakyReLU:
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = in[i] > 0.f ? in[i] : param * in[i];
-            break;
-        case Activation::Tanh:
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = fastmath::tanh(in[i]);
-            break;
-        case Activation::Sigmoid:
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = fastmath::sigmoid(in[i]);
-            break;
-        case Activation::Sine:
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = fastmath::sin(param * in[i]);
-            break;
+            return;
         }
+        // By value into the loop: nothing the loop writes can alias them.
+        visitActivation(act, [n, param, in, out]<class Op>() {
+            const int64_t serialBelow = Op::kHeavyForward ? kParallelMin / 4 : kParallelMin;
+#pragma omp parallel for simd schedule(static) if (n > serialBelow)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = Op::forward(in[i], param);
+        });
     }
 
     void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
@@ -296,51 +277,19 @@ public:
         const int64_t n = dy.size();
         const float* g = dy.data;
         float* out = dx.data;
-        switch (act) {
-        case Activation::Identity:
+        if (act == Activation::Identity) {
             if (out != g) std::memcpy(out, g, static_cast<size_t>(n) * sizeof(float));
-            break;
-        case Activation::ReLU: {
-            shapes::same("relu backward", x.shape, dy.shape);
-            const float* in = x.data;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+            return;
+        }
+        visitActivation(act, [n, param, g, out, &x, &y, &dy]<class Op>() {
+            const ConstTensor input = Op::kBackwardFromOutput ? y : x;
+            shapes::activationInput(Op::kName, input.shape, dy.shape);
+            const float* in = input.data;
+            const int64_t serialBelow = Op::kHeavyBackward ? kParallelMin / 4 : kParallelMin;
+#pragma omp parallel for simd schedule(static) if (n > serialBelow)
             for (int64_t i = 0; i < n; ++i)
-                out[i] = in[i] > 0.f ? g[i] : 0.f;
-            break;
-        }
-        case Activation::LeakyReLU: {
-            shapes::same("leakyrelu backward", x.shape, dy.shape);
-            const float* in = x.data;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = in[i] > 0.f ? g[i] : param * g[i];
-            break;
-        }
-        case Activation::Tanh: {
-            shapes::same("tanh backward", y.shape, dy.shape);
-            const float* o = y.data;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = g[i] * (1.f - o[i] * o[i]);
-            break;
-        }
-        case Activation::Sigmoid: {
-            shapes::same("sigmoid backward", y.shape, dy.shape);
-            const float* o = y.data;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = g[i] * o[i] * (1.f - o[i]);
-            break;
-        }
-        case Activation::Sine: {
-            shapes::same("sine backward", x.shape, dy.shape);
-            const float* in = x.data;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = g[i] * param * fastmath::cos(param * in[i]);
-            break;
-        }
-        }
+                out[i] = Op::backward(in[i], g[i], param);
+        });
     }
 
     // ---- Fourier features ---------------------------------------------------------------

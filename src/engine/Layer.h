@@ -1,4 +1,6 @@
-// Layers: each has an explicit forward and backward, next to each other in Layers.cpp.
+// Layers: each has an explicit forward and backward, next to each other in its own file
+// (DenseLayer.cpp, ActivationLayers.cpp, FourierLayer.cpp, EmbeddingLayer.cpp), together with
+// the LayerType that describes it to the rest of the program (LayerRegistry.h).
 //
 // A layer does not own memory. The Network gives it views into one arena holding every
 // trainable parameter (contiguous, so an optimizer updates them in one pass), their gradients
@@ -7,6 +9,7 @@
 #pragma once
 
 #include "Backend.h"
+#include "LayerRegistry.h"
 #include "Random.h"
 
 #include <memory>
@@ -15,6 +18,8 @@
 
 namespace il {
 
+// Weight initialisation schemes. The first four, in this order, are the choices of dense's init
+// argument (DenseLayer.cpp); SirenFirst is what Siren resolves to for a stack's first layer.
 enum class Init { Auto, Xavier, He, Siren, SirenFirst };
 
 struct ParamSpec {
@@ -23,14 +28,31 @@ struct ParamSpec {
     bool trainable = true;
 };
 
+// What a layer asks of the dense layer that feeds it: ReLU-like activations He, a sine SIREN's
+// scheme with its w0, everything else Xavier. See Network::initialize.
+struct InitHint {
+    Init init = Init::Xavier;
+    float w0 = 0.f;
+};
+
+// What a layer may look at when it initialises its parameters.
+struct InitContext {
+    const Layer* next = nullptr; // the layer after this one, if any
+    bool afterSiren = false;     // a layer asking for SIREN's scheme came before this one
+    float sirenW0 = 0.f;         // ... and the w0 of the last such layer
+};
+
 class Layer {
 public:
+    explicit Layer(LayerItem item) : m_item(std::move(item)) {}
     virtual ~Layer() = default;
 
-    // "dense", "relu", "leakyrelu", "tanh", "sigmoid", "sine", "fourier", "embedding"
-    virtual std::string kind() const = 0;
+    const LayerType& type() const { return *m_item.type; }
+    const LayerItem& item() const { return m_item; }
+    // The type's name: "dense", "relu", "fourier", ...
+    std::string kind() const { return m_item.type->name; }
     // The layer as written in a layer spec, e.g. "dense:16" or "fourier:256:10".
-    virtual std::string spec() const = 0;
+    std::string spec() const { return m_item.text(); }
     // Output width for a given input width; throws EngineError naming the layer if the input
     // does not fit (e.g. an embedding that is not first).
     virtual int64_t outputWidth(int64_t inputWidth) const = 0;
@@ -53,12 +75,15 @@ public:
 
     // Called by Network once the arena exists: views in the order of parameters().
     void bind(int64_t inputWidth, std::vector<Tensor> params, std::vector<Tensor> grads);
-    // Fill parameters with their initial values (host-side RNG, then one upload).
-    virtual void initialize(Backend& backend, Rng& rng, Init init)
+    // What this layer asks of the dense layer before it.
+    virtual InitHint initHint() const { return {}; }
+    // Fill parameters with their initial values (host-side RNG from the type's rngStream,
+    // then one upload).
+    virtual void initialize(Backend& backend, Rng& rng, const InitContext& context)
     {
         (void)backend;
         (void)rng;
-        (void)init;
+        (void)context;
     }
 
     // y = layer(x). workspace: rows x workspaceCols(), kept until backward.
@@ -77,23 +102,10 @@ protected:
     virtual void backwardImpl(Backend& b, ConstTensor x, ConstTensor y, ConstTensor dy, Tensor dx,
                               Tensor workspace) = 0;
 
+    LayerItem m_item;
     int64_t m_inputWidth = 0;
     std::vector<Tensor> m_params; // views into the network's arena
     std::vector<Tensor> m_grads;
 };
-
-// Fully connected: y = x W^T + b. W: out x in (PyTorch's nn.Linear layout), b: 1 x out.
-// Initialisation Auto picks from the activation that follows (see Network::initialize).
-std::unique_ptr<Layer> makeDense(int64_t units, Init init = Init::Auto);
-// Element-wise activations. param: LeakyReLU slope (default 0.01), Sine w0 (default 30).
-std::unique_ptr<Layer> makeActivation(Activation act, float param);
-// Fourier features (Tancik et al. 2020): y = [sin(2 pi x B^T) | cos(2 pi x B^T)], B: count x in
-// drawn from N(0, scale^2) with the run's seed and never trained. Output width 2 * count.
-std::unique_ptr<Layer> makeFourier(int64_t count, float scale);
-// Embedding: each input column is a token id in [0, vocab); y concatenates the id rows of the
-// table (vocab x dim). Equivalent to one-hot(id) x dense without materialising the one-hot.
-std::unique_ptr<Layer> makeEmbedding(int64_t vocab, int64_t dim);
-
-std::string activationName(Activation act);
 
 } // namespace il

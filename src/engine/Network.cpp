@@ -5,10 +5,6 @@
 
 namespace il {
 
-// Defined in Layers.cpp (Dense is private to that file).
-void initializeDense(Layer& layer, Backend& backend, Rng& rng, Init init, float w0);
-Init requestedDenseInit(const Layer& layer);
-
 Network::Network(Backend& backend, int64_t inputWidth, std::vector<std::unique_ptr<Layer>> layers)
     : m_backend(backend), m_inputWidth(inputWidth), m_layers(std::move(layers))
 {
@@ -111,38 +107,15 @@ std::vector<LayerSummary> Network::summary() const
 void Network::initialize(uint64_t seed)
 {
     checkEngineThread("Network::initialize");
-    float lastSineW0 = 0.f; // w0 of the most recent sine layer before the current one
-    bool seenSine = false;
+    InitContext context;
     for (size_t i = 0; i < m_layers.size(); ++i) {
         Layer& layer = *m_layers[i];
-        Rng rng = Rng::derive(seed, layer.kind() == "fourier" ? "fourier" : "init", i);
-        if (layer.kind() == "dense") {
-            Init init = requestedDenseInit(layer);
-            const Layer* next = i + 1 < m_layers.size() ? m_layers[i + 1].get() : nullptr;
-            float w0 = 30.f;
-            if (next && next->isActivation() && next->activation() == Activation::Sine)
-                w0 = next->activationParam();
-            else if (seenSine)
-                w0 = lastSineW0;
-            if (init == Init::Auto || init == Init::Siren) {
-                if (next && next->isActivation() && next->activation() == Activation::Sine)
-                    init = seenSine ? Init::Siren : Init::SirenFirst;
-                else if (init == Init::Siren || seenSine)
-                    init = Init::Siren; // SIREN's final linear layer
-                else if (next && next->isActivation() &&
-                         (next->activation() == Activation::ReLU ||
-                          next->activation() == Activation::LeakyReLU))
-                    init = Init::He;
-                else
-                    init = Init::Xavier;
-            }
-            initializeDense(layer, m_backend, rng, init, w0);
-        } else {
-            if (layer.isActivation() && layer.activation() == Activation::Sine) {
-                seenSine = true;
-                lastSineW0 = layer.activationParam();
-            }
-            layer.initialize(m_backend, rng, Init::Auto);
+        Rng rng = Rng::derive(seed, layer.type().rngStream, i);
+        context.next = i + 1 < m_layers.size() ? m_layers[i + 1].get() : nullptr;
+        layer.initialize(m_backend, rng, context);
+        if (const InitHint hint = layer.initHint(); hint.init == Init::Siren) {
+            context.afterSiren = true;
+            context.sirenW0 = hint.w0;
         }
     }
 }

@@ -46,9 +46,10 @@ public:
     const std::vector<std::unique_ptr<Layer>>& layers() const { return m_layers; }
     std::vector<LayerSummary> summary() const;
 
-    // Initialise every parameter from the seed. Dense layers with Init::Auto take their scheme
-    // from the next activation: sine -> SIREN, relu/leakyrelu -> He, otherwise Xavier; a dense
-    // layer right after a sine layer uses SIREN's hidden-layer init with that layer's w0.
+    // Initialise every parameter from the seed: layer i draws from Rng::derive(seed, its type's
+    // rngStream, i) and sees its successor's InitHint (dense layers pick their scheme from it:
+    // sine -> SIREN, ReLU-like -> He, otherwise Xavier; after a sine layer, SIREN's hidden-layer
+    // init with that layer's w0).
     void initialize(uint64_t seed);
 
     // Flat views of all trainable parameters and of their gradients (same layout).

@@ -18,6 +18,14 @@ inline void same(const char* op, Shape a, Shape b)
                          " differ");
 }
 
+// The tensor an activation's derivative reads (x or y) must be shaped like dy.
+inline void activationInput(const char* activation, Shape in, Shape dy)
+{
+    if (!(in == dy))
+        throw ShapeError(std::string(activation) + " backward: shapes " + in.toString() + " and " +
+                         dy.toString() + " differ");
+}
+
 inline void broadcastRows(ConstTensor bias, ConstTensor y)
 {
     if (bias.size() != y.cols())

@@ -2,14 +2,10 @@
 // this, so the two pick the same category for the same probabilities and the same number.
 #pragma once
 
+#include "HostDevice.h"
+
 #include <cstdint>
 #include <cstring>
-
-#ifdef __CUDACC__
-#define IL_HOST_DEVICE __host__ __device__
-#else
-#define IL_HOST_DEVICE
-#endif
 
 namespace il {
 

@@ -4,17 +4,13 @@
 // same result and without a host copy or a sort. The CPU backend and kernels/ both use this.
 #pragma once
 
-#include <cstdint>
+#include "HostDevice.h"
 
-#ifdef __CUDACC__
-#define IL_SHUFFLE_HD __host__ __device__
-#else
-#define IL_SHUFFLE_HD
-#endif
+#include <cstdint>
 
 namespace il {
 
-IL_SHUFFLE_HD inline uint64_t mix64(uint64_t x)
+IL_HOST_DEVICE inline uint64_t mix64(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -29,7 +25,7 @@ struct ShuffleKey {
     uint64_t roundKeys[kRounds] = {};
 };
 
-IL_SHUFFLE_HD inline ShuffleKey makeShuffleKey(uint64_t key, uint64_t n)
+IL_HOST_DEVICE inline ShuffleKey makeShuffleKey(uint64_t key, uint64_t n)
 {
     ShuffleKey s;
     s.n = n;
@@ -41,7 +37,7 @@ IL_SHUFFLE_HD inline ShuffleKey makeShuffleKey(uint64_t key, uint64_t n)
 }
 
 // A bijection of [0, 4^halfBits): (L, R) -> (R, L ^ F(R)) per round, whatever F is.
-IL_SHUFFLE_HD inline uint64_t feistel(uint64_t x, const ShuffleKey& s)
+IL_HOST_DEVICE inline uint64_t feistel(uint64_t x, const ShuffleKey& s)
 {
     const uint64_t mask = (uint64_t(1) << s.halfBits) - 1;
     uint64_t left = x >> s.halfBits, right = x & mask;
@@ -55,7 +51,7 @@ IL_SHUFFLE_HD inline uint64_t feistel(uint64_t x, const ShuffleKey& s)
 
 // Position i of the shuffled order of [0, n), i < n. Walking the cycle from i always comes back
 // into [0, n) (i itself is there), at most 4 steps on average since 4^halfBits < 4n.
-IL_SHUFFLE_HD inline int64_t shuffledIndex(int64_t i, const ShuffleKey& s)
+IL_HOST_DEVICE inline int64_t shuffledIndex(int64_t i, const ShuffleKey& s)
 {
     uint64_t x = static_cast<uint64_t>(i);
     do {

@@ -42,6 +42,9 @@ double refActivation(Activation a, double p, double x)
         return 1.0 / (1.0 + std::exp(-x));
     case Activation::Sine:
         return std::sin(p * x);
+    case Activation::Gelu: // tanh approximation
+        return 0.5 * x *
+               (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
     }
     return NAN;
 }
@@ -65,6 +68,11 @@ double refDerivative(Activation a, double p, double x)
     }
     case Activation::Sine:
         return p * std::cos(p * x);
+    case Activation::Gelu: {
+        const double k = std::sqrt(2 / std::numbers::pi);
+        const double t = std::tanh(k * (x + 0.044715 * x * x * x));
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
+    }
     }
     return NAN;
 }
@@ -501,7 +509,7 @@ void TestBackendOps::activation_data()
     const std::pair<Activation, float> acts[] = {
         {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},    {Activation::LeakyReLU, 0.1f},
         {Activation::Tanh, 0.f},     {Activation::Sigmoid, 0.f}, {Activation::Sine, 30.f},
-        {Activation::Sine, 1.f}};
+        {Activation::Sine, 1.f},     {Activation::Gelu, 0.f}};
     const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {317, 331}};
     for (const auto& [act, p] : acts)
         for (const auto& s : shapes)

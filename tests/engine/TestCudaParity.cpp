@@ -639,7 +639,7 @@ void TestCudaParity::activation_data()
     const std::pair<Activation, float> acts[] = {
         {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},    {Activation::LeakyReLU, 0.1f},
         {Activation::Tanh, 0.f},     {Activation::Sigmoid, 0.f}, {Activation::Sine, 30.f},
-        {Activation::Sine, 1.f}};
+        {Activation::Sine, 1.f},     {Activation::Gelu, 0.f}};
     const qint64 shapes[][2] = {{1, 1}, {7, 13}, {317, 331}};
     for (const auto& [act, p] : acts)
         for (const auto& s : shapes)

@@ -181,34 +181,40 @@ void TestGradients::initTestCase()
 
 void TestGradients::activationLayer_data()
 {
-    QTest::addColumn<int>("act");
-    QTest::addColumn<float>("param");
+    QTest::addColumn<QString>("spec");
     QTest::addColumn<double>("range");
-    QTest::newRow("identity") << int(Activation::Identity) << 0.f << 3.0;
-    QTest::newRow("relu") << int(Activation::ReLU) << 0.f << 3.0;
-    QTest::newRow("leakyrelu(0.1)") << int(Activation::LeakyReLU) << 0.1f << 3.0;
-    QTest::newRow("tanh") << int(Activation::Tanh) << 0.f << 3.0;
-    QTest::newRow("sigmoid") << int(Activation::Sigmoid) << 0.f << 4.0;
-    QTest::newRow("sine(1)") << int(Activation::Sine) << 1.f << 4.0;
-    QTest::newRow("sine(30)") << int(Activation::Sine) << 30.f << 0.5;
+    // Rows tuned to an activation's argument first; then every other activation type of the
+    // registry with its defaults, so a new activation is checked without an edit here.
+    const std::pair<const char*, double> tuned[] = {{"relu", 3.0},   {"leakyrelu:0.1", 3.0},
+                                                    {"tanh", 3.0},   {"sigmoid", 4.0},
+                                                    {"sine:1", 4.0}, {"sine:30", 0.5}};
+    QStringList covered;
+    for (const auto& [spec, range] : tuned) {
+        QTest::newRow(spec) << QString(spec) << range;
+        covered << QString(spec).section(':', 0, 0);
+    }
+    for (const LayerType& t : layerTypes()) {
+        const QString name = QString::fromStdString(t.name);
+        if (t.activation && !covered.contains(name))
+            QTest::newRow(qPrintable(name + " (defaults)")) << name << 3.0;
+    }
 }
 
 void TestGradients::activationLayer()
 {
-    QFETCH(int, act);
-    QFETCH(float, param);
+    QFETCH(QString, spec);
     QFETCH(double, range);
-    const auto a = static_cast<Activation>(act);
     const int64_t rows = 3, width = 5;
-    Rng rng(42 + static_cast<uint64_t>(act));
+    auto layer = makeLayer(spec.toStdString());
+    QVERIFY(layer->isActivation());
+    QCOMPARE(layer->outputWidth(width), width);
+    const Activation a = layer->activation();
+    const float param = layer->activationParam();
+    Rng rng(42 + static_cast<uint64_t>(a));
     const bool kink = a == Activation::ReLU || a == Activation::LeakyReLU;
     const auto x = inputs(rng, rows * width, -range, range, kink ? 0.05 : 0.0);
     const auto r = testutil::randomVector(rng, rows * width, -1, 1);
 
-    auto layer = makeActivation(a, param);
-    QVERIFY(layer->isActivation());
-    QCOMPARE(int(layer->activation()), act);
-    QCOMPARE(layer->outputWidth(width), width);
     layer->bind(width, {}, {});
     Buffer dx = toDevice(b(), x), dy = toDevice(b(), r);
     Buffer y = testutil::filledBuffer(b(), rows * width, 0.f);
@@ -242,7 +248,8 @@ void TestGradients::denseLayer()
     QFETCH(qint64, in);
     QFETCH(qint64, units);
     Rng rng(static_cast<uint64_t>(rows * in * units));
-    LayerRig rig(b(), makeDense(units), rows, in, inputs(rng, rows * in, -1, 1), 7);
+    LayerRig rig(b(), makeLayer("dense:" + std::to_string(units)), rows, in,
+                 inputs(rng, rows * in, -1, 1), 7);
     QCOMPARE(rig.out, units);
     QCOMPARE(rig.layer->params().size(), size_t(2));
     QCOMPARE(rig.layer->params()[0].shape, (Shape{units, in})); // nn.Linear layout
@@ -280,7 +287,8 @@ void TestGradients::fourierLayer()
 {
     const int64_t rows = 4, in = 2, count = 6;
     Rng rng(3);
-    LayerRig rig(b(), makeFourier(count, 1.f), rows, in, inputs(rng, rows * in, -1, 1), 11);
+    LayerRig rig(b(), makeLayer("fourier:" + std::to_string(count) + ":1"), rows, in,
+                 inputs(rng, rows * in, -1, 1), 11);
     QCOMPARE(rig.out, 2 * count);
     // The projection B is fixed: saved, never trained.
     QCOMPARE(rig.net->parameterCount(), qint64(0));
@@ -316,7 +324,8 @@ void TestGradients::embeddingLayer()
     const int64_t rows = 5, context = 3, vocab = 7, dim = 4;
     // Ids repeat within a row and across rows, and one id never occurs (zero gradient).
     const std::vector<float> ids = {0, 1, 1, 2, 3, 4, 6, 6, 6, 0, 2, 1, 1, 3, 0};
-    LayerRig rig(b(), makeEmbedding(vocab, dim), rows, context, ids, 5);
+    LayerRig rig(b(), makeLayer("embedding:" + std::to_string(vocab) + ":" + std::to_string(dim)),
+                 rows, context, ids, 5);
     QCOMPARE(rig.out, context * dim);
     QCOMPARE(rig.layer->params().size(), size_t(1));
     QCOMPARE(rig.layer->params()[0].shape, (Shape{vocab, dim}));

@@ -1,0 +1,155 @@
+// Fully connected: y = x W^T + b. W: out x in (PyTorch's nn.Linear layout), b: 1 x out.
+#include "Layer.h"
+
+#include <cmath>
+
+namespace il {
+
+namespace {
+
+class Dense final : public Layer {
+public:
+    explicit Dense(const LayerItem& item)
+        : Layer(item), m_units(static_cast<int64_t>(item.args[0])),
+          m_init(static_cast<Init>(static_cast<int>(item.args[1])))
+    {
+    }
+    int64_t outputWidth(int64_t) const override { return m_units; }
+    std::vector<ParamSpec> parameters(int64_t in) const override
+    {
+        return {{"weight", {m_units, in}, true}, {"bias", {1, m_units}, true}};
+    }
+
+    void initialize(Backend& backend, Rng& rng, const InitContext& context) override
+    {
+        const auto [init, w0] = resolveInit(context);
+        initializeWith(backend, rng, init, w0);
+    }
+
+private:
+    // Init::Auto takes its scheme from the activation that follows: sine -> SIREN,
+    // ReLU-like -> He, otherwise Xavier. After a sine layer every dense layer uses SIREN's
+    // hidden-layer init with that layer's w0 (the final linear layer of a SIREN included).
+    // w0: the sine frequency the weights feed (or, after a sine, come from).
+    std::pair<Init, float> resolveInit(const InitContext& context) const
+    {
+        const InitHint next = context.next ? context.next->initHint() : InitHint{};
+        float w0 = 30.f;
+        if (next.init == Init::Siren)
+            w0 = next.w0;
+        else if (context.afterSiren)
+            w0 = context.sirenW0;
+        Init init = m_init;
+        if (init == Init::Auto || init == Init::Siren) {
+            if (next.init == Init::Siren)
+                init = context.afterSiren ? Init::Siren : Init::SirenFirst;
+            else if (init == Init::Siren || context.afterSiren)
+                init = Init::Siren; // SIREN's final linear layer
+            else if (next.init == Init::He)
+                init = Init::He;
+            else
+                init = Init::Xavier;
+        }
+        return {init, w0};
+    }
+
+    void initializeWith(Backend& backend, Rng& rng, Init init, float w0)
+    {
+        const int64_t in = m_inputWidth, out = m_units;
+        std::vector<float> w(static_cast<size_t>(in * out)), bias(static_cast<size_t>(out), 0.f);
+        const double fanIn = static_cast<double>(in), fanOut = static_cast<double>(out);
+        switch (init) {
+        case Init::He: { // Kaiming normal, for ReLU-like activations: N(0, 2 / fan_in)
+            const double sd = std::sqrt(2.0 / fanIn);
+            for (auto& v : w)
+                v = static_cast<float>(sd * rng.normal());
+            break;
+        }
+        case Init::SirenFirst: { // U(-1/in, 1/in): the first layer's frequencies come from w0
+            const double bound = 1.0 / fanIn;
+            for (auto& v : w)
+                v = static_cast<float>(rng.uniform(-bound, bound));
+            const double bb = 1.0 / std::sqrt(fanIn);
+            for (auto& v : bias)
+                v = static_cast<float>(rng.uniform(-bb, bb));
+            break;
+        }
+        case Init::Siren: { // U(-sqrt(6/in)/w0, sqrt(6/in)/w0): keeps sin(w0 z) inputs ~U(-pi, pi)
+            const double bound = std::sqrt(6.0 / fanIn) / w0;
+            for (auto& v : w)
+                v = static_cast<float>(rng.uniform(-bound, bound));
+            const double bb = 1.0 / std::sqrt(fanIn);
+            for (auto& v : bias)
+                v = static_cast<float>(rng.uniform(-bb, bb));
+            break;
+        }
+        case Init::Xavier:
+        case Init::Auto:
+        default: { // Glorot uniform: U(-sqrt(6/(in+out)), +)
+            const double bound = std::sqrt(6.0 / (fanIn + fanOut));
+            for (auto& v : w)
+                v = static_cast<float>(rng.uniform(-bound, bound));
+            break;
+        }
+        }
+        backend.upload(m_params[0], w.data());
+        backend.upload(m_params[1], bias.data());
+    }
+
+protected:
+    // y = x W^T + b: the bias is broadcast into y first, then sgemm adds x W^T with beta = 1.
+    void forwardImpl(Backend& b, ConstTensor x, Tensor y, Tensor) override
+    {
+        b.broadcastRows(m_params[1], y);
+        b.gemm(false, true, 1.f, x, m_params[0], 1.f, y);
+    }
+    // dW = dy^T x, db = sum_rows dy, dx = dy W. Transposes are read in place by sgemm.
+    void backwardImpl(Backend& b, ConstTensor x, ConstTensor, ConstTensor dy, Tensor dx,
+                      Tensor) override
+    {
+        b.gemm(true, false, 1.f, dy, x, 0.f, m_grads[0]);
+        b.sumRows(dy, 0.f, m_grads[1]);
+        if (dx.data) b.gemm(false, false, 1.f, dy, m_params[0], 0.f, dx);
+    }
+
+private:
+    int64_t m_units;
+    Init m_init; // as written: Auto unless the spec names a scheme
+};
+
+} // namespace
+
+LayerType denseLayerType()
+{
+    LayerType t;
+    t.name = "dense";
+    t.aliases = {"linear"};
+    t.label = "Dense";
+    t.synopsis = "dense:N[:init]";
+    t.help = "Fully connected layer with N units: y = x W^T + b. init: xavier, he or siren "
+             "(default: from the activation that follows: He before ReLU-like ones, SIREN before "
+             "sine, Xavier otherwise). The last dense layer may leave N out: it gets the output "
+             "width.";
+    LayerArg units;
+    units.name = "units";
+    units.fromData = DataValue::OutputWidth;
+    units.suggested = 32;
+    units.column = EditorColumn::Size;
+    units.tooltip = "The number of units (outputs).";
+    LayerArg init;
+    init.name = "initialisation";
+    init.kind = LayerArg::Kind::Choice;
+    init.choices = {"auto", "xavier", "he", "siren"}; // the order of enum Init
+    init.choiceAliases = {{"glorot", "xavier"}, {"kaiming", "he"}};
+    init.column = EditorColumn::Init;
+    init.tooltip = "How the weights start. Automatic picks from the next activation: He before "
+                   "ReLU, SIREN before sine, Xavier otherwise.";
+    t.args = {units, init};
+    t.outputLayer = true;
+    t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
+        return std::make_unique<Dense>(item);
+    };
+    return t;
+}
+
+} // namespace il
