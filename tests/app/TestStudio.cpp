@@ -77,6 +77,7 @@ private slots:
     void layerSpecRoundTrips();
     void opensEachKindOfSample();
     void editsTheStackWithUndo();
+    void offersEveryRegisteredLayerType();
     void trainsAndChartsArrive();
     void pausesResumesStopsAndStaysResponsive();
     void savesReopensAndContinues();
@@ -322,6 +323,29 @@ void TestStudio::editsTheStackWithUndo()
     QCOMPARE(session()->runState(), Session::RunState::Idle);
     find<QToolButton>("undoButton")->click();
     QVERIFY(!error->isVisibleTo(panel));
+}
+
+// The editor's types, defaults, labels and counts come from the engine's layer registry: every
+// registered type is offered, can be added, and (where it may stand) gives a valid stack.
+void TestStudio::offersEveryRegisteredLayerType()
+{
+    openSample("iris");
+    auto* model = qobject_cast<LayerStackModel*>(find<QTableView>("layersTableView")->model());
+    auto* combo = find<QComboBox>("newLayerComboBox");
+    QCOMPARE(combo->count(), int(il::layerTypes().size()));
+    for (const il::LayerType& type : il::layerTypes()) {
+        const QString name = QString::fromStdString(type.name);
+        QVERIFY2(combo->findText(name) >= 0, qPrintable(name));
+        model->resetSpec("dense:32,tanh,dense");
+        model->insertLayer(type.firstOnly.empty() ? 1 : 0, name);
+        QCOMPARE(model->rowCount(), 4);
+        QVERIFY2(model->spec().contains(name), qPrintable(model->spec()));
+        QCOMPARE(model->data(model->index(type.firstOnly.empty() ? 1 : 0, 0), Qt::DisplayRole)
+                     .toString(),
+                 QString::fromStdString(type.label));
+        if (type.name != "embedding") // iris has no vocabulary
+            QVERIFY2(model->isValid(), qPrintable(name + ": " + model->errorString()));
+    }
 }
 
 void TestStudio::trainsAndChartsArrive()
