@@ -922,9 +922,5 @@ void TestStudio::studioKeepsTheEngineOffTheGuiThread()
     setSteps(60);
     trainToEnd(); // continues the opened model
     const QStringList violations = takeViolations();
-    QEXPECT_FAIL("",
-                 "the layer editor (LayerStackModel) builds a Network on the GUI thread to "
-                 "learn the widths until the layer registry's shape plan replaces it",
-                 Continue);
     QVERIFY2(violations.isEmpty(), qPrintable(violations.join("; ")));
 }
