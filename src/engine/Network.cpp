@@ -89,18 +89,11 @@ std::string Network::spec() const
 
 std::vector<LayerSummary> Network::summary() const
 {
+    const std::vector<LayerPlan> plans = planLayers(m_layers, m_inputWidth);
     std::vector<LayerSummary> out;
-    int64_t width = m_inputWidth;
-    for (size_t i = 0; i < m_layers.size(); ++i) {
-        LayerSummary s;
-        s.index = static_cast<int>(i);
-        s.spec = m_layers[i]->spec();
-        s.outputWidth = m_widths[i];
-        for (const auto& p : m_layers[i]->parameters(width))
-            if (p.trainable) s.parameters += p.shape.size();
-        out.push_back(s);
-        width = m_widths[i];
-    }
+    for (size_t i = 0; i < m_layers.size(); ++i)
+        out.push_back({static_cast<int>(i), m_layers[i]->spec(), plans[i].outputWidth,
+                       plans[i].parameters});
     return out;
 }
 
