@@ -45,8 +45,9 @@ std::vector<const OptimizerSetting*> settingKeys()
     std::vector<const OptimizerSetting*> keys;
     for (const OptimizerType& type : optimizerTypes())
         for (const OptimizerSetting& s : type.settings)
-            if (std::none_of(keys.begin(), keys.end(),
-                             [&](const OptimizerSetting* k) { return std::string_view(k->key) == s.key; }))
+            if (std::none_of(keys.begin(), keys.end(), [&](const OptimizerSetting* k) {
+                    return std::string_view(k->key) == s.key;
+                }))
                 keys.push_back(&s);
     return keys;
 }
@@ -197,43 +198,11 @@ void checkLossFits(const tasks::Task& task, LossKind loss)
                          (regression ? " or mae" : "") + ")");
 }
 
-} // namespace
-
-int runTrain(const QStringList& args)
+// The data options (--target, --features, --image-size...) as the task loaders take them.
+tasks::TaskOptions taskOptions(const QCommandLineParser& p)
 {
-    QCommandLineParser p;
-    p.addPositionalArgument("DATA", "A data file (CSV table...), or :sample/NAME for a bundled "
-                                    "sample (see: ironlearn-cli samples).");
-    addTrainingOptions(p);
-    if (!parseOrHelp(p, args, "train", "DATA [options]",
-                     "Train a network on a data file and save it as a model.", 1, 1,
-                     QString::fromStdString(layerSpecHelp()) + "\n" + tasks::presetHelp() +
-                         "\n" + optimizerHelp()))
-        return ExitOk;
-
-    const QString given = p.positionalArguments().first();
-    if (p.isSet("layers") && p.isSet("preset"))
-        throw UsageError("give --layers or --preset, not both");
-    if (p.isSet("resume") && (p.isSet("layers") || p.isSet("preset")))
-        throw UsageError("--layers/--preset cannot change a resumed model's architecture");
-    const QString taskKind = p.value("task");
-    if (!taskKind.isEmpty() && !tasks::findTaskType(taskKind))
-        throw UsageError("--task must be " + tasks::taskTypeNames().toStdString() + ", not \"" +
-                         taskKind.toStdString() + "\"");
-    const int threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
-    tasks::Model model;
-    model.backend = makeBackend(p.value("backend"), threads, p.isSet("tf32"));
-
-    // ---- resume: the model brings its architecture, task settings, hyperparameters, state ---
-    const bool resuming = p.isSet("resume");
-    io::ModelInfo resumed;
-    QString error;
-    if (resuming && !model.open(p.value("resume"), &resumed, &error))
-        throw DataError(error.toStdString());
-
-    // ---- data ------------------------------------------------------------------------------
     tasks::TaskOptions topt;
-    topt.task = taskKind;
+    topt.task = p.value("task");
     topt.target = p.value("target");
     topt.kind = p.isSet("kind") ? p.value("kind") : "auto";
     topt.valSplit = doubleOption(p, "val-split", -1, 0, 0.95);
@@ -247,68 +216,41 @@ int runTrain(const QStringList& args)
     topt.keepCase = p.isSet("keep-case");
     topt.trainingSize = static_cast<int>(intOption(p, "image-size", 512, 8, 8192));
     topt.grayscale = p.isSet("grayscale");
-    const QByteArray bytes = readDataFile(given);
-    std::shared_ptr<tasks::Task> task =
-        resuming ? tasks::openTaskForModel(given, bytes, resumed.task, false, topt, &error)
-                 : tasks::openTask(given, bytes, topt, &error);
-    if (!task) throw DataError(error.toStdString());
-    const tasks::TaskData& data = task->data();
+    return topt;
+}
 
-    // ---- configuration: the task's defaults (or the model's), then the options ------------
+// A new network for the task from --layers or --preset (the task's first preset by default).
+void buildNetwork(const QCommandLineParser& p, tasks::Model& model,
+                  std::shared_ptr<tasks::Task> task)
+{
+    QString spec = p.value("layers");
+    if (spec.isEmpty()) {
+        const QString preset = p.isSet("preset") ? p.value("preset") : task->presets().first();
+        spec = task->presetSpec(preset);
+        if (spec.isEmpty())
+            throw UsageError("--preset: unknown preset \"" + preset.toStdString() + "\" for " +
+                             task->kind().toStdString() + " (" +
+                             task->presets().join(", ").toStdString() + ")");
+    }
+    model.task = std::move(task);
+    try {
+        model.build(spec.toStdString());
+    } catch (const EngineError& e) {
+        throw UsageError(std::string(p.isSet("layers") ? "--layers: " : "--preset: ") + e.what());
+    }
+}
+
+// Trains the model with progress on stderr (Ctrl+C stops after the step and saves), writing
+// --snapshots on the way.
+TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool quiet)
+{
+    tasks::Task& task = *model.task;
     TrainerConfig& cfg = model.config;
-    if (!resuming) {
-        task->applyDefaults(cfg);
-        cfg.seed = topt.seed;
-    }
-    applyOptions(p, cfg);
-    checkLossFits(*task, cfg.loss);
-
-    // ---- network ----------------------------------------------------------------------------
-    if (resuming) {
-        if (!model.attach(task, &error)) throw DataError((given + ": " + error).toStdString());
-        if (!model.makeOptimizer(cfg.optimizer, &error))
-            std::fprintf(stderr, "note: %s; continuing with a fresh optimizer state\n",
-                         error.toUtf8().constData());
-    } else {
-        QString spec = p.value("layers");
-        if (spec.isEmpty()) {
-            const QString preset = p.isSet("preset") ? p.value("preset") : task->presets().first();
-            spec = task->presetSpec(preset);
-            if (spec.isEmpty())
-                throw UsageError("--preset: unknown preset \"" + preset.toStdString() + "\" for " +
-                                 task->kind().toStdString() + " (" +
-                                 task->presets().join(", ").toStdString() + ")");
-        }
-        model.task = task;
-        try {
-            model.build(spec.toStdString());
-        } catch (const EngineError& e) {
-            throw UsageError(std::string(p.isSet("layers") ? "--layers: " : "--preset: ") +
-                             e.what());
-        }
-    }
-    // Upload the data once; the trainer keeps it on the backend for the whole run.
-    model.upload();
-    Network* net = model.network.get();
-    TrainingState& state = model.state;
-
-    const bool quiet = p.isSet("quiet");
-    if (!quiet) {
-        std::fprintf(stderr, "%s\n", task->description().toUtf8().constData());
-        for (const QString& note : task->notes())
-            std::fprintf(stderr, "note: %s\n", note.toUtf8().constData());
-        std::fprintf(stderr, "network: %s (%lld parameters), %s, lr %g %s, on %s\n",
-                     net->spec().c_str(), static_cast<long long>(net->parameterCount()),
-                     cfg.optimizer.name().c_str(), cfg.schedule.lrMax,
-                     scheduleName(cfg.schedule.kind).c_str(),
-                     model.backend->info().details.c_str());
-    }
-
     // Snapshots are written at evaluations, so evaluate every --snapshot-every steps.
     const QString snapshotDir = p.value("snapshots");
     if (!snapshotDir.isEmpty()) {
-        if (!task->supportsSnapshots())
-            throw UsageError("--snapshots: " + task->kind().toStdString() +
+        if (!task.supportsSnapshots())
+            throw UsageError("--snapshots: " + task.kind().toStdString() +
                              " models have no snapshots (images do)");
         if (!QDir().mkpath(snapshotDir))
             throw DataError((snapshotDir + ": cannot create the directory").toStdString());
@@ -318,19 +260,20 @@ int runTrain(const QStringList& args)
     policy.recordSteps = !p.isSet("no-graphs");
     // Optional so it can go before the model moves (it holds buffers on the model's backend).
     std::optional<Trainer> trainer;
-    trainer.emplace(*net, *model.optimizer, cfg, state, policy);
+    trainer.emplace(*model.network, *model.optimizer, cfg, model.state, policy);
     ProgressPrinter printer(quiet);
     trainer->setProgressCallback([&printer](const Progress& pr) { printer(pr); });
     // The metric hook runs at every evaluation; it also writes the snapshot timeline.
     QString snapshotError;
-    if (task->hasTrainingMetric() || !snapshotDir.isEmpty())
+    const TrainingState& state = model.state;
+    if (task.hasTrainingMetric() || !snapshotDir.isEmpty())
         trainer->setMetricHook(
             [&](Network& n) {
                 if (!snapshotDir.isEmpty() && snapshotError.isEmpty())
-                    task->writeSnapshot(n, state.step, snapshotDir, &snapshotError);
-                return task->trainingMetric(n);
+                    task.writeSnapshot(n, state.step, snapshotDir, &snapshotError);
+                return task.trainingMetric(n);
             },
-            NAN, task->metricLowerIsBetter());
+            NAN, task.metricLowerIsBetter());
     g_activeTrainer = &*trainer;
     std::signal(SIGINT, onInterrupt);
     TrainResult result;
@@ -348,22 +291,16 @@ int runTrain(const QStringList& args)
     if (!snapshotError.isEmpty())
         std::fprintf(stderr, "warning: snapshots stopped: %s\n",
                      snapshotError.toUtf8().constData());
+    return result;
+}
 
-    // ---- a failed device: the trainer kept the last good weights on the host; rebuild the
-    // model on the CPU so it can be saved and trained further there.
-    if (result.reason == StopReason::DeviceFailure && result.lastGood)
-        model.recoverOnCpu(createCpuBackend(threads), result.lastGood);
-
-    // ---- save, then report ---------------------------------------------------------------------
-    const QString out =
-        p.isSet("out") ? p.value("out")
-        : resuming
-            ? p.value("resume")
-            : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() +
-                  ".safetensors";
-    if (!model.save(out, task->toJson(), &error)) throw DataError(error.toStdString());
-
-    const tasks::TaskMetrics metrics = task->evaluate(*model.network);
+// The run's summary on stdout (a failure on stderr), and --metrics-json.
+void report(const QCommandLineParser& p, const tasks::Model& model, const TrainResult& result,
+            const QString& given, const QString& out)
+{
+    tasks::Task& task = *model.task;
+    const TrainingState& state = model.state;
+    const tasks::TaskMetrics metrics = task.evaluate(*model.network);
     const bool failed =
         result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
     std::fprintf(failed ? stderr : stdout, "%s%s\n", failed ? "error: " : "",
@@ -378,14 +315,14 @@ int runTrain(const QStringList& args)
                 result.seconds > 0 ? static_cast<double>(result.steps) / result.seconds : 0.0,
                 static_cast<long long>(state.epoch));
     std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
-    if (data.valRows > 0)
+    if (task.data().valRows > 0)
         std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());
     std::printf("\n%s\n", metrics.summary.toUtf8().constData());
     std::printf("saved model to %s\n", out.toUtf8().constData());
 
     if (p.isSet("metrics-json")) {
         QJsonObject j = metrics.values;
-        j["task"] = task->kind();
+        j["task"] = task.kind();
         j["steps"] = static_cast<qint64>(state.step);
         j["epochs"] = static_cast<double>(state.epoch);
         j["seconds"] = state.seconds;
@@ -395,6 +332,110 @@ int runTrain(const QStringList& args)
         j["model"] = out;
         writeTextFileAtomically(p.value("metrics-json"), QJsonDocument(j).toJson());
     }
+}
+
+// What is about to train, on stderr: the data, its notes, the network and where it runs.
+void printHeader(const tasks::Model& model)
+{
+    std::fprintf(stderr, "%s\n", model.task->description().toUtf8().constData());
+    for (const QString& note : model.task->notes())
+        std::fprintf(stderr, "note: %s\n", note.toUtf8().constData());
+    std::fprintf(
+        stderr, "network: %s (%lld parameters), %s, lr %g %s, on %s\n",
+        model.network->spec().c_str(), static_cast<long long>(model.network->parameterCount()),
+        model.config.optimizer.name().c_str(), model.config.schedule.lrMax,
+        scheduleName(model.config.schedule.kind).c_str(), model.backend->info().details.c_str());
+}
+
+// Options that cannot go together, and a --task that names no task.
+void checkArguments(const QCommandLineParser& p)
+{
+    if (p.isSet("layers") && p.isSet("preset"))
+        throw UsageError("give --layers or --preset, not both");
+    if (p.isSet("resume") && (p.isSet("layers") || p.isSet("preset")))
+        throw UsageError("--layers/--preset cannot change a resumed model's architecture");
+    const QString taskKind = p.value("task");
+    if (!taskKind.isEmpty() && !tasks::findTaskType(taskKind))
+        throw UsageError("--task must be " + tasks::taskTypeNames().toStdString() + ", not \"" +
+                         taskKind.toStdString() + "\"");
+}
+
+} // namespace
+
+int runTrain(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.addPositionalArgument("DATA", "A data file (CSV table...), or :sample/NAME for a bundled "
+                                    "sample (see: ironlearn-cli samples).");
+    addTrainingOptions(p);
+    if (!parseOrHelp(p, args, "train", "DATA [options]",
+                     "Train a network on a data file and save it as a model.", 1, 1,
+                     QString::fromStdString(layerSpecHelp()) + "\n" + tasks::presetHelp() + "\n" +
+                         optimizerHelp()))
+        return ExitOk;
+
+    const QString given = p.positionalArguments().first();
+    checkArguments(p);
+    const int threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
+    tasks::Model model;
+    model.backend = makeBackend(p.value("backend"), threads, p.isSet("tf32"));
+
+    // ---- resume: the model brings its architecture, task settings, hyperparameters, state ---
+    const bool resuming = p.isSet("resume");
+    io::ModelInfo resumed;
+    QString error;
+    if (resuming && !model.open(p.value("resume"), &resumed, &error))
+        throw DataError(error.toStdString());
+
+    // ---- data ------------------------------------------------------------------------------
+    const tasks::TaskOptions topt = taskOptions(p);
+    const QByteArray bytes = readDataFile(given);
+    std::shared_ptr<tasks::Task> task =
+        resuming ? tasks::openTaskForModel(given, bytes, resumed.task, false, topt, &error)
+                 : tasks::openTask(given, bytes, topt, &error);
+    if (!task) throw DataError(error.toStdString());
+
+    // ---- configuration: the task's defaults (or the model's), then the options ------------
+    TrainerConfig& cfg = model.config;
+    if (!resuming) {
+        task->applyDefaults(cfg);
+        cfg.seed = topt.seed;
+    }
+    applyOptions(p, cfg);
+    checkLossFits(*task, cfg.loss);
+
+    // ---- network ----------------------------------------------------------------------------
+    if (resuming) {
+        if (!model.attach(task, &error)) throw DataError((given + ": " + error).toStdString());
+        if (!model.makeOptimizer(cfg.optimizer, &error))
+            std::fprintf(stderr, "note: %s; continuing with a fresh optimizer state\n",
+                         error.toUtf8().constData());
+    } else {
+        buildNetwork(p, model, task);
+    }
+    // Upload the data once; the trainer keeps it on the backend for the whole run.
+    model.upload();
+
+    const bool quiet = p.isSet("quiet");
+    if (!quiet) printHeader(model);
+    const TrainResult result = trainModel(p, model, quiet);
+
+    // ---- a failed device: the trainer kept the last good weights on the host; rebuild the
+    // model on the CPU so it can be saved and trained further there.
+    if (result.reason == StopReason::DeviceFailure && result.lastGood)
+        model.recoverOnCpu(createCpuBackend(threads), result.lastGood);
+
+    // ---- save, then report ---------------------------------------------------------------------
+    const QString out =
+        p.isSet("out") ? p.value("out")
+        : resuming
+            ? p.value("resume")
+            : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() +
+                  ".safetensors";
+    if (!model.save(out, task->toJson(), &error)) throw DataError(error.toStdString());
+    report(p, model, result, given, out);
+    const bool failed =
+        result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
     return failed ? ExitDataError : ExitOk;
 }
 
