@@ -36,6 +36,45 @@ struct Mark {
     double loss = NAN;
 };
 
+// A run of `units` epochs or steps, reporting at each epoch end, or with stepsPerSample > 1
+// (steps only) once per sample of that many steps.
+void setLength(TrainerConfig& config, RunPolicy& policy, bool perEpoch, int64_t units,
+               int64_t stepsPerSample)
+{
+    if (perEpoch)
+        config.epochs = units;
+    else
+        config.steps = units;
+    policy.progressInterval = 1e9; // epoch ends only
+    if (stepsPerSample > 1 && !perEpoch) {
+        config.steps = units * stepsPerSample;
+        policy.readEvery = stepsPerSample;
+        config.evalEvery = stepsPerSample; // reports (and reads) at sample boundaries only
+        policy.progressInterval = 1e12;    // never by time, not even the first step
+    }
+}
+
+// Milliseconds per unit of each sample: consecutive marks, both at or after the end of the
+// warm-up (counted in samples).
+std::vector<double> sampleTimes(const std::vector<Mark>& marks, const Mark& start, bool perEpoch,
+                                int warmup, double perSample)
+{
+    auto unitOf = [perEpoch, perSample](const Mark& m) {
+        return perEpoch ? std::round(m.epoch) : static_cast<double>(m.step) / perSample;
+    };
+    std::vector<double> samples;
+    const Mark* previous = &start;
+    for (const Mark& m : marks) {
+        const bool atEpochEnd = std::abs(m.epoch - std::round(m.epoch)) < 1e-9;
+        if (perEpoch && !atEpochEnd) continue;
+        const double done = unitOf(m) - unitOf(*previous);
+        if (unitOf(*previous) >= warmup && done > 0)
+            samples.push_back(msBetween(previous->time, m.time) / (done * perSample));
+        if (done > 0) previous = &m;
+    }
+    return samples;
+}
+
 // Trains `spec` on (x, y) for warmup + repeat units (steps or epochs) and times each unit
 // from the trainer's progress callbacks, which fire at every epoch end. With stepsPerSample > 1
 // (steps only) a sample is that many steps: the trainer then reads the loss back and reports
@@ -51,18 +90,8 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
     TrainingState state;
 
     const int64_t units = warmup + repeat;
-    if (perEpoch)
-        config.epochs = units;
-    else
-        config.steps = units;
     RunPolicy policy;
-    policy.progressInterval = 1e9; // epoch ends only
-    if (stepsPerSample > 1 && !perEpoch) {
-        config.steps = units * stepsPerSample;
-        policy.readEvery = stepsPerSample;
-        config.evalEvery = stepsPerSample; // reports (and reads) at sample boundaries only
-        policy.progressInterval = 1e12;    // never by time, not even the first step
-    }
+    setLength(config, policy, perEpoch, units, stepsPerSample);
 
     std::vector<Mark> marks;
     marks.reserve(static_cast<size_t>(units) + 8);
@@ -92,21 +121,8 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
     result.readEvery = std::max<int64_t>(1, policy.readEvery);
     result.unitsPerSample = perEpoch ? 1 : std::max<int64_t>(1, stepsPerSample);
 
-    // Samples: consecutive marks, both at or after the end of the warm-up (counted in samples).
     const double perSample = static_cast<double>(result.unitsPerSample);
-    auto unitOf = [perEpoch, perSample](const Mark& m) {
-        return perEpoch ? std::round(m.epoch) : static_cast<double>(m.step) / perSample;
-    };
-    std::vector<double> samples;
-    const Mark* previous = &start;
-    for (const Mark& m : marks) {
-        const bool atEpochEnd = std::abs(m.epoch - std::round(m.epoch)) < 1e-9;
-        if (perEpoch && !atEpochEnd) continue;
-        const double done = unitOf(m) - unitOf(*previous);
-        if (unitOf(*previous) >= warmup && done > 0)
-            samples.push_back(msBetween(previous->time, m.time) / (done * perSample));
-        if (done > 0) previous = &m;
-    }
+    const std::vector<double> samples = sampleTimes(marks, start, perEpoch, warmup, perSample);
     if (static_cast<int>(samples.size()) * 2 >= repeat) {
         result.timing = "callbacks";
         result.ms = statsOf(samples);

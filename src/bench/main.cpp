@@ -179,6 +179,82 @@ void printTraining(const il::bench::TrainingResult& r, const char* label)
                 r.timing.c_str(), r.firstLoss, r.lastLoss);
 }
 
+struct Results {
+    std::vector<il::bench::GemmResult> gemm;
+    il::bench::TrainingResult siren, tanh, siren262k, siren4k;
+};
+
+// Runs the wanted workloads, printing each figure as it comes unless --json.
+Results runWorkloads(il::Backend& backend, const Options& opt, int64_t readEvery)
+{
+    Results r;
+    if (wanted(opt, "sgemm")) {
+        r.gemm = il::bench::benchGemm(backend, {256, 512, 1024, 2048}, opt.repeat);
+        if (!opt.json) {
+            for (const auto& g : r.gemm) {
+                const std::string label = "sgemm n=" + std::to_string(g.n);
+                std::printf("%-34s %9.1f GFLOP/s  (%.3f ms median, min %.3f)\n", label.c_str(),
+                            g.gflops, g.ms.median, g.ms.min);
+            }
+            std::fflush(stdout);
+        }
+    }
+    if (wanted(opt, "siren")) {
+        r.siren = il::bench::benchSiren(backend, opt.repeat, 3);
+        if (!opt.json) printTraining(r.siren, "siren 2-256x3-1, 40000 rows, full");
+        std::fflush(stdout);
+    }
+    if (wanted(opt, "tanh")) {
+        r.tanh = il::bench::benchTanh(backend, opt.repeat, 1);
+        if (!opt.json) printTraining(r.tanh, "tanh mlp 135-...-27, 10000 rows/256");
+        std::fflush(stdout);
+    }
+    // Warm-up: two samples on a device (the first step sizes every buffer, the second
+    // records the step), one step on the CPU.
+    const int warmupSamples = readEvery > 1 ? 2 : 1;
+    if (wanted(opt, "siren262k")) {
+        r.siren262k =
+            il::bench::benchSirenBatch(backend, 262144, readEvery, opt.repeat, warmupSamples);
+        if (!opt.json) printTraining(r.siren262k, "siren 2-256x3-1, 262144 rows, full");
+        std::fflush(stdout);
+    }
+    if (wanted(opt, "siren4k")) {
+        r.siren4k = il::bench::benchSirenBatch(backend, 4096, readEvery, opt.repeat, warmupSamples);
+        if (!opt.json) printTraining(r.siren4k, "siren 2-256x3-1, 4096 rows, full");
+        std::fflush(stdout);
+    }
+    return r;
+}
+
+std::string resultsJson(const Options& opt, const il::DeviceInfo& info, const Results& r)
+{
+    std::string out = "{\"tool\": \"ironlearn\", \"backend\": " + jsonString(info.backend) +
+                      ", \"device\": " + jsonString(info.name) +
+                      ", \"details\": " + jsonString(info.details) +
+                      ", \"threads\": " + std::to_string(opt.threads) +
+                      ", \"backend_threads\": " + std::to_string(info.threads) +
+                      ", \"repeat\": " + std::to_string(opt.repeat) +
+                      ", \"env\": {\"OPENBLAS_CORETYPE\": " + envOrNull("OPENBLAS_CORETYPE") +
+                      ", \"OPENBLAS_L2_SIZE\": " + envOrNull("OPENBLAS_L2_SIZE") +
+                      ", \"OMP_NUM_THREADS\": " + envOrNull("OMP_NUM_THREADS") + "}";
+    if (wanted(opt, "sgemm")) {
+        out += ", \"sgemm\": [";
+        for (size_t i = 0; i < r.gemm.size(); ++i) {
+            const auto& g = r.gemm[i];
+            out += std::string(i ? ", " : "") + "{\"n\": " + std::to_string(g.n) +
+                   ", \"gflops\": " + jsonNumber(g.gflops) + ", " + statsJson(g.ms) +
+                   ", \"inner\": " + std::to_string(g.inner) + "}";
+        }
+        out += "]";
+    }
+    if (wanted(opt, "siren")) out += ", \"siren\": " + trainingJson(r.siren);
+    if (wanted(opt, "tanh")) out += ", \"tanh\": " + trainingJson(r.tanh);
+    if (wanted(opt, "siren262k")) out += ", \"siren262k\": " + trainingJson(r.siren262k);
+    if (wanted(opt, "siren4k")) out += ", \"siren4k\": " + trainingJson(r.siren4k);
+    out += "}\n";
+    return out;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -206,76 +282,8 @@ int main(int argc, char** argv)
                         info.name.c_str(), info.threads, info.details.c_str());
             std::fflush(stdout);
         }
-
-        std::vector<il::bench::GemmResult> gemm;
-        if (wanted(opt, "sgemm")) {
-            gemm = il::bench::benchGemm(*backend, {256, 512, 1024, 2048}, opt.repeat);
-            if (!opt.json) {
-                for (const auto& g : gemm) {
-                    const std::string label = "sgemm n=" + std::to_string(g.n);
-                    std::printf("%-34s %9.1f GFLOP/s  (%.3f ms median, min %.3f)\n", label.c_str(),
-                                g.gflops, g.ms.median, g.ms.min);
-                }
-                std::fflush(stdout);
-            }
-        }
-
-        il::bench::TrainingResult siren, tanh;
-        if (wanted(opt, "siren")) {
-            siren = il::bench::benchSiren(*backend, opt.repeat, 3);
-            if (!opt.json) printTraining(siren, "siren 2-256x3-1, 40000 rows, full");
-            std::fflush(stdout);
-        }
-        if (wanted(opt, "tanh")) {
-            tanh = il::bench::benchTanh(*backend, opt.repeat, 1);
-            if (!opt.json) printTraining(tanh, "tanh mlp 135-...-27, 10000 rows/256");
-            std::fflush(stdout);
-        }
-        // Warm-up: two samples on a device (the first step sizes every buffer, the second
-        // records the step), one step on the CPU.
-        const int warmupSamples = readEvery > 1 ? 2 : 1;
-        il::bench::TrainingResult siren262k, siren4k;
-        if (wanted(opt, "siren262k")) {
-            siren262k =
-                il::bench::benchSirenBatch(*backend, 262144, readEvery, opt.repeat, warmupSamples);
-            if (!opt.json) printTraining(siren262k, "siren 2-256x3-1, 262144 rows, full");
-            std::fflush(stdout);
-        }
-        if (wanted(opt, "siren4k")) {
-            siren4k =
-                il::bench::benchSirenBatch(*backend, 4096, readEvery, opt.repeat, warmupSamples);
-            if (!opt.json) printTraining(siren4k, "siren 2-256x3-1, 4096 rows, full");
-            std::fflush(stdout);
-        }
-
-        if (opt.json) {
-            std::string out =
-                "{\"tool\": \"ironlearn\", \"backend\": " + jsonString(info.backend) +
-                ", \"device\": " + jsonString(info.name) +
-                ", \"details\": " + jsonString(info.details) +
-                ", \"threads\": " + std::to_string(opt.threads) +
-                ", \"backend_threads\": " + std::to_string(info.threads) +
-                ", \"repeat\": " + std::to_string(opt.repeat) +
-                ", \"env\": {\"OPENBLAS_CORETYPE\": " + envOrNull("OPENBLAS_CORETYPE") +
-                ", \"OPENBLAS_L2_SIZE\": " + envOrNull("OPENBLAS_L2_SIZE") +
-                ", \"OMP_NUM_THREADS\": " + envOrNull("OMP_NUM_THREADS") + "}";
-            if (wanted(opt, "sgemm")) {
-                out += ", \"sgemm\": [";
-                for (size_t i = 0; i < gemm.size(); ++i) {
-                    const auto& g = gemm[i];
-                    out += std::string(i ? ", " : "") + "{\"n\": " + std::to_string(g.n) +
-                           ", \"gflops\": " + jsonNumber(g.gflops) + ", " + statsJson(g.ms) +
-                           ", \"inner\": " + std::to_string(g.inner) + "}";
-                }
-                out += "]";
-            }
-            if (wanted(opt, "siren")) out += ", \"siren\": " + trainingJson(siren);
-            if (wanted(opt, "tanh")) out += ", \"tanh\": " + trainingJson(tanh);
-            if (wanted(opt, "siren262k")) out += ", \"siren262k\": " + trainingJson(siren262k);
-            if (wanted(opt, "siren4k")) out += ", \"siren4k\": " + trainingJson(siren4k);
-            out += "}\n";
-            std::fputs(out.c_str(), stdout);
-        }
+        const Results results = runWorkloads(*backend, opt, readEvery);
+        if (opt.json) std::fputs(resultsJson(opt, info, results).c_str(), stdout);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "ironlearn-bench: %s\n", e.what());
         return 1;

@@ -58,6 +58,105 @@ private:
     QSaveFile m_file; // discarded unless committed: a failed run leaves nothing behind
 };
 
+// The new columns, after the input's own: the prediction of each target (or the class) and,
+// for classes, the probability of each.
+class PredictionColumns {
+public:
+    PredictionColumns(const tasks::TabularSchema& schema, std::vector<double> pred,
+                      std::vector<double> probs, char delimiter)
+        : m_schema(schema), m_pred(std::move(pred)), m_probs(std::move(probs)), m_delim(delimiter)
+    {
+        const QStringList predicted =
+            schema.isClassification() ? QStringList{schema.target} : schema.targets;
+        for (const QString& t : predicted)
+            m_header += m_delim + csvField(("predicted_" + t).toUtf8(), m_delim);
+        if (schema.isClassification())
+            for (const QString& c : schema.classes)
+                m_header += m_delim + csvField(("p_" + c).toUtf8(), m_delim);
+    }
+
+    char delimiter() const { return m_delim; }
+    const QByteArray& header() const { return m_header; }
+
+    // The new fields of encoded row i, each after a delimiter.
+    QByteArray row(size_t i) const
+    {
+        const auto t = static_cast<size_t>(m_schema.targets.size());
+        const auto k = static_cast<size_t>(m_schema.classes.size());
+        QByteArray s;
+        if (!m_schema.isClassification()) {
+            for (size_t j = 0; j < t; ++j)
+                s += m_delim + QByteArray::number(m_pred[i * t + j], 'g', 7);
+            return s;
+        }
+        s += m_delim +
+             csvField(m_schema.classes[static_cast<qsizetype>(m_pred[i])].toUtf8(), m_delim);
+        for (size_t j = 0; j < k; ++j)
+            s += m_delim + QByteArray::number(m_probs[i * k + j], 'g', 6);
+        return s;
+    }
+
+private:
+    const tasks::TabularSchema& m_schema;
+    std::vector<double> m_pred, m_probs;
+    char m_delim;
+    QByteArray m_header;
+};
+
+// A JSON dataset's rows, written as CSV from the values read (rows dropped for missing values
+// are skipped).
+void writeJsonRows(Output& out, const io::CsvTable& table, const tasks::TabularSplit& rows,
+                   const PredictionColumns& extra)
+{
+    const char delim = extra.delimiter();
+    QList<QByteArray> names;
+    for (const QString& n : table.columnNames())
+        names << n.toUtf8();
+    out.write(names.join(delim) + extra.header() + "\n");
+    size_t next = 0; // the next encoded row
+    for (int64_t r = 0; r < table.rows; ++r) {
+        if (next >= rows.source.size() || rows.source[next] != r) continue;
+        QByteArray line;
+        for (const io::CsvColumn& c : table.columns)
+            line += (line.isEmpty() ? "" : QByteArray(1, delim)) +
+                    QByteArray::number(c.numbers[static_cast<size_t>(r)], 'g', 9);
+        out.write(line + extra.row(next++) + "\n");
+    }
+}
+
+// A second pass over the CSV file copies each input row as it was written, then its
+// predictions (rows dropped for missing values are skipped).
+void copyCsvRows(Output& out, const io::CsvTable& table, const tasks::TabularSplit& rows,
+                 const PredictionColumns& extra, const QString& given, const QString& dataPath)
+{
+    const char delim = extra.delimiter();
+    QFile f(dataPath);
+    if (!f.open(QIODevice::ReadOnly))
+        throw DataError((given + ": cannot open: " + f.errorString()).toStdString());
+    io::CsvRecordReader reader(f, given);
+    if (!reader.start(table.delimiter)) throw DataError(reader.error().toStdString());
+    if (!table.hasHeader) { // the output names its columns all the same
+        QList<QByteArray> names;
+        for (const QString& n : table.columnNames())
+            names << csvField(n.toUtf8(), delim);
+        out.write(names.join(delim) + extra.header() + "\n");
+    }
+    size_t next = 0;                      // the next encoded row
+    int64_t r = table.hasHeader ? -1 : 0; // -1: the header row
+    while (reader.next()) {
+        const bool wanted = r < 0 || (next < rows.source.size() && rows.source[next] == r);
+        ++r;
+        if (!wanted) continue;
+        QByteArray line;
+        for (qsizetype c = 0; c < reader.size(); ++c)
+            line += (c ? QByteArray(1, delim) : QByteArray()) + csvField(reader.field(c), delim);
+        out.write(line + (r == 0 ? extra.header() : extra.row(next++)) + "\n");
+    }
+    if (!reader.error().isEmpty()) throw DataError(reader.error().toStdString());
+    if (next != rows.source.size())
+        throw DataError((given + ": the file changed while it was read").toStdString());
+}
+
 } // namespace
 
 int runPredict(const QStringList& args)
@@ -116,76 +215,16 @@ int runPredict(const QStringList& args)
         throw DataError(
             (modelPath + ": the network does not match its task metadata").toStdString());
     const auto outputs = tasks::predictRows(net, rows.x, rows.rows);
-    const auto pred = tasks::tabularPredictions(schema, outputs);
-    const auto probs = tasks::tabularProbabilities(schema, outputs);
 
-    // The new columns, after the input's own.
-    const char delim = table.jsonRows ? ',' : table.delimiter;
-    QByteArray extraHeader;
-    for (const QString& t : schema.isClassification() ? QStringList{schema.target} : schema.targets)
-        extraHeader += delim + csvField(("predicted_" + t).toUtf8(), delim);
-    if (schema.isClassification())
-        for (const QString& c : schema.classes)
-            extraHeader += delim + csvField(("p_" + c).toUtf8(), delim);
-    const auto t = static_cast<size_t>(schema.targets.size());
-    const auto k = static_cast<size_t>(schema.classes.size());
-    auto extra = [&](size_t i) {
-        QByteArray s;
-        if (!schema.isClassification()) {
-            for (size_t j = 0; j < t; ++j)
-                s += delim + QByteArray::number(pred[i * t + j], 'g', 7);
-            return s;
-        }
-        s += delim + csvField(schema.classes[static_cast<qsizetype>(pred[i])].toUtf8(), delim);
-        for (size_t j = 0; j < k; ++j)
-            s += delim + QByteArray::number(probs[i * k + j], 'g', 6);
-        return s;
-    };
-
+    const PredictionColumns extra(schema, tasks::tabularPredictions(schema, outputs),
+                                  tasks::tabularProbabilities(schema, outputs),
+                                  table.jsonRows ? ',' : table.delimiter);
     Output out(outPath);
     out.open();
-    size_t next = 0; // the next encoded row (rows dropped for missing values are skipped)
-    if (table.jsonRows) {
-        QList<QByteArray> names;
-        for (const QString& n : table.columnNames())
-            names << n.toUtf8();
-        out.write(names.join(delim) + extraHeader + "\n");
-        for (int64_t r = 0; r < table.rows; ++r) {
-            if (next >= rows.source.size() || rows.source[next] != r) continue;
-            QByteArray line;
-            for (const io::CsvColumn& c : table.columns)
-                line += (line.isEmpty() ? "" : QByteArray(1, delim)) +
-                        QByteArray::number(c.numbers[static_cast<size_t>(r)], 'g', 9);
-            out.write(line + extra(next++) + "\n");
-        }
-    } else {
-        // A second pass over the file copies each input row as it was written.
-        QFile f(dataPath);
-        if (!f.open(QIODevice::ReadOnly))
-            throw DataError((given + ": cannot open: " + f.errorString()).toStdString());
-        io::CsvRecordReader reader(f, given);
-        if (!reader.start(table.delimiter)) throw DataError(reader.error().toStdString());
-        if (!table.hasHeader) { // the output names its columns all the same
-            QList<QByteArray> names;
-            for (const QString& n : table.columnNames())
-                names << csvField(n.toUtf8(), delim);
-            out.write(names.join(delim) + extraHeader + "\n");
-        }
-        int64_t r = table.hasHeader ? -1 : 0; // -1: the header row
-        while (reader.next()) {
-            const bool wanted = r < 0 || (next < rows.source.size() && rows.source[next] == r);
-            ++r;
-            if (!wanted) continue;
-            QByteArray line;
-            for (qsizetype c = 0; c < reader.size(); ++c)
-                line +=
-                    (c ? QByteArray(1, delim) : QByteArray()) + csvField(reader.field(c), delim);
-            out.write(line + (r == 0 ? extraHeader : extra(next++)) + "\n");
-        }
-        if (!reader.error().isEmpty()) throw DataError(reader.error().toStdString());
-        if (next != rows.source.size())
-            throw DataError((given + ": the file changed while it was read").toStdString());
-    }
+    if (table.jsonRows)
+        writeJsonRows(out, table, rows, extra);
+    else
+        copyCsvRows(out, table, rows, extra, given, dataPath);
     out.commit();
     for (const QString& note : table.notes + notes)
         std::fprintf(stderr, "note: %s\n", note.toUtf8().constData());

@@ -154,126 +154,162 @@ CsvRecordReader::Parse CsvRecordReader::parseRecord()
 {
     m_fields.clear();
     m_scratch.clear();
-    const char* d = m_buf.constData();
-    const char delim = m_delimiter;
-    const bool tabIsSpace = delim != '\t';
-    auto isSpace = [&](char c) { return c == ' ' || (c == '\t' && tabIsSpace); };
-    qsizetype i = m_pos;
-    int64_t newlines = 0;
-    bool anyQuoted = false;
-
-    // Consumes the line end at i (CR, LF or CRLF); false if a CR ends the buffer.
-    auto lineEnd = [&]() {
-        if (d[i] == '\r') {
-            if (i + 1 >= m_end && !m_eof) return false;
-            i += (i + 1 < m_end && d[i + 1] == '\n') ? 2 : 1;
-        } else {
-            ++i;
-        }
-        ++newlines;
-        return true;
-    };
-    auto finish = [&]() {
-        m_recordLine = m_line;
-        m_line += newlines;
-        m_pos = i;
-        const bool blank =
-            m_fields.size() == 1 && !anyQuoted && m_fields[0].begin == m_fields[0].end;
-        return blank ? Parse::Blank : Parse::Record;
-    };
-    auto binary = [&]() {
-        fail(m_line + newlines, "binary data (a NUL byte); this is not a text table");
-        return Parse::Error;
-    };
-
+    Cursor at{m_pos};
     for (;;) {
-        Field f;
-        while (i < m_end && isSpace(d[i]))
-            ++i;
-        if (i < m_end && d[i] == '"') {
-            anyQuoted = true;
-            ++i;
-            qsizetype segment = i;
-            bool escaped = false;
-            for (;;) {
-                if (i >= m_end) {
-                    if (!m_eof) return Parse::NeedMore;
-                    fail(m_line, "a quoted field is never closed");
-                    return Parse::Error;
-                }
-                const char c = d[i];
-                if (c == '"') {
-                    if (i + 1 >= m_end && !m_eof) return Parse::NeedMore;
-                    if (i + 1 < m_end && d[i + 1] == '"') { // "" inside quotes: one quote
-                        if (!escaped) {
-                            escaped = true;
-                            f.inScratch = true;
-                            f.begin = static_cast<qsizetype>(m_scratch.size());
-                        }
-                        m_scratch.append(d + segment, static_cast<size_t>(i + 1 - segment));
-                        i += 2;
-                        segment = i;
-                        continue;
-                    }
-                    if (escaped) {
-                        m_scratch.append(d + segment, static_cast<size_t>(i - segment));
-                        f.end = static_cast<qsizetype>(m_scratch.size());
-                    } else {
-                        f.begin = segment;
-                        f.end = i;
-                    }
-                    ++i;
-                    break;
-                }
-                if (c == '\0') return binary();
-                if (c == '\n' || (c == '\r' && (i + 1 >= m_end || d[i + 1] != '\n'))) {
-                    if (c == '\r' && i + 1 >= m_end && !m_eof) return Parse::NeedMore;
-                    ++newlines;
-                }
-                ++i;
-            }
-            while (i < m_end && isSpace(d[i]))
-                ++i;
-            m_fields.push_back(f);
-            if (i >= m_end) {
-                if (!m_eof) return Parse::NeedMore;
-                return finish();
-            }
-            if (d[i] == delim) {
-                ++i;
-                continue;
-            }
-            if (d[i] == '\n' || d[i] == '\r') {
-                if (!lineEnd()) return Parse::NeedMore;
-                return finish();
-            }
-            fail(m_line + newlines, "column " + QString::number(m_fields.size()) +
-                                        ": text after a closing quote (a quote inside a "
-                                        "quoted field is written \"\")");
+        skipSpaces(at);
+        const bool quoted = at.i < m_end && m_buf.constData()[at.i] == '"';
+        switch (quoted ? parseQuotedField(at) : parseUnquotedField(at)) {
+        case FieldEnd::Delimiter:
+            continue;
+        case FieldEnd::Record:
+            return finishRecord(at);
+        case FieldEnd::NeedMore:
+            return Parse::NeedMore;
+        case FieldEnd::Error:
             return Parse::Error;
         }
-
-        // Unquoted: up to the delimiter or the line end. A quote inside is kept as text.
-        f.begin = i;
-        while (i < m_end) {
-            const char c = d[i];
-            if (c == delim || c == '\n' || c == '\r') break;
-            if (c == '\0') return binary();
-            ++i;
-        }
-        if (i >= m_end && !m_eof) return Parse::NeedMore;
-        f.end = i;
-        while (f.end > f.begin && isSpace(d[f.end - 1]))
-            --f.end;
-        m_fields.push_back(f);
-        if (i >= m_end) return finish();
-        if (d[i] == delim) {
-            ++i;
-            continue;
-        }
-        if (!lineEnd()) return Parse::NeedMore;
-        return finish();
     }
+}
+
+void CsvRecordReader::skipSpaces(Cursor& at) const
+{
+    const char* d = m_buf.constData();
+    while (at.i < m_end && isSpace(d[at.i]))
+        ++at.i;
+}
+
+bool CsvRecordReader::isSpace(char c) const
+{
+    return c == ' ' || (c == '\t' && m_delimiter != '\t');
+}
+
+// Consumes the line end at at.i (CR, LF or CRLF); false if a CR ends the buffer.
+bool CsvRecordReader::consumeLineEnd(Cursor& at) const
+{
+    const char* d = m_buf.constData();
+    if (d[at.i] == '\r') {
+        if (at.i + 1 >= m_end && !m_eof) return false;
+        at.i += (at.i + 1 < m_end && d[at.i + 1] == '\n') ? 2 : 1;
+    } else {
+        ++at.i;
+    }
+    ++at.newlines;
+    return true;
+}
+
+CsvRecordReader::Parse CsvRecordReader::finishRecord(const Cursor& at)
+{
+    m_recordLine = m_line;
+    m_line += at.newlines;
+    m_pos = at.i;
+    const bool blank =
+        m_fields.size() == 1 && !at.anyQuoted && m_fields[0].begin == m_fields[0].end;
+    return blank ? Parse::Blank : Parse::Record;
+}
+
+CsvRecordReader::FieldEnd CsvRecordReader::binaryData(const Cursor& at)
+{
+    fail(m_line + at.newlines, "binary data (a NUL byte); this is not a text table");
+    return FieldEnd::Error;
+}
+
+// A quoted field from the opening quote at at.i, then what follows its closing quote.
+CsvRecordReader::FieldEnd CsvRecordReader::parseQuotedField(Cursor& at)
+{
+    const char* d = m_buf.constData();
+    at.anyQuoted = true;
+    Field f;
+    if (const FieldEnd e = readQuotedText(at, f); e != FieldEnd::Delimiter) return e;
+    skipSpaces(at);
+    m_fields.push_back(f);
+    if (at.i >= m_end) return m_eof ? FieldEnd::Record : FieldEnd::NeedMore;
+    if (d[at.i] == m_delimiter) {
+        ++at.i;
+        return FieldEnd::Delimiter;
+    }
+    if (d[at.i] == '\n' || d[at.i] == '\r')
+        return consumeLineEnd(at) ? FieldEnd::Record : FieldEnd::NeedMore;
+    fail(m_line + at.newlines, "column " + QString::number(m_fields.size()) +
+                                   ": text after a closing quote (a quote inside a "
+                                   "quoted field is written \"\")");
+    return FieldEnd::Error;
+}
+
+// The text between the quotes, from the opening quote at at.i to just past the closing one.
+// A field without "" escapes stays a view of the buffer; one with them is unescaped into
+// m_scratch. Delimiter here means the field was read.
+CsvRecordReader::FieldEnd CsvRecordReader::readQuotedText(Cursor& at, Field& f)
+{
+    const char* d = m_buf.constData();
+    qsizetype& i = at.i;
+    ++i;
+    qsizetype segment = i;
+    bool escaped = false;
+    for (;;) {
+        if (i >= m_end) {
+            if (!m_eof) return FieldEnd::NeedMore;
+            fail(m_line, "a quoted field is never closed");
+            return FieldEnd::Error;
+        }
+        const char c = d[i];
+        if (c == '"') {
+            if (i + 1 >= m_end && !m_eof) return FieldEnd::NeedMore;
+            if (i + 1 < m_end && d[i + 1] == '"') { // "" inside quotes: one quote
+                if (!escaped) {
+                    escaped = true;
+                    f.inScratch = true;
+                    f.begin = static_cast<qsizetype>(m_scratch.size());
+                }
+                m_scratch.append(d + segment, static_cast<size_t>(i + 1 - segment));
+                i += 2;
+                segment = i;
+                continue;
+            }
+            if (escaped) {
+                m_scratch.append(d + segment, static_cast<size_t>(i - segment));
+                f.end = static_cast<qsizetype>(m_scratch.size());
+            } else {
+                f.begin = segment;
+                f.end = i;
+            }
+            ++i;
+            return FieldEnd::Delimiter;
+        }
+        if (c == '\0') return binaryData(at);
+        if (c == '\n' || (c == '\r' && (i + 1 >= m_end || d[i + 1] != '\n'))) {
+            if (c == '\r' && i + 1 >= m_end && !m_eof) return FieldEnd::NeedMore;
+            ++at.newlines;
+        }
+        ++i;
+    }
+}
+
+// Unquoted: up to the delimiter or the line end. A quote inside is kept as text.
+CsvRecordReader::FieldEnd CsvRecordReader::parseUnquotedField(Cursor& at)
+{
+    const char* d = m_buf.constData();
+    const char delim = m_delimiter;
+    Field f;
+    f.begin = at.i;
+    qsizetype i = at.i;
+    while (i < m_end) {
+        const char c = d[i];
+        if (c == delim || c == '\n' || c == '\r') break;
+        if (c == '\0') return binaryData(at);
+        ++i;
+    }
+    at.i = i;
+    if (i >= m_end && !m_eof) return FieldEnd::NeedMore;
+    f.end = i;
+    while (f.end > f.begin && isSpace(d[f.end - 1]))
+        --f.end;
+    m_fields.push_back(f);
+    if (i >= m_end) return FieldEnd::Record;
+    if (d[i] == delim) {
+        ++at.i;
+        return FieldEnd::Delimiter;
+    }
+    return consumeLineEnd(at) ? FieldEnd::Record : FieldEnd::NeedMore;
 }
 
 } // namespace il::io

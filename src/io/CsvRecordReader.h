@@ -48,7 +48,24 @@ public:
 
 private:
     enum class Parse { Record, Blank, NeedMore, Error };
+    // How a field ended: at a delimiter (another field follows), at the end of the record,
+    // at the end of the buffer inside the record, or with an error (m_error set).
+    enum class FieldEnd { Delimiter, Record, NeedMore, Error };
+    struct Field;
+    struct Cursor { // where parseRecord is, and what it has seen so far
+        qsizetype i;
+        int64_t newlines = 0; // line ends inside the record, its own included
+        bool anyQuoted = false;
+    };
     Parse parseRecord();
+    FieldEnd parseQuotedField(Cursor& at);
+    FieldEnd readQuotedText(Cursor& at, Field& f);
+    FieldEnd parseUnquotedField(Cursor& at);
+    FieldEnd binaryData(const Cursor& at);
+    Parse finishRecord(const Cursor& at);
+    bool consumeLineEnd(Cursor& at) const;
+    void skipSpaces(Cursor& at) const;
+    bool isSpace(char c) const;
     bool fill(); // compacts the buffer and reads the next chunk; false on a read error
     void detectDelimiter();
     void fail(int64_t line, const QString& why);

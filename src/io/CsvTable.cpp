@@ -287,6 +287,131 @@ CsvReadResult parseCsv(const QByteArray& bytes, const QString& path, const CsvOp
     return readCsv(buffer, path, options);
 }
 
+namespace {
+
+// The first records, kept while the header is decided.
+std::vector<HeadRecord> readHead(CsvRecordReader& reader)
+{
+    std::vector<HeadRecord> head;
+    while (static_cast<int>(head.size()) < kHeadRecords && reader.next()) {
+        HeadRecord rec;
+        rec.line = reader.line();
+        for (qsizetype i = 0; i < reader.size(); ++i)
+            rec.fields << reader.field(i).toByteArray();
+        head.push_back(std::move(rec));
+    }
+    return head;
+}
+
+// Streams rows into one ColumnBuilder per column and notes where line numbers jump (quoted
+// newlines, blank lines) so a row can be traced back to its line.
+class TableBuilder {
+public:
+    TableBuilder(CsvTable& table, qsizetype width, bool decimalComma)
+        : m_table(table), m_width(width), m_decimalComma(decimalComma),
+          m_builders(static_cast<size_t>(width)), m_unnamed(static_cast<size_t>(width), false)
+    {
+    }
+
+    // Names the columns from the header row (or "column N"), renaming duplicates. false +
+    // *error if the header is not UTF-8.
+    bool nameColumns(const HeadRecord& header, QString* error)
+    {
+        CsvTable& t = m_table;
+        for (qsizetype c = 0; c < m_width; ++c) {
+            QString name = QStringLiteral("column %1").arg(c + 1);
+            if (t.hasHeader) {
+                QStringDecoder decode(QStringDecoder::Utf8);
+                const QString given = QString(decode(header.fields[c])).trimmed();
+                if (decode.hasError()) {
+                    *error = withLine(t.path, header.line,
+                                      "column " + QString::number(c + 1) +
+                                          ": the header is not valid UTF-8 text");
+                    return false;
+                }
+                if (given.isEmpty())
+                    m_unnamed[static_cast<size_t>(c)] = true;
+                else
+                    name = given;
+            }
+            for (qsizetype k = 0; k < c; ++k)
+                if (m_builders[static_cast<size_t>(k)].col.name == name) {
+                    const QString renamed = name + "_" + QString::number(c + 1);
+                    t.notes << "two columns are named \"" + name + "\"; column " +
+                                   QString::number(c + 1) + " is called \"" + renamed + "\"";
+                    name = renamed;
+                    break;
+                }
+            m_builders[static_cast<size_t>(c)].col.name = name;
+        }
+        return true;
+    }
+
+    // Reserves from the size of the file and of the first rows, so the columns do not grow by
+    // doubling (which could leave them half empty).
+    void reserve(const CsvRecordReader& reader, size_t headRecords, size_t first)
+    {
+        if (reader.totalBytes() <= 0 || reader.bytesRead() <= 0 || headRecords <= first) return;
+        const double perRow = static_cast<double>(reader.bytesRead()) /
+                              static_cast<double>(std::max<size_t>(headRecords, 1));
+        const auto estimate = static_cast<size_t>(
+            std::min(1e9, 1.05 * static_cast<double>(reader.totalBytes()) / std::max(perRow, 1.0)));
+        for (ColumnBuilder& b : m_builders)
+            b.col.numbers.reserve(estimate + 16);
+    }
+
+    // field(c) gives the row's cell c. false + *error if the row has the wrong width.
+    template <typename FieldOf>
+    bool addRow(qsizetype fields, FieldOf field, int64_t line, QString* error)
+    {
+        CsvTable& t = m_table;
+        if (fields != m_width) {
+            *error = withLine(t.path, line,
+                              QString::number(fields) + (fields == 1 ? " field" : " fields") +
+                                  ", but the " + (t.hasHeader ? "header has " : "first row has ") +
+                                  QString::number(m_width));
+            return false;
+        }
+        const int64_t expected =
+            t.lineJumps.empty() ? -1
+                                : t.lineJumps.back().second + (m_row - t.lineJumps.back().first);
+        if (line != expected) t.lineJumps.emplace_back(m_row, line);
+        for (qsizetype c = 0; c < m_width; ++c)
+            m_builders[static_cast<size_t>(c)].add(field(c), m_row, m_decimalComma);
+        ++m_row;
+        return true;
+    }
+
+    int64_t rows() const { return m_row; }
+
+    // Moves the finished columns into the table.
+    void finish()
+    {
+        CsvTable& t = m_table;
+        t.rows = m_row;
+        for (size_t c = 0; c < m_builders.size(); ++c) {
+            m_builders[c].finish(m_row);
+            // A trailing delimiter on every line makes a last column with no name and no values.
+            if (m_unnamed[c] && m_builders[c].col.missingCount == m_row) {
+                t.notes << "column " + QString::number(c + 1) +
+                               " has no name and no values; left out";
+                continue;
+            }
+            t.columns.push_back(std::move(m_builders[c].col));
+        }
+    }
+
+private:
+    CsvTable& m_table;
+    const qsizetype m_width;
+    const bool m_decimalComma;
+    std::vector<ColumnBuilder> m_builders;
+    std::vector<bool> m_unnamed; // header cells left empty
+    int64_t m_row = 0;
+};
+
+} // namespace
+
 CsvReadResult readCsv(QIODevice& device, const QString& path, const CsvOptions& options)
 {
     CsvReadResult r;
@@ -303,102 +428,34 @@ CsvReadResult readCsv(QIODevice& device, const QString& path, const CsvOptions& 
     const bool decimalComma = t.delimiter == ';';
 
     // Look ahead a few rows to decide on the header, then stream the rest into the columns.
-    std::vector<HeadRecord> head;
-    while (static_cast<int>(head.size()) < kHeadRecords && reader.next()) {
-        HeadRecord rec;
-        rec.line = reader.line();
-        for (qsizetype i = 0; i < reader.size(); ++i)
-            rec.fields << reader.field(i).toByteArray();
-        head.push_back(std::move(rec));
-    }
+    std::vector<HeadRecord> head = readHead(reader);
     if (!reader.error().isEmpty()) return fail(reader.error());
     if (head.empty())
         return fail(path + (reader.totalBytes() >= 0 && reader.totalBytes() <= 3
                                 ? ": the file is empty"
                                 : ": the file holds only blank lines; no rows"));
     t.hasHeader = options.header < 0 ? looksLikeHeader(head, decimalComma) : options.header == 1;
-    const qsizetype width = head.front().fields.size();
-    std::vector<ColumnBuilder> builders(static_cast<size_t>(width));
-    std::vector<bool> unnamed(static_cast<size_t>(width), false);
-    for (qsizetype c = 0; c < width; ++c) {
-        QString name = QStringLiteral("column %1").arg(c + 1);
-        if (t.hasHeader) {
-            QStringDecoder decode(QStringDecoder::Utf8);
-            const QString given = QString(decode(head.front().fields[c])).trimmed();
-            if (decode.hasError())
-                return fail(withLine(path, head.front().line,
-                                     "column " + QString::number(c + 1) +
-                                         ": the header is not valid UTF-8 text"));
-            if (given.isEmpty())
-                unnamed[static_cast<size_t>(c)] = true;
-            else
-                name = given;
-        }
-        for (qsizetype k = 0; k < c; ++k)
-            if (builders[static_cast<size_t>(k)].col.name == name) {
-                const QString renamed = name + "_" + QString::number(c + 1);
-                t.notes << "two columns are named \"" + name + "\"; column " +
-                               QString::number(c + 1) + " is called \"" + renamed + "\"";
-                name = renamed;
-                break;
-            }
-        builders[static_cast<size_t>(c)].col.name = name;
-    }
-
-    // Reserve from the size of the file and of the first rows, so the columns do not grow by
-    // doubling (which could leave them half empty).
+    TableBuilder builder(t, head.front().fields.size(), decimalComma);
+    QString error;
+    if (!builder.nameColumns(head.front(), &error)) return fail(error);
     const size_t first = t.hasHeader ? 1 : 0;
-    if (reader.totalBytes() > 0 && reader.bytesRead() > 0 && head.size() > first) {
-        const double perRow = static_cast<double>(reader.bytesRead()) /
-                              static_cast<double>(std::max<size_t>(head.size(), 1));
-        const auto estimate = static_cast<size_t>(
-            std::min(1e9, 1.05 * static_cast<double>(reader.totalBytes()) / std::max(perRow, 1.0)));
-        for (ColumnBuilder& b : builders)
-            b.col.numbers.reserve(estimate + 16);
-    }
+    builder.reserve(reader, head.size(), first);
 
-    int64_t row = 0;
-    auto addRow = [&](qsizetype fields, auto field, int64_t line) -> bool {
-        if (fields != width) {
-            r.error = withLine(path, line,
-                               QString::number(fields) + (fields == 1 ? " field" : " fields") +
-                                   ", but the " + (t.hasHeader ? "header has " : "first row has ") +
-                                   QString::number(width));
-            return false;
-        }
-        const int64_t expected =
-            t.lineJumps.empty() ? -1 : t.lineJumps.back().second + (row - t.lineJumps.back().first);
-        if (line != expected) t.lineJumps.emplace_back(row, line);
-        for (qsizetype c = 0; c < width; ++c)
-            builders[static_cast<size_t>(c)].add(field(c), row, decimalComma);
-        ++row;
-        return true;
-    };
     for (size_t i = first; i < head.size(); ++i) {
         const auto& rec = head[i];
-        if (!addRow(
+        if (!builder.addRow(
                 rec.fields.size(), [&](qsizetype c) { return QByteArrayView(rec.fields[c]); },
-                rec.line))
-            return fail(r.error);
+                rec.line, &error))
+            return fail(error);
     }
     head.clear();
     while (reader.next())
-        if (!addRow(
-                reader.size(), [&](qsizetype c) { return reader.field(c); }, reader.line()))
-            return fail(r.error);
+        if (!builder.addRow(
+                reader.size(), [&](qsizetype c) { return reader.field(c); }, reader.line(), &error))
+            return fail(error);
     if (!reader.error().isEmpty()) return fail(reader.error());
-    if (row == 0) return fail(path + ": the file has a header row but no data rows");
-
-    t.rows = row;
-    for (size_t c = 0; c < builders.size(); ++c) {
-        builders[c].finish(row);
-        // A trailing delimiter on every line makes a last column with no name and no values.
-        if (unnamed[c] && builders[c].col.missingCount == row) {
-            t.notes << "column " + QString::number(c + 1) + " has no name and no values; left out";
-            continue;
-        }
-        t.columns.push_back(std::move(builders[c].col));
-    }
+    if (builder.rows() == 0) return fail(path + ": the file has a header row but no data rows");
+    builder.finish();
     r.ok = true;
     return r;
 }

@@ -12,6 +12,13 @@ namespace il::io {
 
 namespace {
 
+// The arrays of a dataset and their sizes: m training rows and mTest test rows of n inputs
+// and k targets.
+struct DatasetArrays {
+    int64_t m = 0, n = 0, k = 0, mTest = -1;
+    QJsonArray x, y, xTest, yTest;
+};
+
 struct Reader {
     QString path;
     QString error;
@@ -75,7 +82,76 @@ struct Reader {
             }
         return true;
     }
+
+    // The training part: m rows of n inputs ("x") and k targets ("y").
+    bool trainingArrays(const QJsonObject& o, DatasetArrays& d)
+    {
+        if (!count(o, "m", d.m, true) || !count(o, "n", d.n, true) ||
+            !count(o, "m_test", d.mTest, false))
+            return false;
+        if (d.m < 1 || d.n < 1) return fail("\"m\" and \"n\" must be at least 1");
+        if (!o.value("x").isArray() || !o.value("y").isArray())
+            return fail("\"x\" and \"y\" must be arrays of numbers");
+        d.x = o.value("x").toArray();
+        d.y = o.value("y").toArray();
+        if (d.x.size() != d.m * d.n)
+            return fail(QString("\"x\" has %1 values, but m x n = %2 x %3 = %4")
+                            .arg(d.x.size())
+                            .arg(d.m)
+                            .arg(d.n)
+                            .arg(d.m * d.n));
+        if (d.y.isEmpty() || d.y.size() % d.m != 0)
+            return fail(
+                QString("\"y\" has %1 values; it needs m = %2 (or a multiple: several targets)")
+                    .arg(d.y.size())
+                    .arg(d.m));
+        d.k = d.y.size() / d.m;
+        return true;
+    }
+
+    // The optional test part ("x_test", "y_test"; "m_test" if given must agree). Sets d.mTest
+    // to its row count, 0 without one.
+    bool testArrays(const QJsonObject& o, DatasetArrays& d)
+    {
+        if (!o.contains("x_test") && !o.contains("y_test")) {
+            d.mTest = 0;
+            return true;
+        }
+        if (!o.value("x_test").isArray() || !o.value("y_test").isArray())
+            return fail("\"x_test\" and \"y_test\" come together, as arrays of numbers");
+        d.xTest = o.value("x_test").toArray();
+        d.yTest = o.value("y_test").toArray();
+        if (d.xTest.size() % d.n != 0 || (d.mTest >= 0 && d.xTest.size() != d.mTest * d.n))
+            return fail(
+                QString("\"x_test\" has %1 values, not a multiple of n = %2%3")
+                    .arg(d.xTest.size())
+                    .arg(d.n)
+                    .arg(d.mTest >= 0 ? QString(" times m_test = %1").arg(d.mTest) : QString()));
+        d.mTest = d.xTest.size() / d.n;
+        if (d.yTest.size() != d.mTest * d.k)
+            return fail(QString("\"y_test\" has %1 values, but the %2 test rows need %3")
+                            .arg(d.yTest.size())
+                            .arg(d.mTest)
+                            .arg(d.mTest * d.k));
+        return true;
+    }
 };
+
+// Columns x1..xn, then y (or y1..yk), with room for the training and test rows.
+void makeColumns(const DatasetArrays& d, CsvTable& t)
+{
+    t.hasHeader = true;
+    t.jsonRows = true;
+    t.rows = d.m + d.mTest;
+    t.testStart = d.mTest > 0 ? d.m : -1;
+    for (int64_t c = 0; c < d.n + d.k; ++c) {
+        CsvColumn col;
+        col.name = c < d.n ? "x" + QString::number(c + 1)
+                           : (d.k == 1 ? QString("y") : "y" + QString::number(c - d.n + 1));
+        col.numbers.assign(static_cast<size_t>(t.rows), 0.f);
+        t.columns.push_back(std::move(col));
+    }
+}
 
 } // namespace
 
@@ -114,78 +190,16 @@ CsvReadResult readJsonDataset(const QByteArray& bytes, const QString& path)
         return fail();
     }
     const QJsonObject o = doc.object();
-    int64_t m = 0, n = 0, mTest = -1;
-    if (!rd.count(o, "m", m, true) || !rd.count(o, "n", n, true) ||
-        !rd.count(o, "m_test", mTest, false))
-        return fail();
-    if (m < 1 || n < 1) {
-        rd.fail("\"m\" and \"n\" must be at least 1");
-        return fail();
-    }
-    if (!o.value("x").isArray() || !o.value("y").isArray()) {
-        rd.fail("\"x\" and \"y\" must be arrays of numbers");
-        return fail();
-    }
-    const QJsonArray x = o.value("x").toArray(), y = o.value("y").toArray();
-    if (x.size() != m * n) {
-        rd.fail(QString("\"x\" has %1 values, but m x n = %2 x %3 = %4")
-                    .arg(x.size())
-                    .arg(m)
-                    .arg(n)
-                    .arg(m * n));
-        return fail();
-    }
-    if (y.isEmpty() || y.size() % m != 0) {
-        rd.fail(QString("\"y\" has %1 values; it needs m = %2 (or a multiple: several targets)")
-                    .arg(y.size())
-                    .arg(m));
-        return fail();
-    }
-    const int64_t k = y.size() / m;
-    const bool hasTest = o.contains("x_test") || o.contains("y_test");
-    QJsonArray xTest, yTest;
-    if (hasTest) {
-        if (!o.value("x_test").isArray() || !o.value("y_test").isArray()) {
-            rd.fail("\"x_test\" and \"y_test\" come together, as arrays of numbers");
-            return fail();
-        }
-        xTest = o.value("x_test").toArray();
-        yTest = o.value("y_test").toArray();
-        if (xTest.size() % n != 0 || (mTest >= 0 && xTest.size() != mTest * n)) {
-            rd.fail(QString("\"x_test\" has %1 values, not a multiple of n = %2%3")
-                        .arg(xTest.size())
-                        .arg(n)
-                        .arg(mTest >= 0 ? QString(" times m_test = %1").arg(mTest) : QString()));
-            return fail();
-        }
-        mTest = xTest.size() / n;
-        if (yTest.size() != mTest * k) {
-            rd.fail(QString("\"y_test\" has %1 values, but the %2 test rows need %3")
-                        .arg(yTest.size())
-                        .arg(mTest)
-                        .arg(mTest * k));
-            return fail();
-        }
-    } else {
-        mTest = 0;
-    }
+    DatasetArrays d;
+    if (!rd.trainingArrays(o, d) || !rd.testArrays(o, d)) return fail();
 
     CsvTable& t = result.table;
     t.path = path;
-    t.hasHeader = true;
-    t.jsonRows = true;
-    t.rows = m + mTest;
-    t.testStart = mTest > 0 ? m : -1;
-    for (int64_t c = 0; c < n + k; ++c) {
-        CsvColumn col;
-        col.name = c < n ? "x" + QString::number(c + 1)
-                         : (k == 1 ? QString("y") : "y" + QString::number(c - n + 1));
-        col.numbers.assign(static_cast<size_t>(t.rows), 0.f);
-        t.columns.push_back(std::move(col));
-    }
-    if (!rd.fill(x, "x", m, n, 0, 0, t) || !rd.fill(y, "y", m, k, static_cast<int>(n), 0, t) ||
-        !rd.fill(xTest, "x_test", mTest, n, 0, m, t) ||
-        !rd.fill(yTest, "y_test", mTest, k, static_cast<int>(n), m, t)) {
+    makeColumns(d, t);
+    const auto n = static_cast<int>(d.n);
+    if (!rd.fill(d.x, "x", d.m, d.n, 0, 0, t) || !rd.fill(d.y, "y", d.m, d.k, n, 0, t) ||
+        !rd.fill(d.xTest, "x_test", d.mTest, d.n, 0, d.m, t) ||
+        !rd.fill(d.yTest, "y_test", d.mTest, d.k, n, d.m, t)) {
         result.table = CsvTable{};
         return fail();
     }

@@ -83,6 +83,59 @@ QString describeCodePoint(char32_t c)
     return "'" + QString::fromUcs4(&c, 1) + "' (" + code + ")";
 }
 
+namespace {
+
+size_t leadingSpaces(const std::u32string& line)
+{
+    size_t first = 0;
+    while (first < line.size() && QChar::isSpace(line[first]))
+        ++first;
+    return first;
+}
+
+// The line without Unicode white space at either end.
+std::u32string trimmed(const std::u32string& line)
+{
+    const size_t first = leadingSpaces(line);
+    size_t last = line.size();
+    while (last > first && QChar::isSpace(line[last - 1]))
+        --last;
+    return line.substr(first, last - first);
+}
+
+// Why a trimmed line cannot be a name (binary data, a table, too long), or an empty string.
+// first: where the name starts on its line, for the column in the message.
+QString nameProblem(const std::u32string& name, size_t first)
+{
+    for (size_t i = 0; i < name.size(); ++i) {
+        const char32_t c = name[i];
+        if (c == 0) return "a NUL byte: this is binary data, not a text file of names";
+        if (c == '\t')
+            return "a tab inside the line; expected one name per line (is this a table?)";
+        if (isControl(c))
+            return QString("control character %1 at character %2; this is not a text file of "
+                           "names")
+                .arg(describeCodePoint(c))
+                .arg(first + i + 1);
+    }
+    if (name.size() > static_cast<size_t>(kMaxNameLength))
+        return QString("a line of %1 characters; a name has at most %2 (is this a names file, "
+                       "one name per line?)")
+            .arg(name.size())
+            .arg(kMaxNameLength);
+    return {};
+}
+
+// Full Unicode case mapping; it may change the length (rarely), never the script.
+std::u32string lowerCase(const std::u32string& name)
+{
+    const QList<uint> lower =
+        QString::fromUcs4(name.data(), static_cast<qsizetype>(name.size())).toLower().toUcs4();
+    return std::u32string(lower.begin(), lower.end());
+}
+
+} // namespace
+
 NamesReadResult parseNames(const QByteArray& bytes, const QString& path, bool keepCase)
 {
     NamesReadResult r;
@@ -113,54 +166,17 @@ NamesReadResult parseNames(const QByteArray& bytes, const QString& path, bool ke
         }
         pos = end + 1;
 
-        // Trim Unicode white space at both ends.
-        size_t first = 0, last = line.size();
-        while (first < last && QChar::isSpace(line[first]))
-            ++first;
-        while (last > first && QChar::isSpace(line[last - 1]))
-            --last;
-        if (first == last) {
+        std::u32string name = trimmed(line);
+        if (name.empty()) {
             ++r.file.blankLines;
             continue;
         }
-        std::u32string name = line.substr(first, last - first);
-        for (size_t i = 0; i < name.size(); ++i) {
-            const char32_t c = name[i];
-            if (c == 0) {
-                r.error = where(path, lineNo) + ": a NUL byte: this is binary data, not a text "
-                                                "file of names";
-                return r;
-            }
-            if (c == '\t') {
-                r.error = where(path, lineNo) + ": a tab inside the line; expected one name per "
-                                                "line (is this a table?)";
-                return r;
-            }
-            if (isControl(c)) {
-                r.error = where(path, lineNo) +
-                          QString(": control character %1 at character %2; this is not a text "
-                                  "file of names")
-                              .arg(describeCodePoint(c))
-                              .arg(first + i + 1);
-                return r;
-            }
-        }
-        if (name.size() > static_cast<size_t>(kMaxNameLength)) {
-            r.error = where(path, lineNo) +
-                      QString(": a line of %1 characters; a name has at most %2 (is this a "
-                              "names file, one name per line?)")
-                          .arg(name.size())
-                          .arg(kMaxNameLength);
+        const QString problem = nameProblem(name, leadingSpaces(line));
+        if (!problem.isEmpty()) {
+            r.error = where(path, lineNo) + ": " + problem;
             return r;
         }
-        if (!keepCase) {
-            // Full Unicode case mapping; it may change the length (rarely), never the script.
-            const QList<uint> lower =
-                QString::fromUcs4(name.data(), static_cast<qsizetype>(name.size()))
-                    .toLower()
-                    .toUcs4();
-            name.assign(lower.begin(), lower.end());
-        }
+        if (!keepCase) name = lowerCase(name);
         r.file.names.push_back(std::move(name));
         r.file.lines.push_back(lineNo);
     }

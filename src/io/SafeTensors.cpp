@@ -191,10 +191,8 @@ QString parseEntry(const QString& key, const QJsonValue& value, int64_t dataSize
     return {};
 }
 
-// Reads and validates the header; fills out.tensors (shapes, no data), out.metadata and the
-// absolute position of each tensor's bytes. Returns an error without the file prefix.
-QString parseHeader(ByteSource& src, SafeTensorsFile& out, std::vector<Entry>& entries,
-                    int64_t& dataStart)
+// Reads the 8-byte little-endian length and the JSON header after it into json.
+QString readHeaderBytes(ByteSource& src, QByteArray& json)
 {
     const qint64 fileSize = src.size();
     if (fileSize < 8)
@@ -216,42 +214,30 @@ QString parseHeader(ByteSource& src, SafeTensorsFile& out, std::vector<Entry>& e
         return QStringLiteral("header length %1 runs past the end of the file (%2 bytes)")
             .arg(n)
             .arg(fileSize);
-    QByteArray json(static_cast<qsizetype>(n), Qt::Uninitialized);
+    json = QByteArray(static_cast<qsizetype>(n), Qt::Uninitialized);
     if (!src.read(8, json.data(), json.size()))
         return QStringLiteral("cannot read the %1-byte header").arg(n);
-    dataStart = 8 + static_cast<int64_t>(n);
-    const int64_t dataSize = fileSize - dataStart;
+    return {};
+}
 
-    QJsonParseError perr;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &perr);
-    if (perr.error != QJsonParseError::NoError)
-        return QStringLiteral("header is not valid JSON (%1 at byte %2 of the header)")
-            .arg(perr.errorString())
-            .arg(perr.offset);
-    if (!doc.isObject()) return QStringLiteral("header is not a JSON object");
-    const QJsonObject root = doc.object();
-
-    for (auto it = root.begin(); it != root.end(); ++it) {
-        if (it.key() == QLatin1String("__metadata__")) {
-            if (!it.value().isObject())
-                return QStringLiteral("\"__metadata__\" is not a JSON object");
-            const QJsonObject meta = it.value().toObject();
-            for (auto m = meta.begin(); m != meta.end(); ++m) {
-                if (!m.value().isString())
-                    return QStringLiteral("\"__metadata__\" value for %1 is not a string")
-                        .arg(quotedName(m.key()));
-                out.metadata.insert(m.key(), m.value().toString());
-            }
-            continue;
-        }
-        Entry e;
-        const QString bad = parseEntry(it.key(), it.value(), dataSize, e);
-        if (!bad.isEmpty()) return bad;
-        entries.push_back(std::move(e));
+QString readMetadata(const QJsonValue& value, SafeTensorsFile& out)
+{
+    if (!value.isObject()) return QStringLiteral("\"__metadata__\" is not a JSON object");
+    const QJsonObject meta = value.toObject();
+    for (auto m = meta.begin(); m != meta.end(); ++m) {
+        if (!m.value().isString())
+            return QStringLiteral("\"__metadata__\" value for %1 is not a string")
+                .arg(quotedName(m.key()));
+        out.metadata.insert(m.key(), m.value().toString());
     }
+    return {};
+}
 
-    // The tensors must tile the data buffer exactly: no overlap (one write would corrupt
-    // another tensor), no gap and no trailing bytes (a sign of a truncated or spliced file).
+// The tensors must tile the data buffer exactly: no overlap (one write would corrupt
+// another tensor), no gap and no trailing bytes (a sign of a truncated or spliced file).
+// Sorts entries by position.
+QString checkTiling(std::vector<Entry>& entries, int64_t dataSize)
+{
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
     });
@@ -275,6 +261,39 @@ QString parseHeader(ByteSource& src, SafeTensorsFile& out, std::vector<Entry>& e
         return QStringLiteral("the data buffer has %1 bytes after the last tensor that belong "
                               "to no tensor")
             .arg(dataSize - expected);
+    return {};
+}
+
+// Reads and validates the header; fills out.tensors (shapes, no data), out.metadata and the
+// absolute position of each tensor's bytes. Returns an error without the file prefix.
+QString parseHeader(ByteSource& src, SafeTensorsFile& out, std::vector<Entry>& entries,
+                    int64_t& dataStart)
+{
+    QByteArray json;
+    if (QString bad = readHeaderBytes(src, json); !bad.isEmpty()) return bad;
+    dataStart = 8 + static_cast<int64_t>(json.size());
+    const int64_t dataSize = src.size() - dataStart;
+
+    QJsonParseError perr;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &perr);
+    if (perr.error != QJsonParseError::NoError)
+        return QStringLiteral("header is not valid JSON (%1 at byte %2 of the header)")
+            .arg(perr.errorString())
+            .arg(perr.offset);
+    if (!doc.isObject()) return QStringLiteral("header is not a JSON object");
+    const QJsonObject root = doc.object();
+
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        if (it.key() == QLatin1String("__metadata__")) {
+            if (QString bad = readMetadata(it.value(), out); !bad.isEmpty()) return bad;
+            continue;
+        }
+        Entry e;
+        const QString bad = parseEntry(it.key(), it.value(), dataSize, e);
+        if (!bad.isEmpty()) return bad;
+        entries.push_back(std::move(e));
+    }
+    if (QString bad = checkTiling(entries, dataSize); !bad.isEmpty()) return bad;
 
     for (const Entry& e : entries)
         out.tensors.push_back({e.name, e.shape, {}});

@@ -128,81 +128,122 @@ void appendNameWindows(const std::vector<int32_t>& ids, int context, std::vector
     }
 }
 
+namespace {
+
+// What a draw needs: the model's shape and the sampling settings, clamped.
+struct DrawSettings {
+    int context = 0;   // n: symbols the model sees
+    int64_t vocab = 0; // v: symbols it can draw, the boundary (0) included
+    float temperature = 1;
+    size_t maxLength = 0;
+    int topK = 0;
+    uint64_t seed = 0;
+};
+
+// The device memory and host staging of one group of names drawn together.
+struct GroupBuffers {
+    GroupBuffers(Backend& b, int64_t group, int n, int64_t v)
+        : x(&b, static_cast<size_t>(group * n)), logits(&b, static_cast<size_t>(group * v)),
+          probs(&b, static_cast<size_t>(group * v)), numbers(&b, static_cast<size_t>(group)),
+          drawn(&b, static_cast<size_t>(group)), hostX(static_cast<size_t>(group * n)),
+          hostU(static_cast<size_t>(group)), hostIds(static_cast<size_t>(group))
+    {
+    }
+    Buffer x, logits, probs, numbers, drawn;
+    std::vector<float> hostX, hostU, hostIds;
+};
+
+// Draws the next symbol of every active name into buf.hostIds (in the order of active).
+void drawNext(Network& net, const DrawSettings& ds, GroupBuffers& buf,
+              const std::vector<int32_t>& window, std::vector<Rng>& rng,
+              const std::vector<int64_t>& active, bool firstSymbol)
+{
+    Backend& b = net.backend();
+    const int n = ds.context;
+    const int64_t v = ds.vocab;
+    const auto rows = static_cast<int64_t>(active.size());
+    for (int64_t a = 0; a < rows; ++a)
+        for (int c = 0; c < n; ++c)
+            buf.hostX[static_cast<size_t>(a * n + c)] =
+                static_cast<float>(window[static_cast<size_t>(active[a] * n + c)]);
+    // Each name draws from its own stream, so a name does not depend on the others.
+    for (int64_t a = 0; a < rows; ++a)
+        buf.hostU[static_cast<size_t>(a)] =
+            static_cast<float>(rng[static_cast<size_t>(active[static_cast<size_t>(a)])].uniform());
+    b.upload(buf.x.view(rows, n), buf.hostX.data());
+    b.upload(buf.numbers.view(rows, 1), buf.hostU.data());
+    net.predict(buf.x.view(rows, n), buf.logits.view(rows, v));
+    b.softmaxRows(buf.logits.view(rows, v), ds.temperature, buf.probs.view(rows, v));
+    // The first symbol may not be the boundary (an empty name).
+    b.sampleRows(buf.probs.view(rows, v), buf.numbers.view(rows, 1), ds.topK, firstSymbol ? 1 : 0,
+                 buf.drawn.view(rows, 1));
+    b.download(buf.hostIds.data(), buf.drawn.view(rows, 1));
+}
+
+// Names first .. first + m - 1 of res.names, drawn together until each has ended.
+void generateGroup(Network& net, const NamesSchema& schema, const DrawSettings& ds,
+                   GroupBuffers& buf, int64_t first, int64_t m, GenerationResult& res)
+{
+    const int n = ds.context;
+    std::vector<int32_t> window(static_cast<size_t>(m * n), 0); // all boundary at first
+    std::vector<std::u32string> text(static_cast<size_t>(m));
+    std::vector<Rng> rng;
+    for (int64_t i = 0; i < m; ++i)
+        rng.push_back(Rng::derive(ds.seed, "generate", static_cast<uint64_t>(first + i)));
+    std::vector<int64_t> active(static_cast<size_t>(m)), still;
+    std::iota(active.begin(), active.end(), 0);
+    for (int step = 0; !active.empty(); ++step) {
+        drawNext(net, ds, buf, window, rng, active, step == 0);
+        still.clear();
+        for (size_t a = 0; a < active.size(); ++a) {
+            const int64_t i = active[a];
+            const int id = static_cast<int>(buf.hostIds[a]);
+            if (id == 0) continue; // the model ended the name
+            auto& t = text[static_cast<size_t>(i)];
+            t.push_back(schema.alphabet[static_cast<size_t>(id - 1)]);
+            if (t.size() >= ds.maxLength) {
+                res.names[static_cast<size_t>(first + i)].truncated = true;
+                continue;
+            }
+            int32_t* w = window.data() + i * n;
+            std::copy(w + 1, w + n, w);
+            w[n - 1] = id;
+            still.push_back(i);
+        }
+        active.swap(still);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+        GeneratedName& g = res.names[static_cast<size_t>(first + i)];
+        const auto& t = text[static_cast<size_t>(i)];
+        g.text = QString::fromUcs4(t.data(), static_cast<qsizetype>(t.size()));
+        g.isNew = !schema.trainingSet.contains(g.text);
+        res.newCount += g.isNew ? 1 : 0;
+    }
+}
+
+} // namespace
+
 GenerationResult generateNames(Network& net, const NamesSchema& schema, const GenerationOptions& o)
 {
     GenerationResult res;
     if (!fits(net, schema, &res.error)) return res;
-    const int n = schema.context;
-    const int64_t v = schema.vocabSize();
+    DrawSettings ds;
+    ds.context = schema.context;
+    ds.vocab = schema.vocabSize();
     const auto count = static_cast<int64_t>(std::max(0, o.count));
-    const auto temperature = static_cast<float>(std::clamp(o.temperature, 0.1, 3.0));
-    const auto maxLength = static_cast<size_t>(std::clamp(o.maxLength, 1, io::kMaxNameLength));
-    const int topK = o.topK > 0 && o.topK < v ? o.topK : 0;
+    ds.temperature = static_cast<float>(std::clamp(o.temperature, 0.1, 3.0));
+    ds.maxLength = static_cast<size_t>(std::clamp(o.maxLength, 1, io::kMaxNameLength));
+    ds.topK = o.topK > 0 && o.topK < ds.vocab ? o.topK : 0;
+    ds.seed = o.seed;
     if (count == 0) return res;
 
     // Names go through in groups, so memory stays bounded for any count.
-    Backend& b = net.backend();
     const int64_t group = std::min<int64_t>(count, 4096);
-    Buffer xBuf(&b, static_cast<size_t>(group * n));
-    Buffer logits(&b, static_cast<size_t>(group * v)), probs(&b, static_cast<size_t>(group * v));
-    Buffer numbers(&b, static_cast<size_t>(group)), drawn(&b, static_cast<size_t>(group));
-    std::vector<float> hostX(static_cast<size_t>(group * n)), hostU(static_cast<size_t>(group)),
-        hostIds(static_cast<size_t>(group));
+    GroupBuffers buf(net.backend(), group, ds.context, ds.vocab);
     res.names.resize(static_cast<size_t>(count));
     try {
-        for (int64_t first = 0; first < count; first += group) {
-            const int64_t m = std::min(group, count - first);
-            std::vector<int32_t> window(static_cast<size_t>(m * n), 0); // all boundary at first
-            std::vector<std::u32string> text(static_cast<size_t>(m));
-            std::vector<Rng> rng;
-            for (int64_t i = 0; i < m; ++i)
-                rng.push_back(Rng::derive(o.seed, "generate", static_cast<uint64_t>(first + i)));
-            std::vector<int64_t> active(static_cast<size_t>(m)), still;
-            std::iota(active.begin(), active.end(), 0);
-            for (int step = 0; !active.empty(); ++step) {
-                const auto rows = static_cast<int64_t>(active.size());
-                for (int64_t a = 0; a < rows; ++a)
-                    for (int c = 0; c < n; ++c)
-                        hostX[static_cast<size_t>(a * n + c)] =
-                            static_cast<float>(window[static_cast<size_t>(active[a] * n + c)]);
-                // Each name draws from its own stream, so a name does not depend on the others.
-                for (int64_t a = 0; a < rows; ++a)
-                    hostU[static_cast<size_t>(a)] = static_cast<float>(
-                        rng[static_cast<size_t>(active[static_cast<size_t>(a)])].uniform());
-                b.upload(xBuf.view(rows, n), hostX.data());
-                b.upload(numbers.view(rows, 1), hostU.data());
-                net.predict(xBuf.view(rows, n), logits.view(rows, v));
-                b.softmaxRows(logits.view(rows, v), temperature, probs.view(rows, v));
-                // The first symbol may not be the boundary (an empty name).
-                b.sampleRows(probs.view(rows, v), numbers.view(rows, 1), topK, step == 0 ? 1 : 0,
-                             drawn.view(rows, 1));
-                b.download(hostIds.data(), drawn.view(rows, 1));
-                still.clear();
-                for (int64_t a = 0; a < rows; ++a) {
-                    const int64_t i = active[static_cast<size_t>(a)];
-                    const int id = static_cast<int>(hostIds[static_cast<size_t>(a)]);
-                    if (id == 0) continue; // the model ended the name
-                    auto& t = text[static_cast<size_t>(i)];
-                    t.push_back(schema.alphabet[static_cast<size_t>(id - 1)]);
-                    if (t.size() >= maxLength) {
-                        res.names[static_cast<size_t>(first + i)].truncated = true;
-                        continue;
-                    }
-                    int32_t* w = window.data() + i * n;
-                    std::copy(w + 1, w + n, w);
-                    w[n - 1] = id;
-                    still.push_back(i);
-                }
-                active.swap(still);
-            }
-            for (int64_t i = 0; i < m; ++i) {
-                GeneratedName& g = res.names[static_cast<size_t>(first + i)];
-                const auto& t = text[static_cast<size_t>(i)];
-                g.text = QString::fromUcs4(t.data(), static_cast<qsizetype>(t.size()));
-                g.isNew = !schema.trainingSet.contains(g.text);
-                res.newCount += g.isNew ? 1 : 0;
-            }
-        }
+        for (int64_t first = 0; first < count; first += group)
+            generateGroup(net, schema, ds, buf, first, std::min(group, count - first), res);
     } catch (const EngineError& e) {
         res = GenerationResult();
         res.error = QString("generation failed: ") + e.what();

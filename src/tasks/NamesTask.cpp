@@ -130,6 +130,11 @@ private:
     friend std::unique_ptr<Task> il::tasks::openNamesTask(const QString&, const QByteArray&,
                                                           const TaskOptions&, const QJsonObject*,
                                                           bool, QString*);
+    using NameIds = std::vector<std::vector<int32_t>>;
+    void prepareEvaluation(const NameIds& ids);
+    void splitByName(const std::vector<std::u32string>& names, const NameIds& ids, double split,
+                     uint64_t seed);
+
     QString m_path;
     NamesSchema m_schema;
     TaskData m_data;
@@ -228,6 +233,41 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
+// The sorted distinct characters of the names, and a boundary symbol outside them.
+bool buildAlphabet(const std::vector<std::u32string>& names, const QString& path, NamesSchema& s,
+                   QString* error)
+{
+    for (const auto& name : names)
+        s.alphabet += name;
+    std::sort(s.alphabet.begin(), s.alphabet.end());
+    s.alphabet.erase(std::unique(s.alphabet.begin(), s.alphabet.end()), s.alphabet.end());
+    if (static_cast<int64_t>(s.alphabet.size()) > kMaxAlphabet)
+        return fail(error, QString("%1: %2 distinct characters; at most %3 (is this a names file?)")
+                               .arg(path, number(static_cast<int64_t>(s.alphabet.size())),
+                                    number(kMaxAlphabet)));
+    s.boundarySymbol = pickBoundarySymbol(s.alphabet);
+    return true;
+}
+
+// Ids of every name; with a saved vocabulary, a new character is refused with its line.
+bool encodeNames(const io::NamesFile& file, const QString& path, const NamesSchema& s,
+                 std::vector<std::vector<int32_t>>& ids, QString* error)
+{
+    ids.assign(file.names.size(), {});
+    for (size_t i = 0; i < file.names.size(); ++i) {
+        for (char32_t c : file.names[i]) {
+            const int id = s.idOf(c);
+            if (id < 0)
+                return fail(error, QString("%1:%2: %3 is not in the model's vocabulary")
+                                       .arg(path)
+                                       .arg(file.lines[i])
+                                       .arg(io::describeCodePoint(c)));
+            ids[i].push_back(id);
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 const TaskType& namesTaskType()
@@ -257,33 +297,10 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
     if (!savedTask) {
         s.context = options.context;
         s.keepCase = options.keepCase;
-        for (const auto& name : names)
-            s.alphabet += name;
-        std::sort(s.alphabet.begin(), s.alphabet.end());
-        s.alphabet.erase(std::unique(s.alphabet.begin(), s.alphabet.end()), s.alphabet.end());
-        if (static_cast<int64_t>(s.alphabet.size()) > kMaxAlphabet) {
-            fail(error, QString("%1: %2 distinct characters; at most %3 (is this a names file?)")
-                            .arg(path, number(static_cast<int64_t>(s.alphabet.size())),
-                                 number(kMaxAlphabet)));
-            return nullptr;
-        }
-        s.boundarySymbol = pickBoundarySymbol(s.alphabet);
+        if (!buildAlphabet(names, path, s, error)) return nullptr;
     }
-    // Ids of every name; with a saved vocabulary, a new character is refused with its line.
-    std::vector<std::vector<int32_t>> ids(names.size());
-    for (size_t i = 0; i < names.size(); ++i) {
-        for (char32_t c : names[i]) {
-            const int id = s.idOf(c);
-            if (id < 0) {
-                fail(error, QString("%1:%2: %3 is not in the model's vocabulary")
-                                .arg(path)
-                                .arg(file.file.lines[i])
-                                .arg(io::describeCodePoint(c)));
-                return nullptr;
-            }
-            ids[i].push_back(id);
-        }
-    }
+    std::vector<std::vector<int32_t>> ids;
+    if (!encodeNames(file.file, path, s, ids, error)) return nullptr;
     task->m_path = path;
     task->m_forEvaluation = forEvaluation;
     task->m_seed = options.seed;
@@ -294,28 +311,43 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
     d.inputWidth = s.context;
     d.outputWidth = d.vocab = s.vocabSize();
     d.targetWidth = 1;
-    NgramBaseline& ngram = task->m_ngram = NgramBaseline(s.context, s.vocabSize());
+    task->m_ngram = NgramBaseline(s.context, s.vocabSize());
     if (file.file.blankLines > 0)
         task->m_notes << QString("%1 blank lines skipped").arg(number(file.file.blankLines));
 
     if (forEvaluation) {
-        // Every name is measured; the counting model comes from the saved training names.
-        for (const auto& v : ids)
-            appendNameWindows(v, s.context, d.valX, d.valY);
-        d.valRows = static_cast<int64_t>(d.valY.size());
-        task->m_valNames = static_cast<int64_t>(names.size());
-        std::vector<float> tx, ty;
-        std::vector<int32_t> v;
-        for (const QString& name : s.trainingNames)
-            if (s.encode(name, v, nullptr)) appendNameWindows(v, s.context, tx, ty);
-        ngram.addPairs(tx, ty, static_cast<int64_t>(ty.size()));
+        task->prepareEvaluation(ids);
         return task;
     }
-
-    // Split by name: a validation name is never seen while training, not even in part. Repeats
-    // of a name stay together, so the split is over distinct names.
     const double split = options.valSplit >= 0 ? options.valSplit : savedTask ? s.valSplit : 0.1;
     const uint64_t seed = savedTask && options.valSplit < 0 ? s.splitSeed : options.seed;
+    task->splitByName(names, ids, split, seed);
+    return task;
+}
+
+// Every name is measured; the counting model comes from the saved training names.
+void NamesTaskImpl::prepareEvaluation(const NameIds& ids)
+{
+    const NamesSchema& s = m_schema;
+    TaskData& d = m_data;
+    for (const auto& v : ids)
+        appendNameWindows(v, s.context, d.valX, d.valY);
+    d.valRows = static_cast<int64_t>(d.valY.size());
+    m_valNames = static_cast<int64_t>(ids.size());
+    std::vector<float> tx, ty;
+    std::vector<int32_t> v;
+    for (const QString& name : s.trainingNames)
+        if (s.encode(name, v, nullptr)) appendNameWindows(v, s.context, tx, ty);
+    m_ngram.addPairs(tx, ty, static_cast<int64_t>(ty.size()));
+}
+
+// Split by name: a validation name is never seen while training, not even in part. Repeats
+// of a name stay together, so the split is over distinct names.
+void NamesTaskImpl::splitByName(const std::vector<std::u32string>& names, const NameIds& ids,
+                                double split, uint64_t seed)
+{
+    NamesSchema& s = m_schema;
+    TaskData& d = m_data;
     QHash<QString, int64_t> distinct; // name -> index among distinct names, in file order
     std::vector<int64_t> group(names.size());
     for (size_t i = 0; i < names.size(); ++i) {
@@ -326,11 +358,10 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
     }
     const auto n = static_cast<int64_t>(distinct.size());
     int64_t nVal = n < 10 ? 0 : std::min<int64_t>(std::llround(split * n), n - 1);
-    if (split > 0 && nVal == 0)
-        task->m_notes << QString("%1 distinct names: no validation split").arg(n);
+    if (split > 0 && nVal == 0) m_notes << QString("%1 distinct names: no validation split").arg(n);
     if (n < static_cast<int64_t>(names.size()))
-        task->m_notes << QString("%1 repeated names (kept; a repeat counts again)")
-                             .arg(number(static_cast<int64_t>(names.size()) - n));
+        m_notes << QString("%1 repeated names (kept; a repeat counts again)")
+                       .arg(number(static_cast<int64_t>(names.size()) - n));
     std::vector<char> isVal(static_cast<size_t>(n), 0);
     const std::vector<int32_t> perm = Rng::derive(seed, "names-split").permutation(n);
     for (int64_t i = 0; i < nVal; ++i)
@@ -348,13 +379,12 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
     s.trainingSet = QSet<QString>(s.trainingNames.begin(), s.trainingNames.end());
     s.valSplit = split;
     s.splitSeed = seed;
-    task->m_valNames = nVal;
+    m_valNames = nVal;
     d.trainRows = static_cast<int64_t>(d.trainY.size());
     d.valRows = static_cast<int64_t>(d.valY.size());
-    ngram.addPairs(d.trainX, d.trainY, d.trainRows);
+    m_ngram.addPairs(d.trainX, d.trainY, d.trainRows);
     // k is tuned on validation; without one, add-one (Laplace) is the textbook choice.
-    s.ngramK = d.valRows > 0 ? ngram.tuneK(d.valX, d.valY, d.valRows) : 1.0;
-    return task;
+    s.ngramK = d.valRows > 0 ? m_ngram.tuneK(d.valX, d.valY, d.valRows) : 1.0;
 }
 
 } // namespace il::tasks
