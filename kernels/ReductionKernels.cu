@@ -7,6 +7,7 @@
 // single block suffices it writes the result directly. The partials live in a workspace
 // allocated once with the backend, so no reduction ever allocates.
 #include "CudaCommon.cuh"
+#include "LossMath.h"
 #include "Sampling.h"
 
 #include <cmath>
@@ -83,7 +84,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // MSE, MAE and BCE-with-logits: per-element loss summed, gradient of the mean written when grad
-// is not null. Same formulas as CpuBackend::computeLoss.
+// is not null. The formulas are LossMath.h's, as on the CPU (CpuLoss.cpp).
 __global__ void __launch_bounds__(kBlock)
     pointLossKernel(LossKind kind, const float* z, const float* t, float* grad, int64_t n,
                     float invN, double* partials, ScalarOut out)
@@ -95,27 +96,23 @@ __global__ void __launch_bounds__(kBlock)
     case LossKind::MSE:
         for (int64_t i = first; i < n; i += stride) {
             const float d = z[i] - t[i];
-            if (grad) grad[i] = 2.f * d * invN;
-            acc += d * d;
+            if (grad) grad[i] = lossmath::mseGradient(d, invN);
+            acc += lossmath::mseTerm(d);
         }
         break;
     case LossKind::MAE:
         for (int64_t i = first; i < n; i += stride) {
             const float d = z[i] - t[i];
-            if (grad) grad[i] = d > 0.f ? invN : (d < 0.f ? -invN : 0.f); // 0 at d == 0 (and NaN)
-            acc += fabsf(d);
+            if (grad) grad[i] = lossmath::maeGradient(d, invN); // 0 at d == 0 (and NaN)
+            acc += lossmath::maeTerm(d);
         }
         break;
     case LossKind::BinaryCrossEntropy:
-        // max(z, 0) - z t + log(1 + exp(-|z|)): never overflows, never takes log(0).
         for (int64_t i = first; i < n; i += stride) {
             const float zi = z[i], ti = t[i];
             const float e = expf(-fabsf(zi));
-            acc += fmaxf(zi, 0.f) - zi * ti + log1pf(e);
-            if (grad) {
-                const float sig = zi >= 0.f ? 1.f / (1.f + e) : e / (1.f + e);
-                grad[i] = (sig - ti) * invN;
-            }
+            acc += lossmath::bceTerm(zi, ti, e);
+            if (grad) grad[i] = lossmath::bceGradient(zi, ti, e, invN);
         }
         break;
     case LossKind::CrossEntropy:
@@ -163,16 +160,12 @@ __global__ void __launch_bounds__(kBlock)
         sum = warpSum(sum);
         sumZ = warpSum(sumZ);
         const float logSum = logf(sum) + mx; // log sum exp
-        if (lane == 0) {
-            const float nllTarget = logSum - zr[cls];
-            const float meanNll = logSum - sumZ / static_cast<float>(k);
-            acc += (1.f - s) * nllTarget + s * meanNll;
-        }
+        if (lane == 0) acc += lossmath::crossEntropyRow(logSum, zr[cls], sumZ, k, s);
         if (gr) {
             const float invSum = 1.f / sum;
             for (int64_t j = lane; j < k; j += 32) {
-                float g = (expf(zr[j] - mx) * invSum - off) * invRows;
-                if (j == cls) g -= (1.f - s) * invRows;
+                float g = lossmath::crossEntropyGradient(expf(zr[j] - mx), invSum, off, invRows);
+                if (j == cls) g -= lossmath::crossEntropyTargetShare(s, invRows);
                 gr[j] = g;
             }
         }

@@ -5,6 +5,8 @@
 // fixed-size chunks are reduced in parallel into a preallocated partials array, then summed in
 // order. Nothing here allocates after the first call at a given size.
 #include "Backend.h"
+#include "CpuLoss.h"
+#include "CpuParallel.h"
 #include "Errors.h"
 #include "FastMath.h"
 #include "OpShapes.h"
@@ -34,8 +36,7 @@ extern "C" char* openblas_get_config(void);
 namespace il {
 namespace {
 
-constexpr int64_t kParallelMin = 1 << 15; // elements; below this, run on one thread
-constexpr int64_t kChunk = 1 << 14;       // reduction chunk (elements)
+using cpu::kParallelMin;
 constexpr size_t kMmapMinBytes = 1 << 16; // buffers from here on get their own pages
 
 std::string cpuModelName()
@@ -207,7 +208,7 @@ public:
     void sumSquares(ConstTensor x, float* out) override
     {
         const float* p = x.data;
-        *out = static_cast<float>(chunkedSum(x.size(), [p](int64_t a, int64_t b) {
+        *out = static_cast<float>(m_chunkedSum(x.size(), [p](int64_t a, int64_t b) {
             float acc = 0.f;
 #pragma omp simd reduction(+ : acc)
             for (int64_t i = a; i < b; ++i)
@@ -546,138 +547,13 @@ private:
     void computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
                      float* grad, float* lossOut, bool accumulate)
     {
-        const int64_t rows = pred.rows(), k = pred.cols(), n = pred.size();
-        const float* z = pred.data;
-        const float* t = target.data;
-        double loss = 0;
-        if (kind == LossKind::CrossEntropy) {
-            shapes::lossTargets(true, pred, target);
-            const float s = smoothing;
-            const float invRows = 1.f / static_cast<float>(std::max<int64_t>(rows, 1));
-            const int64_t rowChunk = std::max<int64_t>(1, kChunk / std::max<int64_t>(k, 1));
-            int64_t badRow = -1;
-            loss = chunkedSum(
-                rows,
-                [&](int64_t a, int64_t b) {
-                    double acc = 0;
-                    for (int64_t i = a; i < b; ++i) {
-                        const float* zr = z + i * k;
-                        const float tf = t[i];
-                        const auto cls = static_cast<int64_t>(tf);
-                        if (!(tf >= 0.f) || cls >= k) {
-#pragma omp critical(ironlearn_badrow)
-                            badRow = std::max(badRow, i);
-                            continue;
-                        }
-                        float mx = zr[0];
-                        for (int64_t j = 1; j < k; ++j)
-                            mx = std::max(mx, zr[j]);
-                        float sum = 0.f, sumZ = 0.f;
-                        for (int64_t j = 0; j < k; ++j) {
-                            sum += fastmath::exp(zr[j] - mx);
-                            sumZ += zr[j];
-                        }
-                        const float logSum = std::log(sum) + mx; // log sum exp
-                        // -sum_j q_j log p_j with log p_j = z_j - logSum
-                        const float nllTarget = logSum - zr[cls];
-                        const float meanNll = logSum - sumZ / static_cast<float>(k);
-                        acc += (1.f - s) * nllTarget + s * meanNll;
-                        if (grad) {
-                            float* gr = grad + i * k;
-                            const float invSum = 1.f / sum;
-                            const float off = s / static_cast<float>(k);
-                            for (int64_t j = 0; j < k; ++j)
-                                gr[j] = (fastmath::exp(zr[j] - mx) * invSum - off) * invRows;
-                            gr[cls] -= (1.f - s) * invRows;
-                        }
-                    }
-                    return acc;
-                },
-                rowChunk);
-            if (badRow >= 0)
-                throw BackendError("cross-entropy: row " + std::to_string(badRow) +
-                                   " has a class id outside 0.." + std::to_string(k - 1));
-            loss /= static_cast<double>(std::max<int64_t>(rows, 1));
-        } else {
-            shapes::lossTargets(false, pred, target);
-            const float invN = 1.f / static_cast<float>(std::max<int64_t>(n, 1));
-            switch (kind) {
-            case LossKind::MSE:
-                loss = chunkedSum(n, [&](int64_t a, int64_t b) {
-                    float acc = 0.f;
-                    if (grad) {
-#pragma omp simd reduction(+ : acc)
-                        for (int64_t i = a; i < b; ++i) {
-                            const float d = z[i] - t[i];
-                            grad[i] = 2.f * d * invN;
-                            acc += d * d;
-                        }
-                    } else {
-#pragma omp simd reduction(+ : acc)
-                        for (int64_t i = a; i < b; ++i) {
-                            const float d = z[i] - t[i];
-                            acc += d * d;
-                        }
-                    }
-                    return static_cast<double>(acc);
-                });
-                break;
-            case LossKind::MAE:
-                loss = chunkedSum(n, [&](int64_t a, int64_t b) {
-                    float acc = 0.f;
-                    for (int64_t i = a; i < b; ++i) {
-                        const float d = z[i] - t[i];
-                        if (grad) grad[i] = (d > 0.f ? invN : (d < 0.f ? -invN : 0.f));
-                        acc += std::fabs(d);
-                    }
-                    return static_cast<double>(acc);
-                });
-                break;
-            case LossKind::BinaryCrossEntropy:
-                // max(z, 0) - z t + log(1 + exp(-|z|)): never overflows, never takes log(0).
-                loss = chunkedSum(n, [&](int64_t a, int64_t b) {
-                    double acc = 0;
-                    for (int64_t i = a; i < b; ++i) {
-                        const float zi = z[i], ti = t[i];
-                        const float e = fastmath::exp(-std::fabs(zi));
-                        acc += std::max(zi, 0.f) - zi * ti + std::log1p(e);
-                        if (grad) {
-                            const float sig = zi >= 0.f ? 1.f / (1.f + e) : e / (1.f + e);
-                            grad[i] = (sig - ti) * invN;
-                        }
-                    }
-                    return acc;
-                });
-                break;
-            default:
-                break;
-            }
-            loss /= static_cast<double>(std::max<int64_t>(n, 1));
-        }
-        const auto value = static_cast<float>(loss);
+        const auto value =
+            static_cast<float>(cpu::meanLoss(m_chunkedSum, kind, smoothing, pred, target, grad));
         *lossOut = accumulate ? *lossOut + value : value;
     }
 
-    // Deterministic parallel sum of f(chunkBegin, chunkEnd) over fixed chunks of [0, n): the
-    // chunking does not depend on the thread count, and partials are added in order.
-    template <typename F> double chunkedSum(int64_t n, F f, int64_t chunk = kChunk)
-    {
-        const int64_t chunks = (n + chunk - 1) / chunk;
-        if (chunks <= 1) return n > 0 ? f(0, n) : 0.0;
-        if (static_cast<int64_t>(m_partials.size()) < chunks)
-            m_partials.resize(static_cast<size_t>(chunks)); // grows once per size, then reused
-        double* part = m_partials.data();
-#pragma omp parallel for schedule(static)
-        for (int64_t c = 0; c < chunks; ++c)
-            part[c] = f(c * chunk, std::min(n, (c + 1) * chunk));
-        double total = 0;
-        for (int64_t c = 0; c < chunks; ++c)
-            total += part[c];
-        return total;
-    }
-
     int m_threads = 1;
-    std::vector<double> m_partials;
+    cpu::ChunkedSum m_chunkedSum; // every reduction's partial sums
     std::mutex m_mapMutex;
     std::unordered_map<void*, size_t> m_mapped; // mmap'ed buffers and their mapping sizes
 };

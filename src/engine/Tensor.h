@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace il {
 
@@ -56,54 +57,52 @@ struct ConstTensor {
     }
 };
 
-// Owns one allocation on a backend. Move-only: copying device memory must be explicit
-// (Backend::copy), never an accident of a copy constructor.
-class Buffer {
-public:
-    Buffer() = default;
-    Buffer(Backend* backend, size_t floats);
-    ~Buffer();
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
-    Buffer(Buffer&& other) noexcept;
-    Buffer& operator=(Buffer&& other) noexcept;
+// Owns one allocation of `count` elements of T on a backend. Move-only: copying device memory
+// must be explicit (Backend::copy), never an accident of a copy constructor. Two kinds exist:
+// Buffer (f32 values, viewed as Tensors) and IndexBuffer (int32 ids: token ids, row indices).
+// rows x cols floats of data from offsetFloats (Buffer::view); ShapeError if they do not fit in
+// `floats`.
+Tensor bufferView(float* data, size_t floats, int64_t rows, int64_t cols, size_t offsetFloats);
 
-    float* data() const { return m_data; }
-    size_t floats() const { return m_floats; }
+template <typename T> class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(Backend* backend, size_t count);
+    ~DeviceBuffer();
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& other) noexcept;
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+
+    T* data() const { return m_data; }
+    size_t count() const { return m_count; }
     Backend* backend() const { return m_backend; }
-    // A view of the whole buffer (or its first rows*cols floats) with the given shape.
-    Tensor view(int64_t rows, int64_t cols, size_t offsetFloats = 0) const;
-    Tensor view(Shape s, size_t offsetFloats = 0) const
+    void reset();
+
+    // f32 buffers: the element count, and views of the whole buffer (or its first rows*cols
+    // floats from an offset) with the given shape. Throws ShapeError if the view does not fit.
+    size_t floats() const requires std::is_same_v<T, float> { return m_count; }
+    Tensor view(int64_t rows, int64_t cols,
+                size_t offsetFloats = 0) const requires std::is_same_v<T, float>
+    {
+        return bufferView(m_data, m_count, rows, cols, offsetFloats);
+    }
+    Tensor view(Shape s, size_t offsetFloats = 0) const requires std::is_same_v<T, float>
     {
         return view(s.rows, s.cols, offsetFloats);
     }
-    void reset();
 
 private:
     Backend* m_backend = nullptr;
-    float* m_data = nullptr;
-    size_t m_floats = 0;
-};
-
-// Ids (token ids, row indices) are int32 on every backend.
-class IndexBuffer {
-public:
-    IndexBuffer() = default;
-    IndexBuffer(Backend* backend, size_t count);
-    ~IndexBuffer();
-    IndexBuffer(const IndexBuffer&) = delete;
-    IndexBuffer& operator=(const IndexBuffer&) = delete;
-    IndexBuffer(IndexBuffer&& other) noexcept;
-    IndexBuffer& operator=(IndexBuffer&& other) noexcept;
-
-    int32_t* data() const { return m_data; }
-    size_t count() const { return m_count; }
-    void reset();
-
-private:
-    Backend* m_backend = nullptr;
-    int32_t* m_data = nullptr;
+    T* m_data = nullptr;
     size_t m_count = 0;
 };
+
+using Buffer = DeviceBuffer<float>;
+using IndexBuffer = DeviceBuffer<int32_t>; // ids are int32 on every backend
+
+// Both are instantiated once, in Backend.cpp.
+extern template class DeviceBuffer<float>;
+extern template class DeviceBuffer<int32_t>;
 
 } // namespace il
