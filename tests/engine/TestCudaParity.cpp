@@ -14,6 +14,7 @@
 // whole executable skips, with il::cudaStatus()'s reason. On a GPU it takes well under a minute;
 // most of that is the CPU side of the training runs. IRONLEARN_PARITY_SELF_TEST=1 runs it
 // against a second CPU backend instead, to check the test itself on a machine without a GPU.
+#include "../support/OpCases.h"
 #include "Backend.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
@@ -37,61 +38,24 @@
 #include <memory>
 
 using namespace il;
+using namespace opcases; // the tolerances
 using testutil::randomVector;
 
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr double kUlp1 = 1.1920929e-7; // spacing of f32 just above 1.0
 
 // ---- tolerances ------------------------------------------------------------------------------
-// |cuda - cpu| <= atol + rtol * |cpu| per element, unless a test builds its own bound.
-struct Tolerance {
-    double atol;
-    double rtol;
-    const char* name;
-};
+// Tolerance, kExact, kElementwise, kTranscendental, reductionBound and expArgumentError are the
+// op table's (tests/support/OpCases.h).
 
-// Copies, fill, broadcast, (leaky) ReLU, identity, embedding lookup, gather, guard flags: no
-// rounding happens, so the results must be bit-identical.
-constexpr Tolerance kExact{0.0, 0.0, "exact"};
-// One or two roundings of O(1) values (axpby, MSE/MAE gradients, SGD updates). nvcc contracts
-// a * x + b * y into a fused multiply-add and the CPU compiler may not, so the backends can
-// differ by an ulp or two of the largest term: ulp(4) = 4.8e-7 for inputs in [-2, 2].
-constexpr Tolerance kElementwise{1e-6, 1e-6, "element-wise"};
-// sin, cos, tanh, exp, log with results of magnitude <= 1. The CPU backend's vectorised
-// polynomials are within 1.1e-7 of the exact value (measured over 2^20 inputs per function);
-// CUDA's sinf, cosf, tanhf, expf and logf are within 2 ulp (2.4e-7 near 1) by the CUDA
-// programming guide. 1e-6 is about three times the sum of both; a kernel that used the fast
-// intrinsics (__sinf...) outside their accurate range would not pass.
-constexpr Tolerance kTranscendental{1e-6, 2e-6, "transcendental"};
-// Sums of k terms (gemm, sumRows, sumSquares, loss means, softmax denominators, embedding
-// gradients). Each backend adds in its own order (cuBLAS tiles, tree reductions, the CPU's
-// fixed chunks); for random data the rounding error of such a sum grows like
-// sqrt(k) * u * sum|terms| with u = 6e-8. The bound is 1e-6 * sqrt(k) * sum|terms|, about 16 times
-// that, so it holds with margin for every size here, and it scales with the sum's magnitude,
-// not its value (a sum that cancels to ~0 is still compared fairly).
-constexpr double kReductionPerSqrtTerm = 1e-6;
 // Adam's moments and parameters: the moment updates are element-wise, the parameter update
 // divides by sqrt(v) and by the bias corrections 1 - beta^t (which a kernel may form in f32
 // where the CPU uses double: a relative error of 1e-7 in beta2^t becomes 3e-5 in 1 - beta2^t
 // at t = 3, 1.7e-5 in the step after the sqrt, times lr = 0.01).
 constexpr Tolerance kOptimizer{1e-6, 2e-6, "optimizer"};
 constexpr Tolerance kOptimizerState{1e-12, 2e-6, "optimizer state"};
-
-double reductionBound(double terms, double magnitude)
-{
-    return kReductionPerSqrtTerm * std::sqrt(std::max(terms, 1.0)) * magnitude + 1e-30;
-}
-
-// exp(a) where the backends may form the argument a differently (z / T - max / T against
-// (z - max) / T, say): each rounding of a moves exp(a) by a relative ulp(a) / 2, so the two can
-// differ by up to 2^-23 |a| relative. maxArgument: the largest |a| of the test's data.
-double expArgumentError(double maxArgument)
-{
-    return 2 * kUlp1 * std::max(1.0, maxArgument);
-}
 
 // ---- training tolerances (c) ----------------------------------------------------------------
 // Floating-point order differs between the backends, so two runs from the same seed start to
@@ -171,24 +135,6 @@ struct Pair {
     float* ptr(Side s) const { return buf[s].data(); }
     size_t size() const { return static_cast<size_t>(shape.size()); }
 };
-
-// Class ids (CrossEntropy) or random targets of the right range for a loss.
-std::vector<float> targetsFor(LossKind kind, Rng& rng, int64_t rows, int64_t k)
-{
-    if (kind == LossKind::CrossEntropy) {
-        std::vector<float> ids(static_cast<size_t>(rows));
-        for (auto& id : ids)
-            id = static_cast<float>(rng.below(static_cast<uint64_t>(k)));
-        return ids;
-    }
-    if (kind == LossKind::BinaryCrossEntropy) {
-        std::vector<float> t(static_cast<size_t>(rows * k));
-        for (auto& v : t)
-            v = rng.uniform() < 0.5 ? 0.f : 1.f;
-        return t;
-    }
-    return randomVector(rng, static_cast<size_t>(rows * k), -2, 2);
-}
 
 // ---- training fixtures (c) -------------------------------------------------------------------
 
@@ -297,26 +243,8 @@ private slots:
     // (a) ops
     void deviceInfo();
     void memoryRoundTrip();
-    void fillAndBroadcast_data();
-    void fillAndBroadcast();
-    void sumRows_data();
-    void sumRows();
-    void sumSquares_data();
-    void sumSquares();
-    void axpby_data();
-    void axpby();
-    void gemm_data();
-    void gemm();
-    void activation_data();
-    void activation();
-    void fourier_data();
-    void fourier();
-    void embedding_data();
-    void embedding();
-    void loss_data();
-    void loss();
-    void softmaxRows_data();
-    void softmaxRows();
+    void ops_data(); // the shared op table (tests/support/OpCases.h), against the CPU backend
+    void ops();
     void sampleRows_data();
     void sampleRows();
     void shuffledOrder();
@@ -327,8 +255,6 @@ private slots:
     void optimizer();
     void optimizerSkipsBadStep_data();
     void optimizerSkipsBadStep();
-    void gatherRows_data();
-    void gatherRows();
     void determinism_data();
     void determinism();
 
@@ -402,6 +328,25 @@ Pair TestCudaParity::pair(const std::vector<float>& hostData, int64_t rows, int6
     return p;
 }
 
+// ---- (a) the op table, memory ------------------------------------------------------------
+
+void TestCudaParity::ops_data()
+{
+    QTest::addColumn<int>("row");
+    const auto& table = opcases::table();
+    for (size_t i = 0; i < table.size(); ++i)
+        QTest::newRow(qPrintable(table[i].name)) << static_cast<int>(i);
+}
+
+void TestCudaParity::ops()
+{
+    QFETCH(int, row);
+    const opcases::OpCase c = opcases::table()[static_cast<size_t>(row)].make();
+    const auto cpu = c.run(*m_cpu);
+    QString why;
+    QVERIFY2(opcases::matchesCpu(c, c.run(*m_gpu), cpu, &why), qPrintable(why));
+}
+
 // ---- (a) memory, element-wise, reductions --------------------------------------------------
 
 void TestCudaParity::deviceInfo()
@@ -452,417 +397,11 @@ void TestCudaParity::memoryRoundTrip()
     QCOMPARE(idsBack, ids);
 }
 
-void TestCudaParity::fillAndBroadcast_data()
-{
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("cols");
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {4096, 256}};
-    for (const auto& s : shapes)
-        QTest::addRow("%lldx%lld", s[0], s[1]) << s[0] << s[1];
-}
-
-void TestCudaParity::fillAndBroadcast()
-{
-    QFETCH(qint64, rows);
-    QFETCH(qint64, cols);
-    Rng rng(static_cast<uint64_t>(rows * cols));
-    // fill, leaving the float after the view untouched
-    Pair f = filled(1, rows * cols + 1, kNaN);
-    forBoth([&](Backend& b, Side s) { b.fill(f[s].reshaped(rows, cols), -2.5f); });
-    IL_AGREE(f, kExact);
-    QCOMPARE(host(f, Gpu).front(), -2.5f);
-    QVERIFY(std::isnan(host(f, Gpu).back()));
-
-    Pair bias = pair(randomVector(rng, size_t(cols), -3, 3), 1, cols);
-    Pair y = filled(rows, cols, kNaN);
-    forBoth([&](Backend& b, Side s) { b.broadcastRows(bias[s], y[s]); });
-    IL_AGREE(y, kExact);
-}
-
-void TestCudaParity::sumRows_data()
-{
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("cols");
-    QTest::addColumn<float>("beta");
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {4096, 256}, {100000, 1}, {3, 5000}};
-    for (const auto& s : shapes)
-        for (float beta : {0.f, 1.f, 0.5f})
-            QTest::addRow("%lldx%lld beta=%g", s[0], s[1], double(beta)) << s[0] << s[1] << beta;
-}
-
-void TestCudaParity::sumRows()
-{
-    QFETCH(qint64, rows);
-    QFETCH(qint64, cols);
-    QFETCH(float, beta);
-    Rng rng(static_cast<uint64_t>(rows * 7 + cols));
-    const auto x = randomVector(rng, size_t(rows * cols), -1, 1);
-    const auto out0 = randomVector(rng, size_t(cols), -10, 10);
-    std::vector<double> magnitude(size_t(cols), 0.0);
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c)
-            magnitude[size_t(c)] += std::fabs(x[size_t(r * cols + c)]);
-    for (int64_t c = 0; c < cols; ++c)
-        magnitude[size_t(c)] += std::fabs(beta * out0[size_t(c)]);
-
-    Pair px = pair(x, rows, cols);
-    // beta == 0 must ignore what was there, even NaN.
-    Pair out = beta == 0.f ? filled(1, cols, kNaN) : pair(out0, 1, cols);
-    forBoth([&](Backend& b, Side s) { b.sumRows(px[s], beta, out[s]); });
-    IL_AGREE(out, Bound([&](size_t i, double) {
-                 return reductionBound(double(rows + 1), magnitude[i]);
-             }));
-}
-
-void TestCudaParity::sumSquares_data()
-{
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("cols");
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {317, 331}, {1, 1000003}, {4096, 256}};
-    for (const auto& s : shapes)
-        QTest::addRow("%lldx%lld", s[0], s[1]) << s[0] << s[1];
-}
-
-void TestCudaParity::sumSquares()
-{
-    QFETCH(qint64, rows);
-    QFETCH(qint64, cols);
-    const size_t n = size_t(rows * cols);
-    Rng rng(n);
-    const auto x = randomVector(rng, n, -3, 3);
-    Pair px = pair(x, rows, cols);
-    Pair out = filled(1, 1, 99.f);
-    forBoth([&](Backend& b, Side s) { b.sumSquares(px[s], out.ptr(s)); });
-    // Every term is positive, so the magnitude is the sum itself.
-    IL_AGREE(out, Bound([&](size_t, double ref) { return reductionBound(double(n), ref); }));
-}
-
-void TestCudaParity::axpby_data()
-{
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("cols");
-    QTest::addColumn<float>("a");
-    QTest::addColumn<float>("bb");
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {317, 331}};
-    const float coeffs[][2] = {{2.f, -0.5f}, {1.f, 0.f}, {0.f, 1.f}, {-1.5f, 0.25f}};
-    for (const auto& s : shapes)
-        for (const auto& c : coeffs)
-            QTest::addRow("%lldx%lld a=%g b=%g", s[0], s[1], double(c[0]), double(c[1]))
-                << s[0] << s[1] << c[0] << c[1];
-}
-
-void TestCudaParity::axpby()
-{
-    QFETCH(qint64, rows);
-    QFETCH(qint64, cols);
-    QFETCH(float, a);
-    QFETCH(float, bb);
-    Rng rng(size_t(rows * cols) + 5);
-    Pair x = pair(randomVector(rng, size_t(rows * cols), -2, 2), rows, cols);
-    Pair y = pair(randomVector(rng, size_t(rows * cols), -2, 2), rows, cols);
-    forBoth([&](Backend& b, Side s) { b.axpby(a, x[s], bb, y[s]); });
-    IL_AGREE(y, kElementwise);
-}
-
 // ---- (a) gemm -----------------------------------------------------------------------------
-
-void TestCudaParity::gemm_data()
-{
-    QTest::addColumn<int>("m");
-    QTest::addColumn<int>("n");
-    QTest::addColumn<int>("k");
-    QTest::addColumn<bool>("transA");
-    QTest::addColumn<bool>("transB");
-    QTest::addColumn<float>("alpha");
-    QTest::addColumn<float>("beta");
-    // m x n x k. 4096x256x256: a SIREN layer's forward on 4096 pixels; 256x256x4096: its weight
-    // gradient, summing over the batch (the longest reductions of a training step).
-    const int sizes[][3] = {{1, 1, 1},        {7, 13, 5},       {257, 129, 65},
-                            {4096, 256, 256}, {256, 256, 4096}, {1000, 3, 2}};
-    const float ab[][2] = {{1.f, 0.f}, {0.75f, -1.5f}};
-    for (const auto& s : sizes)
-        for (int t = 0; t < 4; ++t)
-            for (const auto& p : ab) {
-                const bool ta = t & 1, tb = t & 2;
-                QTest::addRow("%dx%dx%d %s%s a=%g b=%g", s[0], s[1], s[2], ta ? "T" : "N",
-                              tb ? "T" : "N", double(p[0]), double(p[1]))
-                    << s[0] << s[1] << s[2] << ta << tb << p[0] << p[1];
-            }
-}
-
-void TestCudaParity::gemm()
-{
-    QFETCH(int, m);
-    QFETCH(int, n);
-    QFETCH(int, k);
-    QFETCH(bool, transA);
-    QFETCH(bool, transB);
-    QFETCH(float, alpha);
-    QFETCH(float, beta);
-    Rng rng(uint64_t(m * 131 + n * 7 + k));
-    const auto a = randomVector(rng, size_t(m) * k, -1, 1);
-    const auto bm = randomVector(rng, size_t(k) * n, -1, 1);
-    // With beta == 0, C is write-only (BLAS): NaN there must not leak into the result.
-    const auto c0 = beta == 0.f ? std::vector<float>(size_t(m) * n, kNaN)
-                                : randomVector(rng, size_t(m) * n, -1, 1);
-    const auto shapeA = transA ? Shape{k, m} : Shape{m, k};
-    const auto shapeB = transB ? Shape{n, k} : Shape{k, n};
-    Pair pa = pair(a, shapeA.rows, shapeA.cols), pb = pair(bm, shapeB.rows, shapeB.cols);
-    Pair pc = pair(c0, m, n);
-    forBoth([&](Backend& b, Side s) { b.gemm(transA, transB, alpha, pa[s], pb[s], beta, pc[s]); });
-
-    // The magnitude of each element's sum, |alpha| |op(A)| |op(B)| + |beta C|, by the CPU
-    // backend on absolute values.
-    auto absOf = [](std::vector<float> v) {
-        for (float& x : v)
-            x = std::fabs(x);
-        return v;
-    };
-    Buffer aa = testutil::toDevice(*m_cpu, absOf(a)), ab = testutil::toDevice(*m_cpu, absOf(bm));
-    Buffer mag = testutil::toDevice(*m_cpu, beta == 0.f ? std::vector<float>(size_t(m) * n, 0.f)
-                                                        : absOf(c0));
-    m_cpu->gemm(transA, transB, std::fabs(alpha), aa.view(shapeA), ab.view(shapeB), std::fabs(beta),
-                mag.view(m, n));
-    const auto magnitude = testutil::toHost(*m_cpu, mag.view(m, n));
-    IL_AGREE(pc, Bound([&](size_t i, double) { return reductionBound(k + 1, magnitude[i]); }));
-}
 
 // ---- (a) activations, Fourier features, embeddings ----------------------------------------
 
-void TestCudaParity::activation_data()
-{
-    QTest::addColumn<int>("act");
-    QTest::addColumn<float>("param");
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("cols");
-    QTest::addColumn<bool>("inPlace"); // forward y == x, backward dx == dy
-    const std::pair<Activation, float> acts[] = {
-        {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},    {Activation::LeakyReLU, 0.1f},
-        {Activation::Tanh, 0.f},     {Activation::Sigmoid, 0.f}, {Activation::Sine, 30.f},
-        {Activation::Sine, 1.f},     {Activation::Gelu, 0.f}};
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {317, 331}};
-    for (const auto& [act, p] : acts)
-        for (const auto& s : shapes)
-            for (bool inPlace : {false, true})
-                QTest::addRow("%s(%g) %lldx%lld%s", activationName(act).c_str(), double(p), s[0],
-                              s[1], inPlace ? " in-place" : "")
-                    << int(act) << p << s[0] << s[1] << inPlace;
-}
-
-void TestCudaParity::activation()
-{
-    QFETCH(int, act);
-    QFETCH(float, param);
-    QFETCH(qint64, rows);
-    QFETCH(qint64, cols);
-    QFETCH(bool, inPlace);
-    const auto a = static_cast<Activation>(act);
-    const size_t n = size_t(rows * cols);
-    Rng rng(n * 7 + uint64_t(act));
-    // Sine arguments w0 * x reach +-100 (a SIREN's first layer); the others see +-6 plus
-    // saturating values at the start.
-    std::vector<float> x;
-    if (a == Activation::Sine) {
-        x = randomVector(rng, n, -100.0 / param, 100.0 / param);
-    } else {
-        x = randomVector(rng, n, -6, 6);
-        const float special[] = {0.5f, 1e-3f, -1e-3f, 50.f, -50.f, 100.f, -100.f, 20.f, -20.f};
-        for (size_t i = 0; i < std::size(special) && i < n; ++i)
-            x[i] = special[i];
-    }
-    const auto dy = randomVector(rng, n, -1, 1);
-    const bool exact =
-        a == Activation::Identity || a == Activation::ReLU || a == Activation::LeakyReLU;
-    const Tolerance fwdTol = exact ? kExact : kTranscendental;
-    // The sine's derivative is w0 cos(w0 x): its error scales with w0.
-    const double scale = a == Activation::Sine ? std::max(1.0, double(param)) : 1.0;
-    const Tolerance bwdTol =
-        exact ? kExact
-              : Tolerance{kTranscendental.atol * scale, kTranscendental.rtol, "transcendental"};
-
-    // Forward.
-    Pair px = pair(x, rows, cols);
-    Pair py = inPlace ? pair(x, rows, cols) : filled(rows, cols, kNaN);
-    forBoth(
-        [&](Backend& b, Side s) { b.activationForward(a, param, inPlace ? py[s] : px[s], py[s]); });
-    IL_AGREE(py, fwdTol);
-
-    // Backward from identical inputs: x, the CPU's y, dy.
-    const auto yCpu = host(py, Cpu);
-    Pair yIn = pair(yCpu, rows, cols);
-    Pair pdy = pair(dy, rows, cols);
-    Pair pdx = inPlace ? pair(dy, rows, cols) : filled(rows, cols, kNaN);
-    forBoth([&](Backend& b, Side s) {
-        b.activationBackward(a, param, px[s], yIn[s], inPlace ? pdx[s] : pdy[s], pdx[s]);
-    });
-    IL_AGREE(pdx, bwdTol);
-}
-
-void TestCudaParity::fourier_data()
-{
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("count");
-    QTest::addColumn<bool>("inPlace"); // backward dz == z
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {4096, 128}};
-    for (const auto& s : shapes)
-        for (bool inPlace : {false, true})
-            QTest::addRow("%lldx%lld%s", s[0], s[1], inPlace ? " in-place" : "")
-                << s[0] << s[1] << inPlace;
-}
-
-void TestCudaParity::fourier()
-{
-    QFETCH(qint64, rows);
-    QFETCH(qint64, count);
-    QFETCH(bool, inPlace);
-    const size_t n = size_t(rows * count);
-    Rng rng(n + 17);
-    const auto z = randomVector(rng, n, -100, 100);
-    const auto dy = randomVector(rng, 2 * n, -1, 1);
-    Pair pz = pair(z, rows, count);
-    Pair py = filled(rows, 2 * count, kNaN);
-    forBoth([&](Backend& b, Side s) { b.fourierForward(pz[s], py[s]); });
-    IL_AGREE(py, kTranscendental);
-
-    Pair pdy = pair(dy, rows, 2 * count);
-    Pair pdz = inPlace ? pair(z, rows, count) : filled(rows, count, kNaN);
-    forBoth(
-        [&](Backend& b, Side s) { b.fourierBackward(inPlace ? pdz[s] : pz[s], pdy[s], pdz[s]); });
-    // dy_sin cos(z) - dy_cos sin(z): two transcendental terms of magnitude <= 1.
-    IL_AGREE(pdz, (Tolerance{2 * kTranscendental.atol, kTranscendental.rtol, "transcendental"}));
-}
-
-void TestCudaParity::embedding_data()
-{
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("context");
-    QTest::addColumn<qint64>("vocab");
-    QTest::addColumn<qint64>("dim");
-    QTest::newRow("1x1 v1 d1") << qint64(1) << qint64(1) << qint64(1) << qint64(1);
-    QTest::newRow("7x3 v27 d10") << qint64(7) << qint64(3) << qint64(27) << qint64(10);
-    // Every id repeated hundreds of times: the scatter-add must be right and repeatable.
-    QTest::newRow("1000x2 v5 d3") << qint64(1000) << qint64(2) << qint64(5) << qint64(3);
-    QTest::newRow("4096x3 v28 d16") << qint64(4096) << qint64(3) << qint64(28) << qint64(16);
-}
-
-void TestCudaParity::embedding()
-{
-    QFETCH(qint64, rows);
-    QFETCH(qint64, context);
-    QFETCH(qint64, vocab);
-    QFETCH(qint64, dim);
-    Rng rng(uint64_t(rows * 3 + vocab));
-    std::vector<float> ids(size_t(rows * context));
-    for (auto& id : ids)
-        id = float(rng.below(uint64_t(vocab)));
-    for (int64_t c = 0; c < context; ++c) // repeats inside one row
-        ids[size_t(c)] = float(vocab - 1);
-    const int64_t width = context * dim;
-    const auto table = randomVector(rng, size_t(vocab * dim), -1, 1);
-    const auto dy = randomVector(rng, size_t(rows * width), -1, 1);
-
-    Pair pids = pair(ids, rows, context), ptable = pair(table, vocab, dim);
-    Pair py = filled(rows, width, kNaN);
-    forBoth([&](Backend& b, Side s) { b.embeddingForward(pids[s], ptable[s], py[s]); });
-    IL_AGREE(py, kExact);
-
-    // The gradient overwrites dtable (777 must vanish); each element sums the dy slices of one
-    // id, so its bound follows that id's count and the magnitude of those slices.
-    std::vector<double> magnitude(size_t(vocab * dim), 0.0), count(size_t(vocab), 0.0);
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < context; ++c) {
-            const auto id = int64_t(ids[size_t(r * context + c)]);
-            count[size_t(id)] += 1;
-            for (int64_t d = 0; d < dim; ++d)
-                magnitude[size_t(id * dim + d)] += std::fabs(dy[size_t(r * width + c * dim + d)]);
-        }
-    Pair pdy = pair(dy, rows, width);
-    Pair pdt = filled(vocab, dim, 777.f);
-    forBoth([&](Backend& b, Side s) { b.embeddingBackward(pids[s], pdy[s], pdt[s]); });
-    IL_AGREE(pdt, Bound([&](size_t i, double) {
-                 return reductionBound(count[i / size_t(dim)], magnitude[i]);
-             }));
-}
-
 // ---- (a) losses and softmax ------------------------------------------------------------------
-
-void TestCudaParity::loss_data()
-{
-    QTest::addColumn<int>("kind");
-    QTest::addColumn<float>("smoothing");
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("k");
-    QTest::addColumn<bool>("accumulate");
-    const std::pair<LossKind, float> kinds[] = {{LossKind::MSE, 0.f},
-                                                {LossKind::MAE, 0.f},
-                                                {LossKind::BinaryCrossEntropy, 0.f},
-                                                {LossKind::CrossEntropy, 0.f},
-                                                {LossKind::CrossEntropy, 0.1f}};
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {1000, 3}, {4096, 28}};
-    for (const auto& [kind, s] : kinds)
-        for (const auto& sh : shapes)
-            for (bool acc : {false, true})
-                QTest::addRow("%s s=%g %lldx%lld%s", lossName(kind).c_str(), double(s), sh[0],
-                              sh[1], acc ? " accumulate" : "")
-                    << int(kind) << s << sh[0] << sh[1] << acc;
-}
-
-void TestCudaParity::loss()
-{
-    QFETCH(int, kind);
-    QFETCH(float, smoothing);
-    QFETCH(qint64, rows);
-    QFETCH(qint64, k);
-    QFETCH(bool, accumulate);
-    const auto lk = static_cast<LossKind>(kind);
-    Rng rng(uint64_t(rows * 31 + k + kind));
-    const auto pred = randomVector(rng, size_t(rows * k), -5, 5);
-    const auto target = targetsFor(lk, rng, rows, k);
-    const int64_t tcols = lk == LossKind::CrossEntropy ? 1 : k;
-    const bool ce = lk == LossKind::CrossEntropy, bce = lk == LossKind::BinaryCrossEntropy;
-
-    Pair pp = pair(pred, rows, k), pt = pair(target, rows, tcols);
-    Pair grad = filled(rows, k, kNaN);
-    Pair lossFB = filled(1, 1, 1.5f), lossF = filled(1, 1, 1.5f);
-    forBoth([&](Backend& b, Side s) {
-        b.lossForwardBackward(lk, smoothing, pp[s], pt[s], grad[s], lossFB.ptr(s), accumulate);
-        b.lossForward(lk, smoothing, pp[s], pt[s], lossF.ptr(s), accumulate);
-    });
-
-    // The loss: a mean of non-negative terms, each a transcendental expression (log-sum-exp,
-    // softplus) of arguments up to |5|, whose own rounding (ulp(5) = 4.8e-7) exp amplifies.
-    // With accumulate, 1.5 was added: one more rounding of 1.5 + loss.
-    const double n = double(lk == LossKind::CrossEntropy ? rows : rows * k);
-    // Logits are in [-5, 5]: softplus sees |z| <= 5, softmax z - max in [-10, 0].
-    const double maxExpArgument = ce ? 10 : 5;
-    const double termTol =
-        ce || bce ? kTranscendental.rtol + expArgumentError(maxExpArgument) : kElementwise.rtol;
-    const Bound lossBound = [&](size_t, double ref) {
-        const double lossValue = accumulate ? ref - 1.5 : ref;
-        return (termTol + reductionBound(n, 1.0)) * std::fabs(lossValue) +
-               (accumulate ? 2 * kUlp1 * std::fabs(ref) : 0.0) + 1e-30;
-    };
-    IL_AGREE(lossFB, lossBound);
-    IL_AGREE(lossF, lossBound);
-    // lossForward and lossForwardBackward agree with each other on CUDA, too.
-    QString why;
-    QVERIFY2(agree(host(lossF, Gpu), host(lossFB, Gpu), lossBound, false, &why),
-             qPrintable("lossForward vs lossForwardBackward on CUDA: " + why));
-
-    // The gradient of the mean: (softmax - q) / rows, (sigmoid - t) / n, 2 d / n or sign(d) / n.
-    // Softmax adds a row sum of k exponentials. Probabilities and sigmoids are at most 1, so
-    // the absolute tolerance is that of an O(1) value, divided like the gradient.
-    const double denom = ce ? double(rows) : double(rows * k);
-    Tolerance gt = kElementwise;
-    if (bce)
-        gt = {kTranscendental.atol + expArgumentError(maxExpArgument), kTranscendental.rtol,
-              "transcendental"};
-    if (ce)
-        gt = {kTranscendental.atol + expArgumentError(maxExpArgument) +
-                  reductionBound(double(k), 1.0),
-              kTranscendental.rtol, "transcendental + row sum"};
-    IL_AGREE(grad, (Tolerance{gt.atol / denom, gt.rtol, gt.name}));
-}
 
 void TestCudaParity::sampleRows_data()
 {
@@ -912,49 +451,6 @@ void TestCudaParity::shuffledOrder()
         }
         QVERIFY2(got[Cpu] == got[Gpu], qPrintable(QString("n = %1").arg(n)));
     }
-}
-
-void TestCudaParity::softmaxRows_data()
-{
-    QTest::addColumn<qint64>("rows");
-    QTest::addColumn<qint64>("cols");
-    QTest::addColumn<float>("temperature");
-    const qint64 shapes[][2] = {{1, 1}, {7, 13}, {401, 300}, {4096, 28}};
-    for (const auto& s : shapes)
-        for (float t : {1.f, 0.5f, 2.f})
-            QTest::addRow("%lldx%lld T=%g", s[0], s[1], double(t)) << s[0] << s[1] << t;
-}
-
-void TestCudaParity::softmaxRows()
-{
-    QFETCH(qint64, rows);
-    QFETCH(qint64, cols);
-    QFETCH(float, temperature);
-    const size_t n = size_t(rows * cols);
-    Rng rng(n + 1);
-    auto z = randomVector(rng, n, -10, 10);
-    if (cols > 2) { // one row of huge logits: the max must be subtracted
-        z[0] = 1000.f;
-        z[1] = -1000.f;
-        z[2] = 999.f;
-    }
-    Pair pz = pair(z, rows, cols);
-    Pair p = filled(rows, cols, kNaN);
-    forBoth([&](Backend& b, Side s) { b.softmaxRows(pz[s], temperature, p[s]); });
-    // Per row: exp's argument error (z / T reaches 2000 in the huge row), the row sum of cols
-    // terms, and the division.
-    std::vector<double> argRel(static_cast<size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) {
-        double m = 0;
-        for (int64_t c = 0; c < cols; ++c)
-            m = std::max(m, std::fabs(double(z[size_t(r * cols + c)]) / temperature));
-        argRel[size_t(r)] = expArgumentError(2 * m);
-    }
-    IL_AGREE(p, Bound([&](size_t i, double ref) {
-                 const double rel = kTranscendental.rtol + argRel[i / size_t(cols)] +
-                                    reductionBound(double(cols), 1.0);
-                 return 1e-12 + rel * std::fabs(ref);
-             }));
 }
 
 // ---- (a) guard and optimizers ---------------------------------------------------------------
@@ -1140,40 +636,6 @@ void TestCudaParity::optimizerSkipsBadStep()
 }
 
 // ---- (a) data movement ---------------------------------------------------------------------
-
-void TestCudaParity::gatherRows_data()
-{
-    QTest::addColumn<qint64>("srcRows");
-    QTest::addColumn<qint64>("cols");
-    QTest::addColumn<qint64>("first");
-    QTest::addColumn<qint64>("dstRows");
-    QTest::newRow("1x1") << qint64(1) << qint64(1) << qint64(0) << qint64(1);
-    QTest::newRow("100x13, 7 rows from 10") << qint64(100) << qint64(13) << qint64(10) << qint64(7);
-    QTest::newRow("1000x3, last rows") << qint64(1000) << qint64(3) << qint64(990) << qint64(10);
-    QTest::newRow("262144x2, 4096 rows")
-        << qint64(262144) << qint64(2) << qint64(8192) << qint64(4096);
-    QTest::newRow("50000x27, 40000 rows")
-        << qint64(50000) << qint64(27) << qint64(1000) << qint64(40000);
-}
-
-void TestCudaParity::gatherRows()
-{
-    QFETCH(qint64, srcRows);
-    QFETCH(qint64, cols);
-    QFETCH(qint64, first);
-    QFETCH(qint64, dstRows);
-    Rng rng(static_cast<uint64_t>(srcRows));
-    Pair src = pair(randomVector(rng, size_t(srcRows * cols), -1, 1), srcRows, cols);
-    const std::vector<int32_t> index = rng.permutation(srcRows);
-    IndexBuffer idx[2] = {IndexBuffer(m_cpu.get(), index.size()),
-                          IndexBuffer(m_gpu.get(), index.size())};
-    Pair dst = filled(dstRows, cols, kNaN);
-    forBoth([&](Backend& b, Side s) {
-        b.upload(idx[s].data(), index.data(), index.size() * sizeof(int32_t));
-        b.gatherRows(src[s], idx[s].data(), first, dst[s]);
-    });
-    IL_AGREE(dst, kExact);
-}
 
 // ---- (a) determinism on CUDA ----------------------------------------------------------------
 

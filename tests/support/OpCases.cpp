@@ -1,0 +1,841 @@
+#include "OpCases.h"
+
+#include "../engine/TestUtil.h"
+#include "Layer.h"
+#include "Random.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numbers>
+
+using namespace il;
+using testutil::filledBuffer;
+using testutil::randomVector;
+using testutil::toDevice;
+using testutil::toHost;
+
+namespace opcases {
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+Bound boundOf(Tolerance t)
+{
+    return [t](size_t, double ref) { return t.atol + t.rtol * std::fabs(ref); };
+}
+
+std::vector<double> toDouble(const std::vector<float>& v)
+{
+    return {v.begin(), v.end()};
+}
+
+// An output that must be identical, bit for bit, on every backend and equal to `ref`.
+Check exact(const QString& name, std::vector<double> ref)
+{
+    return {name, std::move(ref), 0.0, 0.0, boundOf(kExact), true};
+}
+
+QString shapeName(int64_t rows, int64_t cols)
+{
+    return QStringLiteral("%1x%2").arg(rows).arg(cols);
+}
+
+// ---- fill, broadcast ---------------------------------------------------------------------------
+
+OpCase fillCase(int64_t rows, int64_t cols)
+{
+    const auto n = static_cast<size_t>(rows * cols);
+    std::vector<double> ref(n, 2.5);
+    ref.push_back(-3.0); // one past the end is untouched
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer buf = filledBuffer(b, n + 1, -3.f);
+        b.fill(buf.view(rows, cols), 2.5f);
+        return {{"buffer", toHost(b, buf.view(1, static_cast<int64_t>(n + 1)))}};
+    };
+    c.checks = {exact("buffer", ref)};
+    return c;
+}
+
+OpCase broadcastRowsCase(int64_t rows, int64_t cols)
+{
+    Rng rng(11);
+    const auto bias = randomVector(rng, static_cast<size_t>(cols), -5, 5);
+    std::vector<double> ref(static_cast<size_t>(rows * cols));
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            ref[static_cast<size_t>(i * cols + j)] = bias[static_cast<size_t>(j)];
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer db = toDevice(b, bias);
+        Buffer dy = filledBuffer(b, static_cast<size_t>(rows * cols), 123.f);
+        b.broadcastRows(db.view(1, cols), dy.view(rows, cols));
+        return {{"y", toHost(b, dy.view(rows, cols))}};
+    };
+    c.checks = {exact("y", ref)};
+    return c;
+}
+
+// ---- reductions and element-wise ---------------------------------------------------------------
+
+OpCase sumRowsCase(int64_t rows, int64_t cols, float beta)
+{
+    Rng rng(static_cast<uint64_t>(rows + cols));
+    const auto x = randomVector(rng, static_cast<size_t>(rows * cols), -1, 1);
+    // beta == 0 must ignore what was there, even NaN.
+    const auto out0 = beta == 0.f ? std::vector<float>(static_cast<size_t>(cols), kNaN)
+                                  : randomVector(rng, static_cast<size_t>(cols), -3, 3);
+    std::vector<double> ref(static_cast<size_t>(cols)), magnitude(static_cast<size_t>(cols));
+    for (int64_t j = 0; j < cols; ++j) {
+        const double start = beta == 0.f ? 0.0 : double(beta) * out0[static_cast<size_t>(j)];
+        double s = start, m = std::fabs(start);
+        for (int64_t i = 0; i < rows; ++i) {
+            s += x[static_cast<size_t>(i * cols + j)];
+            m += std::fabs(x[static_cast<size_t>(i * cols + j)]);
+        }
+        ref[static_cast<size_t>(j)] = s;
+        magnitude[static_cast<size_t>(j)] = m;
+    }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dx = toDevice(b, x), dout = toDevice(b, out0);
+        b.sumRows(dx.view(rows, cols), beta, dout.view(1, cols));
+        return {{"out", toHost(b, dout.view(1, cols))}};
+    };
+    c.checks = {{"out", ref, 2e-7 * double(rows) + 1e-6, 1e-5,
+                 [=](size_t i, double) { return reductionBound(double(rows + 1), magnitude[i]); }}};
+    return c;
+}
+
+OpCase sumSquaresCase(int64_t rows, int64_t cols)
+{
+    const auto n = static_cast<size_t>(rows * cols);
+    Rng rng(n);
+    auto x = randomVector(rng, n, -1, 1);
+    // Distinctive values at both ends: skipping the head or the tail of the loop shows.
+    x.front() = 3.f;
+    x.back() = -std::sqrt(static_cast<float>(n)) - 1.f;
+    double ref = 0;
+    for (float v : x)
+        ref += double(v) * v;
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dx = toDevice(b, x);
+        Buffer out = filledBuffer(b, 1, 99.f);
+        b.sumSquares(dx.view(rows, cols), out.data());
+        return {{"sum", toHost(b, out.view(1, 1))}};
+    };
+    // Every term is positive, so the magnitude is the sum itself.
+    c.checks = {{"sum", {ref}, 0.0, 1e-4, [n](size_t, double want) {
+                     return reductionBound(double(n), want);
+                 }}};
+    return c;
+}
+
+OpCase axpbyCase(int64_t rows, int64_t cols, float a, float bb)
+{
+    const auto n = static_cast<size_t>(rows * cols);
+    Rng rng(n + 5);
+    const auto x = randomVector(rng, n, -2, 2);
+    const auto y = randomVector(rng, n, -2, 2);
+    std::vector<double> ref(n);
+    for (size_t i = 0; i < n; ++i)
+        ref[i] = double(a) * x[i] + double(bb) * y[i];
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dx = toDevice(b, x), dy = toDevice(b, y);
+        b.axpby(a, dx.view(rows, cols), bb, dy.view(rows, cols));
+        return {{"y", toHost(b, dy.view(rows, cols))}};
+    };
+    c.checks = {{"y", ref, 1e-6, 1e-6, boundOf(kElementwise)}};
+    return c;
+}
+
+// ---- gemm --------------------------------------------------------------------------------------
+
+// C = alpha op(A) op(B) + beta C, or with op = identity; c0 NaN when beta == 0 (BLAS semantics:
+// C is then write-only, garbage must vanish). The double reference is skipped above 1e7
+// multiply-adds (the large shapes are there for the device's tiling; the CPU is checked on the
+// others); the parity bound scales with each element's |alpha| |op(A)| |op(B)| + |beta C|.
+OpCase gemmCase(int m, int n, int k, bool transA, bool transB, float alpha, float beta)
+{
+    Rng rng(static_cast<uint64_t>(m * 131 + n * 7 + k + transA * 3 + transB * 5));
+    const auto a = randomVector(rng, size_t(m) * k, -1, 1);
+    const auto bm = randomVector(rng, size_t(k) * n, -1, 1);
+    const auto c0 = beta == 0.f ? std::vector<float>(size_t(m) * n, kNaN)
+                                : randomVector(rng, size_t(m) * n, -1, 1);
+    auto product = [=](bool absolute) {
+        auto f = [absolute](double v) { return absolute ? std::fabs(v) : v; };
+        std::vector<double> out(size_t(m) * n);
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) {
+                double s = 0;
+                for (int l = 0; l < k; ++l) {
+                    const double av = transA ? a[size_t(l) * m + i] : a[size_t(i) * k + l];
+                    const double bv = transB ? bm[size_t(j) * k + l] : bm[size_t(l) * n + j];
+                    s += f(av) * f(bv);
+                }
+                const size_t ij = size_t(i) * n + j;
+                out[ij] = f(alpha) * s + (beta == 0.f ? 0.0 : f(beta) * f(c0[ij]));
+            }
+        return out;
+    };
+    const bool small = double(m) * n * k <= 1e7;
+    const auto shapeA = transA ? Shape{k, m} : Shape{m, k};
+    const auto shapeB = transB ? Shape{n, k} : Shape{k, n};
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer da = toDevice(b, a), db = toDevice(b, bm), dc = toDevice(b, c0);
+        b.gemm(transA, transB, alpha, da.view(shapeA), db.view(shapeB), beta, dc.view(m, n));
+        return {{"c", toHost(b, dc.view(m, n))}};
+    };
+    auto magnitude = std::make_shared<std::vector<double>>(); // made on first use
+    c.checks = {{"c", small ? product(false) : std::vector<double>{}, 2e-6 * k + 1e-6, 1e-5,
+                 [=](size_t i, double) {
+                     if (magnitude->empty()) *magnitude = product(true);
+                     return reductionBound(k + 1, (*magnitude)[i]);
+                 }}};
+    return c;
+}
+
+// ---- activations, Fourier features, embeddings -------------------------------------------------
+
+// Forward (y from x, or in place), then backward from the reference y (dx from dy, or in
+// place over dy). Inputs: uniform over the interesting range with large magnitudes and exact
+// values at the start; sine arguments w0 x reach +-100 (a SIREN's first layer).
+OpCase activationCase(Activation a, float param, int64_t rows, int64_t cols, bool inPlace)
+{
+    const auto n = static_cast<size_t>(rows * cols);
+    const double p = param;
+    Rng rng(n * 7 + static_cast<uint64_t>(a));
+    std::vector<float> x;
+    if (a == Activation::Sine) {
+        const double range = 100.0 / p;
+        x = randomVector(rng, n, -range, range);
+        const float special[] = {float(range), float(-range), 0.f, float(std::numbers::pi / p)};
+        for (size_t i = 0; i < std::size(special) && i < n; ++i)
+            x[i] = special[i];
+    } else {
+        x = randomVector(rng, n, -6, 6);
+        const float special[] = {0.f, 1e-3f, -1e-3f, 50.f, -50.f, 100.f, -100.f, 20.f, -20.f};
+        for (size_t i = 0; i < std::size(special) && i < n; ++i)
+            x[i] = special[i];
+    }
+    const auto dy = randomVector(rng, n, -1, 1);
+    std::vector<double> yRef(n), dxRef(n);
+    std::vector<float> yRefF(n), xBack = x;
+    for (size_t i = 0; i < n; ++i) {
+        yRef[i] = refActivation(a, p, x[i]);
+        yRefF[i] = static_cast<float>(yRef[i]);
+        // The derivative of (leaky) ReLU at 0 is a convention: backward never sees 0.
+        if ((a == Activation::ReLU || a == Activation::LeakyReLU) && x[i] == 0.f) xBack[i] = 0.5f;
+        dxRef[i] = dy[i] * refDerivative(a, p, xBack[i]);
+    }
+    const bool exactOp =
+        a == Activation::Identity || a == Activation::ReLU || a == Activation::LeakyReLU;
+    const double fwdTol = exactOp ? 0.0 : 1e-5;
+    const double bwdTol = exactOp ? 0.0 : 1e-5 * std::max(1.0, p);
+    const double rtol = exactOp ? 1e-6 : 1e-5;
+    // The sine's derivative is w0 cos(w0 x): its error scales with w0.
+    const double scale = a == Activation::Sine ? std::max(1.0, p) : 1.0;
+    const Tolerance bwdParity{kTranscendental.atol * scale, kTranscendental.rtol, "transcendental"};
+
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dx = toDevice(b, x);
+        Buffer out = filledBuffer(b, n, kNaN);
+        const Tensor xv = dx.view(rows, cols), yv = out.view(rows, cols);
+        if (inPlace) {
+            b.copy(out.data(), dx.data(), n * sizeof(float));
+            b.activationForward(a, param, yv, yv);
+        } else {
+            b.activationForward(a, param, xv, yv);
+        }
+        std::vector<Output> o = {{"y", toHost(b, yv)}, {"x after forward", toHost(b, xv)}};
+        Buffer xb = toDevice(b, xBack), yb = toDevice(b, yRefF), dyb = toDevice(b, dy);
+        Buffer grad = filledBuffer(b, n, kNaN);
+        const Tensor gv = inPlace ? dyb.view(rows, cols) : grad.view(rows, cols);
+        b.activationBackward(a, param, xb.view(rows, cols), yb.view(rows, cols),
+                             dyb.view(rows, cols), gv);
+        o.push_back({"dx", toHost(b, gv)});
+        return o;
+    };
+    c.checks = {{"y", yRef, fwdTol, rtol, boundOf(kTranscendental), exactOp},
+                exact("x after forward", toDouble(x)),
+                {"dx", dxRef, bwdTol, rtol, boundOf(bwdParity), exactOp}};
+    return c;
+}
+
+OpCase fourierCase(int64_t rows, int64_t count, bool inPlace)
+{
+    const auto n = static_cast<size_t>(rows * count);
+    Rng rng(n + 17);
+    auto z = randomVector(rng, n, -100, 100);
+    z[0] = 0.f;
+    const auto dy = randomVector(rng, 2 * n, -1, 1);
+    std::vector<double> yRef(2 * n), dzRef(n);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < count; ++j) {
+            const double zz = z[static_cast<size_t>(r * count + j)];
+            const auto s = static_cast<size_t>(r * 2 * count + j);
+            const size_t c = s + static_cast<size_t>(count);
+            yRef[s] = std::sin(zz);
+            yRef[c] = std::cos(zz);
+            dzRef[static_cast<size_t>(r * count + j)] = dy[s] * std::cos(zz) - dy[c] * std::sin(zz);
+        }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dz = toDevice(b, z);
+        Buffer y = filledBuffer(b, 2 * n, kNaN);
+        b.fourierForward(dz.view(rows, count), y.view(rows, 2 * count));
+        Buffer ddy = toDevice(b, dy);
+        // In place: the gradient overwrites z.
+        Buffer g = inPlace ? toDevice(b, z) : filledBuffer(b, n, kNaN);
+        b.fourierBackward(inPlace ? g.view(rows, count) : dz.view(rows, count),
+                          ddy.view(rows, 2 * count), g.view(rows, count));
+        return {{"y", toHost(b, y.view(rows, 2 * count))}, {"dz", toHost(b, g.view(rows, count))}};
+    };
+    // dy_sin cos(z) - dy_cos sin(z): two transcendental terms of magnitude <= 1.
+    c.checks = {{"y", yRef, 1e-5, 0.0, boundOf(kTranscendental)},
+                {"dz", dzRef, 2e-5, 0.0,
+                 boundOf({2 * kTranscendental.atol, kTranscendental.rtol, "transcendental"})}};
+    return c;
+}
+
+OpCase embeddingCase(int64_t rows, int64_t context, int64_t vocab, int64_t dim)
+{
+    Rng rng(static_cast<uint64_t>(rows * 3 + vocab));
+    std::vector<float> ids(static_cast<size_t>(rows * context));
+    for (auto& id : ids)
+        id = static_cast<float>(rng.below(static_cast<uint64_t>(vocab)));
+    // Repeats inside one row and across rows.
+    for (int64_t c = 0; c < context; ++c)
+        ids[static_cast<size_t>(c)] = static_cast<float>(vocab - 1);
+    if (rows > 1) ids[static_cast<size_t>(context)] = static_cast<float>(vocab - 1);
+    const auto table = randomVector(rng, static_cast<size_t>(vocab * dim), -1, 1);
+    const int64_t width = context * dim;
+    const auto dy = randomVector(rng, static_cast<size_t>(rows * width), -1, 1);
+
+    std::vector<double> yRef(static_cast<size_t>(rows * width));
+    std::vector<double> dtRef(static_cast<size_t>(vocab * dim), 0.0), magnitude = dtRef;
+    std::vector<double> uses(static_cast<size_t>(vocab), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < context; ++c) {
+            const auto id = static_cast<int64_t>(ids[static_cast<size_t>(r * context + c)]);
+            uses[static_cast<size_t>(id)] += 1;
+            for (int64_t d = 0; d < dim; ++d) {
+                const auto yi = static_cast<size_t>(r * width + c * dim + d);
+                yRef[yi] = table[static_cast<size_t>(id * dim + d)];
+                dtRef[static_cast<size_t>(id * dim + d)] += dy[yi];
+                magnitude[static_cast<size_t>(id * dim + d)] += std::fabs(dy[yi]);
+            }
+        }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dIds = toDevice(b, ids), dTable = toDevice(b, table);
+        Buffer y = filledBuffer(b, static_cast<size_t>(rows * width), kNaN);
+        b.embeddingForward(dIds.view(rows, context), dTable.view(vocab, dim), y.view(rows, width));
+        Buffer ddy = toDevice(b, dy);
+        Buffer dt = filledBuffer(b, static_cast<size_t>(vocab * dim), 777.f); // overwritten
+        b.embeddingBackward(dIds.view(rows, context), ddy.view(rows, width), dt.view(vocab, dim));
+        return {{"y", toHost(b, y.view(rows, width))}, {"dtable", toHost(b, dt.view(vocab, dim))}};
+    };
+    // Each gradient element sums the dy slices of one id: its bound follows that id's count and
+    // the magnitude of those slices.
+    c.checks = {exact("y", yRef),
+                {"dtable", dtRef, 1e-6 * double(rows) + 1e-6, 1e-5, [=](size_t i, double) {
+                     return reductionBound(uses[i / size_t(dim)], magnitude[i]);
+                 }}};
+    return c;
+}
+
+// ---- losses and softmax ------------------------------------------------------------------------
+
+// Predictions and targets of the right range for a loss: regression values, logits with hard
+// labels and soft targets, or logits with class ids.
+void lossInputs(LossKind kind, Rng& rng, int64_t rows, int64_t k, std::vector<float>& pred,
+                std::vector<float>& target)
+{
+    const auto n = static_cast<size_t>(rows * k);
+    switch (kind) {
+    case LossKind::MSE:
+    case LossKind::MAE:
+        pred = randomVector(rng, n, -2, 2);
+        target = randomVector(rng, n, -2, 2);
+        break;
+    case LossKind::BinaryCrossEntropy:
+        pred = randomVector(rng, n, -8, 8);
+        target.resize(n);
+        for (size_t i = 0; i < n; ++i)
+            target[i] = i % 3 == 2 ? static_cast<float>(rng.uniform()) : float(rng.below(2));
+        break;
+    case LossKind::CrossEntropy:
+        pred = randomVector(rng, n, -5, 5);
+        target.resize(static_cast<size_t>(rows));
+        for (auto& t : target)
+            t = static_cast<float>(rng.below(static_cast<uint64_t>(k)));
+        break;
+    }
+}
+
+// lossForwardBackward, then lossForward into another slot (with accumulate both start at 1.5
+// and add to it); lossForward must leave the gradient buffer alone.
+OpCase lossCase(LossKind kind, float smoothing, int64_t rows, int64_t k, bool accumulate)
+{
+    const auto n = static_cast<size_t>(rows * k);
+    Rng rng(n * 13 + static_cast<uint64_t>(kind));
+    std::vector<float> pred, target;
+    lossInputs(kind, rng, rows, k, pred, target);
+    const bool ce = kind == LossKind::CrossEntropy, bce = kind == LossKind::BinaryCrossEntropy;
+    const int64_t targetCols = ce ? 1 : k;
+    std::vector<double> gRef;
+    const double lRef =
+        refLoss(kind, smoothing, pred, target, rows, k, &gRef) + (accumulate ? 1.5 : 0.0);
+    double gMax = 0;
+    for (double g : gRef)
+        gMax = std::max(gMax, std::fabs(g));
+
+    // Against the CPU: the loss is a mean of non-negative terms, each a transcendental
+    // expression (log-sum-exp, softplus) whose argument's rounding exp amplifies; with
+    // accumulate, one more rounding of 1.5 + loss. Softmax z - max lies in [-10, 0] for logits
+    // in [-5, 5]; softplus sees |z| <= 8.
+    const double terms = double(ce ? rows : rows * k);
+    const double maxExpArgument = ce ? 10 : 8;
+    const double termTol =
+        ce || bce ? kTranscendental.rtol + expArgumentError(maxExpArgument) : kElementwise.rtol;
+    const Bound lossBound = [=](size_t, double want) {
+        const double lossValue = accumulate ? want - 1.5 : want;
+        return (termTol + reductionBound(terms, 1.0)) * std::fabs(lossValue) +
+               (accumulate ? 2 * kUlp1 * std::fabs(want) : 0.0) + 1e-30;
+    };
+    // The gradient of the mean: (softmax - q) / rows, (sigmoid - t) / n, 2 d / n or sign(d) / n.
+    // Probabilities and sigmoids are at most 1, so the absolute tolerance is that of an O(1)
+    // value, divided like the gradient; softmax adds a row sum of k exponentials.
+    const double denom = ce ? double(rows) : double(rows * k);
+    Tolerance gt = kElementwise;
+    if (bce)
+        gt = {kTranscendental.atol + expArgumentError(maxExpArgument), kTranscendental.rtol, ""};
+    if (ce)
+        gt = {kTranscendental.atol + expArgumentError(maxExpArgument) +
+                  reductionBound(double(k), 1.0),
+              kTranscendental.rtol, ""};
+
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dp = toDevice(b, pred), dt = toDevice(b, target);
+        Buffer grad = filledBuffer(b, n, kNaN);
+        Buffer lossOut = filledBuffer(b, 2, accumulate ? 1.5f : kNaN);
+        const Tensor pv = dp.view(rows, k), tv = dt.view(rows, targetCols);
+        b.lossForwardBackward(kind, smoothing, pv, tv, grad.view(rows, k), lossOut.data(),
+                              accumulate);
+        std::vector<Output> o = {{"gradient", toHost(b, grad.view(rows, k))}};
+        b.fill(grad.view(rows, k), 12345.f);
+        b.lossForward(kind, smoothing, pv, tv, lossOut.data() + 1, accumulate);
+        const auto losses = toHost(b, lossOut.view(1, 2));
+        o.push_back({"lossForwardBackward", {losses[0]}});
+        o.push_back({"lossForward", {losses[1]}});
+        o.push_back({"gradient after lossForward", toHost(b, grad.view(rows, k))});
+        return o;
+    };
+    const double lossAtol = accumulate ? 1e-5 : 1e-6;
+    c.checks = {{"gradient", gRef, 1e-5 * gMax, 1e-4, boundOf({gt.atol / denom, gt.rtol, ""})},
+                {"lossForwardBackward", {lRef}, lossAtol, 1e-4, lossBound},
+                {"lossForward", {lRef}, lossAtol, 1e-4, lossBound, false, 1},
+                exact("gradient after lossForward", std::vector<double>(n, 12345.0))};
+    return c;
+}
+
+OpCase softmaxRowsCase(int64_t rows, int64_t cols, float temperature)
+{
+    const auto n = static_cast<size_t>(rows * cols);
+    Rng rng(n + 1);
+    auto z = randomVector(rng, n, -10, 10);
+    if (cols > 2) { // one row of huge logits: the max must be subtracted
+        z[0] = 1000.f;
+        z[1] = -1000.f;
+        z[2] = 999.f;
+    }
+    std::vector<double> ref(n), argRel(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* zr = z.data() + r * cols;
+        double m = -INFINITY, s = 0, largest = 0;
+        for (int64_t j = 0; j < cols; ++j) {
+            m = std::max(m, double(zr[j]) / temperature);
+            largest = std::max(largest, std::fabs(double(zr[j]) / temperature));
+        }
+        for (int64_t j = 0; j < cols; ++j)
+            s += std::exp(double(zr[j]) / temperature - m);
+        for (int64_t j = 0; j < cols; ++j)
+            ref[static_cast<size_t>(r * cols + j)] = std::exp(double(zr[j]) / temperature - m) / s;
+        argRel[static_cast<size_t>(r)] = expArgumentError(2 * largest);
+    }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dz = toDevice(b, z);
+        Buffer p = filledBuffer(b, n, kNaN);
+        b.softmaxRows(dz.view(rows, cols), temperature, p.view(rows, cols));
+        return {{"p", toHost(b, p.view(rows, cols))}};
+    };
+    // Per row against the CPU: exp's argument error (z / T reaches 2000 in the huge row), the
+    // row sum of cols terms, and the division.
+    c.checks = {{"p", ref, 1e-7, 1e-5, [=](size_t i, double want) {
+                     const double rel = kTranscendental.rtol + argRel[i / size_t(cols)] +
+                                        reductionBound(double(cols), 1.0);
+                     return 1e-12 + rel * std::fabs(want);
+                 }}};
+    return c;
+}
+
+// ---- data movement -----------------------------------------------------------------------------
+
+OpCase gatherRowsCase(int64_t srcRows, int64_t cols, int64_t first, int64_t dstRows)
+{
+    Rng rng(static_cast<uint64_t>(srcRows));
+    const auto src = randomVector(rng, static_cast<size_t>(srcRows * cols), -1, 1);
+    const std::vector<int32_t> index = rng.permutation(srcRows);
+    std::vector<double> ref(static_cast<size_t>(dstRows * cols));
+    for (int64_t i = 0; i < dstRows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            ref[static_cast<size_t>(i * cols + j)] =
+                src[static_cast<size_t>(index[static_cast<size_t>(first + i)] * cols + j)];
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dsrc = toDevice(b, src);
+        IndexBuffer didx(&b, index.size());
+        b.upload(didx.data(), index.data(), index.size() * sizeof(int32_t));
+        Buffer dst = filledBuffer(b, static_cast<size_t>(dstRows * cols), kNaN);
+        b.gatherRows(dsrc.view(srcRows, cols), didx.data(), first, dst.view(dstRows, cols));
+        return {{"dst", toHost(b, dst.view(dstRows, cols))}};
+    };
+    c.checks = {exact("dst", ref)};
+    return c;
+}
+
+// ---- the table -----------------------------------------------------------------------------
+
+using Shapes = std::vector<std::pair<int64_t, int64_t>>;
+
+// Odd shapes (1x1, 7x13, 1000x3) catch vectorisation tails; those above 100k elements run the
+// CPU's multithreaded paths; 4096-row shapes are a SIREN batch on a device.
+void addElementwise(std::vector<Row>& t)
+{
+    for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {400, 301}, {1000, 3}, {4096, 256}})
+        t.push_back({"fill " + shapeName(r, c), [=] { return fillCase(r, c); }});
+    for (auto [r, c] :
+         Shapes{{1, 1}, {7, 13}, {1000, 3}, {3, 1001}, {317, 331}, {100003, 1}, {4096, 256}})
+        t.push_back({"broadcastRows " + shapeName(r, c), [=] { return broadcastRowsCase(r, c); }});
+    for (auto [r, c] : Shapes{{1, 1},
+                              {7, 13},
+                              {1000, 3},
+                              {3, 1001},
+                              {317, 331},
+                              {100003, 1},
+                              {1, 100003},
+                              {4096, 256},
+                              {100000, 1},
+                              {3, 5000}})
+        for (float beta : {0.f, 1.f, 0.5f})
+            t.push_back({QStringLiteral("sumRows %1 beta=%2").arg(shapeName(r, c)).arg(beta),
+                         [=] { return sumRowsCase(r, c, beta); }});
+    for (auto [r, c] : Shapes{{1, 1},
+                              {7, 13},
+                              {1000, 3},
+                              {3, 1001},
+                              {317, 331},
+                              {100003, 1},
+                              {1001, 301},
+                              {1, 1000003},
+                              {4096, 256}})
+        t.push_back({"sumSquares " + shapeName(r, c), [=] { return sumSquaresCase(r, c); }});
+    const float coeffs[][2] = {{2.f, -0.5f}, {1.f, 0.f}, {0.f, 1.f}, {-1.5f, 0.25f}};
+    for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 3}, {317, 331}})
+        for (const auto& k : coeffs)
+            t.push_back(
+                {QStringLiteral("axpby %1 a=%2 b=%3").arg(shapeName(r, c)).arg(k[0]).arg(k[1]),
+                 [=] { return axpbyCase(r, c, k[0], k[1]); }});
+}
+
+void addGemm(std::vector<Row>& t)
+{
+    // m x n x k. 4096x256x256: a SIREN layer's forward on 4096 pixels; 256x256x4096: its weight
+    // gradient, summing over the batch (the longest reductions of a training step).
+    const int sizes[][3] = {{1, 1, 1},        {7, 13, 5},      {1000, 3, 17},  {3, 1000, 2},
+                            {65, 129, 257},   {300, 401, 33},  {257, 129, 65}, {1000, 3, 2},
+                            {4096, 256, 256}, {256, 256, 4096}};
+    const float ab[][2] = {{1.f, 0.f}, {0.75f, -1.5f}};
+    for (const auto& s : sizes)
+        for (int tr = 0; tr < 4; ++tr)
+            for (const auto& p : ab) {
+                const bool ta = tr & 1, tb = tr & 2;
+                const int m = s[0], n = s[1], k = s[2];
+                const float alpha = p[0], beta = p[1];
+                t.push_back({QStringLiteral("gemm %1x%2x%3 %4%5 a=%6 b=%7")
+                                 .arg(m)
+                                 .arg(n)
+                                 .arg(k)
+                                 .arg(ta ? "T" : "N", tb ? "T" : "N")
+                                 .arg(alpha)
+                                 .arg(beta),
+                             [=] { return gemmCase(m, n, k, ta, tb, alpha, beta); }});
+            }
+}
+
+void addLayerOps(std::vector<Row>& t)
+{
+    const std::pair<Activation, float> acts[] = {
+        {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},    {Activation::LeakyReLU, 0.1f},
+        {Activation::Tanh, 0.f},     {Activation::Sigmoid, 0.f}, {Activation::Sine, 30.f},
+        {Activation::Sine, 1.f},     {Activation::Gelu, 0.f}};
+    for (const auto& [act, p] : acts)
+        for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 3}, {317, 331}})
+            for (bool inPlace : {false, true})
+                t.push_back({QStringLiteral("activation %1(%2) %3%4")
+                                 .arg(QString::fromStdString(activationName(act)))
+                                 .arg(p)
+                                 .arg(shapeName(r, c), inPlace ? " in-place" : ""),
+                             [=] { return activationCase(act, p, r, c, inPlace); }});
+    for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 3}, {301, 199}, {4096, 128}})
+        for (bool inPlace : {false, true})
+            t.push_back(
+                {QStringLiteral("fourier %1%2").arg(shapeName(r, c), inPlace ? " in-place" : ""),
+                 [=] { return fourierCase(r, c, inPlace); }});
+    const int64_t emb[][4] = {
+        {1, 1, 1, 1}, {7, 3, 27, 10}, {1000, 2, 5, 3}, {2000, 4, 100, 17}, {4096, 3, 28, 16}};
+    for (const auto& e : emb)
+        t.push_back(
+            {QStringLiteral("embedding %1x%2 v%3 d%4").arg(e[0]).arg(e[1]).arg(e[2]).arg(e[3]),
+             [=] { return embeddingCase(e[0], e[1], e[2], e[3]); }});
+}
+
+void addLosses(std::vector<Row>& t)
+{
+    const std::pair<LossKind, float> kinds[] = {{LossKind::MSE, 0.f},
+                                                {LossKind::MAE, 0.f},
+                                                {LossKind::BinaryCrossEntropy, 0.f},
+                                                {LossKind::CrossEntropy, 0.f},
+                                                {LossKind::CrossEntropy, 0.1f}};
+    for (const auto& [kind, s] : kinds)
+        for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 3}, {401, 300}, {4096, 28}})
+            for (bool acc : {false, true})
+                t.push_back({QStringLiteral("loss %1 s=%2 %3%4")
+                                 .arg(QString::fromStdString(lossName(kind)))
+                                 .arg(s)
+                                 .arg(shapeName(r, c), acc ? " accumulate" : ""),
+                             [=] { return lossCase(kind, s, r, c, acc); }});
+    for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 3}, {401, 300}, {4096, 28}})
+        for (float temp : {1.f, 0.5f, 2.f})
+            t.push_back({QStringLiteral("softmaxRows %1 T=%2").arg(shapeName(r, c)).arg(temp),
+                         [=] { return softmaxRowsCase(r, c, temp); }});
+}
+
+void addDataMovement(std::vector<Row>& t)
+{
+    const int64_t g[][4] = {{1, 1, 0, 1},
+                            {100, 13, 10, 7},
+                            {1000, 3, 990, 10},
+                            {50000, 3, 1000, 40000},
+                            {262144, 2, 8192, 4096},
+                            {50000, 27, 1000, 40000}};
+    for (const auto& r : g)
+        t.push_back({QStringLiteral("gatherRows %1x%2, %3 rows from %4")
+                         .arg(r[0])
+                         .arg(r[1])
+                         .arg(r[3])
+                         .arg(r[2]),
+                     [=] { return gatherRowsCase(r[0], r[1], r[2], r[3]); }});
+}
+
+bool compare(const QString& what, const std::vector<float>& got, const std::vector<double>& want,
+             const Bound& bound, bool exactBits, QString* why)
+{
+    if (got.size() != want.size()) {
+        *why =
+            QStringLiteral("%1: size %2, expected %3").arg(what).arg(got.size()).arg(want.size());
+        return false;
+    }
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        const double g = got[i], w = want[i];
+        bool ok;
+        if (exactBits)
+            ok = std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(static_cast<float>(w));
+        else if (!std::isfinite(w) || !std::isfinite(g))
+            ok = (std::isnan(g) && std::isnan(w)) || g == w;
+        else
+            ok = std::fabs(g - w) <= bound(i, w);
+        if (!ok && bad++ == 0) first = i;
+    }
+    if (bad == 0) return true;
+    const double g = got[first], w = want[first];
+    *why = QStringLiteral("%1: %2 of %3 elements differ; first at %4: got %5, expected %6 "
+                          "(difference %7, allowed %8)")
+               .arg(what)
+               .arg(bad)
+               .arg(got.size())
+               .arg(first)
+               .arg(g, 0, 'g', 9)
+               .arg(w, 0, 'g', 9)
+               .arg(std::fabs(g - w), 0, 'g', 3)
+               .arg(exactBits ? 0.0 : bound(first, w), 0, 'g', 3);
+    return false;
+}
+
+bool sameCount(const OpCase& c, const std::vector<Output>& got, QString* why)
+{
+    if (got.size() == c.checks.size()) return true;
+    *why = QStringLiteral("%1 outputs, expected %2").arg(got.size()).arg(c.checks.size());
+    return false;
+}
+
+} // namespace
+
+double refActivation(Activation a, double p, double x)
+{
+    switch (a) {
+    case Activation::Identity:
+        return x;
+    case Activation::ReLU:
+        return x > 0 ? x : 0;
+    case Activation::LeakyReLU:
+        return x > 0 ? x : p * x;
+    case Activation::Tanh:
+        return std::tanh(x);
+    case Activation::Sigmoid:
+        return 1.0 / (1.0 + std::exp(-x));
+    case Activation::Sine:
+        return std::sin(p * x);
+    case Activation::Gelu: // tanh approximation
+        return 0.5 * x *
+               (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
+    }
+    return NAN;
+}
+
+double refDerivative(Activation a, double p, double x)
+{
+    switch (a) {
+    case Activation::Identity:
+        return 1;
+    case Activation::ReLU:
+        return x > 0 ? 1 : 0;
+    case Activation::LeakyReLU:
+        return x > 0 ? 1 : p;
+    case Activation::Tanh: {
+        const double t = std::tanh(x);
+        return 1 - t * t;
+    }
+    case Activation::Sigmoid: {
+        const double s = 1.0 / (1.0 + std::exp(-x));
+        return s * (1 - s);
+    }
+    case Activation::Sine:
+        return p * std::cos(p * x);
+    case Activation::Gelu: {
+        const double k = std::sqrt(2 / std::numbers::pi);
+        const double t = std::tanh(k * (x + 0.044715 * x * x * x));
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
+    }
+    }
+    return NAN;
+}
+
+// Reference loss (mean) and gradient, in double.
+double refLoss(LossKind kind, double s, const std::vector<float>& pred,
+               const std::vector<float>& target, int64_t rows, int64_t k, std::vector<double>* grad)
+{
+    const size_t n = pred.size();
+    grad->assign(n, 0.0);
+    double sum = 0;
+    if (kind == LossKind::CrossEntropy) {
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* z = pred.data() + r * k;
+            const auto cls = static_cast<int64_t>(target[static_cast<size_t>(r)]);
+            double m = z[0];
+            for (int64_t j = 1; j < k; ++j)
+                m = std::max(m, static_cast<double>(z[j]));
+            double se = 0;
+            for (int64_t j = 0; j < k; ++j)
+                se += std::exp(z[j] - m);
+            const double lse = m + std::log(se);
+            for (int64_t j = 0; j < k; ++j) {
+                const double q = (1 - s) * (j == cls ? 1.0 : 0.0) + s / static_cast<double>(k);
+                const double logp = z[j] - lse;
+                sum -= q * logp;
+                (*grad)[static_cast<size_t>(r * k + j)] =
+                    (std::exp(logp) - q) / static_cast<double>(rows);
+            }
+        }
+        return sum / static_cast<double>(rows);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const double p = pred[i], t = target[i], d = p - t;
+        switch (kind) {
+        case LossKind::MSE:
+            sum += d * d;
+            (*grad)[i] = 2 * d / static_cast<double>(n);
+            break;
+        case LossKind::MAE:
+            sum += std::fabs(d);
+            (*grad)[i] = (d > 0 ? 1.0 : -1.0) / static_cast<double>(n);
+            break;
+        case LossKind::BinaryCrossEntropy:
+            sum += std::max(p, 0.0) - p * t + std::log1p(std::exp(-std::fabs(p)));
+            (*grad)[i] = (1.0 / (1.0 + std::exp(-p)) - t) / static_cast<double>(n);
+            break;
+        case LossKind::CrossEntropy:
+            break;
+        }
+    }
+    return sum / static_cast<double>(n);
+}
+
+const std::vector<Row>& table()
+{
+    static const std::vector<Row> rows = [] {
+        std::vector<Row> t;
+        addElementwise(t);
+        addGemm(t);
+        addLayerOps(t);
+        addLosses(t);
+        addDataMovement(t);
+        return t;
+    }();
+    return rows;
+}
+
+bool matchesReference(const OpCase& c, const std::vector<Output>& got, QString* why)
+{
+    if (!sameCount(c, got, why)) return false;
+    for (size_t i = 0; i < got.size(); ++i) {
+        const Check& k = c.checks[i];
+        if (k.reference.empty()) continue;
+        const Bound bound = [&k](size_t, double want) { return k.atol + k.rtol * std::fabs(want); };
+        const bool exactBits = k.atol == 0 && k.rtol == 0;
+        if (!compare(k.name, got[i].values, k.reference, bound, exactBits, why)) return false;
+    }
+    return true;
+}
+
+bool matchesCpu(const OpCase& c, const std::vector<Output>& got, const std::vector<Output>& cpu,
+                QString* why)
+{
+    if (!sameCount(c, got, why) || !sameCount(c, cpu, why)) return false;
+    for (size_t i = 0; i < got.size(); ++i) {
+        const Check& k = c.checks[i];
+        if (!compare(k.name + " (against the CPU backend)", got[i].values, toDouble(cpu[i].values),
+                     k.parity, k.parityExact, why))
+            return false;
+        const auto other = static_cast<size_t>(k.sameAs);
+        if (k.sameAs >= 0 &&
+            !compare(k.name + " (against " + c.checks[other].name + ")", got[i].values,
+                     toDouble(got[other].values), k.parity, k.parityExact, why))
+            return false;
+    }
+    return true;
+}
+
+} // namespace opcases
