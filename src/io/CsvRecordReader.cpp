@@ -14,6 +14,10 @@ constexpr qsizetype kChunk = qsizetype(1) << 20;
 
 } // namespace
 
+// The per-field helpers of parseRecord, inlined into it as when they were one function (a
+// call per field costs about a tenth of the read time of a numeric table).
+#define IL_CSV_INLINE [[gnu::always_inline]] inline
+
 CsvRecordReader::CsvRecordReader(QIODevice& device, QString pathForMessages)
     : m_device(device), m_path(std::move(pathForMessages))
 {
@@ -148,43 +152,20 @@ bool CsvRecordReader::next()
     }
 }
 
-// Parses one record from m_pos. NeedMore: the buffer ends inside it (the caller reads more
-// and starts over; records are short next to a chunk, so re-parsing costs nothing).
-CsvRecordReader::Parse CsvRecordReader::parseRecord()
-{
-    m_fields.clear();
-    m_scratch.clear();
-    Cursor at{m_pos};
-    for (;;) {
-        skipSpaces(at);
-        const bool quoted = at.i < m_end && m_buf.constData()[at.i] == '"';
-        switch (quoted ? parseQuotedField(at) : parseUnquotedField(at)) {
-        case FieldEnd::Delimiter:
-            continue;
-        case FieldEnd::Record:
-            return finishRecord(at);
-        case FieldEnd::NeedMore:
-            return Parse::NeedMore;
-        case FieldEnd::Error:
-            return Parse::Error;
-        }
-    }
-}
-
-void CsvRecordReader::skipSpaces(Cursor& at) const
+IL_CSV_INLINE void CsvRecordReader::skipSpaces(Cursor& at) const
 {
     const char* d = m_buf.constData();
     while (at.i < m_end && isSpace(d[at.i]))
         ++at.i;
 }
 
-bool CsvRecordReader::isSpace(char c) const
+IL_CSV_INLINE bool CsvRecordReader::isSpace(char c) const
 {
     return c == ' ' || (c == '\t' && m_delimiter != '\t');
 }
 
 // Consumes the line end at at.i (CR, LF or CRLF); false if a CR ends the buffer.
-bool CsvRecordReader::consumeLineEnd(Cursor& at) const
+IL_CSV_INLINE bool CsvRecordReader::consumeLineEnd(Cursor& at) const
 {
     const char* d = m_buf.constData();
     if (d[at.i] == '\r') {
@@ -197,7 +178,7 @@ bool CsvRecordReader::consumeLineEnd(Cursor& at) const
     return true;
 }
 
-CsvRecordReader::Parse CsvRecordReader::finishRecord(const Cursor& at)
+IL_CSV_INLINE CsvRecordReader::Parse CsvRecordReader::finishRecord(const Cursor& at)
 {
     m_recordLine = m_line;
     m_line += at.newlines;
@@ -285,7 +266,7 @@ CsvRecordReader::FieldEnd CsvRecordReader::readQuotedText(Cursor& at, Field& f)
 }
 
 // Unquoted: up to the delimiter or the line end. A quote inside is kept as text.
-CsvRecordReader::FieldEnd CsvRecordReader::parseUnquotedField(Cursor& at)
+IL_CSV_INLINE CsvRecordReader::FieldEnd CsvRecordReader::parseUnquotedField(Cursor& at)
 {
     const char* d = m_buf.constData();
     const char delim = m_delimiter;
@@ -310,6 +291,29 @@ CsvRecordReader::FieldEnd CsvRecordReader::parseUnquotedField(Cursor& at)
         return FieldEnd::Delimiter;
     }
     return consumeLineEnd(at) ? FieldEnd::Record : FieldEnd::NeedMore;
+}
+
+// Parses one record from m_pos. NeedMore: the buffer ends inside it (the caller reads more
+// and starts over; records are short next to a chunk, so re-parsing costs nothing).
+CsvRecordReader::Parse CsvRecordReader::parseRecord()
+{
+    m_fields.clear();
+    m_scratch.clear();
+    Cursor at{m_pos};
+    for (;;) {
+        skipSpaces(at);
+        const bool quoted = at.i < m_end && m_buf.constData()[at.i] == '"';
+        switch (quoted ? parseQuotedField(at) : parseUnquotedField(at)) {
+        case FieldEnd::Delimiter:
+            continue;
+        case FieldEnd::Record:
+            return finishRecord(at);
+        case FieldEnd::NeedMore:
+            return Parse::NeedMore;
+        case FieldEnd::Error:
+            return Parse::Error;
+        }
+    }
 }
 
 } // namespace il::io

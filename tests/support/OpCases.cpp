@@ -2,6 +2,7 @@
 
 #include "../engine/TestUtil.h"
 #include "Layer.h"
+#include "Optimizer.h"
 #include "Random.h"
 
 #include <algorithm>
