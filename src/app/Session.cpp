@@ -41,7 +41,6 @@ Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<T
 {
     qRegisterMetaType<Session::RunState>();
     qRegisterMetaType<Evaluation>();
-    m_cpuName = QString::fromStdString(createCpuBackend(0)->info().name);
     m_cuda.name = "cuda";
     m_backend = settings::device();
     m_tf32 = settings::tf32();
@@ -441,6 +440,8 @@ void Session::setBackendProvider(BackendProvider provider)
 
 void Session::probeDevices()
 {
+    // The CPU's name comes from a backend made on the worker (making one starts a thread team
+    // for the thread that makes it).
     m_worker->postAndReply(
         this,
         [probe = m_provider.cudaStatus](ModelState&) {
@@ -455,11 +456,12 @@ void Session::probeDevices()
                 status.reason = e.what();
             }
             status.name = "cuda";
-            return status;
+            return std::make_pair(QString::fromStdString(createCpuBackend(0)->info().name), status);
         },
-        [this](const BackendStatus& status) {
+        [this](const std::pair<QString, BackendStatus>& devices) {
             const DeviceChoice before = device();
-            m_cuda = status;
+            m_cpuName = devices.first;
+            m_cuda = devices.second;
             m_cudaProbed = true;
             emit devicesChanged();
             if (!(device() == before)) emit deviceChanged();

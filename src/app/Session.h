@@ -107,6 +107,7 @@ public:
     // with a GPU uses it); remember: store it in the settings.
     void setDevice(const QString& backend, bool tf32, bool remember = true);
     bool tf32Wanted() const { return m_tf32; }
+    // The CPU's model name, from the worker's first answer (devicesChanged); "" until then.
     QString cpuName() const { return m_cpuName; }
     // CUDA as last probed (on the worker thread, once at start and after setBackendProvider);
     // cudaProbed() is false until the first answer arrives (devicesChanged).

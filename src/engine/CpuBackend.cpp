@@ -562,6 +562,7 @@ private:
 
 std::unique_ptr<Backend> createCpuBackend(int threads)
 {
+    checkEngineThread("creating a CPU backend"); // it starts a thread team for the caller
     return std::make_unique<CpuBackend>(threads);
 }
 
