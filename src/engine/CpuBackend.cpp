@@ -37,6 +37,26 @@ namespace il {
 namespace {
 
 using cpu::kParallelMin;
+
+// The activation loops, one instantiation per activation. Free functions, not the body of the
+// dispatching lambda: GCC leaves the loop scalar when an OpenMP simd loop sits in a generic
+// lambda (the polynomial's selects become branches), here it vectorises them.
+template <class Op> void activationForwardLoop(int64_t n, float param, const float* in, float* out)
+{
+    const int64_t serialBelow = Op::kHeavyForward ? kParallelMin / 4 : kParallelMin;
+#pragma omp parallel for simd schedule(static) if (n > serialBelow)
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = Op::forward(in[i], param);
+}
+
+template <class Op>
+void activationBackwardLoop(int64_t n, float param, const float* in, const float* g, float* out)
+{
+    const int64_t serialBelow = Op::kHeavyBackward ? kParallelMin / 4 : kParallelMin;
+#pragma omp parallel for simd schedule(static) if (n > serialBelow)
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = Op::backward(in[i], g[i], param);
+}
 constexpr size_t kMmapMinBytes = 1 << 16; // buffers from here on get their own pages
 
 std::string cpuModelName()
@@ -262,12 +282,8 @@ public:
             return;
         }
         // By value into the loop: nothing the loop writes can alias them.
-        visitActivation(act, [n, param, in, out]<class Op>() {
-            const int64_t serialBelow = Op::kHeavyForward ? kParallelMin / 4 : kParallelMin;
-#pragma omp parallel for simd schedule(static) if (n > serialBelow)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = Op::forward(in[i], param);
-        });
+        visitActivation(
+            act, [n, param, in, out]<class Op>() { activationForwardLoop<Op>(n, param, in, out); });
     }
 
     void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
@@ -285,11 +301,7 @@ public:
         visitActivation(act, [n, param, g, out, &x, &y, &dy]<class Op>() {
             const ConstTensor input = Op::kBackwardFromOutput ? y : x;
             shapes::activationInput(Op::kName, input.shape, dy.shape);
-            const float* in = input.data;
-            const int64_t serialBelow = Op::kHeavyBackward ? kParallelMin / 4 : kParallelMin;
-#pragma omp parallel for simd schedule(static) if (n > serialBelow)
-            for (int64_t i = 0; i < n; ++i)
-                out[i] = Op::backward(in[i], g[i], param);
+            activationBackwardLoop<Op>(n, param, input.data, g, out);
         });
     }
 
