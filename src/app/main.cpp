@@ -66,14 +66,16 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
     if (steps <= 0) return finish();
     auto* clock = new QElapsedTimer;
     auto first = std::make_shared<qint64>(-1);
+    // N steps more than the model had: a reopened model continues for N steps.
+    const qint64 target = session->trainedSteps() + steps;
     QObject::connect(session, &Session::progressed, &window,
-                     [session, steps, clock, first](const il::app::TrainingUpdate& u) {
+                     [session, target, clock, first](const il::app::TrainingUpdate& u) {
                          if (*first < 0) {
                              // Time from the first report, as the CLI's own steps/s does.
                              *first = u.step;
                              clock->start();
                          }
-                         if (session->trainedSteps() >= steps) session->stop();
+                         if (session->trainedSteps() >= target) session->stop();
                      });
     QObject::connect(
         session, &Session::trainingFinished, &window, [&window, session, finish, clock, first] {
@@ -129,7 +131,8 @@ int main(int argc, char* argv[])
     parser.addVersionOption();
     parser.addPositionalArgument("FILE", "A data file (table, image, names) or a model to open.");
     parser.addOptions({
-        {"train-steps", "Train this many steps after opening FILE, then stop.", "N"},
+        {"train-steps", "Train this many steps after opening FILE (more, for a model), then stop.",
+         "N"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
         {"tab", "Show this setup tab in the screenshot (data, model or training).", "NAME"},
         {"size", "Window size, e.g. 1280x800.", "WxH"},
