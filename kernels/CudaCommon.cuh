@@ -153,10 +153,9 @@ public:
 
     void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
                       float* guard) override;
-    void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
-                 const float* guard) override;
-    void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
-                  const float* guard) override;
+    void optimizerStep(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
+                       ConstTensor grads, std::span<const Tensor> state,
+                       const float* guard) override;
 
     void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override;
     void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override;

@@ -36,10 +36,11 @@ __global__ void __launch_bounds__(kBlock)
         y[i] = bias[i % cols];
 }
 
-// The update formulas below spell out their fused multiply-adds: nvcc would contract them
-// anyway, but which product gets fused changes the rounding. These are the ones GCC fuses in
-// CpuBackend.cpp (the first product of a sum, with FMA hardware), so the two backends round
-// alike and optimizer state agrees even where the sum cancels.
+// axpby here and the optimizer rules (OptimizerMath.h, IL_FMA) spell out their fused
+// multiply-adds: nvcc would contract them anyway, but which product gets fused changes the
+// rounding. These are the ones GCC fuses in CpuBackend.cpp (the first product of a sum, with FMA
+// hardware), so the two backends round alike and optimizer state agrees even where the sum
+// cancels.
 
 // y = a x + b y. x may be y (gemm's empty product scales C in place).
 __global__ void __launch_bounds__(kBlock)
@@ -194,50 +195,17 @@ __device__ __forceinline__ bool readGuard(const float* guard, float& scale)
     return true;
 }
 
-__global__ void __launch_bounds__(kBlock)
-    sgdKernel(float* w, const float* g, int64_t n, float lr, float wd, const float* guard)
+// Rule: a struct of OptimizerMath.h; c: its constants for this step, computed on the host and
+// passed by value (a recording bakes them in). s: the rule's state tensors.
+template <class Rule>
+__global__ void __launch_bounds__(kBlock) optimizerKernel(typename Rule::Step c, float* w,
+                                                          const float* g, optimizers::Slots s,
+                                                          int64_t n, const float* guard)
 {
     float scale;
     if (!readGuard(guard, scale)) return;
-    for (int64_t i = globalThread(); i < n; i += globalStride()) {
-        const float wi = w[i];
-        w[i] = fmaf(-lr, fmaf(g[i], scale, wd * wi), wi); // w - lr (g scale + wd w)
-    }
-}
-
-__global__ void __launch_bounds__(kBlock)
-    sgdMomentumKernel(float* w, const float* g, float* vel, int64_t n, float lr, float wd, float mu,
-                      bool nesterov, const float* guard)
-{
-    float scale;
-    if (!readGuard(guard, scale)) return;
-    for (int64_t i = globalThread(); i < n; i += globalStride()) {
-        const float wi = w[i];
-        const float gi = fmaf(g[i], scale, wd * wi); // g scale + wd w
-        const float vi = fmaf(mu, vel[i], gi);       // mu v + g
-        vel[i] = vi;
-        w[i] = fmaf(-lr, nesterov ? fmaf(mu, vi, gi) : vi, wi);
-    }
-}
-
-// PyTorch's Adam/AdamW, as in CpuBackend::adamStep; the bias corrections come from the host.
-__global__ void __launch_bounds__(kBlock)
-    adamKernel(float* w, const float* g, float* m, float* v, int64_t n, float stepSize,
-               float invSqrtBc2, float b1, float b2, float eps, float l2, float decay,
-               const float* guard)
-{
-    float scale;
-    if (!readGuard(guard, scale)) return;
-    for (int64_t i = globalThread(); i < n; i += globalStride()) {
-        const float w0 = w[i];
-        const float wi = w0 * decay;
-        const float gi = fmaf(g[i], scale, l2 * w0);           // g scale + l2 w
-        const float mi = fmaf(b1, m[i], (1.f - b1) * gi);      // b1 m + (1 - b1) g
-        const float vi = fmaf(b2, v[i], (1.f - b2) * gi * gi); // b2 v + (1 - b2) g^2
-        m[i] = mi;
-        v[i] = vi;
-        w[i] = wi - stepSize * mi / fmaf(sqrtf(vi), invSqrtBc2, eps);
-    }
+    for (int64_t i = globalThread(); i < n; i += globalStride())
+        optimizers::updateElement<Rule>(c, w, g, scale, s, i);
 }
 
 } // namespace
@@ -255,9 +223,6 @@ cudaError_t loadElementwiseKernels()
         reinterpret_cast<const void*>(&embeddingBackwardKernel),
         reinterpret_cast<const void*>(&gatherRowsKernel),
         reinterpret_cast<const void*>(&shuffledOrderKernel),
-        reinterpret_cast<const void*>(&sgdKernel),
-        reinterpret_cast<const void*>(&sgdMomentumKernel),
-        reinterpret_cast<const void*>(&adamKernel),
     };
     cudaError_t e = cudaSuccess;
     const auto load = [&e](const void* kernel) {
@@ -270,6 +235,8 @@ cudaError_t loadElementwiseKernels()
         load(reinterpret_cast<const void*>(&activationForwardKernel<Op>));
         load(reinterpret_cast<const void*>(&activationBackwardKernel<Op>));
     });
+    forEachOptimizerRule(
+        [&]<class Rule>() { load(reinterpret_cast<const void*>(&optimizerKernel<Rule>)); });
     return e;
 }
 
@@ -451,45 +418,23 @@ void CudaBackend::gatherRows(ConstTensor src, const int32_t* index, int64_t firs
 
 // ---- optimizers ------------------------------------------------------------------------------
 
-void CudaBackend::sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
-                          const float* guard)
+// The rule's constants come from the same host code as on the CPU backend (Rule::prepare).
+void CudaBackend::optimizerStep(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
+                                ConstTensor grads, std::span<const Tensor> state,
+                                const float* guard)
 {
-    shapes::same("sgd", params.shape, grads.shape);
-    if (p.momentum != 0.f) shapes::same("sgd velocity", params.shape, velocity.shape);
-    const int64_t n = params.size();
-    if (n <= 0) return;
-    bind();
-    if (p.momentum == 0.f)
-        sgdKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(params.data, grads.data, n, p.lr,
-                                                           p.weightDecay, guard);
-    else
-        sgdMomentumKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(
-            params.data, grads.data, velocity.data, n, p.lr, p.weightDecay, p.momentum, p.nesterov,
-            guard);
-    checkLaunch("sgdStep");
-}
-
-void CudaBackend::adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v,
-                           const AdamParams& p, const float* guard)
-{
-    shapes::same("adam", params.shape, grads.shape);
-    shapes::same("adam m", params.shape, m.shape);
-    shapes::same("adam v", params.shape, v.shape);
-    const int64_t n = params.size();
-    if (n <= 0) return;
-    // Exactly the CPU backend's host-side constants (bias corrections in double).
-    const double t = static_cast<double>(std::max<int64_t>(1, p.step));
-    const float bc1 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta1), t));
-    const float bc2 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta2), t));
-    const float stepSize = p.lr / bc1;
-    const float invSqrtBc2 = 1.f / std::sqrt(bc2);
-    const float l2 = p.decoupled ? 0.f : p.weightDecay;
-    const float decay = p.decoupled ? 1.f - p.lr * p.weightDecay : 1.f;
-    bind();
-    adamKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(params.data, grads.data, m.data, v.data, n,
-                                                        stepSize, invSqrtBc2, p.beta1, p.beta2,
-                                                        p.eps, l2, decay, guard);
-    checkLaunch("adamStep");
+    visitOptimizerRule(rule, [&]<class Rule>() {
+        shapes::optimizerStep(Rule::kName, Rule::kSlots, params, grads, state);
+        const int64_t n = params.size();
+        if (n <= 0) return;
+        optimizers::Slots s{};
+        for (int k = 0; k < Rule::kSlots; ++k)
+            s.p[k] = state[static_cast<size_t>(k)].data;
+        bind();
+        optimizerKernel<Rule><<<elementGrid(n), kBlock, 0, m_stream>>>(
+            Rule::prepare(h), params.data, grads.data, s, n, guard);
+        checkLaunch(Rule::kName);
+    });
 }
 
 } // namespace il::cuda

@@ -15,9 +15,11 @@
 #pragma once
 
 #include "ActivationMath.h"
+#include "OptimizerMath.h"
 #include "Tensor.h"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,27 +44,11 @@ enum GuardSlot : int {
     GuardSlots = 4
 };
 
-struct AdamParams {
-    float lr = 1e-3f;
-    float beta1 = 0.9f;
-    float beta2 = 0.999f;
-    float eps = 1e-8f;
-    float weightDecay = 0.f; // decoupled (AdamW) when decoupled == true, else L2 added to g
-    bool decoupled = false;
-    int64_t step = 1; // 1-based, for bias correction
-};
-
-struct SgdParams {
-    float lr = 1e-2f;
-    float momentum = 0.f;    // 0: plain SGD, no velocity read or written
-    float weightDecay = 0.f; // L2 added to the gradient
-    bool nesterov = false;
-};
-
 // Bumped whenever this interface changes: a separately built backend module (the CUDA one in
-// kernels/) is refused unless it was built against the same version. The list of activations
-// (ActivationMath.h) is part of the interface, so its length is folded in.
-inline constexpr int kBackendAbiVersion = 5 * 100 + kActivationCount;
+// kernels/) is refused unless it was built against the same version. The lists of activations
+// (ActivationMath.h) and optimizer rules (OptimizerMath.h) are part of the interface, so their
+// lengths are folded in.
+inline constexpr int kBackendAbiVersion = 6 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
 
 class Backend {
 public:
@@ -149,12 +135,13 @@ public:
     // (maxNorm <= 0: no clipping, Scale = 1).
     virtual void guardAndClip(const float* sq, int count, const float* loss, float maxNorm,
                               int64_t step, float* guard) = 0;
-    // In-place updates over flat, contiguous parameter/gradient/state vectors. Each reads the
-    // guard block: gradients are multiplied by guard[Scale]; nothing changes if guard[Bad].
-    virtual void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
-                         const float* guard) = 0;
-    virtual void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
-                          const float* guard) = 0;
+    // One step of an optimizer rule (OptimizerMath.h), in place over flat, contiguous parameter,
+    // gradient and state vectors: state holds the rule's kSlots tensors, each with the
+    // parameters' shape; h its learning rate, step number and values. Reads the guard block:
+    // gradients are multiplied by guard[Scale]; nothing changes if guard[Bad].
+    virtual void optimizerStep(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
+                               ConstTensor grads, std::span<const Tensor> state,
+                               const float* guard) = 0;
 
     // ---- data movement -------------------------------------------------------------------------
     // order[i] = shuffledIndex(i) for i < n: a permutation of [0, n) chosen by key (Shuffle.h),

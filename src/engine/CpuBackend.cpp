@@ -467,72 +467,18 @@ public:
             (maxNorm > 0.f && norm > maxNorm) ? static_cast<float>(maxNorm / norm) : 1.f;
     }
 
-    void sgdStep(Tensor params, ConstTensor grads, Tensor velocity, const SgdParams& p,
-                 const float* guard) override
+    // The rule's element update (OptimizerMath.h) over every element.
+    void optimizerStep(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
+                       ConstTensor grads, std::span<const Tensor> state,
+                       const float* guard) override
     {
         flushDenormals();
-        shapes::same("sgd", params.shape, grads.shape);
-        if (guard && guard[GuardBad] != 0.f) return;
-        const float scale = guard ? guard[GuardScale] : 1.f;
-        const int64_t n = params.size();
-        float* w = params.data;
-        const float* g = grads.data;
-        const float lr = p.lr, wd = p.weightDecay, mu = p.momentum;
-        if (mu == 0.f) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-            for (int64_t i = 0; i < n; ++i)
-                w[i] -= lr * (g[i] * scale + wd * w[i]);
-            return;
-        }
-        shapes::same("sgd velocity", params.shape, velocity.shape);
-        float* v = velocity.data;
-        const bool nesterov = p.nesterov;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-        for (int64_t i = 0; i < n; ++i) {
-            const float gi = g[i] * scale + wd * w[i];
-            const float vi = mu * v[i] + gi;
-            v[i] = vi;
-            w[i] -= lr * (nesterov ? gi + mu * vi : vi);
-        }
-    }
-
-    // PyTorch's formulation, so results compare directly:
-    //   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
-    //   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
-    // AdamW first decays w *= (1 - lr * wd); Adam adds wd * w to g instead.
-    void adamStep(Tensor params, ConstTensor grads, Tensor m, Tensor v, const AdamParams& p,
-                  const float* guard) override
-    {
-        flushDenormals();
-        flushDenormals();
-        shapes::same("adam", params.shape, grads.shape);
-        shapes::same("adam m", params.shape, m.shape);
-        shapes::same("adam v", params.shape, v.shape);
-        if (guard && guard[GuardBad] != 0.f) return;
-        const float scale = guard ? guard[GuardScale] : 1.f;
-        const int64_t n = params.size();
-        const double t = static_cast<double>(std::max<int64_t>(1, p.step));
-        const float bc1 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta1), t));
-        const float bc2 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta2), t));
-        const float stepSize = p.lr / bc1;
-        const float invSqrtBc2 = 1.f / std::sqrt(bc2);
-        const float b1 = p.beta1, b2 = p.beta2, eps = p.eps;
-        const float l2 = p.decoupled ? 0.f : p.weightDecay;
-        const float decay = p.decoupled ? 1.f - p.lr * p.weightDecay : 1.f;
-        float* w = params.data;
-        float* mp = m.data;
-        float* vp = v.data;
-        const float* g = grads.data;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin / 4)
-        for (int64_t i = 0; i < n; ++i) {
-            const float wi = w[i] * decay;
-            const float gi = g[i] * scale + l2 * w[i];
-            const float mi = b1 * mp[i] + (1.f - b1) * gi;
-            const float vi = b2 * vp[i] + (1.f - b2) * gi * gi;
-            mp[i] = mi;
-            vp[i] = vi;
-            w[i] = wi - stepSize * mi / (std::sqrt(vi) * invSqrtBc2 + eps);
-        }
+        visitOptimizerRule(rule, [&]<class Rule>() {
+            shapes::optimizerStep(Rule::kName, Rule::kSlots, params, grads, state);
+            if (guard && guard[GuardBad] != 0.f) return;
+            optimizerLoop<Rule>(Rule::prepare(h), guard ? guard[GuardScale] : 1.f, params,
+                                grads.data, state);
+        });
     }
 
     void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override
@@ -556,6 +502,21 @@ public:
     }
 
 private:
+    template <class Rule>
+    static void optimizerLoop(const typename Rule::Step step, const float scale, Tensor params,
+                              const float* g, std::span<const Tensor> state)
+    {
+        const int64_t n = params.size();
+        float* w = params.data;
+        optimizers::Slots s{};
+        for (int k = 0; k < Rule::kSlots; ++k)
+            s.p[k] = state[static_cast<size_t>(k)].data;
+        const int64_t serialBelow = Rule::kHeavy ? kParallelMin / 4 : kParallelMin;
+#pragma omp parallel for simd schedule(static) if (n > serialBelow)
+        for (int64_t i = 0; i < n; ++i)
+            optimizers::updateElement<Rule>(step, w, g, scale, s, i);
+    }
+
     void computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
                      float* grad, float* lossOut, bool accumulate)
     {

@@ -7,6 +7,7 @@
 #include "Tensor.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace il::shapes {
@@ -114,6 +115,21 @@ inline void gatherRows(ConstTensor src, ConstTensor dst)
 {
     if (src.cols() != dst.cols())
         throw ShapeError("gatherRows: " + src.shape.toString() + " -> " + dst.shape.toString());
+}
+
+// An optimizer rule's step: the gradients and each of its `slots` state tensors shaped like the
+// parameters.
+inline void optimizerStep(const char* rule, int slots, ConstTensor params, ConstTensor grads,
+                          std::span<const Tensor> state)
+{
+    same(rule, params.shape, grads.shape);
+    if (state.size() != static_cast<size_t>(slots))
+        throw ShapeError(std::string(rule) + ": " + std::to_string(slots) +
+                         " state tensors expected, got " + std::to_string(state.size()));
+    for (const Tensor& t : state)
+        if (!(t.shape == params.shape))
+            throw ShapeError(std::string(rule) + ": state " + t.shape.toString() +
+                             " for parameters " + params.shape.toString());
 }
 
 } // namespace il::shapes

@@ -31,6 +31,21 @@ double learningRate(const ScheduleConfig& s, int64_t step, int64_t totalSteps)
     return lr;
 }
 
+void OptimizerUpdate::run(OptimizerRule rule, std::initializer_list<float> values,
+                          std::span<const Tensor> slots) const
+{
+    size_t expected = 0;
+    visitOptimizerRule(rule, [&]<class Rule>() { expected = Rule::kValues; });
+    if (values.size() != expected)
+        throw EngineError(config.name() + ": its update rule takes " + std::to_string(expected) +
+                          " values, " + std::to_string(values.size()) + " given");
+    OptimizerHyper h;
+    h.lr = lr;
+    h.step = step;
+    std::copy(values.begin(), values.end(), h.values);
+    backend.optimizerStep(rule, h, params, grads, slots, guard);
+}
+
 const OptimizerSetting* OptimizerType::setting(std::string_view key) const
 {
     for (const OptimizerSetting& s : settings)
@@ -131,7 +146,7 @@ void Optimizer::step(Tensor params, ConstTensor grads, float lr, int64_t step, c
         throw ShapeError("optimizer: " + std::to_string(params.size()) + " parameters, state for " +
                          std::to_string(m_count));
     m_config.type().update(
-        OptimizerUpdate{m_backend, m_config, params, grads, m_views.data(), lr, step, guard});
+        OptimizerUpdate{m_backend, m_config, params, grads, m_views, lr, step, guard});
 }
 
 std::vector<std::pair<std::string, Tensor>> Optimizer::state() const

@@ -3,6 +3,8 @@
 
 #include "Backend.h"
 
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,10 +54,16 @@ struct OptimizerUpdate {
     const OptimizerConfig& config;
     Tensor params;
     ConstTensor grads;
-    const Tensor* state;
+    std::span<const Tensor> state;
     float lr;
     int64_t step; // 1-based (Adam's bias correction)
     const float* guard; // Backend.h: scales the gradients, skips the update after a bad step
+
+    // Runs the update rule (OptimizerMath.h) over all parameters: values are the rule's
+    // hyperparameters in its order (EngineError if their count is not the rule's), slots the
+    // state tensors it keeps.
+    void run(OptimizerRule rule, std::initializer_list<float> values,
+             std::span<const Tensor> slots) const;
 };
 
 struct OptimizerType {

@@ -1,6 +1,7 @@
 // The optimizers, each described once (Optimizer.h, OptimizerType). To add one, add an entry
 // here; the model files, the CLI's options and help and the studio's list follow from it.
-// The updates call the backend's fused optimizer ops (Backend.h), which own the arithmetic.
+// Each update runs an update rule of OptimizerMath.h, which holds the arithmetic for every
+// backend; an optimizer with new maths adds its rule there.
 #include "Optimizer.h"
 
 namespace il {
@@ -15,26 +16,22 @@ constexpr OptimizerSetting weightDecay(const char* help, float defaultValue = 0.
 constexpr const char* kL2Help = "L2 penalty: adds weight_decay * w to every gradient.";
 
 // w -= lr * (g + wd * w), or with momentum mu: v = mu * v + g + wd * w;  w -= lr * v.
-void sgdUpdate(const OptimizerUpdate& u, float momentum, Tensor velocity)
+// Momentum 0 is plain SGD: the velocity is neither read nor written.
+void sgdUpdate(const OptimizerUpdate& u, float momentum)
 {
-    SgdParams p;
-    p.lr = u.lr;
-    p.momentum = momentum;
-    p.weightDecay = u.config.value("weight_decay");
-    u.backend.sgdStep(u.params, u.grads, velocity, p, u.guard);
+    const float wd = u.config.value("weight_decay");
+    if (momentum == 0.f)
+        u.run(OptimizerRule::Sgd, {wd}, {});
+    else
+        u.run(OptimizerRule::Momentum, {momentum, wd, 0.f}, u.state); // 0: not Nesterov
 }
 
 void adamUpdate(const OptimizerUpdate& u, bool decoupled)
 {
-    AdamParams p;
-    p.lr = u.lr;
-    p.beta1 = u.config.value("beta1");
-    p.beta2 = u.config.value("beta2");
-    p.eps = u.config.value("eps");
-    p.weightDecay = u.config.value("weight_decay");
-    p.decoupled = decoupled;
-    p.step = u.step;
-    u.backend.adamStep(u.params, u.grads, u.state[0], u.state[1], p, u.guard);
+    u.run(OptimizerRule::Adam,
+          {u.config.value("beta1"), u.config.value("beta2"), u.config.value("eps"),
+           u.config.value("weight_decay"), decoupled ? 1.f : 0.f},
+          u.state);
 }
 
 std::vector<OptimizerSetting> adamSettings(OptimizerSetting decay)
@@ -55,7 +52,7 @@ std::vector<OptimizerType> makeTypes()
          "Stochastic gradient descent: w ← w − lr·g.",
          {weightDecay(kL2Help)},
          {},
-         [](const OptimizerUpdate& u) { sgdUpdate(u, 0.f, Tensor{}); }},
+         [](const OptimizerUpdate& u) { sgdUpdate(u, 0.f); }},
         {"momentum",
          {"sgd-momentum"},
          "SGD with momentum",
@@ -64,7 +61,7 @@ std::vector<OptimizerType> makeTypes()
            0.9f, 0.f, 0.9999f},
           weightDecay(kL2Help)},
          {"velocity"},
-         [](const OptimizerUpdate& u) { sgdUpdate(u, u.config.value("momentum"), u.state[0]); }},
+         [](const OptimizerUpdate& u) { sgdUpdate(u, u.config.value("momentum")); }},
         {"adam",
          {},
          "Adam",

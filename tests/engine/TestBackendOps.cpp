@@ -6,6 +6,7 @@
 #include "Backend.h"
 #include "Errors.h"
 #include "Layer.h"
+#include "Optimizer.h"
 #include "Random.h"
 #include "TestUtil.h"
 
@@ -664,15 +665,20 @@ void TestBackendOps::sgdStep()
     // Plain SGD must neither read nor write the velocity: NaN in it would show.
     Buffer v = testutil::filledBuffer(b(), 4, momentum == 0.f ? kNaN : 0.f);
     Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
-    SgdParams sp;
-    sp.lr = lr;
-    sp.momentum = momentum;
-    sp.weightDecay = weightDecay;
-    sp.nesterov = nesterov;
-    b().sgdStep(p.view(1, 4), g1.view(1, 4), v.view(1, 4), sp, guard.data());
+    // Momentum 0 is the Sgd rule, which keeps no state (as Optimizers.cpp runs it).
+    const auto step = [&](const Buffer& g) {
+        if (momentum == 0.f)
+            testutil::ruleStep(b(), OptimizerRule::Sgd, lr, 1, {weightDecay}, p.view(1, 4),
+                               g.view(1, 4), {}, guard.data());
+        else
+            testutil::ruleStep(b(), OptimizerRule::Momentum, lr, 1,
+                               {momentum, weightDecay, nesterov ? 1.f : 0.f}, p.view(1, 4),
+                               g.view(1, 4), {v.view(1, 4)}, guard.data());
+    };
+    step(g1);
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), std::vector<float>(after1.begin(), after1.end()),
                      1e-6, 1e-6);
-    b().sgdStep(p.view(1, 4), g2.view(1, 4), v.view(1, 4), sp, guard.data());
+    step(g2);
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), std::vector<float>(after2.begin(), after2.end()),
                      1e-6, 1e-6);
     if (momentum == 0.f)
@@ -739,21 +745,17 @@ void TestBackendOps::adamStep()
     Buffer p = toDevice(b(), kP0), g1 = toDevice(b(), kG1), g2 = toDevice(b(), kG2);
     Buffer m = testutil::filledBuffer(b(), 4, 0.f), v = testutil::filledBuffer(b(), 4, 0.f);
     Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
-    AdamParams ap;
-    ap.lr = lr;
-    ap.beta1 = beta1;
-    ap.beta2 = beta2;
-    ap.eps = 1e-8f;
-    ap.weightDecay = weightDecay;
-    ap.decoupled = decoupled;
-    ap.step = 1;
-    b().adamStep(p.view(1, 4), g1.view(1, 4), m.view(1, 4), v.view(1, 4), ap, guard.data());
+    const auto step = [&](const Buffer& g, int64_t t) {
+        testutil::ruleStep(b(), OptimizerRule::Adam, lr, t,
+                           {beta1, beta2, 1e-8f, weightDecay, decoupled ? 1.f : 0.f},
+                           p.view(1, 4), g.view(1, 4), {m.view(1, 4), v.view(1, 4)}, guard.data());
+    };
+    step(g1, 1);
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after1), 1e-6, 1e-6);
     // 1 - 0.999f is 0.00099998713 in f32, hence the relative tolerance on the moments.
     IL_COMPARE_CLOSE(toHost(b(), m.view(1, 4)), vec(m1), 1e-9, 1e-4);
     IL_COMPARE_CLOSE(toHost(b(), v.view(1, 4)), vec(v1), 1e-12, 1e-4);
-    ap.step = 2;
-    b().adamStep(p.view(1, 4), g2.view(1, 4), m.view(1, 4), v.view(1, 4), ap, guard.data());
+    step(g2, 2);
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after2), 2e-6, 1e-6);
 }
 
@@ -761,36 +763,33 @@ void TestBackendOps::optimizersSkipBadStep_data()
 {
     QTest::addColumn<QString>("optimizer");
     QTest::addColumn<float>("scale"); // guardAndClip writes 0; a stale 1 must not matter
-    for (const char* o : {"sgd", "momentum", "adam", "adamw"})
+    for (const OptimizerType& t : optimizerTypes())
         for (float s : {0.f, 1.f})
-            QTest::addRow("%s scale=%g", o, double(s)) << QString::fromLatin1(o) << s;
+            QTest::addRow("%s scale=%g", t.name, double(s)) << QString::fromLatin1(t.name) << s;
 }
 
 void TestBackendOps::optimizersSkipBadStep()
 {
+    // Every registered optimizer, with weight decay where it has one, through its update.
     QFETCH(QString, optimizer);
     QFETCH(float, scale);
-    const std::vector<float> m0 = {0.1f, -0.2f, 0.3f, 0.4f}, v0 = {0.01f, 0.02f, 0.03f, 0.04f};
+    OptimizerConfig config = OptimizerConfig::named(optimizer.toStdString());
+    if (config.has("weight_decay")) config.set("weight_decay", 0.1f);
+    const std::vector<float> s0 = {0.1f, -0.2f, 0.3f, 0.4f}, s1 = {0.01f, 0.02f, 0.03f, 0.04f};
     Buffer p = toDevice(b(), kP0), g = toDevice(b(), kG1);
-    Buffer m = toDevice(b(), m0), v = toDevice(b(), v0);
     Buffer guard = toDevice(b(), {scale, 1.f, 3.f, 0.f});
-    if (optimizer == "sgd" || optimizer == "momentum") {
-        SgdParams sp;
-        sp.lr = 0.1f;
-        sp.momentum = optimizer == "momentum" ? 0.9f : 0.f;
-        sp.weightDecay = 0.1f;
-        b().sgdStep(p.view(1, 4), g.view(1, 4), m.view(1, 4), sp, guard.data());
-    } else {
-        AdamParams ap;
-        ap.lr = 0.1f;
-        ap.weightDecay = 0.1f;
-        ap.decoupled = optimizer == "adamw";
-        ap.step = 4;
-        b().adamStep(p.view(1, 4), g.view(1, 4), m.view(1, 4), v.view(1, 4), ap, guard.data());
+    std::vector<Buffer> state;
+    std::vector<Tensor> views;
+    for (size_t i = 0; i < config.type().state.size(); ++i) {
+        state.push_back(toDevice(b(), i % 2 == 0 ? s0 : s1));
+        views.push_back(state.back().view(1, 4));
     }
+    config.type().update(
+        OptimizerUpdate{b(), config, p.view(1, 4), g.view(1, 4), views, 0.1f, 4, guard.data()});
     QVERIFY2(testutil::bitIdentical(toHost(b(), p.view(1, 4)), kP0), "parameters changed");
-    QVERIFY2(testutil::bitIdentical(toHost(b(), m.view(1, 4)), m0), "first moment changed");
-    QVERIFY2(testutil::bitIdentical(toHost(b(), v.view(1, 4)), v0), "second moment changed");
+    for (size_t i = 0; i < views.size(); ++i)
+        QVERIFY2(testutil::bitIdentical(toHost(b(), views[i]), i % 2 == 0 ? s0 : s1),
+                 config.type().state[i]);
 }
 
 void TestBackendOps::optimizersLarge_data()
@@ -825,14 +824,11 @@ void TestBackendOps::optimizersLarge()
         const auto& g = grads[static_cast<size_t>(s)];
         if (optimizer.startsWith("adam")) {
             const bool dec = optimizer == "adamw";
-            AdamParams ap;
-            ap.lr = lr;
-            ap.weightDecay = wd;
-            ap.decoupled = dec;
-            ap.step = s + 1;
-            b().adamStep(dp.view(1, n), dg.view(1, n), dm.view(1, n), dv.view(1, n), ap,
-                         guard.data());
-            const double b1 = ap.beta1, b2 = ap.beta2;
+            const float beta1 = 0.9f, beta2 = 0.999f;
+            testutil::ruleStep(b(), OptimizerRule::Adam, lr, s + 1,
+                               {beta1, beta2, 1e-8f, wd, dec ? 1.f : 0.f}, dp.view(1, n),
+                               dg.view(1, n), {dm.view(1, n), dv.view(1, n)}, guard.data());
+            const double b1 = beta1, b2 = beta2;
             for (size_t i = 0; i < un; ++i) {
                 double gi = double(scale) * g[i] + (dec ? 0.0 : double(wd) * p[i]);
                 m[i] = b1 * m[i] + (1 - b1) * gi;
@@ -842,20 +838,23 @@ void TestBackendOps::optimizersLarge()
                 p[i] -= double(lr) * (mh / (std::sqrt(vh) + 1e-8) + (dec ? wd * p[i] : 0.0));
             }
         } else {
-            SgdParams sp;
-            sp.lr = lr;
-            sp.weightDecay = wd;
-            sp.momentum = optimizer == "sgd" ? 0.f : 0.9f;
-            sp.nesterov = optimizer == "nesterov";
-            b().sgdStep(dp.view(1, n), dg.view(1, n), dm.view(1, n), sp, guard.data());
-            const double mu = sp.momentum;
+            const float momentum = optimizer == "sgd" ? 0.f : 0.9f;
+            const bool nesterov = optimizer == "nesterov";
+            if (momentum == 0.f)
+                testutil::ruleStep(b(), OptimizerRule::Sgd, lr, s + 1, {wd}, dp.view(1, n),
+                                   dg.view(1, n), {}, guard.data());
+            else
+                testutil::ruleStep(b(), OptimizerRule::Momentum, lr, s + 1,
+                                   {momentum, wd, nesterov ? 1.f : 0.f}, dp.view(1, n),
+                                   dg.view(1, n), {dm.view(1, n)}, guard.data());
+            const double mu = momentum;
             for (size_t i = 0; i < un; ++i) {
                 const double gi = double(scale) * g[i] + double(wd) * p[i];
                 if (mu == 0) {
                     p[i] -= double(lr) * gi;
                 } else {
                     m[i] = mu * m[i] + gi;
-                    p[i] -= double(lr) * (sp.nesterov ? gi + mu * m[i] : m[i]);
+                    p[i] -= double(lr) * (nesterov ? gi + mu * m[i] : m[i]);
                 }
             }
         }

@@ -538,50 +538,57 @@ void TestCudaParity::guardIsSticky()
 
 void TestCudaParity::optimizer_data()
 {
+    // Every registered optimizer with its defaults and with weight decay, and Nesterov momentum
+    // (a rule no registered optimizer uses yet), straight on the backend.
     QTest::addColumn<QString>("optimizer");
+    QTest::addColumn<float>("weightDecay"); // -1: the optimizer's default
     QTest::addColumn<qint64>("n");
     QTest::addColumn<float>("scale"); // guard[Scale]: the clip factor
-    const QString names[] = {"sgd",         "sgd+wd", "momentum", "nesterov",
-                             "momentum+wd", "adam",   "adam+l2",  "adamw"};
-    for (const QString& o : names)
-        for (qint64 n : {qint64(1), qint64(7), qint64(200003)})
-            for (float scale : {1.f, 0.7f})
-                QTest::addRow("%s n=%lld scale=%g", qPrintable(o), n, double(scale))
-                    << o << n << scale;
+    for (const OptimizerType& t : optimizerTypes())
+        for (float wd : {-1.f, 0.05f})
+            for (qint64 n : {qint64(1), qint64(7), qint64(200003)})
+                for (float scale : {1.f, 0.7f})
+                    if (wd < 0 || t.setting("weight_decay"))
+                        QTest::addRow("%s%s n=%lld scale=%g", t.name, wd < 0 ? "" : "+wd", n,
+                                      double(scale))
+                            << QString::fromLatin1(t.name) << wd << n << scale;
+    for (qint64 n : {qint64(1), qint64(7), qint64(200003)})
+        QTest::addRow("nesterov n=%lld", n) << QStringLiteral("nesterov") << 0.05f << n << 0.7f;
 }
 
 void TestCudaParity::optimizer()
 {
     // Three steps with fresh gradients; parameters and state compared after each.
     QFETCH(QString, optimizer);
+    QFETCH(float, weightDecay);
     QFETCH(qint64, n);
     QFETCH(float, scale);
     Rng rng(uint64_t(n) * 3 + uint64_t(optimizer.size()));
+    const bool nesterov = optimizer == "nesterov";
+    OptimizerConfig config = OptimizerConfig::named(nesterov ? "momentum" : qPrintable(optimizer));
+    if (weightDecay >= 0) config.set("weight_decay", weightDecay);
     Pair p = pair(randomVector(rng, size_t(n), -1, 1), 1, n);
-    Pair m = filled(1, n, 0.f), v = filled(1, n, 0.f);
+    std::vector<Pair> state;
+    for (size_t i = 0; i < config.type().state.size(); ++i)
+        state.push_back(filled(1, n, 0.f));
     Pair guard = pair({scale, 0.f, 0.f, 0.f}, 1, GuardSlots);
-    const bool adam = optimizer.startsWith("adam");
     for (int step = 1; step <= 3; ++step) {
         Pair g = pair(randomVector(rng, size_t(n), -2, 2), 1, n);
-        if (adam) {
-            AdamParams ap;
-            ap.lr = 0.01f;
-            ap.weightDecay = optimizer == "adam" ? 0.f : 0.05f;
-            ap.decoupled = optimizer == "adamw";
-            ap.step = step;
-            forBoth(
-                [&](Backend& b, Side s) { b.adamStep(p[s], g[s], m[s], v[s], ap, guard.ptr(s)); });
-        } else {
-            SgdParams sp;
-            sp.lr = 0.05f;
-            sp.momentum = optimizer.startsWith("sgd") ? 0.f : 0.9f;
-            sp.nesterov = optimizer == "nesterov";
-            sp.weightDecay = optimizer.endsWith("wd") ? 0.05f : 0.f;
-            forBoth([&](Backend& b, Side s) { b.sgdStep(p[s], g[s], m[s], sp, guard.ptr(s)); });
-        }
-        IL_AGREE(p, adam ? kOptimizer : kElementwise);
-        if (optimizer != "sgd" && optimizer != "sgd+wd") IL_AGREE(m, kOptimizerState);
-        if (adam) IL_AGREE(v, kOptimizerState);
+        forBoth([&](Backend& b, Side s) {
+            std::vector<Tensor> views;
+            for (const Pair& t : state)
+                views.push_back(t[s]);
+            if (nesterov)
+                testutil::ruleStep(b, OptimizerRule::Momentum, 0.01f, step,
+                                   {0.9f, weightDecay, 1.f}, p[s], g[s], {views[0]},
+                                   guard.ptr(s));
+            else
+                config.type().update(
+                    OptimizerUpdate{b, config, p[s], g[s], views, 0.01f, step, guard.ptr(s)});
+        });
+        IL_AGREE(p, kOptimizer);
+        for (const Pair& t : state)
+            IL_AGREE(t, kOptimizerState);
     }
 }
 
@@ -589,10 +596,9 @@ void TestCudaParity::optimizerSkipsBadStep_data()
 {
     QTest::addColumn<QString>("optimizer");
     QTest::addColumn<float>("scale"); // guardAndClip writes 0 with Bad; a stale 1 must not matter
-    for (const char* o : {"sgd", "momentum", "nesterov", "adam", "adamw"})
+    for (const OptimizerType& t : optimizerTypes())
         for (float s : {0.f, 1.f, 0.5f})
-            QTest::newRow(qPrintable(QStringLiteral("%1 scale=%2").arg(o).arg(s)))
-                << QString::fromLatin1(o) << s;
+            QTest::addRow("%s scale=%g", t.name, double(s)) << QString::fromLatin1(t.name) << s;
 }
 
 void TestCudaParity::optimizerSkipsBadStep()
@@ -601,37 +607,32 @@ void TestCudaParity::optimizerSkipsBadStep()
     QFETCH(float, scale);
     Rng rng(9);
     const int64_t n = 1001;
+    OptimizerConfig config = OptimizerConfig::named(qPrintable(optimizer));
+    if (config.has("weight_decay")) config.set("weight_decay", 0.1f);
     const auto p0 = randomVector(rng, size_t(n), -1, 1);
-    const auto m0 = randomVector(rng, size_t(n), -0.1, 0.1);
-    const auto v0 = randomVector(rng, size_t(n), 0, 0.01);
-    Pair p = pair(p0, 1, n), m = pair(m0, 1, n), v = pair(v0, 1, n);
+    std::vector<std::vector<float>> s0;
+    std::vector<Pair> state;
+    for (size_t i = 0; i < config.type().state.size(); ++i) {
+        s0.push_back(randomVector(rng, size_t(n), i % 2 == 0 ? -0.1 : 0, i % 2 == 0 ? 0.1 : 0.01));
+        state.push_back(pair(s0.back(), 1, n));
+    }
+    Pair p = pair(p0, 1, n);
     Pair g = pair(randomVector(rng, size_t(n), -2, 2), 1, n);
     Pair guard = pair({scale, 1.f, 3.f, 0.f}, 1, GuardSlots);
     forBoth([&](Backend& b, Side s) {
-        if (optimizer.startsWith("adam")) {
-            AdamParams ap;
-            ap.lr = 0.1f;
-            ap.weightDecay = 0.1f;
-            ap.decoupled = optimizer == "adamw";
-            ap.step = 4;
-            b.adamStep(p[s], g[s], m[s], v[s], ap, guard.ptr(s));
-        } else {
-            SgdParams sp;
-            sp.lr = 0.1f;
-            sp.momentum = optimizer == "sgd" ? 0.f : 0.9f;
-            sp.nesterov = optimizer == "nesterov";
-            sp.weightDecay = 0.1f;
-            b.sgdStep(p[s], g[s], m[s], sp, guard.ptr(s));
-        }
+        std::vector<Tensor> views;
+        for (const Pair& t : state)
+            views.push_back(t[s]);
+        config.type().update(
+            OptimizerUpdate{b, config, p[s], g[s], views, 0.1f, 4, guard.ptr(s)});
     });
     for (Side s : {Cpu, Gpu}) {
         const char* where = s == Cpu ? "CPU" : "CUDA";
         QVERIFY2(testutil::bitIdentical(host(p, s), p0),
                  qPrintable(QString(where) + ": parameters changed"));
-        QVERIFY2(testutil::bitIdentical(host(m, s), m0),
-                 qPrintable(QString(where) + ": first moment changed"));
-        QVERIFY2(testutil::bitIdentical(host(v, s), v0),
-                 qPrintable(QString(where) + ": second moment changed"));
+        for (size_t i = 0; i < state.size(); ++i)
+            QVERIFY2(testutil::bitIdentical(host(state[i], s), s0[i]),
+                     qPrintable(QString(where) + ": " + config.type().state[i] + " changed"));
     }
 }
 
@@ -788,11 +789,10 @@ struct StepState {
                dw2.view(hidden, 1));
         b.sumSquares(dw2.view(hidden, 1), sq.data());
         b.guardAndClip(sq.data(), 1, loss.data(), 1.f, 1, guard.data());
-        AdamParams ap;
-        ap.lr = 1e-2f;
-        ap.step = 1; // a recording bakes host scalars in: the same step each replay
-        b.adamStep(w2.view(1, hidden), dw2.view(1, hidden), m.view(1, hidden), v.view(1, hidden),
-                   ap, guard.data());
+        // A recording bakes host scalars in: the same step each replay.
+        testutil::ruleStep(b, OptimizerRule::Adam, 1e-2f, 1, {0.9f, 0.999f, 1e-8f, 0.f, 0.f},
+                           w2.view(1, hidden), dw2.view(1, hidden),
+                           {m.view(1, hidden), v.view(1, hidden)}, guard.data());
     }
 
     std::vector<std::pair<const char*, std::vector<float>>> contents(Backend& b) const

@@ -8,9 +8,12 @@
 
 #include <QString>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
 namespace testutil {
@@ -53,6 +56,20 @@ inline float readScalar(il::Backend& b, const float* p)
 inline void writeScalar(il::Backend& b, float* p, float v)
 {
     b.upload(p, &v, sizeof(float));
+}
+
+// One step of an update rule (OptimizerMath.h) straight on the backend; values in the rule's
+// order, state its slots.
+inline void ruleStep(il::Backend& b, il::OptimizerRule rule, float lr, int64_t step,
+                     std::initializer_list<float> values, il::Tensor params, il::ConstTensor grads,
+                     std::initializer_list<il::Tensor> state, const float* guard)
+{
+    il::OptimizerHyper h;
+    h.lr = lr;
+    h.step = step;
+    std::copy(values.begin(), values.end(), h.values);
+    b.optimizerStep(rule, h, params, grads, std::span<const il::Tensor>(state.begin(), state.size()),
+                    guard);
 }
 
 inline bool allFinite(const std::vector<float>& v)

@@ -13,6 +13,8 @@
 #include "Backend.h"
 #include "Errors.h"
 
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -125,15 +127,18 @@ public:
     {
         run([=, this] { m_inner->guardAndClip(sq, count, loss, maxNorm, step, guard); });
     }
-    void sgdStep(il::Tensor params, il::ConstTensor grads, il::Tensor vel, const il::SgdParams& p,
-                 const float* guard) override
+    void optimizerStep(il::OptimizerRule rule, const il::OptimizerHyper& h, il::Tensor params,
+                       il::ConstTensor grads, std::span<const il::Tensor> state,
+                       const float* guard) override
     {
-        run([=, this] { m_inner->sgdStep(params, grads, vel, p, guard); });
-    }
-    void adamStep(il::Tensor params, il::ConstTensor grads, il::Tensor m, il::Tensor v,
-                  const il::AdamParams& p, const float* guard) override
-    {
-        run([=, this] { m_inner->adamStep(params, grads, m, v, p, guard); });
+        // The state views by value, as a recording keeps every argument.
+        std::array<il::Tensor, il::kMaxOptimizerSlots> slots{};
+        if (state.size() > slots.size()) throw il::ShapeError("optimizerStep: too many state tensors");
+        std::copy(state.begin(), state.end(), slots.begin());
+        const size_t count = state.size();
+        run([=, this] {
+            m_inner->optimizerStep(rule, h, params, grads, {slots.data(), count}, guard);
+        });
     }
     void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override
     {
