@@ -512,7 +512,9 @@ private:
         for (int k = 0; k < Rule::kSlots; ++k)
             s.p[k] = state[static_cast<size_t>(k)].data;
         const int64_t serialBelow = Rule::kHeavy ? kParallelMin / 4 : kParallelMin;
-#pragma omp parallel for simd schedule(static) if (n > serialBelow)
+        // firstprivate: each thread's own copy of the constants and state pointers, which the
+        // vectoriser then keeps in registers (shared, they are reloaded per element).
+#pragma omp parallel for simd schedule(static) firstprivate(step, s) if (n > serialBelow)
         for (int64_t i = 0; i < n; ++i)
             optimizers::updateElement<Rule>(step, w, g, scale, s, i);
     }
