@@ -33,7 +33,7 @@
 
 namespace il {
 
-#define IL_OPTIMIZER_RULES(X) X(Sgd) X(Momentum) X(Adam)
+#define IL_OPTIMIZER_RULES(X) X(Sgd) X(Momentum) X(Adam) X(RmsProp)
 
 #define IL_OPTIMIZER_RULE_ENUM(N) N,
 enum class OptimizerRule { IL_OPTIMIZER_RULES(IL_OPTIMIZER_RULE_ENUM) };
@@ -154,6 +154,30 @@ struct Adam {
         m = mi;
         v = vi;
         w = wi - c.stepSize * mi / IL_FMA(sqrt(vi), c.invSqrtBc2, c.eps);
+    }
+};
+
+// PyTorch's RMSprop (no momentum, not centred): v = rho v + (1 - rho) g^2;
+// w -= lr g / (sqrt(v) + eps), with g + wd w for weight decay (L2). Slot 0: v.
+struct RmsProp {
+    static constexpr const char* kName = "rmsprop";
+    enum Value { Rho, Eps, WeightDecay, kValues };
+    static constexpr int kSlots = 1;
+    static constexpr bool kHeavy = true;
+    struct Step {
+        float lr, rho, eps, wd;
+    };
+    static Step prepare(const OptimizerHyper& h)
+    {
+        return {h.lr, h.values[Rho], h.values[Eps], h.values[WeightDecay]};
+    }
+    IL_HOST_DEVICE static void update(const Step& c, float& w, float g, float scale, float& v)
+    {
+        const float wi = w;
+        const float gi = IL_FMA(g, scale, c.wd * wi);             // g + wd w
+        const float vi = IL_FMA(c.rho, v, (1.f - c.rho) * gi * gi); // rho v + (1 - rho) g^2
+        v = vi;
+        w = wi - c.lr * (gi / (sqrt(vi) + c.eps));
     }
 };
 

@@ -78,6 +78,21 @@ std::vector<OptimizerType> makeTypes()
                                   0.01f)),
          {"m", "v"},
          [](const OptimizerUpdate& u) { adamUpdate(u, true); }},
+        {"rmsprop",
+         {},
+         "RMSprop",
+         "Divides each weight's step by its recent gradient size: v ← ρ·v + (1 − ρ)·g², "
+         "w ← w − lr·g / (√v + ε).",
+         {{"rho", "ρ", "Decay of the running mean of squared gradients (v).", 0.99f, 0.f,
+           0.999999f},
+          {"eps", "ε", "Added to √v so a tiny v cannot blow a step up.", 1e-8f, 0.f, 1.f},
+          weightDecay(kL2Help)},
+         {"v"},
+         [](const OptimizerUpdate& u) {
+             u.run(OptimizerRule::RmsProp,
+                   {u.config.value("rho"), u.config.value("eps"), u.config.value("weight_decay")},
+                   u.state);
+         }},
     };
 }
 

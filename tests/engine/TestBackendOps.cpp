@@ -74,6 +74,8 @@ private slots:
     void sgdStep();
     void adamStep_data();
     void adamStep();
+    void rmspropStep_data();
+    void rmspropStep();
     void optimizersSkipBadStep_data();
     void optimizersSkipBadStep();
     void optimizersLarge_data();
@@ -759,6 +761,74 @@ void TestBackendOps::adamStep()
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after2), 2e-6, 1e-6);
 }
 
+void TestBackendOps::rmspropStep_data()
+{
+    // Hand-computed (PyTorch's RMSprop): g' = scale * g + wd * p, v = rho v + (1 - rho) g'^2,
+    // p -= lr * g' / (sqrt(v) + eps), eps 1e-8. Two steps with gradients kG1 then kG2 from kP0,
+    // through the registry's "rmsprop".
+    QTest::addColumn<float>("lr");
+    QTest::addColumn<float>("rho");
+    QTest::addColumn<float>("weightDecay");
+    QTest::addColumn<float>("scale");
+    QTest::addColumn<QList<float>>("after1");
+    QTest::addColumn<QList<float>>("v1");
+    QTest::addColumn<QList<float>>("after2");
+    QTest::addColumn<QList<float>>("v2");
+    QTest::newRow("rmsprop") << 0.01f << 0.99f << 0.f << 1.f
+                             << QList<float>{0.90000002f, -2.09999999f, 0.599999995f, 0.f}
+                             << QList<float>{0.0025f, 0.01f, 0.04f, 0.f}
+                             << QList<float>{0.989532308f, -2.14490131f, 0.587535004f,
+                                             -0.0999999967f}
+                             << QList<float>{0.012475f, 0.0124f, 0.040225f, 0.09f};
+    QTest::newRow("weight decay") << 0.01f << 0.99f << 0.1f << 1.f
+                                  << QList<float>{0.900000017f, -2.09999999f, 0.599999995f, 0.f}
+                                  << QList<float>{0.0036f, 0.0064f, 0.038025f, 0.f}
+                                  << QList<float>{0.983613019f, -2.13423153f, 0.584222586f,
+                                                  -0.0999999967f}
+                                  << QList<float>{0.011845f, 0.00717700001f, 0.03860575f, 0.09f};
+    QTest::newRow("clip scale 0.5")
+        << 0.01f << 0.99f << 0.f << 0.5f << QList<float>{0.90000004f, -2.09999998f, 0.59999999f, 0.f}
+        << QList<float>{0.000625f, 0.0025f, 0.01f, 0.f}
+        << QList<float>{0.98953232f, -2.1449013f, 0.587535f, -0.0999999933f}
+        << QList<float>{0.00311875f, 0.0031f, 0.01005625f, 0.0225f};
+    QTest::newRow("rho 0.9") << 0.001f << 0.9f << 0.f << 1.f
+                             << QList<float>{0.996837723f, -2.00316228f, 0.503162278f, 0.f}
+                             << QList<float>{0.025f, 0.1f, 0.4f, 0.f}
+                             << QList<float>{0.999694865f, -2.0046367f, 0.502749181f,
+                                             -0.00316227763f}
+                             << QList<float>{0.1225f, 0.115f, 0.36625f, 0.9f};
+}
+
+void TestBackendOps::rmspropStep()
+{
+    QFETCH(float, lr);
+    QFETCH(float, rho);
+    QFETCH(float, weightDecay);
+    QFETCH(float, scale);
+    QFETCH(QList<float>, after1);
+    QFETCH(QList<float>, v1);
+    QFETCH(QList<float>, after2);
+    QFETCH(QList<float>, v2);
+    const auto vec = [](const QList<float>& l) { return std::vector<float>(l.begin(), l.end()); };
+    OptimizerConfig config = OptimizerConfig::named("rmsprop");
+    QCOMPARE(config.value("rho"), 0.99f); // PyTorch's defaults
+    QCOMPARE(config.value("eps"), 1e-8f);
+    config.set("rho", rho);
+    config.set("weight_decay", weightDecay);
+    Optimizer opt(b(), config, 4);
+    QCOMPARE(opt.state().size(), size_t(1));
+    const Tensor v = opt.state()[0].second;
+    Buffer p = toDevice(b(), kP0), g1 = toDevice(b(), kG1), g2 = toDevice(b(), kG2);
+    Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
+    opt.step(p.view(1, 4), g1.view(1, 4), lr, 1, guard.data());
+    IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after1), 1e-6, 1e-6);
+    // 1 - 0.99f is not 0.01 in f32, hence the relative tolerance on v.
+    IL_COMPARE_CLOSE(toHost(b(), v), vec(v1), 1e-12, 1e-5);
+    opt.step(p.view(1, 4), g2.view(1, 4), lr, 2, guard.data());
+    IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after2), 2e-6, 1e-6);
+    IL_COMPARE_CLOSE(toHost(b(), v), vec(v2), 1e-12, 1e-5);
+}
+
 void TestBackendOps::optimizersSkipBadStep_data()
 {
     QTest::addColumn<QString>("optimizer");
@@ -796,7 +866,7 @@ void TestBackendOps::optimizersLarge_data()
 {
     QTest::addColumn<QString>("optimizer");
     QTest::addColumn<qint64>("n");
-    const QString names[] = {"sgd", "momentum", "nesterov", "adam", "adamw"};
+    const QString names[] = {"sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop"};
     for (const QString& o : names)
         for (qint64 n : {qint64(1), qint64(7), qint64(200003)})
             QTest::newRow(qPrintable(QStringLiteral("%1 n=%2").arg(o).arg(n))) << o << n;
@@ -822,7 +892,16 @@ void TestBackendOps::optimizersLarge()
     for (int s = 0; s < 3; ++s) {
         Buffer dg = toDevice(b(), grads[static_cast<size_t>(s)]);
         const auto& g = grads[static_cast<size_t>(s)];
-        if (optimizer.startsWith("adam")) {
+        if (optimizer == "rmsprop") {
+            const float rho = 0.99f;
+            testutil::ruleStep(b(), OptimizerRule::RmsProp, lr, s + 1, {rho, 1e-8f, wd},
+                               dp.view(1, n), dg.view(1, n), {dm.view(1, n)}, guard.data());
+            for (size_t i = 0; i < un; ++i) {
+                const double gi = double(scale) * g[i] + double(wd) * p[i];
+                m[i] = rho * m[i] + (1 - double(rho)) * gi * gi;
+                p[i] -= double(lr) * gi / (std::sqrt(m[i]) + 1e-8);
+            }
+        } else if (optimizer.startsWith("adam")) {
             const bool dec = optimizer == "adamw";
             const float beta1 = 0.9f, beta2 = 0.999f;
             testutil::ruleStep(b(), OptimizerRule::Adam, lr, s + 1,
