@@ -202,12 +202,13 @@ void TestNoAllocation::manualSteps_data()
 {
     QTest::addColumn<Problem>("problem");
     QTest::addColumn<QString>("optimizer");
-    // Every problem with AdamW, plus the SGD flavours on the first.
+    // Every problem with AdamW, plus every other registered optimizer on the first.
     for (const auto& [name, p] : problems())
         QTest::newRow(name) << p << QString("adamw");
     const Problem mlp = problems().front().second;
-    QTest::newRow("mlp mse momentum") << mlp << QString("momentum");
-    QTest::newRow("mlp mse sgd") << mlp << QString("sgd");
+    for (const OptimizerType& t : optimizerTypes())
+        if (QLatin1String(t.name) != QLatin1String("adamw"))
+            QTest::addRow("mlp mse %s", t.name) << mlp << QString::fromLatin1(t.name);
 }
 
 void TestNoAllocation::manualSteps()
