@@ -1,7 +1,7 @@
 // ironlearn-bench: how fast the engine is on this machine.
 //
 //   ironlearn-bench [--threads N] [--backend cpu|cuda] [--only WORKLOADS] [--repeat N]
-//                   [--read-every N] [--json]
+//                   [--read-every N] [--background-load N] [--json]
 //
 // a) sgemm       GFLOP/s through Backend::gemm at n = 256, 512, 1024, 2048
 // b) siren       ms per full-batch training step of a SIREN on 40,000 coordinates
@@ -9,10 +9,13 @@
 // d) siren262k   ms per training step of the same SIREN on 262,144 coordinates (a 512x512
 //    siren4k     image) or 4,096, the whole set every step; timed in samples of --read-every
 //                steps (50 on CUDA), the loss read back once per sample (issue #5's targets)
+// --background-load N runs the workloads quiet, then again beside N busy processes, and reports
+// each loaded time next to the quiet one (README, Speed: steady under load).
 // packaging/bench/compare.sh runs a-c in PyTorch on the CPU and prints both side by side;
 // packaging/bench/compare_cuda.sh does the same for a, d on CUDA.
 
 #include "Backend.h"
+#include "BackgroundLoad.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
 #include "Workloads.h"
@@ -26,6 +29,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -36,6 +40,7 @@ struct Options {
     std::vector<std::string> only; // empty: all
     int repeat = 10;
     int readEvery = 0; // siren262k/siren4k: steps per timed sample; 0: 50 on a device, else 1
+    int backgroundLoad = 0; // busy processes for the loaded run; 0: quiet run only
     bool json = false;
 };
 
@@ -43,7 +48,7 @@ const char* const kWorkloads[] = {"sgemm", "siren", "tanh", "siren262k", "siren4
 
 const char* const usage =
     "usage: ironlearn-bench [--threads N] [--backend cpu|cuda] [--only W[,...]] [--repeat N]\n"
-    "                       [--read-every N] [--json]\n"
+    "                       [--read-every N] [--background-load N] [--json]\n"
     "  --threads N     CPU worker threads (default: one per core)\n"
     "  --backend B     cpu (default) or cuda (see: ironlearn-cli devices)\n"
     "  --only W        run only these workloads, comma-separated: sgemm, siren, tanh,\n"
@@ -51,6 +56,10 @@ const char* const usage =
     "  --repeat N      timed samples per workload (default 10; medians are reported)\n"
     "  --read-every N  siren262k/siren4k: steps per timed sample, the loss read back once per\n"
     "                  sample (default 50 on cuda, 1 on cpu)\n"
+    "  --background-load N\n"
+    "                  run the workloads quiet, then again beside N busy processes (children\n"
+    "                  spinning on the CPU, killed at the end or on ctrl-C), and print each\n"
+    "                  workload's loaded time next to its quiet time and the ratio\n"
     "  --json          machine-readable output on stdout\n";
 
 [[noreturn]] void fail(const std::string& message)
@@ -101,6 +110,8 @@ Options parseOptions(int argc, char** argv)
             o.repeat = parsePositive("--repeat", value());
         } else if (arg == "--read-every") {
             o.readEvery = parsePositive("--read-every", value());
+        } else if (arg == "--background-load") {
+            o.backgroundLoad = parsePositive("--background-load", value());
         } else if (arg == "--json") {
             o.json = true;
         } else {
@@ -226,17 +237,10 @@ Results runWorkloads(il::Backend& backend, const Options& opt, int64_t readEvery
     return r;
 }
 
-std::string resultsJson(const Options& opt, const il::DeviceInfo& info, const Results& r)
+// The wanted workloads' entries, each as `"name": value` after a ", ".
+std::string workloadsJson(const Options& opt, const Results& r)
 {
-    std::string out = "{\"tool\": \"ironlearn\", \"backend\": " + jsonString(info.backend) +
-                      ", \"device\": " + jsonString(info.name) +
-                      ", \"details\": " + jsonString(info.details) +
-                      ", \"threads\": " + std::to_string(opt.threads) +
-                      ", \"backend_threads\": " + std::to_string(info.threads) +
-                      ", \"repeat\": " + std::to_string(opt.repeat) +
-                      ", \"env\": {\"OPENBLAS_CORETYPE\": " + envOrNull("OPENBLAS_CORETYPE") +
-                      ", \"OPENBLAS_L2_SIZE\": " + envOrNull("OPENBLAS_L2_SIZE") +
-                      ", \"OMP_NUM_THREADS\": " + envOrNull("OMP_NUM_THREADS") + "}";
+    std::string out;
     if (wanted(opt, "sgemm")) {
         out += ", \"sgemm\": [";
         for (size_t i = 0; i < r.gemm.size(); ++i) {
@@ -251,8 +255,55 @@ std::string resultsJson(const Options& opt, const il::DeviceInfo& info, const Re
     if (wanted(opt, "tanh")) out += ", \"tanh\": " + trainingJson(r.tanh);
     if (wanted(opt, "siren262k")) out += ", \"siren262k\": " + trainingJson(r.siren262k);
     if (wanted(opt, "siren4k")) out += ", \"siren4k\": " + trainingJson(r.siren4k);
+    return out;
+}
+
+// loaded: the same workloads beside opt.backgroundLoad busy processes (null without the option).
+std::string resultsJson(const Options& opt, const il::DeviceInfo& info, const Results& r,
+                        const Results* loaded)
+{
+    std::string out = "{\"tool\": \"ironlearn\", \"backend\": " + jsonString(info.backend) +
+                      ", \"device\": " + jsonString(info.name) +
+                      ", \"details\": " + jsonString(info.details) +
+                      ", \"threads\": " + std::to_string(opt.threads) +
+                      ", \"backend_threads\": " + std::to_string(info.threads) +
+                      ", \"repeat\": " + std::to_string(opt.repeat) +
+                      ", \"env\": {\"OPENBLAS_CORETYPE\": " + envOrNull("OPENBLAS_CORETYPE") +
+                      ", \"OPENBLAS_L2_SIZE\": " + envOrNull("OPENBLAS_L2_SIZE") +
+                      ", \"OMP_NUM_THREADS\": " + envOrNull("OMP_NUM_THREADS") +
+                      ", \"OMP_WAIT_POLICY\": " + envOrNull("OMP_WAIT_POLICY") +
+                      ", \"GOMP_SPINCOUNT\": " + envOrNull("GOMP_SPINCOUNT") + "}";
+    out += workloadsJson(opt, r);
+    if (loaded) {
+        out += ", \"background_load\": " + std::to_string(opt.backgroundLoad) +
+               ", \"loaded\": {" + workloadsJson(opt, *loaded).substr(2) + "}";
+    }
     out += "}\n";
     return out;
+}
+
+// One line per workload (sgemm: per size): quiet ms, loaded ms and their ratio.
+void printLoadComparison(const Options& opt, const Results& quiet, const Results& loaded)
+{
+    std::printf("\nbeside %d busy process%s (time per unit, medians):\n", opt.backgroundLoad,
+                opt.backgroundLoad == 1 ? "" : "es");
+    std::printf("%-24s %12s %12s %8s\n", "workload", "quiet ms", "loaded ms", "ratio");
+    auto row = [](const std::string& name, double q, double l) {
+        std::printf("%-24s %12.2f %12.2f %7.2fx\n", name.c_str(), q, l, q > 0 ? l / q : NAN);
+    };
+    for (size_t i = 0; i < quiet.gemm.size() && i < loaded.gemm.size(); ++i)
+        row("sgemm n=" + std::to_string(quiet.gemm[i].n), quiet.gemm[i].ms.median,
+            loaded.gemm[i].ms.median);
+    const std::pair<const char*, il::bench::TrainingResult Results::*> training[] = {
+        {"siren", &Results::siren},
+        {"tanh", &Results::tanh},
+        {"siren262k", &Results::siren262k},
+        {"siren4k", &Results::siren4k}};
+    for (const auto& [name, member] : training)
+        if (wanted(opt, name))
+            row(std::string(name) + " (per " + (quiet.*member).unit + ")",
+                (quiet.*member).ms.median, (loaded.*member).ms.median);
+    std::fflush(stdout);
 }
 
 } // namespace
@@ -283,7 +334,24 @@ int main(int argc, char** argv)
             std::fflush(stdout);
         }
         const Results results = runWorkloads(*backend, opt, readEvery);
-        if (opt.json) std::fputs(resultsJson(opt, info, results).c_str(), stdout);
+        if (opt.backgroundLoad == 0) {
+            if (opt.json) std::fputs(resultsJson(opt, info, results, nullptr).c_str(), stdout);
+            return 0;
+        }
+        Results loaded;
+        {
+            il::bench::BackgroundLoad load(opt.backgroundLoad);
+            if (!opt.json) {
+                std::printf("\nagain, beside %d busy process%s:\n", opt.backgroundLoad,
+                            opt.backgroundLoad == 1 ? "" : "es");
+                std::fflush(stdout);
+            }
+            loaded = runWorkloads(*backend, opt, readEvery);
+        } // the busy processes end here, and on any exception or signal before
+        if (opt.json)
+            std::fputs(resultsJson(opt, info, results, &loaded).c_str(), stdout);
+        else
+            printLoadComparison(opt, results, loaded);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "ironlearn-bench: %s\n", e.what());
         return 1;
