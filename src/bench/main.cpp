@@ -16,6 +16,7 @@
 
 #include "Backend.h"
 #include "BackgroundLoad.h"
+#include "CpuThreading.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
 #include "Workloads.h"
@@ -310,6 +311,7 @@ void printLoadComparison(const Options& opt, const Results& quiet, const Results
 
 int main(int argc, char** argv)
 {
+    il::applyCpuThreadingDefaults(argv);
     const Options opt = parseOptions(argc, argv);
     try {
         std::unique_ptr<il::Backend> backend;

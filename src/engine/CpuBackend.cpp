@@ -7,6 +7,7 @@
 #include "Backend.h"
 #include "CpuLoss.h"
 #include "CpuParallel.h"
+#include "CpuThreading.h"
 #include "Errors.h"
 #include "FastMath.h"
 #include "OpShapes.h"
@@ -115,7 +116,8 @@ public:
             kernel = cfg.substr(start + 1, maxThreads - start - 1);
         }
         d.details = version + (kernel.empty() ? "" : " (" + kernel + " kernels)") + ", " +
-                    std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads");
+                    std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads") + ", " +
+                    cpu::waitPolicyDescription();
         return d;
     }
 
