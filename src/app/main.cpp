@@ -1,5 +1,6 @@
 // ironlearn-studio [FILE] [--train-steps N] [--screenshot PNG] [--save MODEL] [--quit]
 // The thin executable: the window, plus a scripted mode for screenshots and demos.
+#include "CpuThreading.h"
 #include "MainWindow.h"
 #include "NamesOutputPage.h"
 #include "Session.h"
@@ -119,6 +120,7 @@ void useDarkPalette()
 
 int main(int argc, char* argv[])
 {
+    il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
     QApplication app(argc, argv);
     il::forbidEngineWorkOnThisThread(); // the GUI thread: the training worker runs the engine
     QApplication::setOrganizationName("IronLearn");

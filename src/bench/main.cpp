@@ -15,9 +15,9 @@
 // packaging/bench/compare_cuda.sh does the same for a, d on CUDA.
 
 #include "Backend.h"
+#include "BackendRegistry.h"
 #include "BackgroundLoad.h"
 #include "CpuThreading.h"
-#include "BackendRegistry.h"
 #include "Errors.h"
 #include "Workloads.h"
 
@@ -40,7 +40,7 @@ struct Options {
     std::string backend = "cpu";
     std::vector<std::string> only; // empty: all
     int repeat = 10;
-    int readEvery = 0; // siren262k/siren4k: steps per timed sample; 0: 50 on a device, else 1
+    int readEvery = 0;      // siren262k/siren4k: steps per timed sample; 0: 50 on a device, else 1
     int backgroundLoad = 0; // busy processes for the loaded run; 0: quiet run only
     bool json = false;
 };
@@ -276,8 +276,8 @@ std::string resultsJson(const Options& opt, const il::DeviceInfo& info, const Re
                       ", \"GOMP_SPINCOUNT\": " + envOrNull("GOMP_SPINCOUNT") + "}";
     out += workloadsJson(opt, r);
     if (loaded) {
-        out += ", \"background_load\": " + std::to_string(opt.backgroundLoad) +
-               ", \"loaded\": {" + workloadsJson(opt, *loaded).substr(2) + "}";
+        out += ", \"background_load\": " + std::to_string(opt.backgroundLoad) + ", \"loaded\": {" +
+               workloadsJson(opt, *loaded).substr(2) + "}";
     }
     out += "}\n";
     return out;

@@ -1,5 +1,6 @@
 // ironlearn-cli: the training engine, headless.
 #include "Cli.h"
+#include "CpuThreading.h"
 #include "Errors.h"
 
 #include <QCoreApplication>
@@ -39,6 +40,7 @@ int runRender(const QStringList& args);
 
 int main(int argc, char** argv)
 {
+    il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName("ironlearn-cli");
     QCoreApplication::setApplicationVersion(IRONLEARN_VERSION);
