@@ -59,8 +59,11 @@ BackgroundLoad::BackgroundLoad(int processes)
     struct sigaction action {};
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
-    for (int i = 0; i < 3; ++i)
-        sigaction(kSignals[i], &action, &g_previous[i]);
+    for (int i = 0; i < 3; ++i) {
+        sigaction(kSignals[i], nullptr, &g_previous[i]);
+        // An ignored signal (SIGINT in a background job) stays ignored.
+        if (g_previous[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
+    }
     const pid_t parent = getpid();
     for (int i = 0; i < processes; ++i) {
         const pid_t pid = fork();
