@@ -1,5 +1,7 @@
 #include "ModelFile.h"
 
+#include "LayerRegistry.h"
+
 #include "LayerSpec.h"
 
 #include <QJsonArray>
@@ -251,12 +253,13 @@ bool saveModel(const QString& path, const Network& network, const Optimizer* opt
                                       {"spec", QString::fromStdString(s.spec)},
                                       {"output_width", qint64(s.outputWidth)},
                                       {"parameters", qint64(s.parameters)}});
-        // The vocabulary is the row count of the embedding table, if there is one.
-        int64_t width = network.inputWidth();
+        // The vocabulary: the resolved value of a layer argument the data supplies as one
+        // (the layer registry says which: the embedding's V).
         for (const auto& layer : network.layers()) {
-            if (layer->kind() == "embedding" && !layer->parameters(width).empty())
-                vocab = layer->parameters(width).front().shape.rows;
-            width = layer->outputWidth(width);
+            const std::vector<LayerArg>& args = layer->type().args;
+            for (size_t i = 0; i < args.size() && i < layer->item().args.size(); ++i)
+                if (args[i].fromData == DataValue::Vocabulary)
+                    vocab = static_cast<int64_t>(layer->item().args[i]);
         }
     } catch (const std::exception& e) {
         return fail(error, path + QStringLiteral(": cannot save: ") + QString::fromUtf8(e.what()));
