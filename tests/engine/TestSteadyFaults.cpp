@@ -60,6 +60,19 @@ long steadyFaults(Network& net, const TrainerConfig& cfg, const TrainingData& da
     return at30 - at10;
 }
 
+// Empty when the run reported steps 10 and 30 and took at most kMaxSteadyFaults between them;
+// otherwise what went wrong.
+QString steadyProblem(const char* run, long faults)
+{
+    if (faults < 0) return QStringLiteral("%1: the run did not report steps 10 and 30").arg(run);
+    qInfo("%s: %ld minor faults in steps 11-30", run, faults);
+    if (faults <= kMaxSteadyFaults) return {};
+    return QStringLiteral("%1: %2 minor page faults in 20 steady steps (at most %3)")
+        .arg(run)
+        .arg(faults)
+        .arg(kMaxSteadyFaults);
+}
+
 } // namespace
 
 class TestSteadyFaults : public QObject {
@@ -110,20 +123,15 @@ void TestSteadyFaults::sirenFullBatch()
     Network net(b, 2, "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1", 1);
     net.initialize(1);
     TrainerConfig cfg;
-    cfg.steps = 31; // the report after step 30 comes before the run's end
+    cfg.steps = 31;    // the report after step 30 comes before the run's end
     cfg.batchSize = 0; // full batch
     cfg.shuffle = false;
     cfg.loss = LossKind::MSE;
     cfg.optimizer = OptimizerConfig::named("adam");
     cfg.schedule.kind = ScheduleKind::Constant;
     cfg.schedule.lrMax = 1e-4f;
-    const long faults = steadyFaults(net, cfg, data);
-    QVERIFY2(faults >= 0, "the run did not report steps 10 and 30");
-    qInfo("SIREN 40,000 rows: %ld minor faults in steps 11-30", faults);
-    QVERIFY2(faults <= kMaxSteadyFaults,
-             qPrintable(QStringLiteral("%1 minor page faults in 20 steady steps (at most %2)")
-                            .arg(faults)
-                            .arg(kMaxSteadyFaults)));
+    const QString problem = steadyProblem("SIREN 40,000 rows", steadyFaults(net, cfg, data));
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
 void TestSteadyFaults::namesMiniBatches()
@@ -153,13 +161,8 @@ void TestSteadyFaults::namesMiniBatches()
     cfg.optimizer = OptimizerConfig::named("adamw");
     cfg.schedule.kind = ScheduleKind::Cosine;
     cfg.schedule.lrMax = 3e-3f;
-    const long faults = steadyFaults(net, cfg, data);
-    QVERIFY2(faults >= 0, "the run did not report steps 10 and 30");
-    qInfo("names-shaped run: %ld minor faults in steps 11-30", faults);
-    QVERIFY2(faults <= kMaxSteadyFaults,
-             qPrintable(QStringLiteral("%1 minor page faults in 20 steady steps (at most %2)")
-                            .arg(faults)
-                            .arg(kMaxSteadyFaults)));
+    const QString problem = steadyProblem("names-shaped run", steadyFaults(net, cfg, data));
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
 QTEST_GUILESS_MAIN(TestSteadyFaults)
