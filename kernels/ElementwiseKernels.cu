@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kBlock)
     activationForwardKernel(float param, const float* x, float* y, int64_t n)
 {
     for (int64_t i = globalThread(); i < n; i += globalStride())
-        y[i] = Op::forward(x[i], param);
+        y[i] = Op::template forward<DeviceLane>(x[i], param);
 }
 
 // in: x or y, as Op::kBackwardFromOutput says. dx may alias dy.
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kBlock)
     activationBackwardKernel(float param, const float* in, const float* dy, float* dx, int64_t n)
 {
     for (int64_t i = globalThread(); i < n; i += globalStride())
-        dx[i] = Op::backward(in[i], dy[i], param);
+        dx[i] = Op::template backward<DeviceLane>(in[i], dy[i], param);
 }
 
 // z: rows x m, y: rows x 2m = [sin z | cos z]; n = rows * m.

@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(kBlock)
         for (int64_t i = first; i < n; i += stride) {
             const float zi = z[i], ti = t[i];
             const float e = expf(-fabsf(zi));
-            acc += lossmath::bceTerm(zi, ti, e);
+            acc += lossmath::bceTerm<DeviceLane>(zi, ti, e);
             if (grad) grad[i] = lossmath::bceGradient(zi, ti, e, invN);
         }
         break;

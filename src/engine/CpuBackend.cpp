@@ -1,15 +1,17 @@
-// The CPU backend: OpenBLAS sgemm for matrix products, OpenMP loops for everything else.
+// The CPU backend: OpenBLAS sgemm for matrix products; everything else runs the SIMD kernels
+// of CpuKernels.h (Highway, the best target of this CPU) over the OpenMP threads.
 //
-// Element-wise loops use `omp parallel for simd` above a size threshold (below it a parallel
-// region costs more than it saves). Reductions are deterministic whatever the thread count:
-// fixed-size chunks are reduced in parallel into a preallocated partials array, then summed in
-// order. Nothing here allocates after the first call at a given size.
+// Element-wise ops are split over the threads above a size threshold (below it a parallel
+// region costs more than it saves; CpuParallel.h). Reductions are deterministic whatever the
+// thread count and the SIMD target: fixed-size chunks are reduced in parallel into a
+// preallocated partials array, then summed in order. Nothing here allocates after the first
+// call at a given size.
 #include "Backend.h"
+#include "CpuKernels.h"
 #include "CpuLoss.h"
 #include "CpuParallel.h"
 #include "CpuThreading.h"
 #include "Errors.h"
-#include "FastMath.h"
 #include "OpShapes.h"
 #include "Sampling.h"
 #include "Shuffle.h"
@@ -39,25 +41,6 @@ namespace {
 
 using cpu::kParallelMin;
 
-// The activation loops, one instantiation per activation. Free functions, not the body of the
-// dispatching lambda: GCC leaves the loop scalar when an OpenMP simd loop sits in a generic
-// lambda (the polynomial's selects become branches), here it vectorises them.
-template <class Op> void activationForwardLoop(int64_t n, float param, const float* in, float* out)
-{
-    const int64_t serialBelow = Op::kHeavyForward ? kParallelMin / 4 : kParallelMin;
-#pragma omp parallel for simd schedule(static) if (n > serialBelow)
-    for (int64_t i = 0; i < n; ++i)
-        out[i] = Op::forward(in[i], param);
-}
-
-template <class Op>
-void activationBackwardLoop(int64_t n, float param, const float* in, const float* g, float* out)
-{
-    const int64_t serialBelow = Op::kHeavyBackward ? kParallelMin / 4 : kParallelMin;
-#pragma omp parallel for simd schedule(static) if (n > serialBelow)
-    for (int64_t i = 0; i < n; ++i)
-        out[i] = Op::backward(in[i], g[i], param);
-}
 constexpr size_t kMmapMinBytes = 1 << 16; // buffers from here on get their own pages
 
 std::string cpuModelName()
@@ -116,7 +99,7 @@ public:
             kernel = cfg.substr(start + 1, maxThreads - start - 1);
         }
         d.details = version + (kernel.empty() ? "" : " (" + kernel + " kernels)") + ", " +
-                    std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads") + ", " +
+                    simd::activeTarget().name + " kernels, " + std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads") + ", " +
                     cpu::waitPolicyDescription();
         return d;
     }
@@ -185,10 +168,8 @@ public:
     {
         checkEngineThread("fill");
         float* p = t.data;
-        const int64_t n = t.size();
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-        for (int64_t i = 0; i < n; ++i)
-            p[i] = value;
+        cpu::parallelRanges(t.size(), kParallelMin,
+                            [=](int64_t a, int64_t b) { simd::fill(p + a, value, b - a); });
     }
 
     void broadcastRows(ConstTensor bias, Tensor y) override
@@ -213,15 +194,8 @@ public:
 #pragma omp parallel for schedule(static) if (x.size() > kParallelMin && blocks > 1)
         for (int64_t bIdx = 0; bIdx < blocks; ++bIdx) {
             const int64_t c0 = bIdx * block, c1 = std::min(cols, c0 + block);
-            float acc[block];
-            for (int64_t c = c0; c < c1; ++c)
-                acc[c - c0] = 0.f;
-            for (int64_t i = 0; i < rows; ++i) {
-                const float* row = x.data + i * cols;
-#pragma omp simd
-                for (int64_t c = c0; c < c1; ++c)
-                    acc[c - c0] += row[c];
-            }
+            float acc[block] = {};
+            simd::accumulateRows(x.data + c0, rows, cols, c1 - c0, acc);
             for (int64_t c = c0; c < c1; ++c)
                 out.data[c] = (beta == 0.f ? 0.f : beta * out.data[c]) + acc[c - c0];
         }
@@ -231,23 +205,18 @@ public:
     {
         const float* p = x.data;
         *out = static_cast<float>(m_chunkedSum(x.size(), [p](int64_t a, int64_t b) {
-            float acc = 0.f;
-#pragma omp simd reduction(+ : acc)
-            for (int64_t i = a; i < b; ++i)
-                acc += p[i] * p[i];
-            return static_cast<double>(acc);
+            return static_cast<double>(simd::sumSquares(p + a, b - a));
         }));
     }
 
     void axpby(float a, ConstTensor x, float b, Tensor y) override
     {
         shapes::same("axpby", x.shape, y.shape);
-        const int64_t n = y.size();
         const float* xp = x.data;
         float* yp = y.data;
-#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-        for (int64_t i = 0; i < n; ++i)
-            yp[i] = a * xp[i] + b * yp[i];
+        cpu::parallelRanges(y.size(), kParallelMin, [=](int64_t i, int64_t j) {
+            simd::axpby(a, xp + i, b, yp + i, j - i);
+        });
     }
 
     // ---- matrix products --------------------------------------------------------------
@@ -283,9 +252,11 @@ public:
             if (out != in) std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
             return;
         }
-        // By value into the loop: nothing the loop writes can alias them.
-        visitActivation(
-            act, [n, param, in, out]<class Op>() { activationForwardLoop<Op>(n, param, in, out); });
+        bool heavy = false;
+        visitActivation(act, [&heavy]<class Op>() { heavy = Op::kHeavyForward; });
+        cpu::parallelRanges(n, heavy ? kParallelMin / 4 : kParallelMin, [=](int64_t a, int64_t b) {
+            simd::activationForward(act, param, in + a, out + a, b - a);
+        });
     }
 
     void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
@@ -300,10 +271,16 @@ public:
             if (out != g) std::memcpy(out, g, static_cast<size_t>(n) * sizeof(float));
             return;
         }
-        visitActivation(act, [n, param, g, out, &x, &y, &dy]<class Op>() {
+        const float* in = nullptr;
+        bool heavy = false;
+        visitActivation(act, [&]<class Op>() {
             const ConstTensor input = Op::kBackwardFromOutput ? y : x;
             shapes::activationInput(Op::kName, input.shape, dy.shape);
-            activationBackwardLoop<Op>(n, param, input.data, g, out);
+            in = input.data;
+            heavy = Op::kHeavyBackward;
+        });
+        cpu::parallelRanges(n, heavy ? kParallelMin / 4 : kParallelMin, [=](int64_t a, int64_t b) {
+            simd::activationBackward(act, param, in + a, g + a, out + a, b - a);
         });
     }
 
@@ -312,38 +289,27 @@ public:
     {
         const int64_t rows = z.rows(), m = z.cols();
         shapes::fourierForward(z, y);
-#pragma omp parallel for schedule(static) if (z.size() > kParallelMin / 4)
-        for (int64_t i = 0; i < rows; ++i) {
-            const float* zr = z.data + i * m;
-            float* ys = y.data + i * 2 * m;
-            float* yc = ys + m;
-#pragma omp simd
-            for (int64_t j = 0; j < m; ++j) {
-                float s, c;
-                fastmath::sinCos(zr[j], s, c);
-                ys[j] = s;
-                yc[j] = c;
-            }
-        }
+        cpu::parallelRanges(rows, kParallelMin / 4 / std::max<int64_t>(m, 1),
+                            [=](int64_t a, int64_t b) {
+                                for (int64_t i = a; i < b; ++i) {
+                                    float* ys = y.data + i * 2 * m;
+                                    simd::sinCos(z.data + i * m, ys, ys + m, m);
+                                }
+                            });
     }
 
     void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) override
     {
         const int64_t rows = z.rows(), m = z.cols();
         shapes::fourierBackward(z, dy, dz);
-#pragma omp parallel for schedule(static) if (z.size() > kParallelMin / 4)
-        for (int64_t i = 0; i < rows; ++i) {
-            const float* zr = z.data + i * m;
-            const float* gs = dy.data + i * 2 * m;
-            const float* gc = gs + m;
-            float* out = dz.data + i * m;
-#pragma omp simd
-            for (int64_t j = 0; j < m; ++j) {
-                float s, c;
-                fastmath::sinCos(zr[j], s, c);
-                out[j] = gs[j] * c - gc[j] * s;
-            }
-        }
+        cpu::parallelRanges(rows, kParallelMin / 4 / std::max<int64_t>(m, 1),
+                            [=](int64_t a, int64_t b) {
+                                for (int64_t i = a; i < b; ++i) {
+                                    const float* gs = dy.data + i * 2 * m;
+                                    simd::fourierBackward(z.data + i * m, gs, gs + m,
+                                                          dz.data + i * m, m);
+                                }
+                            });
     }
 
     // ---- embedding --------------------------------------------------------------------------
@@ -383,11 +349,7 @@ public:
             for (int64_t c = 0; c < ctx; ++c) {
                 const auto id = static_cast<int64_t>(ids.data[i * ctx + c]);
                 if (id < 0 || id >= vocab) continue; // refused in forward
-                float* dst = dtable.data + id * dim;
-                const float* src = dy.data + i * ctx * dim + c * dim;
-#pragma omp simd
-                for (int64_t d = 0; d < dim; ++d)
-                    dst[d] += src[d];
+                simd::addTo(dy.data + i * ctx * dim + c * dim, dtable.data + id * dim, dim);
             }
         }
     }
@@ -412,22 +374,10 @@ public:
         shapes::same("softmaxRows", logits.shape, probs.shape);
         const int64_t rows = logits.rows(), k = logits.cols();
         const float invT = 1.f / std::max(temperature, 1e-6f);
-#pragma omp parallel for schedule(static) if (logits.size() > kParallelMin)
-        for (int64_t i = 0; i < rows; ++i) {
-            const float* z = logits.data + i * k;
-            float* p = probs.data + i * k;
-            float mx = -INFINITY;
-            for (int64_t j = 0; j < k; ++j)
-                mx = std::max(mx, z[j] * invT);
-            float sum = 0.f;
-            for (int64_t j = 0; j < k; ++j) {
-                p[j] = std::exp(z[j] * invT - mx);
-                sum += p[j];
-            }
-            const float inv = 1.f / sum;
-            for (int64_t j = 0; j < k; ++j)
-                p[j] *= inv;
-        }
+        cpu::parallelRanges(rows, kParallelMin / std::max<int64_t>(k, 1), [=](int64_t a, int64_t b) {
+            for (int64_t i = a; i < b; ++i)
+                simd::softmaxRow(logits.data + i * k, invT, probs.data + i * k, k);
+        });
     }
 
     void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
@@ -478,8 +428,19 @@ public:
         visitOptimizerRule(rule, [&]<class Rule>() {
             shapes::optimizerStep(Rule::kName, Rule::kSlots, params, grads, state);
             if (guard && guard[GuardBad] != 0.f) return;
-            optimizerLoop<Rule>(Rule::prepare(h), guard ? guard[GuardScale] : 1.f, params,
-                                grads.data, state);
+            optimizers::Slots s{};
+            for (int k = 0; k < Rule::kSlots; ++k)
+                s.p[k] = state[static_cast<size_t>(k)].data;
+            const float scale = guard ? guard[GuardScale] : 1.f;
+            float* w = params.data;
+            const float* g = grads.data;
+            cpu::parallelRanges(params.size(), Rule::kHeavy ? kParallelMin / 4 : kParallelMin,
+                                [&](int64_t a, int64_t b) {
+                                    optimizers::Slots at = s;
+                                    for (int k = 0; k < Rule::kSlots; ++k)
+                                        at.p[k] += a;
+                                    simd::optimizerUpdate(rule, h, scale, w + a, g + a, at, b - a);
+                                });
         });
     }
 
@@ -504,23 +465,6 @@ public:
     }
 
 private:
-    template <class Rule>
-    static void optimizerLoop(const typename Rule::Step step, const float scale, Tensor params,
-                              const float* g, std::span<const Tensor> state)
-    {
-        const int64_t n = params.size();
-        float* w = params.data;
-        optimizers::Slots s{};
-        for (int k = 0; k < Rule::kSlots; ++k)
-            s.p[k] = state[static_cast<size_t>(k)].data;
-        const int64_t serialBelow = Rule::kHeavy ? kParallelMin / 4 : kParallelMin;
-        // firstprivate: each thread's own copy of the constants and state pointers, which the
-        // vectoriser then keeps in registers (shared, they are reloaded per element).
-#pragma omp parallel for simd schedule(static) firstprivate(step, s) if (n > serialBelow)
-        for (int64_t i = 0; i < n; ++i)
-            optimizers::updateElement<Rule>(step, w, g, scale, s, i);
-    }
-
     void computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
                      float* grad, float* lossOut, bool accumulate)
     {
@@ -540,6 +484,7 @@ private:
 std::unique_ptr<Backend> createCpuBackend(int threads)
 {
     checkEngineThread("creating a CPU backend"); // it starts a thread team for the caller
+    simd::applyTargetFromEnvironment();
     return std::make_unique<CpuBackend>(threads);
 }
 

@@ -1,12 +1,10 @@
 #include "CpuLoss.h"
 
+#include "CpuKernels.h"
 #include "Errors.h"
-#include "FastMath.h"
-#include "LossMath.h"
 #include "OpShapes.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 namespace il::cpu {
@@ -19,45 +17,20 @@ double crossEntropySum(ChunkedSum& chunkedSum, float s, ConstTensor pred, ConstT
                        float* grad)
 {
     const int64_t rows = pred.rows(), k = pred.cols();
-    const float* z = pred.data;
-    const float* t = target.data;
     const float invRows = 1.f / static_cast<float>(std::max<int64_t>(rows, 1));
     const int64_t rowChunk = std::max<int64_t>(1, kChunk / std::max<int64_t>(k, 1));
     int64_t badRow = -1;
     const double loss = chunkedSum(
         rows,
         [&](int64_t a, int64_t b) {
-            double acc = 0;
-            for (int64_t i = a; i < b; ++i) {
-                const float* zr = z + i * k;
-                const float tf = t[i];
-                const auto cls = static_cast<int64_t>(tf);
-                if (!(tf >= 0.f) || cls >= k) {
+            int64_t bad = -1;
+            const double sum = simd::crossEntropyRows(pred.data, target.data, a, b, k, s,
+                                                      invRows, grad, &bad);
+            if (bad >= 0) {
 #pragma omp critical(ironlearn_badrow)
-                    badRow = std::max(badRow, i);
-                    continue;
-                }
-                float mx = zr[0];
-                for (int64_t j = 1; j < k; ++j)
-                    mx = std::max(mx, zr[j]);
-                float sum = 0.f, sumZ = 0.f;
-                for (int64_t j = 0; j < k; ++j) {
-                    sum += fastmath::exp(zr[j] - mx);
-                    sumZ += zr[j];
-                }
-                const float logSum = std::log(sum) + mx; // log sum exp
-                acc += lossmath::crossEntropyRow(logSum, zr[cls], sumZ, k, s);
-                if (grad) {
-                    float* gr = grad + i * k;
-                    const float invSum = 1.f / sum;
-                    const float off = s / static_cast<float>(k);
-                    for (int64_t j = 0; j < k; ++j)
-                        gr[j] = lossmath::crossEntropyGradient(fastmath::exp(zr[j] - mx), invSum,
-                                                               off, invRows);
-                    gr[cls] -= lossmath::crossEntropyTargetShare(s, invRows);
-                }
+                badRow = std::max(badRow, bad);
             }
-            return acc;
+            return sum;
         },
         rowChunk);
     if (badRow >= 0)
@@ -75,51 +48,10 @@ double pointLossSum(ChunkedSum& chunkedSum, LossKind kind, ConstTensor pred, Con
     const float* z = pred.data;
     const float* t = target.data;
     const float invN = 1.f / static_cast<float>(std::max<int64_t>(n, 1));
-    switch (kind) {
-    case LossKind::MSE:
-        return chunkedSum(n, [&](int64_t a, int64_t b) {
-            float acc = 0.f;
-            if (grad) {
-#pragma omp simd reduction(+ : acc)
-                for (int64_t i = a; i < b; ++i) {
-                    const float d = z[i] - t[i];
-                    grad[i] = lossmath::mseGradient(d, invN);
-                    acc += lossmath::mseTerm(d);
-                }
-            } else {
-#pragma omp simd reduction(+ : acc)
-                for (int64_t i = a; i < b; ++i) {
-                    const float d = z[i] - t[i];
-                    acc += lossmath::mseTerm(d);
-                }
-            }
-            return static_cast<double>(acc);
-        });
-    case LossKind::MAE:
-        return chunkedSum(n, [&](int64_t a, int64_t b) {
-            float acc = 0.f;
-            for (int64_t i = a; i < b; ++i) {
-                const float d = z[i] - t[i];
-                if (grad) grad[i] = lossmath::maeGradient(d, invN);
-                acc += lossmath::maeTerm(d);
-            }
-            return static_cast<double>(acc);
-        });
-    case LossKind::BinaryCrossEntropy:
-        return chunkedSum(n, [&](int64_t a, int64_t b) {
-            double acc = 0;
-            for (int64_t i = a; i < b; ++i) {
-                const float zi = z[i], ti = t[i];
-                const float e = fastmath::exp(-std::fabs(zi));
-                acc += lossmath::bceTerm(zi, ti, e);
-                if (grad) grad[i] = lossmath::bceGradient(zi, ti, e, invN);
-            }
-            return acc;
-        });
-    case LossKind::CrossEntropy:
-        break; // crossEntropySum
-    }
-    return 0;
+    return chunkedSum(n, [&](int64_t a, int64_t b) {
+        return static_cast<double>(
+            simd::pointLoss(kind, z + a, t + a, grad ? grad + a : nullptr, invN, b - a));
+    });
 }
 
 } // namespace
