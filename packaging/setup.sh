@@ -14,6 +14,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev   # Qt 6: Core, Gui, Widgets, Test, Charts
   libqt6opengl6-dev                                # Qt6Charts' CMake package needs Qt6OpenGL
   libopenblas-openmp-dev                           # OpenBLAS with OpenMP threading (see README)
+  libhwy-dev                                       # Google Highway: the CPU kernels' SIMD
 )
 
 missing=()

@@ -250,6 +250,50 @@ TrainingResult benchSiren(Backend& backend, int repeat, int warmup)
     return r;
 }
 
+Stats benchSirenGemms(Backend& backend, int repeat)
+{
+    constexpr int64_t rows = 40000;
+    const std::vector<int64_t> widths = {2, 256, 256, 256, 1}; // kSirenSpec's dense layers
+    struct Layer {
+        Buffer x, w, y, dw, dx;
+        int64_t in, out;
+    };
+    std::vector<Layer> layers;
+    for (size_t l = 0; l + 1 < widths.size(); ++l) {
+        const int64_t in = widths[l], out = widths[l + 1];
+        Layer layer{Buffer(&backend, static_cast<size_t>(rows * in)),
+                    Buffer(&backend, static_cast<size_t>(out * in)),
+                    Buffer(&backend, static_cast<size_t>(rows * out)),
+                    Buffer(&backend, static_cast<size_t>(out * in)),
+                    Buffer(&backend, static_cast<size_t>(rows * in)), in, out};
+        for (Buffer* b : {&layer.x, &layer.w, &layer.y})
+            backend.fill(b->view(1, static_cast<int64_t>(b->floats())), 0.01f);
+        layers.push_back(std::move(layer));
+    }
+    auto step = [&] {
+        for (Layer& l : layers) // forward: y = x W^T (+ the bias, broadcast before)
+            backend.gemm(false, true, 1.f, l.x.view(rows, l.in), l.w.view(l.out, l.in), 1.f,
+                         l.y.view(rows, l.out));
+        for (size_t i = layers.size(); i-- > 0;) { // backward, dy read from y's buffer
+            Layer& l = layers[i];
+            backend.gemm(true, false, 1.f, l.y.view(rows, l.out), l.x.view(rows, l.in), 0.f,
+                         l.dw.view(l.out, l.in));
+            if (i > 0)
+                backend.gemm(false, false, 1.f, l.y.view(rows, l.out), l.w.view(l.out, l.in), 0.f,
+                             l.dx.view(rows, l.in));
+        }
+        backend.synchronize();
+    };
+    step();
+    std::vector<double> ms;
+    for (int r = 0; r < repeat; ++r) {
+        const auto start = Clock::now();
+        step();
+        ms.push_back(msBetween(start, Clock::now()));
+    }
+    return statsOf(ms);
+}
+
 TrainingResult benchSirenBatch(Backend& backend, int64_t rows, int64_t stepsPerSample, int repeat,
                                int warmupSamples)
 {

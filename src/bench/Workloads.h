@@ -52,6 +52,12 @@ struct TrainingResult {
 // Times `repeat` steps after `warmup` steps.
 TrainingResult benchSiren(Backend& backend, int repeat, int warmup);
 
+// The floor under benchSiren: the same step's matrix products alone, on buffers of the same
+// shapes (each dense layer's forward x W^T, its weight gradient dy^T x and, except the first,
+// its input gradient dy W), `repeat` samples after one warm-up. The step can be no faster than
+// this with the same BLAS; everything else a step does is element-wise work on top.
+Stats benchSirenGemms(Backend& backend, int repeat);
+
 // The issue #5 targets: the same SIREN (Adam 1e-4, MSE) on `rows` random coordinates, the
 // whole set as one batch every step: 262,144 rows (a 512x512 image) and 4,096 (one default
 // minibatch of the image task). Each timed sample is `stepsPerSample` steps, synchronised before
