@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <numbers>
 #include <unordered_map>
@@ -80,6 +81,7 @@ public:
         // The pool's threads (shared with OpenBLAS: both use libgomp) live for the process.
 #pragma omp parallel num_threads(m_threads)
         flushDenormals();
+        m_governor = std::make_unique<cpu::ThreadGovernor>(m_threads);
     }
 
     DeviceInfo info() const override
@@ -99,8 +101,9 @@ public:
             kernel = cfg.substr(start + 1, maxThreads - start - 1);
         }
         d.details = version + (kernel.empty() ? "" : " (" + kernel + " kernels)") + ", " +
-                    simd::activeTarget().name + " kernels, " + std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads") + ", " +
-                    cpu::waitPolicyDescription();
+                    simd::activeTarget().name + " kernels, " + std::to_string(m_threads) +
+                    (m_threads == 1 ? " thread" : " threads") + " (" + m_governor->description() +
+                    "), " + cpu::waitPolicyDescription();
         return d;
     }
 
@@ -225,6 +228,7 @@ public:
     {
         checkEngineThread("gemm");
         flushDenormals();
+        m_governor->poll(); // every training step multiplies matrices: the place to adapt
         const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
         if (m == 0 || n == 0) return;
         if (k == 0) { // an empty product: C = beta * C
@@ -474,6 +478,7 @@ private:
     }
 
     int m_threads = 1;
+    std::unique_ptr<cpu::ThreadGovernor> m_governor;
     cpu::ChunkedSum m_chunkedSum; // every reduction's partial sums
     std::mutex m_mapMutex;
     std::unordered_map<void*, size_t> m_mapped; // mmap'ed buffers and their mapping sizes

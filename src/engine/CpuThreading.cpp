@@ -21,10 +21,18 @@
 // marker in a constructor (after libgomp has read the variable) and removes both.
 #include "CpuThreading.h"
 
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+extern "C" void openblas_set_num_threads(int);
 
 namespace il {
 namespace {
@@ -70,6 +78,94 @@ std::string cpu::waitPolicyDescription()
             out += std::string(out.empty() ? "" : ", ") + name + "=" + value;
     }
     return out.empty() ? "libgomp's default wait" : out;
+}
+
+// ---- ThreadGovernor ----------------------------------------------------------------------------
+// Measured with `ironlearn-bench --background-load 1` on the 2-core EPYC (README, Speed: steady
+// under load): kPeriod, kDropAbove and kRetryAfter were chosen there; see the README's table.
+namespace {
+constexpr auto kPeriod = std::chrono::milliseconds(50);     // how often the waiting is read
+constexpr double kDropAbove = 0.2;                           // cores' worth of waiting
+constexpr auto kRetryAfter = std::chrono::milliseconds(1500); // then one more thread is tried
+} // namespace
+
+cpu::ThreadGovernor::ThreadGovernor(int maxThreads)
+    : m_max(std::max(1, maxThreads)), m_active(m_max)
+{
+    const char* env = std::getenv("IRONLEARN_ADAPT_THREADS");
+    m_adaptive = m_max > 1 && !(env && std::strcmp(env, "0") == 0);
+    if (!m_adaptive) return;
+    // The pool's threads (libgomp keeps the same ones for the teams of this thread).
+    std::vector<long> ids(static_cast<size_t>(m_max), 0);
+#pragma omp parallel num_threads(m_max)
+    ids[static_cast<size_t>(omp_get_thread_num())] = syscall(SYS_gettid);
+    for (long id : ids) {
+        char path[64];
+        std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", id);
+        const int fd = id > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+        if (fd < 0) { // no schedstat (kernel without sched_info): keep the count fixed
+            for (int f : m_files)
+                close(f);
+            m_files.clear();
+            m_adaptive = false;
+            return;
+        }
+        m_files.push_back(fd);
+    }
+    m_lastPoll = m_lastChange = Clock::now();
+    m_lastDelay = runDelayNs();
+}
+
+cpu::ThreadGovernor::~ThreadGovernor()
+{
+    for (int f : m_files)
+        close(f);
+}
+
+int64_t cpu::ThreadGovernor::runDelayNs() const
+{
+    int64_t total = 0;
+    for (int fd : m_files) {
+        char text[96];
+        const ssize_t n = pread(fd, text, sizeof text - 1, 0);
+        if (n <= 0) continue;
+        text[n] = '\0';
+        unsigned long long onCpu = 0, waiting = 0;
+        if (std::sscanf(text, "%llu %llu", &onCpu, &waiting) == 2)
+            total += static_cast<int64_t>(waiting);
+    }
+    return total;
+}
+
+void cpu::ThreadGovernor::apply(int threads)
+{
+    m_active = threads;
+    omp_set_num_threads(threads);
+    openblas_set_num_threads(threads);
+    m_lastChange = Clock::now();
+}
+
+void cpu::ThreadGovernor::poll()
+{
+    if (!m_adaptive) return;
+    const auto now = Clock::now();
+    const auto elapsed = now - m_lastPoll;
+    if (elapsed < kPeriod) return;
+    const int64_t delay = runDelayNs();
+    const double waitingCores =
+        static_cast<double>(delay - m_lastDelay) /
+        static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+    m_lastPoll = now;
+    m_lastDelay = delay;
+    if (m_active > 1 && waitingCores > kDropAbove)
+        apply(m_active - 1);
+    else if (m_active < m_max && now - m_lastChange >= kRetryAfter)
+        apply(m_active + 1);
+}
+
+std::string cpu::ThreadGovernor::description() const
+{
+    return m_adaptive ? "thread count adapts to other load" : "fixed thread count";
 }
 
 } // namespace il

@@ -2,7 +2,10 @@
 // (a short spin, then sleep) and how a program applies it. See CpuThreading.cpp for why.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace il {
 
@@ -19,6 +22,41 @@ namespace cpu {
 // engine's default), the variables the user set ("OMP_WAIT_POLICY=active", "GOMP_SPINCOUNT=..."),
 // or "libgomp's default wait" (a program that does not call applyCpuThreadingDefaults).
 std::string waitPolicyDescription();
+
+// How many of the backend's threads run the next ops, chosen from how long those threads have
+// recently waited for a core (Linux's per-thread run-queue delay, /proc/self/task/ID/schedstat).
+// When another program keeps a core busy, a thread that shares that core waits for whole time
+// slices while the others wait for it at every barrier, so fewer threads finish sooner: the
+// governor drops a thread while its threads wait for more than a fifth of a core, and tries one
+// more again after a while. Results do not depend on the count (every reduction sums in fixed
+// chunks; OpenBLAS splits products without changing their sums). IRONLEARN_ADAPT_THREADS=0
+// keeps the count fixed. Lives on the engine thread (not thread-safe).
+class ThreadGovernor {
+public:
+    explicit ThreadGovernor(int maxThreads);
+    ~ThreadGovernor();
+    ThreadGovernor(const ThreadGovernor&) = delete;
+    ThreadGovernor& operator=(const ThreadGovernor&) = delete;
+
+    // Call before ops that run on the threads: looks at the threads' waiting at most every
+    // kPeriod and sets OpenMP's and OpenBLAS's thread count when it changes. Cheap otherwise.
+    void poll();
+    int threads() const { return m_active; }
+    // For DeviceInfo::details: "adapts to other load" or "fixed thread count".
+    std::string description() const;
+
+private:
+    using Clock = std::chrono::steady_clock;
+    int64_t runDelayNs() const; // the pool's threads' total run-queue delay so far
+    void apply(int threads);
+
+    int m_max = 1;
+    int m_active = 1;
+    bool m_adaptive = false;
+    std::vector<int> m_files; // each pool thread's schedstat, open
+    Clock::time_point m_lastPoll{}, m_lastChange{};
+    int64_t m_lastDelay = 0;
+};
 } // namespace cpu
 
 } // namespace il
