@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs ironlearn-bench and the same workloads in PyTorch (torch_bench.py) on this machine, with
 # the same thread count and the same environment, and prints them side by side.
+# IRONLEARN_SIMD (sse4, avx2, avx512) forces our kernels' SIMD target; the header line names it.
 #
 #   packaging/bench/compare.sh [--threads N] [--repeat N] [--only sgemm,siren,tanh] [BENCH]
 #
@@ -18,7 +19,7 @@ threads="$(nproc)"
 repeat=10
 only="sgemm,siren,tanh"
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --threads) threads="$2"; shift 2 ;;
@@ -61,6 +62,7 @@ import json, sys
 ours, theirs = (json.load(open(p)) for p in sys.argv[1:3])
 env = ours.get("env", {})
 print(f"threads {ours['threads']} (ours: {ours['device']}; PyTorch: {theirs['device']})")
+print(f"ours: {ours.get('details', '')}")
 print("OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s OMP_NUM_THREADS=%s" % tuple(
     env.get(k) or "unset" for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS")))
 print()
@@ -73,6 +75,10 @@ for key, label in labels.items():
     if key in ours and key in theirs:
         a, b = ours[key], theirs[key]
         rows.append((label, f"{a['ms']:.2f}", f"{b['ms']:.2f}", f"{a['ms'] / b['ms']:.2f}"))
+if "siren_gemms" in ours and "siren" in theirs:
+    floor = ours["siren_gemms"]["ms"]
+    rows.append(("  siren GEMMs alone (floor, ms)", f"{floor:.2f}", "",
+                 f"step {ours['siren']['ms'] / floor:.2f}x"))
 widths = [max(len(r[i]) for r in rows) for i in range(4)]
 for i, r in enumerate(rows):
     print("  ".join([r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]))

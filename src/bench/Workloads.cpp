@@ -265,7 +265,9 @@ Stats benchSirenGemms(Backend& backend, int repeat)
                     Buffer(&backend, static_cast<size_t>(out * in)),
                     Buffer(&backend, static_cast<size_t>(rows * out)),
                     Buffer(&backend, static_cast<size_t>(out * in)),
-                    Buffer(&backend, static_cast<size_t>(rows * in)), in, out};
+                    Buffer(&backend, static_cast<size_t>(rows * in)),
+                    in,
+                    out};
         for (Buffer* b : {&layer.x, &layer.w, &layer.y})
             backend.fill(b->view(1, static_cast<int64_t>(b->floats())), 0.01f);
         layers.push_back(std::move(layer));

@@ -306,14 +306,13 @@ public:
     {
         const int64_t rows = z.rows(), m = z.cols();
         shapes::fourierBackward(z, dy, dz);
-        cpu::parallelRanges(rows, kParallelMin / 4 / std::max<int64_t>(m, 1),
-                            [=](int64_t a, int64_t b) {
-                                for (int64_t i = a; i < b; ++i) {
-                                    const float* gs = dy.data + i * 2 * m;
-                                    simd::fourierBackward(z.data + i * m, gs, gs + m,
-                                                          dz.data + i * m, m);
-                                }
-                            });
+        cpu::parallelRanges(
+            rows, kParallelMin / 4 / std::max<int64_t>(m, 1), [=](int64_t a, int64_t b) {
+                for (int64_t i = a; i < b; ++i) {
+                    const float* gs = dy.data + i * 2 * m;
+                    simd::fourierBackward(z.data + i * m, gs, gs + m, dz.data + i * m, m);
+                }
+            });
     }
 
     // ---- embedding --------------------------------------------------------------------------
@@ -378,10 +377,11 @@ public:
         shapes::same("softmaxRows", logits.shape, probs.shape);
         const int64_t rows = logits.rows(), k = logits.cols();
         const float invT = 1.f / std::max(temperature, 1e-6f);
-        cpu::parallelRanges(rows, kParallelMin / std::max<int64_t>(k, 1), [=](int64_t a, int64_t b) {
-            for (int64_t i = a; i < b; ++i)
-                simd::softmaxRow(logits.data + i * k, invT, probs.data + i * k, k);
-        });
+        cpu::parallelRanges(
+            rows, kParallelMin / std::max<int64_t>(k, 1), [=](int64_t a, int64_t b) {
+                for (int64_t i = a; i < b; ++i)
+                    simd::softmaxRow(logits.data + i * k, invT, probs.data + i * k, k);
+            });
     }
 
     void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,

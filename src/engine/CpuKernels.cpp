@@ -21,8 +21,8 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
-#include <mutex>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 HWY_BEFORE_NAMESPACE();
@@ -95,7 +95,8 @@ struct Ops {
     static V mantissa(V x)
     {
         const DI di;
-        const auto bits = hn::And(hn::BitCast(di, x), hn::Set(di, static_cast<int32_t>(0x807fffff)));
+        const auto bits =
+            hn::And(hn::BitCast(di, x), hn::Set(di, static_cast<int32_t>(0x807fffff)));
         return hn::BitCast(D(), hn::Or(bits, hn::Set(di, 0x3f000000)));
     }
     static V exponent(V x)
@@ -150,9 +151,9 @@ HWY_INLINE float Stream(int64_t n, const float* const* in, float* const* out, F 
             for (int k = 0; k < kOut; ++k)
                 hn::Store(vout[k], d, bufOut[k] + j * L);
             if constexpr (kSum)
-                acc[j] = acc[j] + hn::IfThenElseZero(
-                                      hn::FirstN(d, static_cast<size_t>(std::min(rem - j * L, L))),
-                                      term);
+                acc[j] = acc[j] +
+                         hn::IfThenElseZero(
+                             hn::FirstN(d, static_cast<size_t>(std::min(rem - j * L, L))), term);
         }
         for (int k = 0; k < kOut; ++k)
             std::memcpy(out[k] + i, bufOut[k], static_cast<size_t>(rem) * sizeof(float));
@@ -169,8 +170,7 @@ HWY_INLINE float Stream(int64_t n, const float* const* in, float* const* out, F 
 
 // Shorthands for Stream with pointer lists.
 template <int kIn, int kOut, class F>
-HWY_INLINE void Map(int64_t n, std::array<const float*, kIn> in, std::array<float*, kOut> out,
-                    F f)
+HWY_INLINE void Map(int64_t n, std::array<const float*, kIn> in, std::array<float*, kOut> out, F f)
 {
     Stream<kIn, kOut, false>(n, in.data(), out.data(), [&](const Vf* a, Vf* b) {
         f(a, b);
@@ -178,8 +178,7 @@ HWY_INLINE void Map(int64_t n, std::array<const float*, kIn> in, std::array<floa
     });
 }
 template <int kIn, int kOut, class F>
-HWY_INLINE float Sum(int64_t n, std::array<const float*, kIn> in, std::array<float*, kOut> out,
-                     F f)
+HWY_INLINE float Sum(int64_t n, std::array<const float*, kIn> in, std::array<float*, kOut> out, F f)
 {
     return Stream<kIn, kOut, true>(n, in.data(), out.data(), f);
 }
@@ -216,9 +215,8 @@ void ActivationBackward(Activation act, float param, const float* in, const floa
 {
     const Vf p = Ops::k(param);
     VisitActivation(act, [&]<class Op>() {
-        Map<2, 1>(n, {in, dy}, {dx}, [p](const Vf* i, Vf* o) {
-            o[0] = Op::template backward<Ops>(i[0], i[1], p);
-        });
+        Map<2, 1>(n, {in, dy}, {dx},
+                  [p](const Vf* i, Vf* o) { o[0] = Op::template backward<Ops>(i[0], i[1], p); });
     });
 }
 
@@ -300,7 +298,8 @@ float PointLoss(LossKind kind, const float* z, const float* t, float* grad, floa
             return lm::bceTerm<Ops>(i[0], i[1], e);
         };
         if (grad)
-            return Sum<2, 1>(n, {z, t}, {grad}, [&](const Vf* i, Vf* o) { return bce(i, o, true); });
+            return Sum<2, 1>(n, {z, t}, {grad},
+                             [&](const Vf* i, Vf* o) { return bce(i, o, true); });
         return Sum<2, 0>(n, {z, t}, {}, [&](const Vf* i, Vf* o) { return bce(i, o, false); });
     }
     case LossKind::CrossEntropy:
@@ -336,8 +335,7 @@ double CrossEntropyRows(const float* z, const float* t, int64_t first, int64_t l
             float* gr = grad + row * k;
             const Vf invSum = Ops::k(1.f / sum);
             Map<1, 1>(k, {zr}, {gr}, [&](const Vf* i, Vf* o) {
-                o[0] = lm::crossEntropyGradient<Ops>(Ops::exp(i[0] - vmx), invSum, vOff,
-                                                     vInvRows);
+                o[0] = lm::crossEntropyGradient<Ops>(Ops::exp(i[0] - vmx), invSum, vOff, vInvRows);
             });
             gr[cls] -= il::lossmath::crossEntropyTargetShare(s, invRows);
         }
@@ -363,12 +361,18 @@ void Evaluate(MathFunction fn, const float* x, float* y, int64_t n)
 {
     auto run = [&](auto f) { Map<1, 1>(n, {x}, {y}, [f](const Vf* i, Vf* o) { o[0] = f(i[0]); }); };
     switch (fn) {
-    case MathFunction::Sin: return run([](Vf v) { return Ops::sin(v); });
-    case MathFunction::Cos: return run([](Vf v) { return Ops::cos(v); });
-    case MathFunction::Exp: return run([](Vf v) { return Ops::exp(v); });
-    case MathFunction::Log1p: return run([](Vf v) { return Ops::log1p(v); });
-    case MathFunction::Tanh: return run([](Vf v) { return Ops::tanh(v); });
-    case MathFunction::Sigmoid: return run([](Vf v) { return fastmath::sigmoid<Ops>(v); });
+    case MathFunction::Sin:
+        return run([](Vf v) { return Ops::sin(v); });
+    case MathFunction::Cos:
+        return run([](Vf v) { return Ops::cos(v); });
+    case MathFunction::Exp:
+        return run([](Vf v) { return Ops::exp(v); });
+    case MathFunction::Log1p:
+        return run([](Vf v) { return Ops::log1p(v); });
+    case MathFunction::Tanh:
+        return run([](Vf v) { return Ops::tanh(v); });
+    case MathFunction::Sigmoid:
+        return run([](Vf v) { return fastmath::sigmoid<Ops>(v); });
     }
 }
 
@@ -462,9 +466,8 @@ struct KnownTarget {
     const char* name;
 };
 // Best first. Only those in HWY_TARGETS are compiled in.
-constexpr KnownTarget kKnown[] = {{HWY_AVX3, "avx512", "AVX-512"},
-                                  {HWY_AVX2, "avx2", "AVX2"},
-                                  {HWY_SSE4, "sse4", "SSE4"}};
+constexpr KnownTarget kKnown[] = {
+    {HWY_AVX3, "avx512", "AVX-512"}, {HWY_AVX2, "avx2", "AVX2"}, {HWY_SSE4, "sse4", "SSE4"}};
 
 // What this CPU runs, read once before any target is forced.
 int64_t machineTargets()
@@ -522,8 +525,8 @@ void useTarget(const std::string& key)
         hwy::SupportedTargets(); // re-chooses the dispatch target
         return;
     }
-    throw BackendError("IRONLEARN_SIMD=" + key +
-                       ": unknown SIMD target; use one of: " + keyList() + " (or best)");
+    throw BackendError("IRONLEARN_SIMD=" + key + ": unknown SIMD target; use one of: " + keyList() +
+                       " (or best)");
 }
 
 void applyTargetFromEnvironment()

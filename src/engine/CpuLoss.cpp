@@ -24,8 +24,8 @@ double crossEntropySum(ChunkedSum& chunkedSum, float s, ConstTensor pred, ConstT
         rows,
         [&](int64_t a, int64_t b) {
             int64_t bad = -1;
-            const double sum = simd::crossEntropyRows(pred.data, target.data, a, b, k, s,
-                                                      invRows, grad, &bad);
+            const double sum =
+                simd::crossEntropyRows(pred.data, target.data, a, b, k, s, invRows, grad, &bad);
             if (bad >= 0) {
 #pragma omp critical(ironlearn_badrow)
                 badRow = std::max(badRow, bad);

@@ -9,8 +9,8 @@
 #pragma once
 
 #include <algorithm>
-#include <omp.h>
 #include <cstdint>
+#include <omp.h>
 #include <vector>
 
 namespace il::cpu {

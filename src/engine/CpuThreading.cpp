@@ -84,8 +84,8 @@ std::string cpu::waitPolicyDescription()
 // Measured with `ironlearn-bench --background-load 1` on the 2-core EPYC (README, Speed: steady
 // under load): kPeriod, kDropAbove and kRetryAfter were chosen there; see the README's table.
 namespace {
-constexpr auto kPeriod = std::chrono::milliseconds(50);     // how often the waiting is read
-constexpr double kDropAbove = 0.2;                           // cores' worth of waiting
+constexpr auto kPeriod = std::chrono::milliseconds(50);       // how often the waiting is read
+constexpr double kDropAbove = 0.2;                            // cores' worth of waiting
 constexpr auto kRetryAfter = std::chrono::milliseconds(1500); // then one more thread is tried
 } // namespace
 

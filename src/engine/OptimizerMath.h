@@ -51,10 +51,9 @@ inline constexpr int kMaxOptimizerValues = 8;
 // What one step of a rule is given on the host.
 struct OptimizerHyper {
     float lr = 0.f;
-    int64_t step = 1;                         // 1-based (Adam's bias correction)
-    float values[kMaxOptimizerValues] = {};   // the rule's hyperparameters, in its enum's order
+    int64_t step = 1;                       // 1-based (Adam's bias correction)
+    float values[kMaxOptimizerValues] = {}; // the rule's hyperparameters, in its enum's order
 };
-
 
 namespace optimizers {
 
@@ -87,7 +86,6 @@ IL_HOST_DEVICE inline void updateElement(const typename Rule::Step& c, float* w,
 }
 
 } // namespace optimizers
-
 
 // Calls f.template operator()<optimizers::Name>() for the rule r (nothing for a value outside the
 // enum). Backends use it to pick the instantiation of their loop or kernel.

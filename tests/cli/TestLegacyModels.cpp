@@ -93,11 +93,14 @@ void addCases(const QString& target)
 {
     const QString suffix = target.isEmpty() ? QString() : " on " + target;
     QTest::newRow(qPrintable("tabular adamw" + suffix))
-        << "iris-adamw" << ":sample/iris.csv" << QStringList{"--epochs", "60"} << target;
-    QTest::newRow(qPrintable("names adam" + suffix)) << "names-adam" << ":sample/names-ssa2018.txt"
-                                                     << QStringList{"--steps", "80"} << target;
+        << "iris-adamw"
+        << ":sample/iris.csv" << QStringList{"--epochs", "60"} << target;
+    QTest::newRow(qPrintable("names adam" + suffix))
+        << "names-adam"
+        << ":sample/names-ssa2018.txt" << QStringList{"--steps", "80"} << target;
     QTest::newRow(qPrintable("image momentum" + suffix))
-        << "camera-momentum" << ":sample/camera.png" << QStringList{"--steps", "60"} << target;
+        << "camera-momentum"
+        << ":sample/camera.png" << QStringList{"--steps", "60"} << target;
 }
 
 } // namespace
@@ -126,10 +129,10 @@ void TestLegacyModels::continuesBitForBit()
     const QString model = dir.filePath(name + ".safetensors");
     QVERIFY(QFile::copy(kLegacy + "/" + name + ".safetensors", model));
     const QString out = dir.filePath("continued.safetensors");
-    const RunResult r =
-        runCli(dir.path(), QStringList{"train", data, "--resume", model} + budget +
-                               QStringList{"--threads", "1", "--quiet", "--out", out},
-               60000, environment(target));
+    const RunResult r = runCli(dir.path(),
+                               QStringList{"train", data, "--resume", model} + budget +
+                                   QStringList{"--threads", "1", "--quiet", "--out", out},
+                               60000, environment(target));
     QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
 
     const QJsonObject expected = expectedDigests(name);
