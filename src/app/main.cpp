@@ -1,6 +1,8 @@
 // ironlearn-studio [FILE] [--train-steps N] [--screenshot PNG] [--save MODEL] [--quit]
 // The thin executable: the window, plus a scripted mode for screenshots and demos.
+#include "CpuKernels.h"
 #include "CpuThreading.h"
+#include "Errors.h"
 #include "MainWindow.h"
 #include "NamesOutputPage.h"
 #include "Session.h"
@@ -9,6 +11,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QMessageBox>
 #include <QPalette>
 #include <QPushButton>
 #include <QStyleFactory>
@@ -18,6 +21,22 @@
 #include <memory>
 
 namespace {
+
+// A bad IRONLEARN_SIMD (an unknown target, or one this CPU lacks) is not a reason to refuse to
+// start: the studio says so and uses the best target (the CLI and the bench stop instead).
+void checkSimdTarget()
+{
+    try {
+        il::simd::applyTargetFromEnvironment();
+    } catch (const il::BackendError& e) {
+        qunsetenv("IRONLEARN_SIMD"); // the engine then uses the best target, as do child processes
+        QMessageBox::warning(nullptr, QApplication::applicationName(),
+                             QString::fromStdString(e.what()) +
+                                 QStringLiteral("\n\nThe studio uses the best SIMD target (%1) "
+                                                "instead.")
+                                     .arg(QString::fromStdString(il::simd::activeTarget().name)));
+    }
+}
 
 // Opens FILE, trains N steps, waits for the outputs, saves a screenshot, quits.
 void runScript(il::app::MainWindow& window, qint64 steps, const QString& screenshot, bool quit,
@@ -144,6 +163,7 @@ int main(int argc, char* argv[])
         {"quit", "Quit when the script is done."},
     });
     parser.process(app);
+    checkSimdTarget();
 
     if (parser.value("palette") == "dark") useDarkPalette();
     il::app::MainWindow window;
