@@ -17,6 +17,7 @@
 #include "Backend.h"
 #include "BackendRegistry.h"
 #include "BackgroundLoad.h"
+#include "CpuKernels.h"
 #include "CpuThreading.h"
 #include "Errors.h"
 #include "Workloads.h"
@@ -163,6 +164,15 @@ std::string envOrNull(const char* name)
     return v ? jsonString(v) : "null";
 }
 
+// The SIMD targets this CPU runs, best first: "avx512, avx2, sse4".
+std::string simdKeys()
+{
+    std::string keys;
+    for (const il::simd::Target& t : il::simd::availableTargets())
+        keys += (keys.empty() ? "" : ", ") + t.key;
+    return keys;
+}
+
 std::string statsJson(const il::bench::Stats& s)
 {
     return "\"ms\": " + jsonNumber(s.median) + ", \"min_ms\": " + jsonNumber(s.min) +
@@ -278,6 +288,8 @@ std::string resultsJson(const Options& opt, const il::DeviceInfo& info, const Re
                       ", \"threads\": " + std::to_string(opt.threads) +
                       ", \"backend_threads\": " + std::to_string(info.threads) +
                       ", \"repeat\": " + std::to_string(opt.repeat) +
+                      ", \"simd\": " + jsonString(il::simd::activeTarget().key) +
+                      ", \"simd_available\": " + jsonString(simdKeys()) +
                       ", \"env\": {\"OPENBLAS_CORETYPE\": " + envOrNull("OPENBLAS_CORETYPE") +
                       ", \"OPENBLAS_L2_SIZE\": " + envOrNull("OPENBLAS_L2_SIZE") +
                       ", \"OMP_NUM_THREADS\": " + envOrNull("OMP_NUM_THREADS") +
@@ -340,8 +352,11 @@ int main(int argc, char** argv)
         const int64_t readEvery = opt.readEvery > 0 ? opt.readEvery : device ? 50 : 1;
 
         if (!opt.json) {
-            std::printf("ironlearn-bench: %s backend, %s, %d threads\n  %s\n", info.backend.c_str(),
-                        info.name.c_str(), info.threads, info.details.c_str());
+            std::printf(
+                "ironlearn-bench: %s backend, %s, %d threads\n  %s\n  SIMD: %s (this CPU: %s; "
+                "IRONLEARN_SIMD forces one)\n",
+                info.backend.c_str(), info.name.c_str(), info.threads, info.details.c_str(),
+                il::simd::activeTarget().name.c_str(), simdKeys().c_str());
             std::fflush(stdout);
         }
         const Results results = runWorkloads(*backend, opt, readEvery);
