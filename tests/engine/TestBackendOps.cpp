@@ -1,9 +1,11 @@
 // Every Backend op of the CPU backend against a naive double-precision reference written here.
 // Sizes include odd shapes (1x1, 7x13, 1000x3) to catch vectorisation tails and shapes above
 // 100k elements to run the multithreaded paths. The optimizer steps are checked against
-// hand-computed values.
+// hand-computed values. Runs once per SIMD target the CPU supports (tests/support/PerTarget.h).
 #include "../support/OpCases.h"
+#include "../support/PerTarget.h"
 #include "Backend.h"
+#include "CpuKernels.h"
 #include "Errors.h"
 #include "Layer.h"
 #include "Optimizer.h"
@@ -100,6 +102,9 @@ void TestBackendOps::info()
     QCOMPARE(QString::fromStdString(i.backend), QStringLiteral("cpu"));
     QVERIFY(i.threads >= 1);
     QVERIFY(!i.name.empty());
+    // The details name the kernels' target, the one this run forced (PerTarget.h).
+    const QString target = QString::fromStdString(simd::activeTarget().name) + " kernels";
+    QVERIFY2(QString::fromStdString(i.details).contains(target), i.details.c_str());
 }
 
 void TestBackendOps::ops_data()
@@ -961,5 +966,5 @@ void TestBackendOps::invalidIdsThrow()
     }
 }
 
-QTEST_GUILESS_MAIN(TestBackendOps)
+IL_PER_SIMD_TARGET_MAIN(TestBackendOps) // once per SIMD target
 #include "TestBackendOps.moc"

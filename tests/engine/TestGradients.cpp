@@ -3,6 +3,8 @@
 // Objective for layers: f = sum(y * R) for a fixed random R, computed in double on the host,
 // so dL/dy = R. Analytic parameter and input gradients are compared with central differences
 // taken in f32 (the backend's precision), hence eps ~1e-3 and a relative tolerance ~1e-2.
+// Runs once per SIMD target the CPU supports (tests/support/PerTarget.h).
+#include "../support/PerTarget.h"
 #include "Backend.h"
 #include "Errors.h"
 #include "Layer.h"
@@ -532,5 +534,5 @@ void TestGradients::networkWithLoss()
                    "parameters");
 }
 
-QTEST_GUILESS_MAIN(TestGradients)
+IL_PER_SIMD_TARGET_MAIN(TestGradients) // once per SIMD target
 #include "TestGradients.moc"
