@@ -2,7 +2,8 @@
 // module, no driver, a driver too old, no device, a module from another version, disabled, and
 // available. A fake module (FakeCudaModule.cpp) and an empty libcuda.so.1 stand in for the real
 // ones, so this runs where there is no GPU; the real module's probe is covered by
-// testCudaParity on a machine that has one.
+// testCudaParity on a machine that has one. Also: the CPU line names the SIMD target of the CPU
+// kernels, which IRONLEARN_SIMD forces, and a bad IRONLEARN_SIMD is one clear error.
 #include "CliRunner.h"
 
 #include <QDir>
@@ -45,6 +46,12 @@ QString cudaLine(const RunResult& r, bool* available)
     return m.captured(2);
 }
 
+// The SIMD target named on the CPU's details line ("..., AVX2 kernels, ..."), or "".
+QString simdTarget(const RunResult& r)
+{
+    return QRegularExpression(R"(\b(AVX-512|AVX2|SSE4) kernels\b)").match(r.out).captured(1);
+}
+
 } // namespace
 
 class TestCliDevices : public QObject {
@@ -55,6 +62,10 @@ private slots:
     void reasons_data();
     void reasons();
     void availableButCannotStart();
+    void simdTargetForced_data();
+    void simdTargetForced();
+    void simdTargetBad_data();
+    void simdTargetBad();
 
 private:
     QTemporaryDir m_dir;
@@ -170,6 +181,59 @@ void TestCliDevices::availableButCannotStart()
     QVERIFY2(t.err.contains("could not start CUDA: the fake device cannot train"),
              qPrintable(t.err));
     QVERIFY(!QFile::exists(out));
+}
+
+void TestCliDevices::simdTargetForced_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("avx512") << "avx512" << "AVX-512";
+    QTest::newRow("avx2") << "avx2" << "AVX2";
+    QTest::newRow("sse4") << "sse4" << "SSE4";
+}
+
+void TestCliDevices::simdTargetForced()
+{
+    QFETCH(QString, key);
+    QFETCH(QString, name);
+    // By default, the best target the CPU runs; a target above it cannot be forced here.
+    const RunResult best = runCli(m_dir.path(), {"devices"}, 60000, environment(Situation()));
+    QCOMPARE(best.code, 0);
+    const QStringList ranked = {"AVX-512", "AVX2", "SSE4"};
+    const QString bestName = simdTarget(best);
+    QVERIFY2(ranked.contains(bestName), qPrintable(best.out));
+    if (ranked.indexOf(name) < ranked.indexOf(bestName))
+        QSKIP(qPrintable("this CPU's best SIMD target is " + bestName));
+
+    Situation s;
+    s.vars["IRONLEARN_SIMD"] = key;
+    const RunResult d = runCli(m_dir.path(), {"devices"}, 60000, environment(s));
+    QVERIFY2(d.code == 0, qPrintable(d.err));
+    QVERIFY2(simdTarget(d) == name, qPrintable(d.out));
+}
+
+void TestCliDevices::simdTargetBad_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("devices") << QStringList{"devices"};
+    QTest::newRow("train") << QStringList{"train", "xor.csv", "--epochs", "2", "--out",
+                                          "bad-simd.safetensors"};
+}
+
+void TestCliDevices::simdTargetBad()
+{
+    QFETCH(QStringList, args);
+    // An unknown key: exit 1 (not a crash, not an abort), one line on stderr naming the
+    // variable, the key and the choices; nothing trained.
+    Situation s;
+    s.vars["IRONLEARN_SIMD"] = "bogus";
+    const RunResult r = runCli(m_dir.path(), args, 60000, environment(s));
+    QVERIFY2(r.code == 1, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
+    QVERIFY2(r.err.trimmed().count('\n') == 0 && r.err.startsWith("error: ") &&
+                 r.err.contains("IRONLEARN_SIMD=bogus") && r.err.contains("unknown SIMD target"),
+             qPrintable(r.err));
+    QVERIFY2(!r.out.contains("cpu"), qPrintable(r.out));
+    QVERIFY(!QFile::exists(m_dir.filePath("bad-simd.safetensors")));
 }
 
 QTEST_GUILESS_MAIN(TestCliDevices)
