@@ -187,9 +187,10 @@ void TestCliDevices::simdTargetForced_data()
 {
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("name");
-    QTest::newRow("avx512") << "avx512" << "AVX-512";
-    QTest::newRow("avx2") << "avx2" << "AVX2";
-    QTest::newRow("sse4") << "sse4" << "SSE4";
+    const std::pair<const char*, const char*> targets[] = {
+        {"avx512", "AVX-512"}, {"avx2", "AVX2"}, {"sse4", "SSE4"}};
+    for (const auto& [key, name] : targets)
+        QTest::newRow(key) << QString(key) << QString(name);
 }
 
 void TestCliDevices::simdTargetForced()
@@ -216,8 +217,8 @@ void TestCliDevices::simdTargetBad_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::newRow("devices") << QStringList{"devices"};
-    QTest::newRow("train") << QStringList{"train", "xor.csv", "--epochs", "2", "--out",
-                                          "bad-simd.safetensors"};
+    QTest::newRow("train")
+        << QString("train xor.csv --epochs 2 --out bad-simd.safetensors").split(' ');
 }
 
 void TestCliDevices::simdTargetBad()

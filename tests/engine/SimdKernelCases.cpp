@@ -30,8 +30,8 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 // value is one of the awkward ones below (signed zeros, a subnormal, huge values, NaN, +-inf).
 Vec inputs(uint64_t salt, int64_t n, double lo, double hi, bool specials = false)
 {
-    static const float kSpecial[] = {0.f, -0.f, 1e-40f, 1e6f, -1e6f, 100.f, -100.f,
-                                     kNaN, kInf, -kInf, 3e38f, -3e38f};
+    static const float kSpecial[] = {0.f,    -0.f, 1e-40f, 1e6f,  -1e6f, 100.f,
+                                     -100.f, kNaN, kInf,   -kInf, 3e38f, -3e38f};
     Rng rng(salt * 7919 + static_cast<uint64_t>(n));
     Vec v(static_cast<size_t>(n));
     size_t next = 0;
@@ -45,9 +45,12 @@ Vec inputs(uint64_t salt, int64_t n, double lo, double hi, bool specials = false
 float activationParam(Activation act)
 {
     switch (act) {
-    case Activation::LeakyReLU: return 0.01f;
-    case Activation::Sine: return 30.f; // SIREN's w0
-    default: return 0.5f;               // read by none of the others
+    case Activation::LeakyReLU:
+        return 0.01f;
+    case Activation::Sine:
+        return 30.f; // SIREN's w0
+    default:
+        return 0.5f; // read by none of the others
     }
 }
 
@@ -71,8 +74,8 @@ void addActivationCases(std::vector<Case>& cases)
         bool fromOutput = false;
         visitActivation(act, [&]<class Op>() { fromOutput = Op::kBackwardFromOutput; });
         cases.push_back({"backward " + name, [act, p, fromOutput](int64_t n) {
-                             Vec in = fromOutput ? inputs(2, n, -1, 1, true)
-                                                 : inputs(3, n, -6, 6, true);
+                             Vec in =
+                                 fromOutput ? inputs(2, n, -1, 1, true) : inputs(3, n, -6, 6, true);
                              Vec dy = inputs(4, n, -2, 2), dx(in.size());
                              simd::activationBackward(act, p, in.data(), dy.data(), dx.data(), n);
                              Bytes b;
@@ -258,25 +261,23 @@ void addLossCases(std::vector<Case>& cases)
     }
     for (bool withGrad : {false, true}) {
         // Four rows of k = n logits, smoothing 0.1; row 2's class id is out of range.
-        cases.push_back({QString("crossEntropyRows%1").arg(withGrad ? " grad" : ""),
-                         [withGrad](int64_t k) {
-                             const int64_t rows = 4;
-                             const Vec z = inputs(26, rows * k, -10, 10);
-                             Vec t = inputs(27, rows, 0, static_cast<double>(k) - 0.01);
-                             for (float& c : t)
-                                 c = static_cast<float>(static_cast<int64_t>(c));
-                             t[2] = static_cast<float>(k);
-                             Vec grad(withGrad ? z.size() : 0);
-                             int64_t badRow = -1;
-                             Bytes b;
-                             b.value(simd::crossEntropyRows(z.data(), t.data(), 0, rows, k, 0.1f,
-                                                            1.f / rows,
-                                                            withGrad ? grad.data() : nullptr,
-                                                            &badRow));
-                             b.add(grad);
-                             b.value(badRow);
-                             return b;
-                         }});
+        cases.push_back(
+            {QString("crossEntropyRows%1").arg(withGrad ? " grad" : ""), [withGrad](int64_t k) {
+                 const int64_t rows = 4;
+                 const Vec z = inputs(26, rows * k, -10, 10);
+                 Vec t = inputs(27, rows, 0, static_cast<double>(k) - 0.01);
+                 for (float& c : t)
+                     c = static_cast<float>(static_cast<int64_t>(c));
+                 t[2] = static_cast<float>(k);
+                 Vec grad(withGrad ? z.size() : 0);
+                 int64_t badRow = -1;
+                 Bytes b;
+                 b.value(simd::crossEntropyRows(z.data(), t.data(), 0, rows, k, 0.1f, 1.f / rows,
+                                                withGrad ? grad.data() : nullptr, &badRow));
+                 b.add(grad);
+                 b.value(badRow);
+                 return b;
+             }});
     }
 }
 

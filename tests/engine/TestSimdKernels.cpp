@@ -51,12 +51,18 @@ constexpr HwyTarget kHwyTargets[] = {
 double reference(MathFunction f, double x)
 {
     switch (f) {
-    case MathFunction::Sin: return std::sin(x);
-    case MathFunction::Cos: return std::cos(x);
-    case MathFunction::Exp: return std::exp(x);
-    case MathFunction::Log1p: return std::log1p(x);
-    case MathFunction::Tanh: return std::tanh(x);
-    case MathFunction::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case MathFunction::Sin:
+        return std::sin(x);
+    case MathFunction::Cos:
+        return std::cos(x);
+    case MathFunction::Exp:
+        return std::exp(x);
+    case MathFunction::Log1p:
+        return std::log1p(x);
+    case MathFunction::Tanh:
+        return std::tanh(x);
+    case MathFunction::Sigmoid:
+        return 1.0 / (1.0 + std::exp(-x));
     }
     return std::numeric_limits<double>::quiet_NaN();
 }
@@ -178,7 +184,7 @@ void TestSimdKernels::cleanupTestCase()
     simd::useTarget("best");
 }
 
-// ---- accuracy ------------------------------------------------------------------------------------
+// ---- accuracy ----------------------------------------------------------------------------------
 
 void TestSimdKernels::accuracy_data()
 {
@@ -225,15 +231,14 @@ void TestSimdKernels::accuracy()
                 if (std::isnan(e)) break;
             }
         }
-        const QString report = QString("%1 on %2: max %3 error %4 at x = %5 (got %6, libm %7); "
-                                       "bound %8")
-                                   .arg(QTest::currentDataTag(), targetName(),
-                                        relative ? "relative" : "absolute")
-                                   .arg(worst, 0, 'g', 3)
-                                   .arg(double(x[at]), 0, 'g', 9)
-                                   .arg(double(y[at]), 0, 'g', 9)
-                                   .arg(ref[at], 0, 'g', 9)
-                                   .arg(bound, 0, 'g', 3);
+        const QString report =
+            QString("%1 on %2: max %3 error %4 at x = %5 (got %6, libm %7); bound %8")
+                .arg(QTest::currentDataTag(), targetName(), relative ? "relative" : "absolute")
+                .arg(worst, 0, 'g', 3)
+                .arg(double(x[at]), 0, 'g', 9)
+                .arg(double(y[at]), 0, 'g', 9)
+                .arg(ref[at], 0, 'g', 9)
+                .arg(bound, 0, 'g', 3);
         qInfo("%s", qPrintable(report));
         QVERIFY2(worst <= bound, qPrintable(report));
     }
@@ -264,8 +269,8 @@ void TestSimdKernels::sinCosLargeArguments()
     // must still lie in [-1, 1], infinities included (libm gives NaN there; FastMath.h says what
     // these give instead).
     std::vector<float> x;
-    for (float v : {1e5f, 3e6f, 6.3e6f, 1e7f, 1e10f, 1e20f, 1e30f,
-                    std::numeric_limits<float>::max(), kInf}) {
+    for (float v :
+         {1e5f, 3e6f, 6.3e6f, 1e7f, 1e10f, 1e20f, 1e30f, std::numeric_limits<float>::max(), kInf}) {
         x.push_back(v);
         x.push_back(-v);
     }
@@ -290,8 +295,8 @@ void TestSimdKernels::saturation()
     // exactly at +-1 and 1, and sigmoid(-inf) is (near) 0, not NaN.
     for (const simd::Target& t : m_targets) {
         simd::useTarget(t.key);
-        const auto e = evaluateAll(MathFunction::Exp, {88.f, 100.f, 1e30f, kInf, -87.f, -100.f,
-                                                       -1e30f, -kInf});
+        const auto e = evaluateAll(MathFunction::Exp,
+                                   {88.f, 100.f, 1e30f, kInf, -87.f, -100.f, -1e30f, -kInf});
         for (int i = 1; i < 4; ++i)
             QCOMPARE(e[i], e[0]);
         for (int i = 5; i < 8; ++i)
@@ -306,7 +311,7 @@ void TestSimdKernels::saturation()
     }
 }
 
-// ---- identical bits ------------------------------------------------------------------------------
+// ---- identical bits ----------------------------------------------------------------------------
 
 void TestSimdKernels::identicalBits_data()
 {
@@ -330,8 +335,7 @@ void TestSimdKernels::identicalBits()
             simd::useTarget(m_targets[t].key);
             const simdcases::Bytes other = c.run(n);
             QCOMPARE(other.data.size(), first.data.size());
-            if (std::memcmp(other.data.data(), first.data.data(), first.data.size()) == 0)
-                continue;
+            if (std::memcmp(other.data.data(), first.data.data(), first.data.size()) == 0) continue;
             size_t at = 0;
             while (other.data[at] == first.data[at])
                 ++at;
@@ -346,7 +350,7 @@ void TestSimdKernels::identicalBits()
     }
 }
 
-// ---- target control ------------------------------------------------------------------------------
+// ---- target control ----------------------------------------------------------------------------
 
 void TestSimdKernels::forcedTargetRuns()
 {

@@ -56,8 +56,8 @@ int runPerSimdTarget(QObject& test, int argc, char** argv)
         const int n = QTest::qExec(&test, argc, argv);
         std::fflush(stdout);
         if (n != 0) {
-            qWarning("SIMD target %s: %d test function(s) of %s FAILED", qPrintable(describe(t)),
-                     n, testName);
+            qWarning("SIMD target %s: %d test function(s) of %s FAILED", qPrintable(describe(t)), n,
+                     testName);
             failed << QStringLiteral("%1: %2").arg(describe(t)).arg(n);
         }
         failures += n;

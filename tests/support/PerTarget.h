@@ -22,7 +22,7 @@ int runPerSimdTarget(QObject& test, int argc, char** argv);
 
 } // namespace testsupport
 
-#define IL_PER_SIMD_TARGET_MAIN(TestObject)                                                       \
+#define IL_PER_SIMD_TARGET_MAIN(TestObject)                                                        \
     int main(int argc, char** argv)                                                                \
     {                                                                                              \
         QCoreApplication app(argc, argv);                                                          \
