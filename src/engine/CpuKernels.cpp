@@ -466,8 +466,12 @@ struct KnownTarget {
     const char* name;
 };
 // Best first. Only those in HWY_TARGETS are compiled in.
-constexpr KnownTarget kKnown[] = {
-    {HWY_AVX3, "avx512", "AVX-512"}, {HWY_AVX2, "avx2", "AVX2"}, {HWY_SSE4, "sse4", "SSE4"}};
+// SSSE3: x86-64-v2 CPUs without AES/CLMUL (some VMs) run Highway's SSSE3 code, because its SSE4
+// target needs those too.
+constexpr KnownTarget kKnown[] = {{HWY_AVX3, "avx512", "AVX-512"},
+                                  {HWY_AVX2, "avx2", "AVX2"},
+                                  {HWY_SSE4, "sse4", "SSE4"},
+                                  {HWY_SSSE3, "ssse3", "SSSE3"}};
 
 // What this CPU runs, read once before any target is forced.
 int64_t machineTargets()

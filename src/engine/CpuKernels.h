@@ -1,7 +1,7 @@
 // The CPU backend's SIMD kernels: every element-wise loop and reduction of CpuBackend and
 // CpuLoss, written once with Google Highway and compiled for several x86 targets (SSE4, AVX2,
 // AVX-512) in one binary. The best target the CPU supports is chosen at run time; the
-// environment variable IRONLEARN_SIMD (sse4, avx2, avx512) forces one.
+// environment variable IRONLEARN_SIMD (ssse3, sse4, avx2, avx512) forces one.
 //
 // Results are the same bits on every target: the formulas are the shared ones of
 // ActivationMath.h, OptimizerMath.h, LossMath.h and FastMath.h with no fused multiply-add
@@ -25,7 +25,7 @@ namespace il::simd {
 
 // ---- targets -------------------------------------------------------------------------------
 struct Target {
-    std::string key;  // what IRONLEARN_SIMD takes: "sse4", "avx2", "avx512"
+    std::string key;  // what IRONLEARN_SIMD takes: "ssse3", "sse4", "avx2", "avx512"
     std::string name; // for people: "SSE4", "AVX2", "AVX-512"
 };
 // The targets this binary carries that this CPU runs, best first.

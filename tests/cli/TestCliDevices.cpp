@@ -188,7 +188,7 @@ void TestCliDevices::simdTargetForced_data()
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("name");
     const std::pair<const char*, const char*> targets[] = {
-        {"avx512", "AVX-512"}, {"avx2", "AVX2"}, {"sse4", "SSE4"}};
+        {"avx512", "AVX-512"}, {"avx2", "AVX2"}, {"sse4", "SSE4"}, {"ssse3", "SSSE3"}};
     for (const auto& [key, name] : targets)
         QTest::newRow(key) << QString(key) << QString(name);
 }
