@@ -82,11 +82,12 @@ std::string cpu::waitPolicyDescription()
 
 // ---- ThreadGovernor ----------------------------------------------------------------------------
 // Measured with `ironlearn-bench --background-load 1` on the 2-core EPYC (README, Speed: steady
-// under load): kPeriod, kDropAbove and kRetryAfter were chosen there; see the README's table.
+// under load): kPeriod, kDropAbove(Ns) and kRetryAfter were chosen there; see the README's table.
 namespace {
-constexpr auto kPeriod = std::chrono::milliseconds(50);       // how often the waiting is read
-constexpr double kDropAbove = 0.2;                            // cores' worth of waiting
-constexpr auto kRetryAfter = std::chrono::milliseconds(1500); // then one more thread is tried
+constexpr auto kPeriod = std::chrono::milliseconds(10);       // how often the waiting is read
+constexpr double kDropAbove = 0.4;                            // cores' worth of waiting, and
+constexpr int64_t kDropAboveNs = 3'000'000;                   // at least this much (3 ms)
+constexpr auto kRetryAfter = std::chrono::milliseconds(1000); // then one more thread is tried
 } // namespace
 
 cpu::ThreadGovernor::ThreadGovernor(int maxThreads)
@@ -152,12 +153,13 @@ void cpu::ThreadGovernor::poll()
     const auto elapsed = now - m_lastPoll;
     if (elapsed < kPeriod) return;
     const int64_t delay = runDelayNs();
+    const int64_t waited = delay - m_lastDelay;
     const double waitingCores =
-        static_cast<double>(delay - m_lastDelay) /
+        static_cast<double>(waited) /
         static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
     m_lastPoll = now;
     m_lastDelay = delay;
-    if (m_active > 1 && waitingCores > kDropAbove)
+    if (m_active > 1 && waitingCores > kDropAbove && waited > kDropAboveNs)
         apply(m_active - 1);
     else if (m_active < m_max && now - m_lastChange >= kRetryAfter)
         apply(m_active + 1);

@@ -27,7 +27,8 @@ std::string waitPolicyDescription();
 // recently waited for a core (Linux's per-thread run-queue delay, /proc/self/task/ID/schedstat).
 // When another program keeps a core busy, a thread that shares that core waits for whole time
 // slices while the others wait for it at every barrier, so fewer threads finish sooner: the
-// governor drops a thread while its threads wait for more than a fifth of a core, and tries one
+// governor drops a thread while its threads wait for more than 0.4 of a core (a busy process
+// beside two threads makes them wait ~0.9; a quiet machine up to ~0.2), and tries one
 // more again after a while. Results do not depend on the count (every reduction sums in fixed
 // chunks; OpenBLAS splits products without changing their sums). IRONLEARN_ADAPT_THREADS=0
 // keeps the count fixed. Lives on the engine thread (not thread-safe).
