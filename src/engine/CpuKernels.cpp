@@ -262,10 +262,32 @@ float SumSquares(const float* x, int64_t n)
     return Sum<1, 0>(n, {x}, {}, [](const Vf* i, Vf*) { return i[0] * i[0]; });
 }
 
+// Each column's sum runs over the rows in order, one add per row, whatever the width: the same
+// bits in a vector lane as in the scalar loop for the last cols % 16 columns.
 void AccumulateRows(const float* x, int64_t rows, int64_t stride, int64_t cols, float* acc)
 {
-    for (int64_t r = 0; r < rows; ++r)
-        AddTo(x + r * stride, acc, cols);
+    const D d;
+    constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
+    constexpr int kVecs = static_cast<int>(kBlock / L);
+    int64_t c = 0;
+    for (; c + kBlock <= cols; c += kBlock) { // 16 columns in registers down all the rows
+        Vf sum[kVecs];
+        for (int j = 0; j < kVecs; ++j)
+            sum[j] = hn::LoadU(d, acc + c + j * L);
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* row = x + r * stride + c;
+            for (int j = 0; j < kVecs; ++j)
+                sum[j] = sum[j] + hn::LoadU(d, row + j * L);
+        }
+        for (int j = 0; j < kVecs; ++j)
+            hn::StoreU(sum[j], d, acc + c + j * L);
+    }
+    for (; c < cols; ++c) {
+        float sum = acc[c];
+        for (int64_t r = 0; r < rows; ++r)
+            sum += x[r * stride + c];
+        acc[c] = sum;
+    }
 }
 
 float PointLoss(LossKind kind, const float* z, const float* t, float* grad, float invN, int64_t n)
