@@ -82,12 +82,16 @@ std::string cpu::waitPolicyDescription()
 
 // ---- ThreadGovernor ----------------------------------------------------------------------------
 // Measured with `ironlearn-bench --background-load 1` on the 2-core EPYC (README, Speed: steady
-// under load): kPeriod, kDropAbove(Ns) and kRetryAfter were chosen there; see the README's table.
+// under load): the constants were chosen there; see the README's table.
 namespace {
-constexpr auto kPeriod = std::chrono::milliseconds(10);       // how often the waiting is read
-constexpr double kDropAbove = 0.4;                            // cores' worth of waiting, and
-constexpr int64_t kDropAboveNs = 3'000'000;                   // at least this much (3 ms)
-constexpr auto kRetryAfter = std::chrono::milliseconds(1000); // then one more thread is tried
+constexpr auto kPeriod = std::chrono::milliseconds(10); // how often the waiting is read
+constexpr double kDropAbove = 0.4;                      // cores' worth of waiting, and
+constexpr int64_t kDropAboveNs = 3'000'000;             // at least this much (3 ms)
+// After a drop one more thread is tried again kRetryFirst later; while the load stays, every
+// failed try doubles the wait up to kRetryMost, so a short burst costs ~0.1 s on fewer threads
+// and a lasting one a try every 2 s. A try that holds for kRetryFirst resets the wait.
+constexpr auto kRetryFirst = std::chrono::milliseconds(100);
+constexpr auto kRetryMost = std::chrono::milliseconds(2000);
 } // namespace
 
 cpu::ThreadGovernor::ThreadGovernor(int maxThreads)
@@ -159,10 +163,17 @@ void cpu::ThreadGovernor::poll()
         static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
     m_lastPoll = now;
     m_lastDelay = delay;
-    if (m_active > 1 && waitingCores > kDropAbove && waited > kDropAboveNs)
+    if (m_active > 1 && waitingCores > kDropAbove && waited > kDropAboveNs) {
+        m_retryAfter = m_trying ? std::min<Clock::duration>(m_retryAfter * 2, kRetryMost)
+                                : Clock::duration(kRetryFirst);
+        m_trying = false;
         apply(m_active - 1);
-    else if (m_active < m_max && now - m_lastChange >= kRetryAfter)
+    } else if (m_active < m_max && now - m_lastChange >= m_retryAfter) {
+        m_trying = true;
         apply(m_active + 1);
+    } else if (m_trying && now - m_lastChange >= kRetryFirst) {
+        m_trying = false; // the added thread held
+    }
 }
 
 std::string cpu::ThreadGovernor::description() const

@@ -29,7 +29,8 @@ std::string waitPolicyDescription();
 // slices while the others wait for it at every barrier, so fewer threads finish sooner: the
 // governor drops a thread while its threads wait for more than 0.4 of a core (a busy process
 // beside two threads makes them wait ~0.9; a quiet machine up to ~0.2), and tries one
-// more again after a while. Results do not depend on the count (every reduction sums in fixed
+// more again after 0.1 s, then after twice as long each time the load is still there (at most
+// 2 s). Results do not depend on the count (every reduction sums in fixed
 // chunks; OpenBLAS splits products without changing their sums). IRONLEARN_ADAPT_THREADS=0
 // keeps the count fixed. Lives on the engine thread (not thread-safe).
 class ThreadGovernor {
@@ -56,6 +57,8 @@ private:
     bool m_adaptive = false;
     std::vector<int> m_files; // each pool thread's schedstat, open
     Clock::time_point m_lastPoll{}, m_lastChange{};
+    Clock::duration m_retryAfter{};
+    bool m_trying = false; // the last change added a thread, and it has not held yet
     int64_t m_lastDelay = 0;
 };
 } // namespace cpu
