@@ -1,5 +1,6 @@
 #include "Session.h"
 
+#include "CpuKernels.h"
 #include "ImageTask.h"
 #include "LayerStack.h"
 #include "ModelFile.h"
@@ -456,7 +457,10 @@ void Session::probeDevices()
                 status.reason = e.what();
             }
             status.name = "cuda";
-            return std::make_pair(QString::fromStdString(createCpuBackend(0)->info().name), status);
+            // The CPU with the SIMD target its kernels use: "AMD EPYC (AVX-512)".
+            const QString cpu = QString::fromStdString(createCpuBackend(0)->info().name) + " (" +
+                                QString::fromStdString(simd::activeTarget().name) + ")";
+            return std::make_pair(cpu, status);
         },
         [this](const std::pair<QString, BackendStatus>& devices) {
             const DeviceChoice before = device();
