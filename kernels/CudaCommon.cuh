@@ -140,6 +140,9 @@ public:
     void fourierForward(ConstTensor z, Tensor y) override;
     void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) override;
 
+    void hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, Tensor y) override;
+    void hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy,
+                          Tensor dtables) override;
     void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override;
     void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override;
 

@@ -197,6 +197,45 @@ __device__ __forceinline__ bool readGuard(const float* guard, float& scale)
 
 // Rule: a struct of OptimizerMath.h; c: its constants for this step, computed on the host and
 // passed by value (a recording bakes them in). s: the rule's state tensors.
+// Hash encoding (HashGridMath.h): one thread per (row, level), the geometry of hashgrid::corners.
+__global__ void __launch_bounds__(kBlock)
+    hashGridForwardKernel(HashGrid g, const float* x, const float* tables, float* y, int64_t rows)
+{
+    const int64_t n = rows * g.levels, features = g.features, out = g.outputs();
+    for (int64_t i = globalThread(); i < n; i += globalStride()) {
+        const int64_t r = i / g.levels;
+        const int l = static_cast<int>(i - r * g.levels);
+        const hashgrid::Corners c = hashgrid::corners(g, l, x[r * 2], x[r * 2 + 1]);
+        const float* level = tables + static_cast<int64_t>(l) * g.tableRows() * features;
+        for (int64_t f = 0; f < features; ++f) {
+            float v = c.weight[0] * level[c.row[0] * features + f];
+            v = v + c.weight[1] * level[c.row[1] * features + f];
+            v = v + c.weight[2] * level[c.row[2] * features + f];
+            v = v + c.weight[3] * level[c.row[3] * features + f];
+            y[r * out + l * features + f] = v;
+        }
+    }
+}
+
+// The table gradient by atomic adds: the order of a row's sum varies from run to run on the GPU
+// (the CPU sums every level in row order); results agree within the parity test's tolerance.
+__global__ void __launch_bounds__(kBlock)
+    hashGridBackwardKernel(HashGrid g, const float* x, const float* dy, float* dtables,
+                           int64_t rows)
+{
+    const int64_t n = rows * g.levels, features = g.features, out = g.outputs();
+    for (int64_t i = globalThread(); i < n; i += globalStride()) {
+        const int64_t r = i / g.levels;
+        const int l = static_cast<int>(i - r * g.levels);
+        const hashgrid::Corners c = hashgrid::corners(g, l, x[r * 2], x[r * 2 + 1]);
+        float* level = dtables + static_cast<int64_t>(l) * g.tableRows() * features;
+        const float* grad = dy + r * out + static_cast<int64_t>(l) * features;
+        for (int k = 0; k < 4; ++k)
+            for (int64_t f = 0; f < features; ++f)
+                atomicAdd(level + c.row[k] * features + f, c.weight[k] * grad[f]);
+    }
+}
+
 template <class Rule>
 __global__ void __launch_bounds__(kBlock) optimizerKernel(typename Rule::Step c, float* w,
                                                           const float* g, optimizers::Slots s,
@@ -219,6 +258,8 @@ cudaError_t loadElementwiseKernels()
         reinterpret_cast<const void*>(&axpbyKernel),
         reinterpret_cast<const void*>(&fourierForwardKernel),
         reinterpret_cast<const void*>(&fourierBackwardKernel),
+        reinterpret_cast<const void*>(&hashGridForwardKernel),
+        reinterpret_cast<const void*>(&hashGridBackwardKernel),
         reinterpret_cast<const void*>(&embeddingForwardKernel),
         reinterpret_cast<const void*>(&embeddingBackwardKernel),
         reinterpret_cast<const void*>(&gatherRowsKernel),
@@ -389,6 +430,32 @@ void CudaBackend::embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtab
     embeddingBackwardKernel<<<grid, kBlock, 0, m_stream>>>(ids.data, dy.data, dtable.data,
                                                            rows * ctx, vocab, dim);
     checkLaunch("embeddingBackward");
+}
+
+// ---- multiresolution hash encoding ----------------------------------------------------------------
+
+void CudaBackend::hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, Tensor y)
+{
+    shapes::hashGrid("hashGridForward", g, x, tables, y);
+    const int64_t n = x.rows() * g.levels;
+    if (n <= 0) return;
+    bind();
+    hashGridForwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(g, x.data, tables.data, y.data,
+                                                                   x.rows());
+    checkLaunch("hashGridForward");
+}
+
+void CudaBackend::hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy,
+                                   Tensor dtables)
+{
+    shapes::hashGrid("hashGridBackward", g, x, dtables, dy);
+    fill(dtables, 0.f);
+    const int64_t n = x.rows() * g.levels;
+    if (n <= 0) return;
+    bind();
+    hashGridBackwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(g, x.data, dy.data,
+                                                                    dtables.data, x.rows());
+    checkLaunch("hashGridBackward");
 }
 
 // ---- data movement ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "ActivationMath.h"
+#include "HashGridMath.h"
 #include "OptimizerMath.h"
 #include "Tensor.h"
 
@@ -48,7 +49,7 @@ enum GuardSlot : int {
 // kernels/) is refused unless it was built against the same version. The lists of activations
 // (ActivationMath.h) and optimizer rules (OptimizerMath.h) are part of the interface, so their
 // lengths are folded in.
-inline constexpr int kBackendAbiVersion = 6 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
+inline constexpr int kBackendAbiVersion = 7 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
 
 class Backend {
 public:
@@ -100,6 +101,16 @@ public:
     virtual void fourierForward(ConstTensor z, Tensor y) = 0;
     // dz = dy_sin * cos(z) - dy_cos * sin(z). dz may alias z (element-wise; saves a buffer).
     virtual void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) = 0;
+
+    // ---- multiresolution hash encoding (HashGridMath.h): x (rows x 2, in [-1, 1]) ----------
+    // y (rows x g.outputs()) = the bilinear interpolation of each level's table at x; tables:
+    // g.rows() x g.features.
+    virtual void hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables,
+                                 Tensor y) = 0;
+    // dtables (overwritten) = dy scattered back through the same interpolation weights. The
+    // input gradient is not computed: the encoding is always a network's first layer.
+    virtual void hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy,
+                                  Tensor dtables) = 0;
 
     // ---- embedding: ids (rows x context, integral floats) -> y (rows x context*dim) --------
     virtual void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) = 0;

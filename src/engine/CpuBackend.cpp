@@ -315,6 +315,29 @@ public:
             });
     }
 
+    // ---- multiresolution hash encoding ---------------------------------------------------------
+    void hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, Tensor y) override
+    {
+        shapes::hashGrid("hashGridForward", g, x, tables, y);
+        const int64_t out = g.outputs();
+        cpu::parallelRanges(
+            x.rows(), kParallelMin / 4 / std::max<int64_t>(out, 1), [=, &g](int64_t a, int64_t b) {
+                simd::hashGridForward(g, x.data + a * 2, tables.data, y.data + a * out, b - a);
+            });
+    }
+
+    // Levels are independent blocks of the tables: each thread scatters whole levels, every
+    // level in row order, so the sums are the same for any thread count.
+    void hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy, Tensor dtables) override
+    {
+        shapes::hashGrid("hashGridBackward", g, x, dtables, dy);
+        fill(dtables, 0.f);
+        const int64_t rows = x.rows();
+#pragma omp parallel for schedule(dynamic, 1) if (rows * g.levels > kParallelMin / 4)
+        for (int l = 0; l < g.levels; ++l)
+            simd::hashGridBackwardLevel(g, l, x.data, dy.data, dtables.data, rows);
+    }
+
     // ---- embedding --------------------------------------------------------------------------
     void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override
     {

@@ -256,6 +256,80 @@ void OptimizerUpdate(OptimizerRule rule, const OptimizerHyper& h, float scale, f
     });
 }
 
+// ---- multiresolution hash encoding -------------------------------------------------------------
+// Lanes are rows. Each lane does what hashgrid::corners() does for one point, in the same order.
+void HashGridForward(const HashGrid& g, const float* x, const float* tables, float* y, int64_t rows)
+{
+    const D d;
+    const DI di;
+    constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(D()));
+    const int64_t out = g.outputs(), features = g.features;
+    const auto tableRows = static_cast<int32_t>(g.tableRows());
+    HWY_ALIGN float px[L], py[L], lanes[L];
+    for (int64_t r0 = 0; r0 < rows; r0 += L) {
+        const int64_t n = std::min(L, rows - r0);
+        for (int64_t k = 0; k < L; ++k) { // padded lanes read cell 0
+            px[k] = k < n ? x[(r0 + k) * 2] : 0.f;
+            py[k] = k < n ? x[(r0 + k) * 2 + 1] : 0.f;
+        }
+        const Vf vx = hn::Load(d, px), vy = hn::Load(d, py);
+        for (int l = 0; l < g.levels; ++l) {
+            const float res = g.resolution[l];
+            const Vf vn = Ops::k(res);
+            const auto last = hn::Set(di, static_cast<int32_t>(res) - 1);
+            auto cellOf = [&](Vf coord, hn::Vec<DI>& i, Vf& f) {
+                Vf p = ((coord + Ops::k(1.f)) * Ops::k(0.5f)) * vn;
+                p = hn::IfThenElse(p >= Ops::k(0.f), p, Ops::k(0.f));
+                p = hn::IfThenElse(p > vn, vn, p);
+                i = hn::Min(hn::ConvertTo(di, p), last);
+                f = p - hn::ConvertTo(d, i);
+            };
+            hn::Vec<DI> ix, iy;
+            Vf fx, fy;
+            cellOf(vx, ix, fx);
+            cellOf(vy, iy, fy);
+            const auto one = hn::Set(di, 1);
+            auto rowOf = [&](hn::Vec<DI> a, hn::Vec<DI> b) {
+                if (g.direct(l)) return a + b * hn::Set(di, static_cast<int32_t>(res) + 1);
+                const auto prime = hn::Set(di, static_cast<int32_t>(2654435761u));
+                return hn::And(hn::Xor(a, b * prime), hn::Set(di, tableRows - 1));
+            };
+            const auto vf = hn::Set(di, static_cast<int32_t>(features));
+            const hn::Vec<DI> idx[4] = {rowOf(ix, iy) * vf, rowOf(ix + one, iy) * vf,
+                                        rowOf(ix, iy + one) * vf, rowOf(ix + one, iy + one) * vf};
+            const Vf gx = Ops::k(1.f) - fx, gy = Ops::k(1.f) - fy;
+            const Vf w[4] = {gx * gy, fx * gy, gx * fy, fx * fy};
+            const float* level = tables + static_cast<int64_t>(l) * g.tableRows() * features;
+            for (int64_t f = 0; f < features; ++f) {
+                const float* column = level + f;
+                Vf v = w[0] * hn::GatherIndex(d, column, idx[0]);
+                v = v + w[1] * hn::GatherIndex(d, column, idx[1]);
+                v = v + w[2] * hn::GatherIndex(d, column, idx[2]);
+                v = v + w[3] * hn::GatherIndex(d, column, idx[3]);
+                hn::Store(v, d, lanes);
+                for (int64_t k = 0; k < n; ++k)
+                    y[(r0 + k) * out + l * features + f] = lanes[k];
+            }
+        }
+    }
+}
+
+void HashGridBackwardLevel(const HashGrid& g, int level, const float* x, const float* dy,
+                           float* dtables, int64_t rows)
+{
+    const int64_t out = g.outputs(), features = g.features;
+    float* block = dtables + static_cast<int64_t>(level) * g.tableRows() * features;
+    for (int64_t r = 0; r < rows; ++r) {
+        const hashgrid::Corners c = hashgrid::corners(g, level, x[r * 2], x[r * 2 + 1]);
+        const float* grad = dy + r * out + static_cast<int64_t>(level) * features;
+        for (int k = 0; k < 4; ++k) {
+            float* dst = block + static_cast<int64_t>(c.row[k]) * features;
+            for (int64_t f = 0; f < features; ++f)
+                dst[f] += c.weight[k] * grad[f];
+        }
+    }
+}
+
 // ---- reductions -----------------------------------------------------------------------------
 float SumSquares(const float* x, int64_t n)
 {
@@ -412,6 +486,8 @@ HWY_EXPORT(ActivationBackward);
 HWY_EXPORT(SinCos);
 HWY_EXPORT(FourierBackward);
 HWY_EXPORT(OptimizerUpdate);
+HWY_EXPORT(HashGridForward);
+HWY_EXPORT(HashGridBackwardLevel);
 HWY_EXPORT(SumSquares);
 HWY_EXPORT(AccumulateRows);
 HWY_EXPORT(PointLoss);
@@ -452,6 +528,15 @@ void optimizerUpdate(OptimizerRule rule, const OptimizerHyper& h, float scale, f
                      const float* g, const optimizers::Slots& slots, int64_t n)
 {
     HWY_DYNAMIC_DISPATCH(OptimizerUpdate)(rule, h, scale, w, g, slots, n);
+}
+void hashGridForward(const HashGrid& g, const float* x, const float* tables, float* y, int64_t rows)
+{
+    HWY_DYNAMIC_DISPATCH(HashGridForward)(g, x, tables, y, rows);
+}
+void hashGridBackwardLevel(const HashGrid& g, int level, const float* x, const float* dy,
+                           float* dtables, int64_t rows)
+{
+    HWY_DYNAMIC_DISPATCH(HashGridBackwardLevel)(g, level, x, dy, dtables, rows);
 }
 float sumSquares(const float* x, int64_t n)
 {

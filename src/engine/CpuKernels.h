@@ -58,6 +58,15 @@ void fourierBackward(const float* z, const float* gs, const float* gc, float* dz
 void optimizerUpdate(OptimizerRule rule, const OptimizerHyper& h, float scale, float* w,
                      const float* g, const optimizers::Slots& slots, int64_t n);
 
+// ---- multiresolution hash encoding (HashGridMath.h) -----------------------------------------
+// y (rows x g.outputs()) from x (rows x 2): every level, vectorised over rows (gathers).
+void hashGridForward(const HashGrid& g, const float* x, const float* tables, float* y,
+                     int64_t rows);
+// Level l's block of dtables += dy scattered through the interpolation weights of rows
+// [0, rows), in row order (so a level's sums do not depend on threads or targets).
+void hashGridBackwardLevel(const HashGrid& g, int level, const float* x, const float* dy,
+                           float* dtables, int64_t rows);
+
 // ---- reductions (fixed order, see above) ----------------------------------------------------
 float sumSquares(const float* x, int64_t n);
 // acc[c] += x[i * stride + c] for every row i < rows, column c < cols (rows in order).

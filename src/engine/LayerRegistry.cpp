@@ -12,6 +12,7 @@ LayerType denseLayerType();                    // DenseLayer.cpp
 std::vector<LayerType> activationLayerTypes(); // ActivationLayers.cpp
 LayerType fourierLayerType();                  // FourierLayer.cpp
 LayerType embeddingLayerType();                // EmbeddingLayer.cpp
+LayerType hashGridLayerType();                 // HashGridLayer.cpp
 
 namespace {
 
@@ -122,6 +123,7 @@ const std::vector<LayerType>& layerTypes()
         for (LayerType& a : activationLayerTypes())
             t.push_back(std::move(a));
         t.push_back(fourierLayerType());
+        t.push_back(hashGridLayerType());
         t.push_back(embeddingLayerType());
         return t;
     }();

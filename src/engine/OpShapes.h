@@ -4,6 +4,7 @@
 #pragma once
 
 #include "Errors.h"
+#include "HashGridMath.h"
 #include "Tensor.h"
 
 #include <cstdint>
@@ -69,6 +70,17 @@ inline void fourierBackward(ConstTensor z, ConstTensor dy, ConstTensor dz)
     if (dy.rows() != z.rows() || dy.cols() != 2 * z.cols() || !(dz.shape == z.shape))
         throw ShapeError("fourierBackward: shapes " + z.shape.toString() + ", " +
                          dy.shape.toString() + ", " + dz.shape.toString());
+}
+
+inline void hashGrid(const char* op, const HashGrid& g, ConstTensor x, ConstTensor tables,
+                     ConstTensor y)
+{
+    if (x.cols() != 2 || y.rows() != x.rows() || y.cols() != g.outputs() ||
+        tables.rows() != g.rows() || tables.cols() != g.features)
+        throw ShapeError(std::string(op) + ": x " + x.shape.toString() + ", tables " +
+                         tables.shape.toString() + " -> " + y.shape.toString() + " does not fit " +
+                         std::to_string(g.levels) + " levels of " + std::to_string(g.tableRows()) +
+                         " x " + std::to_string(g.features));
 }
 
 inline void embeddingForward(ConstTensor ids, ConstTensor table, ConstTensor y)

@@ -79,6 +79,9 @@ public:
     {
         return {
             {"siren", "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense", ""},
+            // Multiresolution hash encoding (Müller et al. 2022): 16 trainable grids from 16 to
+            // 512 cells per side, then a small ReLU MLP, as in Instant NGP.
+            {"hashgrid", "hashgrid,dense:64,relu,dense:64,relu,dense", ""},
             // Random Fourier features (Tancik et al. 2020); scale 10 on [-1, 1] coordinates.
             {"fourier-relu", "fourier:256:10,dense:256,relu,dense:256,relu,dense:256,relu,dense",
              ""},

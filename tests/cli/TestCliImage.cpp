@@ -65,6 +65,7 @@ private slots:
     void initTestCase();
     void trainWritesMetricsAndSnapshots();
     void renderTwoSizes();
+    void hashGridSavesAndRendersTheSame();
     void renderHelp();
     void renderBadSize_data();
     void renderBadSize();
@@ -127,6 +128,37 @@ void TestCliImage::renderTwoSizes()
     const RunResult r = run({"render", m_model, "--threads", "1"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QCOMPARE(QImage(path("picture-96x64.png")).size(), QSize(96, 64));
+}
+
+// The hash-grid preset learns the picture, and the saved model, reopened by `render`, draws
+// exactly the pixels the training run drew from memory at its last step (its snapshot).
+void TestCliImage::hashGridSavesAndRendersTheSame()
+{
+    QImage stripes(96, 64, QImage::Format_RGB32); // hard edges, at a size render accepts
+    for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 96; ++x)
+            stripes.setPixel(x, y, (x / 6 + y / 8) % 2 ? qRgb(250, 240, 10) : qRgb(20, 30, 200));
+    QVERIFY(writeBytes(path("stripes.png"), encode(stripes)));
+    RunResult r = run({"train", "stripes.png", "--preset", "hashgrid", "--steps", "200",
+                       "--threads", "1", "--snapshots", "hg-snaps", "--snapshot-every", "200",
+                       "--metrics-json", "hg.json", "--out", "hg.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("hashgrid:16:2:15:16:1.26,dense:64,relu,dense:64,relu,dense:3"),
+             qPrintable(r.err));
+    const double psnr = readJson("hg.json")["psnr_db"].toDouble();
+    QVERIFY2(psnr > 40, qPrintable(QString::number(psnr)));
+    r = run({"render", "hg.safetensors", "--size", "96x64", "--out", "hg-render.png", "--threads",
+             "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QImage fromFile(path("hg-render.png")), fromMemory(path("hg-snaps/step-000200.png"));
+    QCOMPARE(fromFile.size(), QSize(96, 64));
+    QCOMPARE(fromFile.convertToFormat(QImage::Format_RGB32),
+             fromMemory.convertToFormat(QImage::Format_RGB32));
+    // Any size: the grid is continuous.
+    r = run({"render", "hg.safetensors", "--size", "400x300", "--out", "hg-big.png", "--threads",
+             "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(QImage(path("hg-big.png")).size(), QSize(400, 300));
 }
 
 void TestCliImage::renderHelp()

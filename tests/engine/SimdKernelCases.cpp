@@ -188,6 +188,26 @@ void addElementwiseCases(std::vector<Case>& cases)
                          b.add(dz);
                          return b;
                      }});
+    // n points through a hashed grid (collisions) and a direct one: outputs and table gradients.
+    for (const bool hashed : {true, false}) {
+        const HashGrid g =
+            hashed ? hashgrid::make(5, 2, 6, 2, 1.7) : hashgrid::make(2, 3, 10, 4, 2);
+        cases.push_back({hashed ? "hashGrid hashed" : "hashGrid direct", [g](int64_t n) {
+                             Vec x = inputs(19, 2 * n, -1.1, 1.1, true);
+                             const Vec tables = inputs(20, g.rows() * g.features, -1, 1);
+                             const Vec dy = inputs(21, n * g.outputs(), -1, 1);
+                             Vec y(static_cast<size_t>(n * g.outputs()));
+                             Vec dt(tables.size(), 0.f);
+                             simd::hashGridForward(g, x.data(), tables.data(), y.data(), n);
+                             for (int l = 0; l < g.levels; ++l)
+                                 simd::hashGridBackwardLevel(g, l, x.data(), dy.data(), dt.data(),
+                                                             n);
+                             Bytes b;
+                             b.add(y);
+                             b.add(dt);
+                             return b;
+                         }});
+    }
     // Each function over its documented range and beyond, with the special values.
     struct Function {
         simd::MathFunction f;

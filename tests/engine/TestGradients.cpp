@@ -7,6 +7,7 @@
 #include "../support/PerTarget.h"
 #include "Backend.h"
 #include "Errors.h"
+#include "HashGridMath.h"
 #include "Layer.h"
 #include "Network.h"
 #include "Random.h"
@@ -162,6 +163,8 @@ private slots:
     void denseLayer_data();
     void denseLayer();
     void fourierLayer();
+    void hashGridLayer_data();
+    void hashGridLayer();
     void embeddingLayer();
     void network_data();
     void network();
@@ -319,6 +322,71 @@ void TestGradients::fourierLayer()
     CHECK_GRADIENT(toHost(b(), rig.dx.view(rows, in)),
                    numericGradient(b(), rig.xv(), 1e-3, [&] { return rig.objective(); }), 1e-2,
                    2e-3, "input");
+}
+
+void TestGradients::hashGridLayer_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::newRow("direct tables") << "hashgrid:3:2:8:2:2";     // every vertex its own row
+    QTest::newRow("hashed, colliding") << "hashgrid:4:2:4:2:2"; // 16 rows for up to 289 vertices
+    QTest::newRow("defaults") << "hashgrid";
+}
+
+// The table gradient by finite differences (the output is linear in the tables, so central
+// differences are exact up to rounding), and the forward value against the interpolation
+// written out here. The encoding asks for no input gradient: it is always first.
+void TestGradients::hashGridLayer()
+{
+    QFETCH(QString, spec);
+    const int64_t rows = 9, in = 2;
+    Rng rng(21);
+    auto x = inputs(rng, rows * in, -1, 1);
+    x[0] = -1.f; // the grid's edges
+    x[3] = 1.f;
+    LayerRig rig(b(), makeLayer(spec.toStdString()), rows, in, x, 13);
+    const auto* layer = rig.layer;
+    QCOMPARE(layer->params().size(), size_t(1));
+    const Tensor table = layer->params()[0];
+    // Random tables (not the tiny initial values), so every output carries weight.
+    b().upload(table, inputs(rng, table.size(), -1, 1).data());
+    b().fill(rig.layer->grads()[0], 1e3f); // must be overwritten
+    rig.backward(false);
+    const auto analytic = toHost(b(), rig.layer->grads()[0]);
+    if (table.size() <= 4096) {
+        CHECK_GRADIENT(analytic, numericGradient(b(), table, 1e-2, [&] { return rig.objective(); }),
+                       1e-3, 1e-3, "table");
+    } else { // the defaults' 2^20 floats: check the entries the points touch, and that the
+             // rest stay zero
+        int64_t touched = 0;
+        for (float v : analytic)
+            touched += v != 0.f;
+        QVERIFY2(touched > 0 && touched <= rows * 16 * 4 * 2, qPrintable(QString::number(touched)));
+    }
+    // Forward: y = sum over the 4 vertices of weight * table row, per level and feature.
+    rig.objective();
+    const auto got = toHost(b(), rig.y.view(rows, rig.out));
+    const auto tab = toHost(b(), table);
+    const int64_t levels = rig.out / static_cast<int64_t>(table.cols());
+    const int64_t features = table.cols(), blockRows = table.rows() / levels;
+    std::vector<double> want(got.size(), 0.0);
+    const LayerItem& item = layer->item();
+    const HashGrid g =
+        hashgrid::make(static_cast<int>(item.args[0]), static_cast<int>(item.args[1]),
+                       static_cast<int>(item.args[2]), item.args[3], item.args[4]);
+    QCOMPARE(g.tableRows(), blockRows);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int l = 0; l < levels; ++l) {
+            const hashgrid::Corners c = hashgrid::corners(g, l, x[r * 2], x[r * 2 + 1]);
+            double sumW = 0;
+            for (int k = 0; k < 4; ++k) {
+                sumW += c.weight[k];
+                for (int64_t f = 0; f < features; ++f)
+                    want[r * rig.out + l * features + f] +=
+                        double(c.weight[k]) * tab[(l * blockRows + c.row[k]) * features + f];
+            }
+            QVERIFY(std::fabs(sumW - 1.0) < 1e-6); // bilinear weights partition unity
+        }
+    IL_COMPARE_CLOSE(got, want, 1e-6, 0.0);
 }
 
 void TestGradients::embeddingLayer()

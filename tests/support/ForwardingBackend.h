@@ -95,6 +95,16 @@ public:
     {
         run([=, this] { m_inner->fourierBackward(z, dy, dz); });
     }
+    void hashGridForward(const il::HashGrid& g, il::ConstTensor x, il::ConstTensor tables,
+                         il::Tensor y) override
+    {
+        run([=, this] { m_inner->hashGridForward(g, x, tables, y); });
+    }
+    void hashGridBackward(const il::HashGrid& g, il::ConstTensor x, il::ConstTensor dy,
+                          il::Tensor dtables) override
+    {
+        run([=, this] { m_inner->hashGridBackward(g, x, dy, dtables); });
+    }
     void embeddingForward(il::ConstTensor ids, il::ConstTensor table, il::Tensor y) override
     {
         run([=, this] { m_inner->embeddingForward(ids, table, y); });

@@ -307,6 +307,50 @@ OpCase fourierCase(int64_t rows, int64_t count, bool inPlace)
     return c;
 }
 
+// The hash encoding against a double-precision interpolation over the same vertices and weights
+// (hashgrid::corners: the geometry is integer and float work every backend must do alike).
+// Coordinates run a little past [-1, 1] and hit the edges exactly, to test the clamping.
+OpCase hashGridCase(int64_t rows, int levels, int features, int log2Table, double base,
+                    double scale)
+{
+    const HashGrid g = hashgrid::make(levels, features, log2Table, base, scale);
+    Rng rng(static_cast<uint64_t>(rows * 131 + levels * 7 + log2Table));
+    auto x = randomVector(rng, static_cast<size_t>(rows * 2), -1.05, 1.05);
+    x[0] = -1.f;
+    if (x.size() > 3) x[3] = 1.f;
+    const auto tables = randomVector(rng, static_cast<size_t>(g.rows() * features), -1, 1);
+    const auto dy = randomVector(rng, static_cast<size_t>(rows * g.outputs()), -1, 1);
+    std::vector<double> yRef(dy.size()), dRef(tables.size(), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int l = 0; l < levels; ++l) {
+            const hashgrid::Corners c = hashgrid::corners(g, l, x[r * 2], x[r * 2 + 1]);
+            const int64_t block = l * g.tableRows() * features;
+            for (int f = 0; f < features; ++f) {
+                const size_t o = static_cast<size_t>(r * g.outputs() + l * features + f);
+                for (int k = 0; k < 4; ++k) {
+                    const auto t = static_cast<size_t>(block + c.row[k] * features + f);
+                    yRef[o] += double(c.weight[k]) * tables[t];
+                    dRef[t] += double(c.weight[k]) * dy[o];
+                }
+            }
+        }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer xb = toDevice(b, x), tb = toDevice(b, tables), dyb = toDevice(b, dy);
+        Buffer y = filledBuffer(b, dy.size(), kNaN), dt = filledBuffer(b, tables.size(), kNaN);
+        const Tensor tv = tb.view(g.rows(), features), dtv = dt.view(g.rows(), features);
+        b.hashGridForward(g, xb.view(rows, 2), tv, y.view(rows, g.outputs()));
+        b.hashGridBackward(g, xb.view(rows, 2), dyb.view(rows, g.outputs()), dtv);
+        return {{"y", toHost(b, y.view(rows, g.outputs()))}, {"dtables", toHost(b, dtv)}};
+    };
+    // y: four products of magnitude <= 1. dtables: sums of up to rows * 4 products (hashed
+    // levels collect many), in each backend's own order.
+    const double sumBound = reductionBound(4.0 * static_cast<double>(rows), 4.0);
+    c.checks = {{"y", yRef, 1e-6, 0.0, boundOf(kElementwise)},
+                {"dtables", dRef, sumBound, 0.0, [sumBound](size_t, double) { return sumBound; }}};
+    return c;
+}
+
 OpCase embeddingCase(int64_t rows, int64_t context, int64_t vocab, int64_t dim)
 {
     Rng rng(static_cast<uint64_t>(rows * 3 + vocab));
@@ -604,6 +648,26 @@ void addLayerOps(std::vector<Row>& t)
             t.push_back(
                 {QStringLiteral("fourier %1%2").arg(shapeName(r, c), inPlace ? " in-place" : ""),
                  [=] { return fourierCase(r, c, inPlace); }});
+    struct GridShape {
+        int64_t rows;
+        int levels, features, log2Table;
+        double base, scale;
+    };
+    // Direct tables, hashed fine levels (collisions), the layer's defaults, odd tails.
+    for (const GridShape& h :
+         {GridShape{1, 1, 1, 4, 2, 1}, GridShape{1000, 4, 2, 6, 2, 2},
+          GridShape{4096, 16, 2, 12, 16, 1.26}, GridShape{37, 3, 3, 8, 4, 1.5}})
+        t.push_back({QStringLiteral("hashgrid %1 rows L%2 F%3 T2^%4 base %5 x%6")
+                         .arg(h.rows)
+                         .arg(h.levels)
+                         .arg(h.features)
+                         .arg(h.log2Table)
+                         .arg(h.base)
+                         .arg(h.scale),
+                     [=] {
+                         return hashGridCase(h.rows, h.levels, h.features, h.log2Table, h.base,
+                                             h.scale);
+                     }});
     const int64_t emb[][4] = {
         {1, 1, 1, 1}, {7, 3, 27, 10}, {1000, 2, 5, 3}, {2000, 4, 100, 17}, {4096, 3, 28, 16}};
     for (const auto& e : emb)

@@ -1,0 +1,127 @@
+// Multiresolution hash encoding (Müller et al. 2022, HashGridMath.h) as a first layer: 2-D
+// positions in, every level's interpolated features out. Its tables are ordinary trainable
+// parameters (one tensor, levels x 2^log2Table rows x features), initialised uniformly in
+// [-1e-4, 1e-4] as in the paper, updated by the run's optimizer with the rest of the network.
+#include "Errors.h"
+#include "Layer.h"
+
+#include <cmath>
+#include <string>
+
+namespace il {
+
+namespace {
+
+class HashGridLayer final : public Layer {
+public:
+    explicit HashGridLayer(const LayerItem& item) : Layer(item)
+    {
+        const auto levels = static_cast<int>(item.args[0]);
+        const auto features = static_cast<int>(item.args[1]);
+        const auto log2Table = static_cast<int>(item.args[2]);
+        const double base = item.args[3], scale = item.args[4];
+        auto refuse = [&](const std::string& what) {
+            throw EngineError("\"" + item.text() + "\": " + what);
+        };
+        if (levels < 1 || levels > kMaxHashGridLevels)
+            refuse("levels must be 1 to " + std::to_string(kMaxHashGridLevels));
+        if (features < 1 || features > 8) refuse("features per level must be 1 to 8");
+        if (log2Table < 4 || log2Table > 24)
+            refuse("the table size is 2^N rows with N from 4 to 24");
+        if (!(base >= 1 && base <= 65536)) refuse("the coarsest resolution must be 1 to 65536");
+        if (!(scale >= 1 && scale <= 4)) refuse("the growth per level must be 1 to 4");
+        if (!(base * std::pow(scale, levels - 1) <= 1 << 20))
+            refuse("the finest level would have more than 2^20 cells per side");
+        m_grid = hashgrid::make(levels, features, log2Table, base, scale);
+    }
+    int64_t outputWidth(int64_t in) const override
+    {
+        if (in != 2)
+            throw EngineError("\"" + spec() +
+                              "\" encodes 2-D positions (an image's pixel x and y); "
+                              "this data has " +
+                              std::to_string(in) + " inputs");
+        return m_grid.outputs();
+    }
+    std::vector<ParamSpec> parameters(int64_t) const override
+    {
+        return {{"table", {m_grid.rows(), m_grid.features}, true}};
+    }
+    void initialize(Backend& backend, Rng& rng, const InitContext&) override
+    {
+        std::vector<float> table(static_cast<size_t>(m_params[0].size()));
+        for (float& v : table)
+            v = static_cast<float>(rng.uniform(-1e-4, 1e-4));
+        backend.upload(m_params[0], table.data());
+    }
+
+protected:
+    void forwardImpl(Backend& b, ConstTensor x, Tensor y, Tensor) override
+    {
+        b.hashGridForward(m_grid, x, m_params[0], y);
+    }
+    // The table gradient only: the encoding is always first, so no input gradient is asked for.
+    void backwardImpl(Backend& b, ConstTensor x, ConstTensor, ConstTensor dy, Tensor,
+                      Tensor) override
+    {
+        b.hashGridBackward(m_grid, x, dy, m_grads[0]);
+    }
+
+private:
+    HashGrid m_grid;
+};
+
+LayerArg countArg(const char* name, double value, const char* tooltip)
+{
+    LayerArg a;
+    a.name = name;
+    a.defaultValue = value;
+    a.tooltip = tooltip;
+    return a;
+}
+
+} // namespace
+
+LayerType hashGridLayerType()
+{
+    LayerType t;
+    t.name = "hashgrid";
+    t.aliases = {"hash"};
+    t.label = "Hash grid encoding";
+    t.synopsis = "hashgrid[:levels[:features[:log2_table[:base[:scale]]]]]";
+    t.help = "First layer only, 2-D inputs: multiresolution hash encoding (Instant NGP). Each of L "
+             "grids (base cells per side, times scale per level) holds F trainable numbers per "
+             "vertex in a table of 2^T rows (hashed when the vertices do not fit), read by "
+             "bilinear interpolation; L x F outputs (default 16 levels x 2, 2^15 rows, 16 cells, "
+             "x1.26: finest 512).";
+    LayerArg levels = countArg("levels", 16, "How many grids, coarse to fine (1 to 32).");
+    levels.column = EditorColumn::Size;
+    LayerArg features = countArg("features", 2, "Trainable numbers per grid vertex (1 to 8).");
+    LayerArg log2Table =
+        countArg("log2 table size", 15,
+                 "Each level's table has 2^N rows (4 to 24); finer levels with more vertices "
+                 "than rows share rows through a hash.");
+    LayerArg base;
+    base.name = "coarsest resolution";
+    base.kind = LayerArg::Kind::Real;
+    base.defaultValue = 16;
+    base.positive = true;
+    base.tooltip = "Cells per side of the coarsest grid.";
+    LayerArg scale;
+    scale.name = "growth per level";
+    scale.kind = LayerArg::Kind::Real;
+    scale.defaultValue = 1.26;
+    scale.positive = true;
+    scale.column = EditorColumn::Setting;
+    scale.tooltip = "Each grid has this many times the cells per side of the one before "
+                    "(1.26 over 16 levels: 16 to 512).";
+    t.args = {levels, features, log2Table, base, scale};
+    t.firstOnly = "the hash grid encodes the raw input positions, so it must come first";
+    t.rngStream = "hashgrid";
+    t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
+        return std::make_unique<HashGridLayer>(item);
+    };
+    return t;
+}
+
+} // namespace il
