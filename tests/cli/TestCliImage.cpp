@@ -87,7 +87,7 @@ void TestCliImage::initTestCase()
             picture.setPixel(x, y,
                              qRgb(x * 5, y * 7, static_cast<int>(128 + 100 * std::sin(x * 0.4))));
     QVERIFY(writeBytes(path("picture.png"), encode(picture)));
-    // The default preset (SIREN, 3 x 256) on 1536 pixels: full batches, a second or two.
+    // The default preset (hash grid, then 2 x 64 ReLU) on 1536 pixels: full batches, a second.
     m_model = path("picture.safetensors");
     const RunResult r =
         run({"train", "picture.png", "--steps", "150", "--threads", "1", "--snapshots", "snaps",
@@ -289,7 +289,7 @@ void TestCliImage::bundledSampleWithDefaults()
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains(":sample/camera.png: 512x512 gray image, trained at 512x512"),
              qPrintable(r.err));
-    QVERIFY(r.err.contains("sine:30"));
+    QVERIFY2(r.err.contains("hashgrid:16:2:15:16:1.26,dense:64,relu"), qPrintable(r.err));
     QVERIFY(QFileInfo(path("camera.safetensors")).size() > 0);
 }
 

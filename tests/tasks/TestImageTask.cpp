@@ -292,7 +292,7 @@ void TestImageTask::ssim()
 void TestImageTask::presetsBuild()
 {
     auto t = open(testPicture(8, 8));
-    QCOMPARE(t->presets().first(), "siren");
+    QCOMPARE(t->presets().first(), "hashgrid");
     for (const QString& p : t->presets()) {
         Network net(*m_backend, 2, t->presetSpec(p).toStdString(), 3);
         QCOMPARE(net.outputWidth(), 3);

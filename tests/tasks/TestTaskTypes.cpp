@@ -141,7 +141,8 @@ void TestTaskTypes::presetHelp()
              qPrintable(help));
     QVERIFY2(help.contains("\n           linear: dense (linear / logistic regression)\n"),
              qPrintable(help));
-    QVERIFY2(help.contains("\n  image    siren (default): dense:256,sine:30,"), qPrintable(help));
+    QVERIFY2(help.contains("\n  image    hashgrid (default): hashgrid,dense:64,relu,"),
+             qPrintable(help));
     // The names presets, which the hand-written help used to leave out.
     QVERIFY2(help.contains("\n  names    mlp (default): embedding:VOCAB:16,"), qPrintable(help));
     for (const TaskType* t : taskTypes())
