@@ -1,4 +1,4 @@
-// ironlearn-cli render MODEL --size WxH --out image.png
+// ironlearn-cli render MODEL --size WxH --out image.png [--compare-bicubic IMAGE]
 #include "Cli.h"
 
 #include "ImageTask.h"
@@ -33,6 +33,20 @@ QSize parseSize(const QString& text)
     return {w, h};
 }
 
+// The picture a model was trained on, as the image task prepares it for that model (its
+// training size and channels), upscaled bicubically to size.
+QImage bicubicOfTrainingImage(const QString& given, const io::LoadedModel& model, QSize size)
+{
+    QString error;
+    tasks::TaskOptions options;
+    const QByteArray bytes = readDataFile(given);
+    auto task = tasks::openTaskForModel(given, bytes, model.info.task, true, options, &error);
+    if (!task) throw DataError(("--compare-bicubic: " + error).toStdString());
+    const auto* image = dynamic_cast<const tasks::ImageTask*>(task.get());
+    if (!image) throw DataError(("--compare-bicubic: " + given + " is not an image").toStdString());
+    return tasks::resizeBicubic(image->trainingImage(), size, image->geometry().channels);
+}
+
 } // namespace
 
 int runRender(const QStringList& args)
@@ -44,8 +58,13 @@ int runRender(const QStringList& args)
         {"out", "The PNG to write (default: MODEL's name + -WxH.png).", "FILE"},
         {"threads", "CPU threads (default: all cores).", "N"},
         {"backend", "cpu or cuda (default cpu).", "NAME"},
+        {"compare-bicubic",
+         "Draw the network next to a bicubic upscale of IMAGE (the picture it was trained on, "
+         "at its training size) to the same size: the network left, bicubic right.",
+         "IMAGE"},
     });
-    if (!parseOrHelp(p, args, "render", "MODEL [--size WxH] [--out image.png]",
+    if (!parseOrHelp(p, args, "render",
+                     "MODEL [--size WxH] [--out image.png] [--compare-bicubic IMAGE]",
                      "Draw an image model at any resolution as an 8-bit PNG.", 1, 1,
                      "The network is sampled at pixel centres over the training image's field "
                      "of view,\nso every size shows the same picture; sizes above the training "
@@ -82,8 +101,12 @@ int runRender(const QStringList& args)
                                              .arg(size.width())
                                              .arg(size.height());
 
-    const QImage image = tasks::renderImage(*model->network, geometry, size, &error);
+    QImage image = tasks::renderImage(*model->network, geometry, size, &error);
     if (image.isNull()) throw DataError((modelPath + ": " + error).toStdString());
+    if (p.isSet("compare-bicubic")) {
+        const QImage bicubic = bicubicOfTrainingImage(p.value("compare-bicubic"), *model, size);
+        image = tasks::sideBySide(image, bicubic);
+    }
     QByteArray png;
     QBuffer buffer(&png);
     buffer.open(QIODevice::WriteOnly);
@@ -94,6 +117,10 @@ int runRender(const QStringList& args)
     std::printf("rendered %s (%dx%d, %s) to %s\n",
                 QFileInfo(modelPath).fileName().toUtf8().constData(), size.width(), size.height(),
                 geometry.channels == 1 ? "gray" : "RGB", out.toUtf8().constData());
+    if (p.isSet("compare-bicubic"))
+        std::printf("  left: the network; right: %s at %dx%d, upscaled bicubically\n",
+                    QFileInfo(p.value("compare-bicubic")).fileName().toUtf8().constData(),
+                    geometry.width, geometry.height);
     return ExitOk;
 }
 

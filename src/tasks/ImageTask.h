@@ -46,6 +46,13 @@ QImage imageFromIntensities(const float* values, QSize size, int channels);
 QImage renderImage(Network& net, const ImageGeometry& geometry, QSize size, QString* error,
                    int64_t tilePixels = 65536);
 
+// The image resized to size by bicubic convolution (Keys, a = -0.5) over the same field of
+// view as renderImage, `channels` 1 (gray) or 3 (ImageResample.cpp). For the honest zoom:
+// what a classic upscale of the training image shows at the size a network is rendered.
+QImage resizeBicubic(const QImage& image, QSize size, int channels);
+// left and right next to each other (tops aligned) with a white gap, as RGB32.
+QImage sideBySide(const QImage& left, const QImage& right, int gap = 8);
+
 // Peak signal-to-noise ratio in dB of intensities in [0, 1]: 10 log10(1 / MSE); +inf for
 // identical inputs (JSON writes it as "Infinity").
 double psnrDb(const float* a, const float* b, size_t count);

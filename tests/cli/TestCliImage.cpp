@@ -154,9 +154,24 @@ void TestCliImage::hashGridSavesAndRendersTheSame()
     QCOMPARE(fromFile.size(), QSize(96, 64));
     QCOMPARE(fromFile.convertToFormat(QImage::Format_RGB32),
              fromMemory.convertToFormat(QImage::Format_RGB32));
+    // The honest zoom: the network left, a bicubic upscale of the training picture right.
+    r = run({"render", "hg.safetensors", "--size", "288x192", "--compare-bicubic", "stripes.png",
+             "--out", "hg-zoom.png", "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("right: stripes.png at 96x64, upscaled bicubically"),
+             qPrintable(r.out));
+    const QImage zoom(path("hg-zoom.png"));
+    QCOMPARE(zoom.size(), QSize(288 + 8 + 288, 192));
+    QCOMPARE(zoom.pixel(288 + 4, 100), qRgb(255, 255, 255));
+    // The right half is a smooth upscale: the stripes' middles keep their colours.
+    QCOMPARE(zoom.pixel(288 + 8 + 9, 12), stripes.pixel(3, 4));
+    r = run({"render", "hg.safetensors", "--compare-bicubic", "hg.json", "--out", "bad.png"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(isOneLine(r.err) && r.err.contains("--compare-bicubic"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(path("bad.png")));
     // Any size: the grid is continuous.
-    r = run({"render", "hg.safetensors", "--size", "400x300", "--out", "hg-big.png", "--threads",
-             "1"});
+    r = run(
+        {"render", "hg.safetensors", "--size", "400x300", "--out", "hg-big.png", "--threads", "1"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QCOMPARE(QImage(path("hg-big.png")).size(), QSize(400, 300));
 }

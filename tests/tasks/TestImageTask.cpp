@@ -106,6 +106,7 @@ private:
     std::unique_ptr<Backend> m_backend = createCpuBackend(1);
 
 private slots:
+    void bicubicKeepsConstantsAndRamps();
     void coordinatesKeepAspectRatio();
     void grayRgbAndAlpha();
     void forcedGrayscale();
@@ -491,6 +492,43 @@ void TestImageTask::hugeHeaderIsRefusedQuickly()
     QVERIFY2(error.contains("20000x10"), qPrintable(error));
     // A size the header cannot vouch for (BMP) is bounded by Qt's allocation limit.
     QCOMPARE(QImageReader::allocationLimit(), io::kImageAllocationLimitMb);
+}
+
+// The honest zoom's baseline: Keys' cubic convolution reproduces constants and straight ramps
+// exactly (away from the clamped edges), keeps the size when asked to, and lays two images side
+// by side with a white gap.
+void TestImageTask::bicubicKeepsConstantsAndRamps()
+{
+    QImage flat(7, 5, QImage::Format_Grayscale8);
+    flat.fill(qRgb(91, 91, 91));
+    const QImage up = resizeBicubic(flat, QSize(29, 17), 1);
+    QCOMPARE(up.size(), QSize(29, 17));
+    for (int y = 0; y < up.height(); ++y)
+        for (int x = 0; x < up.width(); ++x)
+            QCOMPARE(qGray(up.pixel(x, y)), 91);
+
+    QImage ramp(16, 4, QImage::Format_Grayscale8); // 10, 25, 40, ...: a straight line
+    for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 16; ++x)
+            ramp.setPixel(x, y, qRgb(10 + 15 * x, 10 + 15 * x, 10 + 15 * x));
+    const QImage up4 = resizeBicubic(ramp, QSize(64, 4), 1);
+    for (int x = 8; x < 56; ++x) { // source position (x + 0.5) / 4 - 0.5, two taps from edges
+        const double want = 10 + 15 * ((x + 0.5) / 4 - 0.5);
+        QVERIFY2(
+            std::fabs(qGray(up4.pixel(x, 1)) - want) <= 0.51,
+            qPrintable(QString("x %1: %2, want %3").arg(x).arg(qGray(up4.pixel(x, 1))).arg(want)));
+    }
+    QImage colour(5, 3, QImage::Format_RGB32);
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 5; ++x)
+            colour.setPixel(x, y, qRgb(40 * x, 70 * y, 200));
+    QCOMPARE(resizeBicubic(colour, colour.size(), 3), colour);
+
+    const QImage both = sideBySide(up, colour, 8);
+    QCOMPARE(both.size(), QSize(29 + 8 + 5, 17));
+    QCOMPARE(both.pixel(29 + 4, 0), qRgb(255, 255, 255)); // the gap
+    QCOMPARE(both.pixel(29 + 8 + 4, 2), colour.pixel(4, 2));
+    QCOMPARE(both.pixel(29 + 8, 10), qRgb(255, 255, 255)); // below the shorter image
 }
 
 QTEST_GUILESS_MAIN(TestImageTask)
