@@ -41,6 +41,7 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
         m_session->render(size);
     });
     connect(m_ui->exportButton, &QPushButton::clicked, this, [this] { exportPng(); });
+    connect(m_ui->bicubicCheckBox, &QCheckBox::toggled, this, &ImageOutputPage::showOriginal);
     connect(m_ui->timelineSlider, &QSlider::valueChanged, this, &ImageOutputPage::showSnapshot);
     connect(m_ui->timelineSlider, &QSlider::sliderPressed, this,
             [this] { m_ui->livePreviewCheckBox->setChecked(false); });
@@ -75,7 +76,9 @@ void ImageOutputPage::reload()
     QImage original;
     if (const auto* task = dynamic_cast<const tasks::ImageTask*>(m_session->task().get()))
         original = task->trainingImage();
+    m_original = original;
     m_ui->originalImageView->setImage(original);
+    m_ui->originalTitleLabel->setText("<b>Original</b>");
     m_ui->originalImageView->setPlaceholder(
         m_session->output() == tasks::TaskOutput::Image && original.isNull()
             ? "The model was opened without its image: open it to compare."
@@ -110,6 +113,7 @@ void ImageOutputPage::showSnapshot(int index)
     if (index < 0 || index >= static_cast<int>(snapshots.size())) return;
     const Snapshot& s = snapshots[static_cast<size_t>(index)];
     m_ui->reconstructionImageView->setImage(s.image);
+    showOriginal(); // snapshots are at the training size: the plain original again
     m_ui->timelineStepLabel->setText(
         QString("step %1").arg(QLocale().toString(static_cast<qlonglong>(s.step))));
 }
@@ -141,6 +145,26 @@ void ImageOutputPage::rendered(const QImage& image, const QString& error)
     m_ui->livePreviewCheckBox->setChecked(false);
     m_ui->reconstructionImageView->setImage(image);
     m_ui->timelineStepLabel->setText(QString("%1×%2").arg(image.width()).arg(image.height()));
+    showOriginal();
+}
+
+void ImageOutputPage::showOriginal()
+{
+    const QImage shown = m_ui->reconstructionImageView->image();
+    if (m_original.isNull()) return;
+    if (!m_ui->bicubicCheckBox->isChecked() || shown.isNull() ||
+        shown.size() == m_original.size()) {
+        m_ui->originalImageView->setImage(m_original);
+        m_ui->originalTitleLabel->setText("<b>Original</b>");
+        return;
+    }
+    const int channels = m_original.isGrayscale() ? 1 : 3;
+    m_ui->originalImageView->setImage(tasks::resizeBicubic(m_original, shown.size(), channels));
+    m_ui->originalTitleLabel->setText(QString("<b>Original</b>, bicubic %1×%2 (from %3×%4)")
+                                          .arg(shown.width())
+                                          .arg(shown.height())
+                                          .arg(m_original.width())
+                                          .arg(m_original.height()));
 }
 
 void ImageOutputPage::evaluated(const Evaluation& ev)

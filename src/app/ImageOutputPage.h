@@ -1,6 +1,7 @@
 // Output for images: the original and the reconstruction side by side (zoom and pan together),
 // a timeline over the snapshots taken during training, rendering at 200 / 512 / 1024 / 2048
-// pixels or a custom size, PNG export, and the PSNR / SSIM of the current weights.
+// pixels or a custom size, PNG export, and the PSNR / SSIM of the current weights. "Bicubic
+// original" (the honest zoom) shows the original upscaled bicubically to the render's size.
 #pragma once
 
 #include <QWidget>
@@ -38,10 +39,14 @@ private:
     void rendered(const QImage& image, const QString& error);
     void evaluated(const Evaluation& evaluation);
     void updateCustom();
+    // The left view: the training image, or (Bicubic original, after a render) its bicubic
+    // upscale to the size shown on the right.
+    void showOriginal();
 
     std::unique_ptr<Ui::ImageOutputPage> m_ui;
     Session* m_session = nullptr;
     bool m_rendering = false;
+    QImage m_original; // the training image, as the task prepared it
 };
 
 } // namespace il::app

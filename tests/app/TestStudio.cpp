@@ -8,6 +8,7 @@
 #include "ChartsPanel.h"
 #include "Dialogs.h"
 #include "ImageOutputPage.h"
+#include "ImageView.h"
 #include "LayerStack.h"
 #include "LayerStackModel.h"
 #include "LossHistory.h"
@@ -486,6 +487,16 @@ void TestStudio::rendersAtTwoResolutionsAndExports()
     resolution->setCurrentIndex(1);
     render->click();
     QTRY_COMPARE(page->reconstruction().size(), QSize(512, 512));
+
+    // The honest zoom: the original, upscaled bicubically to the render's size, beside it.
+    auto* original = find<ImageView>("originalImageView");
+    const QSize trained = original->image().size();
+    QVERIFY(trained.width() < 512);
+    find<QCheckBox>("bicubicCheckBox")->setChecked(true);
+    QCOMPARE(original->image().size(), QSize(512, 512));
+    QVERIFY(find<QLabel>("originalTitleLabel")->text().contains("bicubic 512×512"));
+    find<QCheckBox>("bicubicCheckBox")->setChecked(false);
+    QCOMPARE(original->image().size(), trained);
 
     const QString png = m_dir.filePath("camera-512.png");
     Dialogs::setNextFileName(png);
