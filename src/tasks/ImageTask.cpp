@@ -2,12 +2,14 @@
 #include "ImageTask.h"
 
 #include "ImageFile.h"
+#include "LayerRegistry.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cmath>
 
 namespace il::tasks {
@@ -82,7 +84,11 @@ public:
             // image_corpus.sh; README, Images): multiresolution hash encoding (Müller et al.
             // 2022), 16 trainable grids from 16 to 512 cells per side, then a small ReLU MLP, as
             // in Instant NGP. 45-73 dB in 5 s where SIREN reached 16-26.
-            {"hashgrid", "hashgrid,dense:64,relu,dense:64,relu,dense", ""},
+            // GROWTH makes the finest grid as fine as the training picture (ImageTask::presetSpec):
+            // a finer one has vertices no pixel constrains, which show as noise between pixels
+            // when the picture is drawn larger (render --compare-bicubic shows it).
+            {"hashgrid", "hashgrid:16:2:15:16:GROWTH,dense:64,relu,dense:64,relu,dense",
+             "GROWTH: the finest of the 16 grids matches the training size"},
             {"siren", "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense", ""},
             // Random Fourier features (Tancik et al. 2020); scale 10 on [-1, 1] coordinates.
             {"fourier-relu", "fourier:256:10,dense:256,relu,dense:256,relu,dense:256,relu,dense",
@@ -145,6 +151,15 @@ void ImageTask::applyDefaults(TrainerConfig& cfg) const
     // The PSNR hook renders the whole image; every ~8 images' worth of pixels keeps it near
     // 5% of the time.
     cfg.evalEvery = std::max<int64_t>(1, 8 * pixels / cfg.batchSize);
+}
+
+QString ImageTask::presetSpec(const QString& name) const
+{
+    const int side = std::max(m_training.width(), m_training.height());
+    // 16 * growth^15 = side, at least 1 (a picture under 16 px needs no finer grid).
+    const double growth = std::max(1.0, std::pow(side / 16.0, 1.0 / 15.0));
+    return Task::presetSpec(name).replace(
+        "GROWTH", QString::fromStdString(formatFloat(static_cast<float>(growth))));
 }
 
 QImage ImageTask::reconstruct(Network& net) const

@@ -88,6 +88,9 @@ public:
     const ImageGeometry& geometry() const { return m_geometry; }
     // The image trained on (or measured against) and the file as read, alpha on white.
     const QImage& trainingImage() const { return m_training; }
+    // Fills GROWTH in the hashgrid preset: each grid this many times finer than the one
+    // before, so that 16 grids from 16 cells per side reach the training size's longest side.
+    QString presetSpec(const QString& name) const override;
     const QImage& originalImage() const { return m_original; }
     // The reconstruction at the training size (one pixel per training row).
     QImage reconstruct(Network& net) const;

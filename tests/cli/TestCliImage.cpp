@@ -143,10 +143,11 @@ void TestCliImage::hashGridSavesAndRendersTheSame()
                        "--threads", "1", "--snapshots", "hg-snaps", "--snapshot-every", "200",
                        "--metrics-json", "hg.json", "--out", "hg.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    QVERIFY2(r.err.contains("hashgrid:16:2:15:16:1.26,dense:64,relu,dense:64,relu,dense:3"),
-             qPrintable(r.err));
+    // The finest grid matches the 96 px picture: 16 * 1.1269^15 = 96.
+    QVERIFY2(r.err.contains("hashgrid:16:2:15:16:1.1268"), qPrintable(r.err));
     const double psnr = readJson("hg.json")["psnr_db"].toDouble();
-    QVERIFY2(psnr > 40, qPrintable(QString::number(psnr)));
+    // Predicting the mean colour would give 7.7 dB on these two colours.
+    QVERIFY2(psnr > 30, qPrintable(QString::number(psnr)));
     r = run({"render", "hg.safetensors", "--size", "96x64", "--out", "hg-render.png", "--threads",
              "1"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -304,7 +305,8 @@ void TestCliImage::bundledSampleWithDefaults()
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains(":sample/camera.png: 512x512 gray image, trained at 512x512"),
              qPrintable(r.err));
-    QVERIFY2(r.err.contains("hashgrid:16:2:15:16:1.26,dense:64,relu"), qPrintable(r.err));
+    // The default preset, its finest grid at the 512 px training size: 16 * 1.26^15 = 512.
+    QVERIFY2(r.err.contains("hashgrid:16:2:15:16:1.2599211,dense:64,relu"), qPrintable(r.err));
     QVERIFY(QFileInfo(path("camera.safetensors")).size() > 0);
 }
 

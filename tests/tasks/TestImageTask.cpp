@@ -1,8 +1,10 @@
 // The image task: loading (formats, gray/RGB, alpha on white, every kind of broken file),
 // coordinates and aspect ratio, downscaling, PSNR and SSIM, tiled rendering and its limits,
 // snapshots, and reopening a saved model's image settings. Fixtures are made here.
+#include "HashGridMath.h"
 #include "ImageFile.h"
 #include "ImageTask.h"
+#include "LayerRegistry.h"
 #include "ModelFile.h"
 
 #include <QBuffer>
@@ -299,6 +301,19 @@ void TestImageTask::presetsBuild()
         QCOMPARE(net.outputWidth(), 3);
     }
     QVERIFY(t->presetSpec("nope").isEmpty());
+    // The hash grid's finest level matches the training picture's longest side (a finer one
+    // leaves vertices between pixels unconstrained: noise when drawn larger).
+    for (const auto& [w, h] : {std::pair{200, 100}, std::pair{37, 90}, std::pair{8, 8}}) {
+        const QString spec = open(testPicture(w, h))->presetSpec("hashgrid");
+        QVERIFY2(!spec.contains("GROWTH"), qPrintable(spec));
+        const LayerItem grid = parseLayerItem(spec.section(',', 0, 0).toStdString());
+        const HashGrid g =
+            hashgrid::make(static_cast<int>(grid.args[0]), static_cast<int>(grid.args[1]),
+                           static_cast<int>(grid.args[2]), grid.args[3], grid.args[4]);
+        const float finest = g.resolution[g.levels - 1];
+        const float want = std::max(16.f, static_cast<float>(std::max(w, h)));
+        QVERIFY2(finest >= want - 1 && finest <= want, qPrintable(spec));
+    }
     TrainerConfig cfg;
     t->applyDefaults(cfg);
     QCOMPARE(cfg.loss, LossKind::MSE);

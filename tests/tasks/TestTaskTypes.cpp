@@ -141,7 +141,7 @@ void TestTaskTypes::presetHelp()
              qPrintable(help));
     QVERIFY2(help.contains("\n           linear: dense (linear / logistic regression)\n"),
              qPrintable(help));
-    QVERIFY2(help.contains("\n  image    hashgrid (default): hashgrid,dense:64,relu,"),
+    QVERIFY2(help.contains("\n  image    hashgrid (default): hashgrid:16:2:15:16:GROWTH,dense:64,"),
              qPrintable(help));
     // The names presets, which the hand-written help used to leave out.
     QVERIFY2(help.contains("\n  names    mlp (default): embedding:VOCAB:16,"), qPrintable(help));
