@@ -20,6 +20,7 @@ const char* kUsage =
     "  predict MODEL DATA  predict every row of a table (--out predictions.csv)\n"
     "  info MODEL        describe a saved model: task, layers, training so far\n"
     "  render MODEL      draw an image model at any size as a PNG (--size WxH --out FILE)\n"
+    "  race IMAGE        race the image presets on one picture for equal time (--seconds S)\n"
     "  generate MODEL    invent names with a names model (--count N --temperature T)\n"
     "  devices           list the CPU and CUDA devices, or why CUDA is unavailable\n"
     "  samples           list the bundled sample datasets (use them as :sample/NAME)\n"
@@ -36,6 +37,7 @@ int runSamples(const QStringList& args);
 int runPredict(const QStringList& args);
 int runGenerate(const QStringList& args);
 int runRender(const QStringList& args);
+int runRace(const QStringList& args);
 } // namespace il::cli
 
 int main(int argc, char** argv)
@@ -67,6 +69,7 @@ int main(int argc, char** argv)
         if (command == "samples") return il::cli::runSamples(args);
         if (command == "generate") return il::cli::runGenerate(args);
         if (command == "render") return il::cli::runRender(args);
+        if (command == "race") return il::cli::runRace(args);
         std::fprintf(stderr, "ironlearn-cli: unknown command \"%s\" (see: ironlearn-cli --help)\n",
                      command.toUtf8().constData());
         return il::cli::ExitUsage;
