@@ -53,6 +53,7 @@ struct RaceEntry {
     std::string message;
     std::vector<double> psnrAt;   // per checkpoint; NaN: the run stopped before it
     std::vector<int64_t> stepsAt; // per checkpoint; -1 likewise
+    std::vector<double> secondsAt; // per checkpoint: when its weights were copied; NaN likewise
     double psnr = NAN, ssim = NAN; // the final weights
     QImage reconstruction;        // the final weights at the training size (--out-dir)
 
@@ -62,6 +63,7 @@ struct RaceEntry {
 // Weights copied at a step boundary.
 struct Capture {
     int64_t step = 0;
+    double seconds = 0; // the trainer's clock
     std::vector<float> weights;
 };
 
@@ -177,14 +179,16 @@ TrainResult trainWithCaptures(tasks::Model& model, const RaceOptions& o,
                               double& copySeconds)
 {
     RunPolicy policy;
-    policy.progressInterval = 0; // a callback after every step: the checkpoints' boundaries
+    // A callback after every step: a checkpoint's weights are those of the first step boundary
+    // at or past it, not of a later report.
+    policy.progressInterval = 0;
     Trainer trainer(*model.network, *model.optimizer, model.config, model.state, policy);
     at.assign(o.checkpoints.size(), -1);
     size_t next = 0;
     trainer.setProgressCallback([&](const Progress& pr) {
         if (next >= o.checkpoints.size() || pr.elapsed < o.checkpoints[next]) return;
         const auto start = Clock::now();
-        captures.push_back({pr.step, downloadWeights(*model.network)});
+        captures.push_back({pr.step, pr.elapsed, downloadWeights(*model.network)});
         for (; next < o.checkpoints.size() && pr.elapsed >= o.checkpoints[next]; ++next)
             at[next] = static_cast<int>(captures.size()) - 1;
         copySeconds += std::chrono::duration<double>(Clock::now() - start).count();
@@ -216,9 +220,11 @@ void measure(tasks::Model& model, tasks::ImageTask& task, const std::vector<Capt
         if (at[i] >= 0) {
             entry.psnrAt.push_back(capturePsnr[static_cast<size_t>(at[i])]);
             entry.stepsAt.push_back(captures[static_cast<size_t>(at[i])].step);
+            entry.secondsAt.push_back(captures[static_cast<size_t>(at[i])].seconds);
         } else { // the budget ended first: the final weights; another stop: not reached
             entry.psnrAt.push_back(ranOut ? entry.psnr : NAN);
             entry.stepsAt.push_back(ranOut ? entry.steps : -1);
+            entry.secondsAt.push_back(ranOut ? entry.seconds : NAN);
         }
     }
     if (!o.outDir.isEmpty()) entry.reconstruction = task.reconstruct(net);
@@ -342,9 +348,10 @@ void writeJson(const std::vector<RaceEntry>& entries, const tasks::ImageTask& ta
     for (const double c : o.checkpoints)
         checkpoints.append(c);
     for (const RaceEntry& e : entries) {
-        QJsonArray psnrAt, stepsAt;
+        QJsonArray psnrAt, stepsAt, secondsAt;
         for (size_t i = 0; i < e.psnrAt.size(); ++i) {
             psnrAt.append(io::doubleToJson(e.psnrAt[i]));
+            secondsAt.append(io::doubleToJson(e.secondsAt[i]));
             stepsAt.append(e.stepsAt[i] < 0 ? QJsonValue() : QJsonValue(qint64(e.stepsAt[i])));
         }
         presets.append(QJsonObject{
@@ -358,6 +365,7 @@ void writeJson(const std::vector<RaceEntry>& entries, const tasks::ImageTask& ta
             {"stop_reason", QString::fromStdString(stopReasonName(e.reason))},
             {"psnr_db_at", psnrAt},
             {"steps_at", stepsAt},
+            {"seconds_at", secondsAt},
             {"psnr_db", io::doubleToJson(e.psnr)},
             {"ssim", io::doubleToJson(e.ssim)},
         });

@@ -1,0 +1,285 @@
+// ironlearn-cli race, end to end: the real executable, run with QProcess in a temporary
+// directory on a small generated picture. Two presets race for a second with three checkpoints;
+// the table, the JSON, the reconstructions and the CSV must agree, and bad inputs must give one
+// line and a non-zero exit, writing nothing.
+#include "CliRunner.h"
+
+#include <QBuffer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+bool writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+bool isOneLine(const QString& text)
+{
+    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
+}
+
+// The table row of preset: its whitespace-separated fields (empty if there is none).
+QStringList tableRow(const QString& table, const QString& preset)
+{
+    for (const QString& line : table.split('\n')) {
+        const QStringList fields = line.split(' ', Qt::SkipEmptyParts);
+        if (!fields.isEmpty() && fields.first() == preset) return fields;
+    }
+    return {};
+}
+
+} // namespace
+
+class TestCliRace : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    RunResult m_race; // hashgrid and classic, 1 s each, checkpoints 0.25, 0.5, 1
+    QJsonObject m_json;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+    RunResult run(const QStringList& args) const { return runCli(m_dir.path(), args, 120000); }
+
+private slots:
+    void initTestCase();
+    void tableHasEveryPresetAndCheckpoint();
+    void jsonAgreesWithTheTable();
+    void outDirHasReconstructionsAndCsv();
+    void defaultsRaceEveryPreset();
+    void help();
+    void badInput_data();
+    void badInput();
+};
+
+void TestCliRace::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFileInfo(IRONLEARN_CLI).isExecutable(), IRONLEARN_CLI);
+    QImage picture(48, 32, QImage::Format_RGB32);
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 48; ++x)
+            picture.setPixel(x, y,
+                             qRgb(x * 5, y * 7, static_cast<int>(128 + 100 * std::sin(x * 0.4))));
+    QVERIFY(picture.save(path("picture.png")));
+    m_race = run({"race", "picture.png", "--seconds", "1", "--presets", "hashgrid,classic",
+                  "--checkpoints", "0.25,0.5,1", "--threads", "1", "--out-dir", "out", "--json",
+                  "race.json"});
+    QVERIFY2(m_race.code == 0, qPrintable(m_race.err));
+    QFile f(path("race.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    m_json = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(!m_json.isEmpty());
+}
+
+void TestCliRace::tableHasEveryPresetAndCheckpoint()
+{
+    const QString& out = m_race.out;
+    QVERIFY2(out.startsWith("Race on picture.png at 48x32 (RGB), 1 s per preset:"), qPrintable(out));
+    QVERIFY2(QRegularExpression(R"(preset +steps +steps/s +0\.25 s +0\.5 s +1 s +final dB +SSIM)")
+                 .match(out)
+                 .hasMatch(),
+             qPrintable(out));
+    QStringList finals;
+    int winners = 0;
+    double best = -1;
+    QString bestPreset, winnerPreset;
+    for (const QString preset : {"hashgrid", "classic"}) {
+        const QStringList row = tableRow(out, preset);
+        // preset, steps, steps/s, three checkpoints, final dB, SSIM [, <-, winner]
+        QVERIFY2(row.size() == 8 || row.size() == 10, qPrintable(row.join('|')));
+        for (int i = 1; i < 8; ++i) {
+            bool ok = false;
+            row[i].toDouble(&ok);
+            QVERIFY2(ok, qPrintable(row.join('|')));
+        }
+        QVERIFY(row[1].toInt() > 0);
+        QCOMPARE(row[5], row[6]); // the last checkpoint is the budget: the final weights
+        const double ssim = row[7].toDouble();
+        QVERIFY(ssim > 0 && ssim <= 1);
+        if (row[6].toDouble() > best) best = row[6].toDouble(), bestPreset = preset;
+        if (row.size() == 10) {
+            QCOMPARE(row[8] + " " + row[9], QString("<- winner"));
+            ++winners, winnerPreset = preset;
+        }
+    }
+    QCOMPARE(winners, 1);
+    QCOMPARE(winnerPreset, bestPreset);
+    QVERIFY(tableRow(out, "siren").isEmpty()); // only the presets asked for
+    QVERIFY2(m_race.err.contains("hashgrid: ") && m_race.err.contains("classic: "),
+             qPrintable(m_race.err));
+}
+
+void TestCliRace::jsonAgreesWithTheTable()
+{
+    QCOMPARE(m_json["checkpoints"].toArray(), QJsonArray({0.25, 0.5, 1.0}));
+    QCOMPARE(m_json["width"].toInt(), 48);
+    QCOMPARE(m_json["height"].toInt(), 32);
+    const QJsonArray presets = m_json["presets"].toArray();
+    QCOMPARE(presets.size(), 2);
+    QCOMPARE(presets[0]["preset"].toString(), "hashgrid");
+    QCOMPARE(presets[1]["preset"].toString(), "classic");
+    for (const QJsonValue& v : presets) {
+        const QJsonObject e = v.toObject();
+        const QString name = e["preset"].toString();
+        const QStringList row = tableRow(m_race.out, name);
+        QCOMPARE(row.value(1).toLongLong(), e["steps"].toInteger());
+        // The budget was used in full, and each checkpoint holds a later state than the last.
+        QCOMPARE(e["stop_reason"].toString(), "time budget reached");
+        QVERIFY(e["seconds"].toDouble() >= 1.0);
+        const QJsonArray psnr = e["psnr_db_at"].toArray(), steps = e["steps_at"].toArray();
+        const QJsonArray seconds = e["seconds_at"].toArray();
+        QCOMPARE(psnr.size(), 3);
+        QCOMPARE(steps.size(), 3);
+        QCOMPARE(seconds.size(), 3);
+        for (int i = 0; i < 3; ++i) {
+            // Copied at the first step boundary at or past the checkpoint (steps here take
+            // milliseconds; the slack is for a busy machine).
+            const double checkpoint = m_json["checkpoints"][i].toDouble();
+            QVERIFY(seconds[i].toDouble() >= checkpoint);
+            QVERIFY2(seconds[i].toDouble() < checkpoint + 0.5, qPrintable(name));
+            QCOMPARE(row.value(3 + i), QString::number(psnr[i].toDouble(), 'f', 2));
+            QVERIFY(steps[i].toInteger() > 0);
+            if (i > 0) QVERIFY(steps[i].toInteger() > steps[i - 1].toInteger());
+        }
+        QCOMPARE(steps[2].toInteger(), e["steps"].toInteger());
+        QCOMPARE(psnr[2].toDouble(), e["psnr_db"].toDouble());
+        QVERIFY(e["checkpoint_copy_seconds"].toDouble() < 0.1);
+    }
+    // The hash grid learns this picture within the second; its PSNR at a quarter second was
+    // measured on the weights of then, not on the final ones.
+    const QJsonObject hashgrid = presets[0].toObject();
+    const QJsonArray psnr = hashgrid["psnr_db_at"].toArray();
+    QVERIFY2(hashgrid["psnr_db"].toDouble() > 25, qPrintable(m_race.out));
+    QVERIFY2(psnr[0].toDouble() < hashgrid["psnr_db"].toDouble(), qPrintable(m_race.out));
+    QCOMPARE(m_json["winner"].toString(),
+             presets[0]["psnr_db"].toDouble() > presets[1]["psnr_db"].toDouble() ? "hashgrid"
+                                                                                 : "classic");
+}
+
+void TestCliRace::outDirHasReconstructionsAndCsv()
+{
+    for (const QString name : {"target", "hashgrid", "classic"}) {
+        const QImage image(path("out/" + name + ".png"));
+        QVERIFY2(!image.isNull(), qPrintable(name));
+        QCOMPARE(image.size(), QSize(48, 32));
+    }
+    QCOMPARE(QDir(path("out")).entryList(QDir::Files).size(), 4);
+    QFile f(path("out/psnr.csv"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.size(), 4);
+    QCOMPARE(lines[0], "seconds,hashgrid,classic");
+    const QJsonArray presets = m_json["presets"].toArray();
+    const QStringList times{"0.25", "0.5", "1"};
+    for (int i = 0; i < 3; ++i) {
+        const QStringList cells = lines[i + 1].split(',');
+        QCOMPARE(cells.size(), 3);
+        QCOMPARE(cells[0], times[i]);
+        for (int p = 0; p < 2; ++p)
+            QVERIFY(std::fabs(cells[p + 1].toDouble() -
+                              presets[p]["psnr_db_at"].toArray()[i].toDouble()) < 1e-4);
+    }
+    // The last reconstruction is the final weights: its PSNR against the target is the final one.
+    const QImage target(path("out/target.png")), hashgrid(path("out/hashgrid.png"));
+    double mse = 0;
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 48; ++x) {
+            const QRgb a = target.pixel(x, y), b = hashgrid.pixel(x, y);
+            for (const int d : {qRed(a) - qRed(b), qGreen(a) - qGreen(b), qBlue(a) - qBlue(b)})
+                mse += d * d / (255.0 * 255.0);
+        }
+    const double psnr = 10 * std::log10(48 * 32 * 3 / std::max(mse, 1e-12));
+    // 8-bit rounding of the reconstruction costs a little at high PSNR.
+    QVERIFY2(std::fabs(psnr - presets[0]["psnr_db"].toDouble()) < 3 ||
+                 (psnr > 45 && presets[0]["psnr_db"].toDouble() > 45),
+             qPrintable(QString::number(psnr)));
+}
+
+void TestCliRace::defaultsRaceEveryPreset()
+{
+    const RunResult r = run({"race", "picture.png", "--seconds", "0.2", "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    for (const QString preset : {"hashgrid", "siren", "fourier-relu", "classic"})
+        QVERIFY2(tableRow(r.out, preset).size() >= 9, qPrintable(r.out));
+    // The default checkpoints: up to three of the 1-2-5 series below the budget, then it.
+    QVERIFY2(QRegularExpression(R"(steps/s +0\.02 s +0\.05 s +0\.1 s +0\.2 s +final dB)")
+                 .match(r.out)
+                 .hasMatch(),
+             qPrintable(r.out));
+    QCOMPARE(r.out.count("<- winner"), 1);
+}
+
+void TestCliRace::help()
+{
+    const RunResult r = run({"race", "--help"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.startsWith("Usage: ironlearn-cli race IMAGE"), qPrintable(r.out));
+    for (const char* option :
+         {"--seconds", "--presets", "--checkpoints", "--image-size", "--threads", "--out-dir",
+          "--json", "the weights are copied", "fourier-relu"})
+        QVERIFY2(r.out.contains(option), option);
+    QVERIFY(run({"--help"}).out.contains("race IMAGE"));
+}
+
+void TestCliRace::badInput_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("mention");
+    const QStringList pic{"picture.png"};
+    QTest::newRow("unknown preset") << pic + QStringList{"--presets", "hashgrid,nope"} << 2
+                                    << "\"nope\" (hashgrid, siren, fourier-relu, classic)";
+    QTest::newRow("preset twice") << pic + QStringList{"--presets", "siren,siren"} << 2
+                                  << "twice";
+    QTest::newRow("seconds text") << pic + QStringList{"--seconds", "ten"} << 2 << "--seconds";
+    QTest::newRow("seconds 0") << pic + QStringList{"--seconds", "0"} << 2 << "--seconds";
+    QTest::newRow("checkpoint past") << pic + QStringList{"--seconds", "1", "--checkpoints", "2"}
+                                     << 2 << "outside the race";
+    QTest::newRow("checkpoints down") << pic + QStringList{"--checkpoints", "5,2"} << 2
+                                      << "must increase";
+    QTest::newRow("checkpoint text") << pic + QStringList{"--checkpoints", "1,x"} << 2
+                                     << "\"x\" is not a number";
+    QTest::newRow("image size") << pic + QStringList{"--image-size", "2"} << 2 << "--image-size";
+    QTest::newRow("threads") << pic + QStringList{"--threads", "many"} << 2 << "--threads";
+    QTest::newRow("no image") << QStringList{} << 2 << "race IMAGE";
+    QTest::newRow("missing file") << QStringList{"missing.png"} << 1 << "missing.png: no such file";
+    QTest::newRow("table") << QStringList{"table.csv"} << 1
+                           << "table.csv: not an image (race reads png";
+    QTest::newRow("garbage") << QStringList{"garbage.png"} << 1 << "garbage.png: not an image";
+    QTest::newRow("truncated") << QStringList{"cut.png"} << 1 << "cut.png: truncated PNG";
+}
+
+void TestCliRace::badInput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, code);
+    QFETCH(QString, mention);
+    QVERIFY(writeBytes(path("table.csv"), "a,b\n1,2\n3,4\n"));
+    QVERIFY(writeBytes(path("garbage.png"), QByteArray(3000, '\x01')));
+    QFile png(path("picture.png"));
+    QVERIFY(png.open(QIODevice::ReadOnly));
+    QVERIFY(writeBytes(path("cut.png"), png.readAll().left(80)));
+    const RunResult r =
+        run(QStringList{"race"} + args + QStringList{"--out-dir", "bad-out", "--json", "bad.json"});
+    QCOMPARE(r.code, code);
+    QVERIFY2(isOneLine(r.err) && r.err.contains(mention), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+    QVERIFY(!QFileInfo::exists(path("bad-out")) && !QFileInfo::exists(path("bad.json")));
+}
+
+QTEST_GUILESS_MAIN(TestCliRace)
+#include "TestCliRace.moc"
