@@ -51,11 +51,11 @@ struct RaceEntry {
     double copySeconds = 0; // of which copying the weights at checkpoints
     StopReason reason = StopReason::TimeBudget;
     std::string message;
-    std::vector<double> psnrAt;   // per checkpoint; NaN: the run stopped before it
-    std::vector<int64_t> stepsAt; // per checkpoint; -1 likewise
+    std::vector<double> psnrAt;    // per checkpoint; NaN: the run stopped before it
+    std::vector<int64_t> stepsAt;  // per checkpoint; -1 likewise
     std::vector<double> secondsAt; // per checkpoint: when its weights were copied; NaN likewise
     double psnr = NAN, ssim = NAN; // the final weights
-    QImage reconstruction;        // the final weights at the training size (--out-dir)
+    QImage reconstruction;         // the final weights at the training size (--out-dir)
 
     double stepsPerSecond() const { return seconds > 0 ? static_cast<double>(steps) / seconds : 0; }
 };
@@ -146,9 +146,8 @@ std::shared_ptr<tasks::ImageTask> openRaceImage(const QString& given, const QCom
     const tasks::TaskType& images = tasks::imageTaskType();
     const tasks::TaskType* other = tasks::taskTypeForPath(given);
     if (other && other != &images)
-        throw DataError((given + ": not an image (race reads " +
-                         images.fileSuffixes().join(", ") + "); ." +
-                         QFileInfo(given).suffix().toLower() + " files are " +
+        throw DataError((given + ": not an image (race reads " + images.fileSuffixes().join(", ") +
+                         "); ." + QFileInfo(given).suffix().toLower() + " files are " +
                          other->title().toLower())
                             .toStdString());
     tasks::TaskOptions topt;
@@ -294,9 +293,9 @@ QString raceTable(const std::vector<RaceEntry>& entries, const RaceOptions& o)
                       QString::number(e.stepsPerSecond(), 'f', 1).rightJustified(9);
         for (const double v : e.psnrAt)
             row += dB(v, 8);
-        row += dB(e.psnr, 10) +
-               (std::isnan(e.ssim) ? QString("-") : QString::number(e.ssim, 'f', 4))
-                   .rightJustified(8);
+        row +=
+            dB(e.psnr, 10) +
+            (std::isnan(e.ssim) ? QString("-") : QString::number(e.ssim, 'f', 4)).rightJustified(8);
         if (static_cast<int>(i) == best) row += "  <- winner";
         table += row + "\n";
     }
@@ -335,7 +334,7 @@ void writeOutDir(const std::vector<RaceEntry>& entries, const tasks::ImageTask& 
         csv += QByteArray::number(o.checkpoints[i], 'g', 6);
         for (const RaceEntry& e : entries)
             csv += "," + (std::isnan(e.psnrAt[i]) ? QByteArray()
-                                                   : QByteArray::number(e.psnrAt[i], 'f', 4));
+                                                  : QByteArray::number(e.psnrAt[i], 'f', 4));
         csv += "\n";
     }
     writeTextFileAtomically(dir.filePath("psnr.csv"), csv);
@@ -417,11 +416,12 @@ int runRace(const QStringList& args)
         presets << preset.name;
     p.addOptions({
         {"seconds", "Training time per preset (default 10).", "S"},
-        {"presets", "Image presets to race, comma-separated (default: all: " +
-                        presets.join(",") + ").",
+        {"presets",
+         "Image presets to race, comma-separated (default: all: " + presets.join(",") + ").",
          "A,B"},
-        {"checkpoints", "Times in seconds at which PSNR is recorded, comma-separated (default: "
-                        "up to three of 1, 2, 5, 10, 20... below S, then S).",
+        {"checkpoints",
+         "Times in seconds at which PSNR is recorded, comma-separated (default: "
+         "up to three of 1, 2, 5, 10, 20... below S, then S).",
          "T1,T2"},
         {"image-size", "Longest side used for training (default 512).", "PIXELS"},
         {"grayscale", "Train on the gray version of a colour image."},
@@ -434,8 +434,9 @@ int runRace(const QStringList& args)
     if (!parseOrHelp(p, args, "race", "IMAGE [--seconds S] [--presets a,b,c] [options]",
                      "Race the image presets: each learns the picture for the same time; a table "
                      "compares their PSNR.",
-                     1, 1, QString::fromLatin1(kRaceHelp) + "\n" +
-                               tasks::imageTaskType().presetHelp(2).prepend("Presets:\n")))
+                     1, 1,
+                     QString::fromLatin1(kRaceHelp) + "\n" +
+                         tasks::imageTaskType().presetHelp(2).prepend("Presets:\n")))
         return ExitOk;
     const RaceOptions o = raceOptions(p);
     const QString given = p.positionalArguments().first();
@@ -457,8 +458,8 @@ int runRace(const QStringList& args)
         const RaceEntry& e = entries.back();
         if (!o.quiet)
             std::fprintf(stderr, "%s: %lld steps in %.1f s, PSNR %.2f dB (%s)\n",
-                         e.preset.toUtf8().constData(), static_cast<long long>(e.steps),
-                         e.seconds, e.psnr, e.layers.c_str());
+                         e.preset.toUtf8().constData(), static_cast<long long>(e.steps), e.seconds,
+                         e.psnr, e.layers.c_str());
     }
     const tasks::ImageGeometry& g = task->geometry();
     std::printf("Race on %s at %dx%d (%s), %s per preset:\n\n%s",

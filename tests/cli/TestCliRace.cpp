@@ -88,7 +88,8 @@ void TestCliRace::initTestCase()
 void TestCliRace::tableHasEveryPresetAndCheckpoint()
 {
     const QString& out = m_race.out;
-    QVERIFY2(out.startsWith("Race on picture.png at 48x32 (RGB), 1 s per preset:"), qPrintable(out));
+    QVERIFY2(out.startsWith("Race on picture.png at 48x32 (RGB), 1 s per preset:"),
+             qPrintable(out));
     QVERIFY2(QRegularExpression(R"(preset +steps +steps/s +0\.25 s +0\.5 s +1 s +final dB +SSIM)")
                  .match(out)
                  .hasMatch(),
@@ -243,16 +244,15 @@ void TestCliRace::badInput_data()
     const QStringList pic{"picture.png"};
     QTest::newRow("unknown preset") << pic + QStringList{"--presets", "hashgrid,nope"} << 2
                                     << "\"nope\" (hashgrid, siren, fourier-relu, classic)";
-    QTest::newRow("preset twice") << pic + QStringList{"--presets", "siren,siren"} << 2
-                                  << "twice";
+    QTest::newRow("preset twice") << pic + QStringList{"--presets", "siren,siren"} << 2 << "twice";
     QTest::newRow("seconds text") << pic + QStringList{"--seconds", "ten"} << 2 << "--seconds";
     QTest::newRow("seconds 0") << pic + QStringList{"--seconds", "0"} << 2 << "--seconds";
-    QTest::newRow("checkpoint past") << pic + QStringList{"--seconds", "1", "--checkpoints", "2"}
-                                     << 2 << "outside the race";
-    QTest::newRow("checkpoints down") << pic + QStringList{"--checkpoints", "5,2"} << 2
-                                      << "must increase";
-    QTest::newRow("checkpoint text") << pic + QStringList{"--checkpoints", "1,x"} << 2
-                                     << "\"x\" is not a number";
+    QTest::newRow("checkpoint past")
+        << pic + QStringList{"--seconds", "1", "--checkpoints", "2"} << 2 << "outside the race";
+    QTest::newRow("checkpoints down")
+        << pic + QStringList{"--checkpoints", "5,2"} << 2 << "must increase";
+    QTest::newRow("checkpoint text")
+        << pic + QStringList{"--checkpoints", "1,x"} << 2 << "\"x\" is not a number";
     QTest::newRow("image size") << pic + QStringList{"--image-size", "2"} << 2 << "--image-size";
     QTest::newRow("threads") << pic + QStringList{"--threads", "many"} << 2 << "--threads";
     QTest::newRow("no image") << QStringList{} << 2 << "race IMAGE";
