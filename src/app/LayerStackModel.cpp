@@ -161,6 +161,8 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const
         if (index.column() == SizeColumn && output)
             return "The output layer's width comes from the data, so it always fits.";
         if (index.column() == TypeColumn) return QString::fromStdString(r.type->help);
+        if (index.column() == ParamsColumn && r.type->details)
+            return QString::fromStdString(r.type->details(r));
         if (arg) return QString::fromStdString(arg->tooltip);
     }
     if (role == Qt::TextAlignmentRole && index.column() >= SizeColumn &&

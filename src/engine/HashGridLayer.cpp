@@ -71,6 +71,36 @@ private:
     HashGrid m_grid;
 };
 
+// Each grid's size and whether its vertices have rows of their own, e.g.
+// "grid 12: 128 x 128 cells, 16,641 vertices in 32,768 rows (own rows)".
+std::string details(const LayerItem& item)
+{
+    if (item.args.size() < 5) return {};
+    const HashGrid g =
+        hashgrid::make(static_cast<int>(item.args[0]), static_cast<int>(item.args[1]),
+                       static_cast<int>(item.args[2]), item.args[3], item.args[4]);
+    auto grouped = [](int64_t n) {
+        std::string s = std::to_string(n);
+        for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
+            s.insert(static_cast<size_t>(i), ",");
+        return s;
+    };
+    std::string out = std::to_string(g.levels) + " grids of " + grouped(g.tableRows()) +
+                      " rows x " + std::to_string(g.features) + " numbers (" +
+                      grouped(g.rows() * g.features) + " parameters):";
+    for (int l = 0; l < g.levels && l < kMaxHashGridLevels; ++l) {
+        const auto cells = static_cast<int64_t>(g.resolution[l]);
+        const int64_t vertices = (cells + 1) * (cells + 1);
+        out += "\ngrid " + std::to_string(l + 1) + ": " + std::to_string(cells) + " x " +
+               std::to_string(cells) + " cells, " + grouped(vertices) + " vertices, " +
+               (g.direct(l) ? std::string("own rows")
+                            : "hashed: about " +
+                                  std::to_string((vertices + g.tableRows() - 1) / g.tableRows()) +
+                                  " share a row");
+    }
+    return out;
+}
+
 LayerArg countArg(const char* name, double value, const char* tooltip)
 {
     LayerArg a;
@@ -118,6 +148,7 @@ LayerType hashGridLayerType()
     t.args = {levels, features, log2Table, base, scale};
     t.firstOnly = "the hash grid encodes the raw input positions, so it must come first";
     t.rngStream = "hashgrid";
+    t.details = &details;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<HashGridLayer>(item);
     };

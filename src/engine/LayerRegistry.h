@@ -67,6 +67,10 @@ struct LayerType {
     bool activation = false;
     // Rng::derive purpose of its initialisation. Model files depend on it: never change it.
     const char* rngStream = "init";
+    // Optional: a few lines on what the item's arguments make of the layer, for the studio's
+    // tooltip on its parameter count (the hash grid: each grid's cells and whether its
+    // vertices share table rows). Null: nothing beyond the help.
+    std::string (*details)(const LayerItem& item) = nullptr;
     // Builds the layer from an item whose data values are resolved (no zeros left).
     std::unique_ptr<Layer> (*make)(const LayerItem& item) = nullptr;
 };

@@ -350,10 +350,17 @@ void TestStudio::offersEveryRegisteredLayerType()
         QCOMPARE(model->data(model->index(type.firstOnly.empty() ? 1 : 0, 0), Qt::DisplayRole)
                      .toString(),
                  QString::fromStdString(type.label));
-        if (type.name == "hashgrid") // iris has 4 inputs, not an image's 2 coordinates
+        if (type.name == "hashgrid") { // iris has 4 inputs, not an image's 2 coordinates
             QVERIFY2(!model->isValid() && model->errorString().contains("2-D positions"),
                      qPrintable(model->errorString()));
-        else if (type.name != "embedding") // iris has no vocabulary
+            // Its parameter count explains each grid: cells, and whether vertices share rows.
+            const QString grids =
+                model->data(model->index(0, LayerStackModel::ParamsColumn), Qt::ToolTipRole)
+                    .toString();
+            QVERIFY2(grids.contains("grid 1: 16 x 16 cells, 289 vertices, own rows") &&
+                         grids.contains("grid 16: 512 x 512 cells") && grids.contains("hashed"),
+                     qPrintable(grids));
+        } else if (type.name != "embedding") // iris has no vocabulary
             QVERIFY2(model->isValid(), qPrintable(name + ": " + model->errorString()));
     }
 }
