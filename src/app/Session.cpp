@@ -550,6 +550,10 @@ void Session::onProgress(const TrainingUpdate& update)
     m_trainedSteps = update.step;
     if (!update.losses.empty()) setModified(true);
     emit progressed(update);
+    for (QString notice : update.notices) {
+        notice[0] = notice[0].toUpper();
+        emit message(notice);
+    }
 }
 
 void Session::onPreview(qint64 step, const QImage& image)
@@ -580,6 +584,11 @@ void Session::onFinished(const TrainingOutcome& outcome)
     if (outcome.deviceUnavailable || outcome.reason == StopReason::DeviceFailure)
         setDevice("cpu", m_tf32, false);
     m_trainedSteps = outcome.step;
+    // A recovery lowered the learning rate: the next run starts from the rate that worked.
+    if (outcome.recoveries > 0) {
+        m_config.schedule = outcome.schedule;
+        emit configChanged();
+    }
     setRunState(RunState::Idle);
     emit trainingFinished(outcome);
     evaluate();

@@ -70,7 +70,11 @@ void TrainingPanel::setSession(Session* session)
     connect(session, &Session::modelChanged, this, &TrainingPanel::load);
     connect(session, &Session::runStateChanged, this, &TrainingPanel::updateEnabled);
     connect(session, &Session::historyReset, this, &TrainingPanel::updateEnabled);
-    connect(session, &Session::trainingFinished, this, &TrainingPanel::updatePlan);
+    connect(session, &Session::trainingFinished, this, [this](const TrainingOutcome& outcome) {
+        // A recovery from a stall lowered the learning rate: show the rate the next run uses.
+        if (outcome.recoveries > 0) load();
+        updatePlan();
+    });
     load();
 }
 

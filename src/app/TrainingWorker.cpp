@@ -260,7 +260,8 @@ public:
     {
         m_last = p;
         m_pending.losses.push_back({p.step, p.trainLoss, p.lr});
-        if (elapsed() - m_lastEmit >= kUpdateInterval) flush();
+        if (!p.notice.empty()) m_pending.notices << QString::fromStdString(p.notice);
+        if (!p.notice.empty() || elapsed() - m_lastEmit >= kUpdateInterval) flush();
         takePreview(false, false);
         w.runJobsBetweenSteps(m);
         if (w.m_paused && !w.m_stop) pause(p.step);
@@ -428,6 +429,7 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     }
 
     RunPolicy policy;
+    policy.watch = m.task->watchSettings();
     if (onDevice) {
         // Each read of the loss makes the host wait for the device (the trainer reads at most
         // every 25 steps there): report about 30 times a second; the charts then get one point
@@ -472,6 +474,10 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         outcome.message = QString::fromStdString(result.message);
         outcome.trainLoss = result.trainLoss;
         outcome.valLoss = result.valLoss;
+        outcome.recoveries = result.recoveries;
+        outcome.schedule = result.schedule;
+        // Saved with the model: a resumed run goes on at the rate that worked.
+        if (result.recoveries > 0) m.config.schedule = result.schedule;
     }
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
         // The trainer rewound the state to its last host copy; rebuild the weights from it.

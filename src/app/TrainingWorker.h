@@ -30,6 +30,7 @@
 #include <QImage>
 #include <QMetaType>
 #include <QMutex>
+#include <QStringList>
 #include <QThread>
 #include <QWaitCondition>
 
@@ -56,6 +57,9 @@ struct TrainingUpdate {
     double elapsed = 0;                    // seconds of this run, pauses excluded
     std::vector<LossSample> losses;        // every step since the previous update
     std::vector<HistoryPoint> evaluations; // evaluations since the previous update
+    // The trainer's notices since the previous update (a stall, a divergence, a recovery:
+    // Progress::notice), one line each.
+    QStringList notices;
 };
 
 struct TrainingOutcome {
@@ -69,6 +73,10 @@ struct TrainingOutcome {
     bool deviceUnavailable = false;
     // DeviceFailure: the model now lives on the CPU with the last good weights (step).
     bool movedToCpu = false;
+    // The run recovered from a stall or divergence this many times (TrainResult::recoveries);
+    // the model's configuration now has the lowered learning rates of schedule.
+    int recoveries = 0;
+    ScheduleConfig schedule;
 };
 
 // Creates a backend by name ("cpu" or "cuda"); throws BackendError with the reason when it

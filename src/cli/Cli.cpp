@@ -80,6 +80,12 @@ ProgressPrinter::ProgressPrinter(bool quiet) : m_quiet(quiet), m_tty(isatty(file
 
 void ProgressPrinter::operator()(const Progress& p)
 {
+    // A notice (a stall, a divergence, a recovery) is a warning, not progress: even --quiet
+    // prints it, on a line of its own.
+    if (!p.notice.empty()) {
+        finish();
+        std::fprintf(stderr, "note: %s\n", p.notice.c_str());
+    }
     if (m_quiet) return;
     const QString loss = "loss " + formatLoss(p.trainLoss) +
                          (std::isnan(p.valLoss) ? QString() : "  val " + formatLoss(p.valLoss));

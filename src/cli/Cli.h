@@ -41,7 +41,8 @@ double doubleOption(const QCommandLineParser& p, const QString& name, double fal
 int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
                   int64_t max);
 
-// Prints training progress: a bar redrawn in place on a terminal, plain lines otherwise.
+// Prints training progress: a bar redrawn in place on a terminal, plain lines otherwise; and the
+// trainer's notices (Progress::notice), one line each, even when quiet.
 class ProgressPrinter {
 public:
     explicit ProgressPrinter(bool quiet);

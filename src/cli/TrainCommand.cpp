@@ -136,7 +136,7 @@ void addTrainingOptions(QCommandLineParser& p)
         {"grayscale", "Images: train on the gray version of a colour image."},
         {"context", "Names: characters that predict the next one, 1 to 8 (default 3).", "N"},
         {"keep-case", "Names: keep upper and lower case apart (default: lowercase)."},
-        {"quiet", "No progress output."},
+        {"quiet", "No progress output (notes about a stall or divergence still print)."},
     });
 }
 
@@ -258,6 +258,7 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     }
     RunPolicy policy;
     policy.recordSteps = !p.isSet("no-graphs");
+    policy.watch = task.watchSettings();
     // Optional so it can go before the model moves (it holds buffers on the model's backend).
     std::optional<Trainer> trainer;
     trainer.emplace(*model.network, *model.optimizer, cfg, model.state, policy);
@@ -287,6 +288,9 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     g_activeTrainer = nullptr;
     std::signal(SIGINT, SIG_DFL);
     trainer.reset();
+    // A recovery lowered the learning rate: save the rate that worked, so a resumed run goes on
+    // with it.
+    if (result.recoveries > 0) cfg.schedule = result.schedule;
     printer.finish();
     if (!snapshotError.isEmpty())
         std::fprintf(stderr, "warning: snapshots stopped: %s\n",

@@ -52,6 +52,15 @@ RunShape checkRun(const Network& net, const TrainerConfig& cfg, const TrainingDa
     return s;
 }
 
+// The loss of predicting the mean of the training targets, for the watch (NaN when it is off).
+double watchBaseline(const RunPolicy& policy, const TrainerConfig& cfg, const Network& net,
+                     const TrainingData& data)
+{
+    if (!policy.watch.enabled) return NAN;
+    return baselineLoss(net.backend(), cfg.loss, cfg.labelSmoothing, data.trainY,
+                        net.outputWidth());
+}
+
 } // namespace
 
 std::string stopReasonName(StopReason r)
@@ -126,6 +135,7 @@ private:
     bool budgetReached();          // finished, time budget or cancel: sets m_result
     bool afterStep(bool epochEnd); // reads, evaluation, progress, snapshots; false: stop
     bool readScalars();            // false: the guard saw a non-finite value
+    void watch();                  // a window of the watch ends: a stall or divergence?
     void stopOnNonFinite();
     bool evaluate();               // a history point; true to stop (target, early stopping)
     bool targetReached(const HistoryPoint& h);
@@ -157,6 +167,11 @@ private:
     const int64_t m_readEvery;
     int64_t m_stepsSinceRead = 0;
     double m_lr = 0;
+    ScheduleConfig m_schedule; // the config's, with the rates lowered by each recovery
+
+    // The watch for a stall or divergence, and its line for the next report.
+    TrainingWatch m_watch;
+    std::string m_notice;
 
     // Evaluation and early stopping.
     Buffer m_evalScratch;
@@ -186,6 +201,9 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
       m_step(t.m_net, t.m_opt, t.m_config, t.m_policy.recordSteps, data, shape.batch),
       m_readEvery(std::max<int64_t>(m_b.memoryOnHost() ? 1 : kDeviceReadEvery,
                                     t.m_policy.readEvery)),
+      m_schedule(t.m_config.schedule),
+      m_watch(t.m_policy.watch, t.m_net, t.m_opt, t.m_config.loss,
+              watchBaseline(t.m_policy, t.m_config, t.m_net, data), t.m_state.step),
       m_evalScratch(&m_b, 1), m_startStep(t.m_state.step), m_reportStep(t.m_state.step),
       m_device(!m_b.memoryOnHost())
 {
@@ -197,7 +215,7 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
 TrainResult TrainingRun::run()
 {
     snapshotIfDue(true);
-    m_lr = learningRate(m_cfg.schedule, m_state.step, scheduleTotal());
+    m_lr = learningRate(m_schedule, m_state.step, scheduleTotal());
     int64_t failedStep = -1;
     try {
         for (;;) {
@@ -207,7 +225,7 @@ TrainResult TrainingRun::run()
             if (m_state.stepInEpoch == 0) m_step.loadEpochOrder(m_state.epoch);
             m_step.gradients(m_state.stepInEpoch, m_state.step, m_state.step > m_startStep);
             // update
-            m_lr = learningRate(m_cfg.schedule, m_state.step, scheduleTotal());
+            m_lr = learningRate(m_schedule, m_state.step, scheduleTotal());
             m_step.update(static_cast<float>(m_lr), m_state.step);
             ++m_state.step;
             ++m_stepsSinceRead;
@@ -267,13 +285,17 @@ bool TrainingRun::afterStep(bool epochEnd)
     const bool evalNow = m_cfg.evalEvery > 0 ? (m_state.step % m_cfg.evalEvery == 0) : epochEnd;
     const double now = elapsed();
     // Without a progress callback there is nothing to report, and no reason to read.
-    const bool reportNow =
-        m_t.m_progress && now - m_lastReport >= m_t.m_policy.progressInterval;
-    if (m_stepsSinceRead >= m_readEvery || evalNow || lastStep || reportNow) {
+    bool reportNow = m_t.m_progress && now - m_lastReport >= m_t.m_policy.progressInterval;
+    const bool windowEnd = m_watch.windowEndsAt(m_state.step);
+    if (m_stepsSinceRead >= m_readEvery || evalNow || lastStep || reportNow || windowEnd) {
         if (!readScalars()) {
             stopOnNonFinite();
             return false;
         }
+    }
+    if (windowEnd) {
+        watch();
+        reportNow = reportNow || (m_t.m_progress && !m_notice.empty());
     }
     bool stop = false;
     const bool evaluated = evalNow || (lastStep && m_state.pendingSteps > 0);
@@ -289,10 +311,20 @@ bool TrainingRun::readScalars()
     if (!m_step.read(sum)) return false;
     m_state.pendingLossSum += sum;
     m_state.pendingSteps += m_stepsSinceRead;
+    m_watch.add(sum, m_stepsSinceRead);
     m_reportLossSum += sum;
     m_reportLossSteps += m_stepsSinceRead;
     m_stepsSinceRead = 0;
     return true;
+}
+
+void TrainingRun::watch()
+{
+    const TrainingWatch::Verdict verdict = m_watch.closeWindow(m_state.step);
+    if (verdict == TrainingWatch::Verdict::None) return;
+    m_notice = m_watch.respond(verdict, m_state.step, m_schedule);
+    m_result.notices.push_back(m_notice);
+    m_lr = learningRate(m_schedule, m_state.step, scheduleTotal()); // lowered by a recovery
 }
 
 void TrainingRun::stopOnNonFinite()
@@ -416,6 +448,8 @@ void TrainingRun::report(bool evaluated)
     if (m_cfg.maxSeconds > 0)
         p.eta = std::isnan(p.eta) ? m_cfg.maxSeconds - now : std::min(p.eta, m_cfg.maxSeconds - now);
     p.evaluated = evaluated;
+    p.notice = std::move(m_notice);
+    m_notice.clear();
     m_reportStep = m_state.step;
     m_lastReportTime = now;
     m_reportLossSum = 0;
@@ -439,7 +473,9 @@ void TrainingRun::deviceFailed(const BackendError& e, int64_t failedStep)
     std::string what = e.what();
     if (!what.empty() && what.back() != '.') what += '.';
     m_state = m_lastGood->state;
+    std::vector<std::string> notices = std::move(m_result.notices);
     m_result = TrainResult();
+    m_result.notices = std::move(notices);
     m_result.reason = StopReason::DeviceFailure;
     m_result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " +
                        what + " The weights after step " + std::to_string(goodStep) +
@@ -460,6 +496,10 @@ TrainResult TrainingRun::finish()
         m_result.message = "finished " + std::to_string(m_state.step) + " steps (" +
                            std::to_string(m_state.epoch) + " epochs)";
     }
+    if (const std::string summary = m_watch.summary(m_schedule); !summary.empty())
+        m_result.message += "; " + summary;
+    m_result.recoveries = m_watch.recoveriesDone();
+    m_result.schedule = m_schedule;
     m_result.steps = m_state.step - m_startStep;
     m_result.seconds = elapsed();
     m_state.seconds += m_result.seconds;
@@ -473,6 +513,7 @@ TrainResult Trainer::run(const TrainingData& data)
     const RunShape shape = checkRun(m_net, m_config, data);
     m_state.plannedSteps = shape.planned;
     TrainResult result;
+    result.schedule = m_config.schedule;
     if (!m_state.history.empty()) { // until this run records its own
         result.trainLoss = m_state.history.back().trainLoss;
         result.valLoss = m_state.history.back().valLoss;

@@ -14,6 +14,7 @@
 
 #include "Network.h"
 #include "Optimizer.h"
+#include "TrainingWatch.h"
 
 #include <atomic>
 #include <cmath>
@@ -48,9 +49,10 @@ struct TrainerConfig {
     int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
 };
 
-// How a run is carried out, as opposed to what it learns (TrainerConfig): none of this changes
-// the weights a run ends with, so model files do not store it. Each caller (CLI, studio, bench,
-// tests) sets its own.
+// How a run is carried out, as opposed to what it learns (TrainerConfig): model files do not
+// store it. Each caller (CLI, studio, bench, tests) sets its own. None of it changes the weights
+// a run ends with, except a recovery from a stall or divergence (watch.recoveries, which the
+// task chooses: Task::watchSettings).
 struct RunPolicy {
     int64_t readEvery = 1;         // read the loss back every K steps (on a device: K >= 25)
     double progressInterval = 0.1; // seconds between progress callbacks (epoch ends always)
@@ -60,6 +62,9 @@ struct RunPolicy {
     // On a device backend, keep a host copy of the weights at most this often (seconds), so a
     // device failure loses at most this much training.
     double snapshotSeconds = 10;
+    // Watch the loss for a stall at the loss of predicting the mean, or a divergence
+    // (TrainingWatch.h); on by default, reporting only.
+    WatchSettings watch;
 };
 
 struct HistoryPoint {
@@ -99,6 +104,10 @@ struct Progress {
     double elapsed = 0;
     double eta = NAN;       // seconds
     bool evaluated = false; // valLoss is fresh
+    // One line for the user about something the run noticed or did since the previous report
+    // (a stall, a divergence, a recovery: TrainingWatch.h); usually empty. Also in
+    // TrainResult::notices.
+    std::string notice;
 };
 
 enum class StopReason {
@@ -124,6 +133,14 @@ struct TrainResult {
     // device's memory may be unreadable). The TrainingState has already been rewound to them;
     // moveModel() (Snapshot.h) rebuilds the model on the CPU to save it or train on.
     std::shared_ptr<const HostSnapshot> lastGood;
+    // Every Progress::notice of the run, in order (a caller without a progress callback reads
+    // them here). The run's message ends with a summary of them.
+    std::vector<std::string> notices;
+    // Recoveries from a stall or divergence, and the schedule the run ended with: the learning
+    // rates are lower after a recovery; a caller keeps it in its configuration so the model is
+    // saved, and resumes, with the rate that worked.
+    int recoveries = 0;
+    ScheduleConfig schedule;
 };
 
 // The data of a run, in backend memory. Inputs and targets have the same row count.

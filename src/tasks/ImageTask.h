@@ -81,6 +81,8 @@ public:
     QJsonObject toJson() const override { return m_geometry.toJson(); }
     TaskMetrics evaluate(Network& net) override;
     double trainingMetric(Network& net) override;
+    // Recovers from stalls (ImageTask.cpp says why and with what thresholds).
+    WatchSettings watchSettings() const override;
     bool supportsSnapshots() const override { return true; }
     bool writeSnapshot(Network& net, int64_t step, const QString& directory,
                        QString* error) override;

@@ -107,6 +107,11 @@ public:
     // false when trainingMetric is always NaN for this data (regression tables), so the
     // trainer need not call it.
     virtual bool hasTrainingMetric() const { return true; }
+    // How the trainer watches this task's runs for a stall at the loss of predicting the mean
+    // or a divergence (RunPolicy::watch, TrainingWatch.h), and whether a run may recover from
+    // one. The default only reports: a table whose features do not predict its target, or
+    // names as hard to guess as their letter frequencies, stall for reasons no rate cures.
+    virtual WatchSettings watchSettings() const { return {}; }
     // Images: write the current reconstruction into directory as one frame of the training
     // timeline (e.g. step-000500.png). false + message on failure.
     virtual bool supportsSnapshots() const { return false; }
