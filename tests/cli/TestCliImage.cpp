@@ -2,6 +2,7 @@
 // directory. Train a small generated picture with snapshots, render it at two sizes, evaluate
 // it (PSNR and SSIM), and refuse bad sizes and broken images with one line and no output.
 #include "CliRunner.h"
+#include "LineDrawing.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -75,6 +76,7 @@ private slots:
     void brokenImage_data();
     void brokenImage();
     void bundledSampleWithDefaults();
+    void stallIsNotedAndRecovered();
 };
 
 void TestCliImage::initTestCase()
@@ -308,6 +310,32 @@ void TestCliImage::bundledSampleWithDefaults()
     // The default preset, its finest grid at the 512 px training size: 16 * 1.26^15 = 512.
     QVERIFY2(r.err.contains("hashgrid:16:2:15:16:1.2599211,dense:64,relu"), qPrintable(r.err));
     QVERIFY(QFileInfo(path("camera.safetensors")).size() > 0);
+}
+
+// A line drawing at too high a rate for SIREN: the loss sits at the picture's variance. The CLI
+// prints the trainer's line about it as a note (even with --quiet), the task recovers, and the
+// model is saved with the lowered rate, so a resumed run goes on with it.
+void TestCliImage::stallIsNotedAndRecovered()
+{
+    QVERIFY(testsupport::lineDrawing().save(path("drawing.png")));
+    const RunResult r = run({"train", "drawing.png", "--layers",
+                             "dense:64,sine:30,dense:64,sine:30,dense:64,sine:30,dense", "--lr",
+                             "0.03", "--steps", "400", "--threads", "1", "--quiet", "--out",
+                             "drawing.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QStringList notes = r.err.split('\n').filter("note: ");
+    QCOMPARE(notes.size(), 1);
+    QVERIFY2(notes[0].startsWith("note: step 300: the loss has stayed at ") &&
+                 notes[0].contains("of the data's variance") &&
+                 notes[0].endsWith("; recovering (1 of 3): back to the weights of step 0, "
+                                   "learning rate lowered from 0.03 to 0.0075, optimizer state "
+                                   "cleared"),
+             qPrintable(r.err));
+    QVERIFY2(r.out.startsWith("finished 400 steps (400 epochs); recovered 1 time from a stall or "
+                              "divergence; the learning rate is now 0.0075\n"),
+             qPrintable(r.out));
+    const RunResult info = run({"info", "drawing.safetensors"});
+    QVERIFY2(info.out.contains("optimizer  adam, lr 0.0075, cosine schedule"), qPrintable(info.out));
 }
 
 QTEST_GUILESS_MAIN(TestCliImage)
