@@ -181,8 +181,8 @@ std::string TrainingWatch::describe(Verdict verdict, int64_t step, float lrMax) 
                number(m_baseline) + ", for " + std::to_string(step - m_stalledSince) +
                " steps: the network predicts " + words.predicts + " (" + rate + ")";
     }
-    return at + "the loss has stayed above " + number(m_settings.divergenceRatio) +
-           "x its best " + number(m_best) + " for " + std::to_string(step - m_divergingSince) +
+    return at + "the loss has stayed above " + number(m_settings.divergenceRatio) + "x its best " +
+           number(m_best) + " for " + std::to_string(step - m_divergingSince) +
            " steps: training is diverging (" + rate + ")";
 }
 
@@ -231,8 +231,8 @@ std::string TrainingWatch::recover(int64_t step, ScheduleConfig& schedule)
     m_steps = 0;
     return "recovering (" + std::to_string(m_recoveriesDone) + " of " +
            std::to_string(m_settings.recoveries) + "): back to the weights of step " +
-           std::to_string(m_goodStep) + ", learning rate lowered from " + number(before) +
-           " to " + number(schedule.lrMax) + ", optimizer state cleared";
+           std::to_string(m_goodStep) + ", learning rate lowered from " + number(before) + " to " +
+           number(schedule.lrMax) + ", optimizer state cleared";
 }
 
 } // namespace il

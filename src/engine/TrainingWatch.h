@@ -36,11 +36,11 @@ struct WatchSettings {
     int recoveries = 0;
     float lrFactor = 0.25f; // each recovery multiplies the learning rates by this
 
-    int64_t window = 25;         // steps per observed mean loss
-    int64_t grace = 100;         // steps after the start (or a recovery) before a stall counts
-    int64_t stallSteps = 200;    // a stall lasts this many steps...
-    double stallBand = 0.05;     // ... with every window within this fraction of the baseline
-    double divergenceRatio = 4;  // a divergence: every window above ratio x the best window...
+    int64_t window = 25;           // steps per observed mean loss
+    int64_t grace = 100;           // steps after the start (or a recovery) before a stall counts
+    int64_t stallSteps = 200;      // a stall lasts this many steps...
+    double stallBand = 0.05;       // ... with every window within this fraction of the baseline
+    double divergenceRatio = 4;    // a divergence: every window above ratio x the best window...
     int64_t divergenceSteps = 100; // ... for this many steps
 };
 
@@ -97,16 +97,16 @@ private:
     double m_sum = 0;
     int64_t m_steps = 0;
 
-    int64_t m_armedAt;        // the start, or the last recovery
-    double m_best = INFINITY; // best window mean since m_armedAt
+    int64_t m_armedAt;                                  // the start, or the last recovery
+    double m_best = INFINITY;                           // best window mean since m_armedAt
     int64_t m_stalledSince = -1, m_divergingSince = -1; // first step of the current stretch
     double m_stallSum = 0;      // the window means of the current stall, summed...
     int64_t m_stallWindows = 0; // ... and counted (for the message)
     bool m_reportedStall = false, m_reportedDivergence = false; // when no recovery is left
-    int64_t m_firstVerdictStep = -1, m_firstVerdictSince = -1; // when it fired; its stretch
+    int64_t m_firstVerdictStep = -1, m_firstVerdictSince = -1;  // when it fired; its stretch
     Verdict m_firstVerdict = Verdict::None;
 
-    Buffer m_good;            // the last good weights (recoveries only)
+    Buffer m_good; // the last good weights (recoveries only)
     int64_t m_goodStep;
     int m_recoveriesDone = 0;
 };

@@ -318,10 +318,10 @@ void TestCliImage::bundledSampleWithDefaults()
 void TestCliImage::stallIsNotedAndRecovered()
 {
     QVERIFY(testsupport::lineDrawing().save(path("drawing.png")));
-    const RunResult r = run({"train", "drawing.png", "--layers",
-                             "dense:64,sine:30,dense:64,sine:30,dense:64,sine:30,dense", "--lr",
-                             "0.03", "--steps", "400", "--threads", "1", "--quiet", "--out",
-                             "drawing.safetensors"});
+    const RunResult r =
+        run({"train", "drawing.png", "--layers",
+             "dense:64,sine:30,dense:64,sine:30,dense:64,sine:30,dense", "--lr", "0.03", "--steps",
+             "400", "--threads", "1", "--quiet", "--out", "drawing.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QStringList notes = r.err.split('\n').filter("note: ");
     QCOMPARE(notes.size(), 1);
@@ -335,7 +335,8 @@ void TestCliImage::stallIsNotedAndRecovered()
                               "divergence; the learning rate is now 0.0075\n"),
              qPrintable(r.out));
     const RunResult info = run({"info", "drawing.safetensors"});
-    QVERIFY2(info.out.contains("optimizer  adam, lr 0.0075, cosine schedule"), qPrintable(info.out));
+    QVERIFY2(info.out.contains("optimizer  adam, lr 0.0075, cosine schedule"),
+             qPrintable(info.out));
 }
 
 QTEST_GUILESS_MAIN(TestCliImage)

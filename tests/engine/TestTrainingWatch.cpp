@@ -38,7 +38,8 @@ Problem problem(Backend& b, bool learnable)
     for (size_t i = 0; i < x.size(); ++i) {
         const double u = rng.uniform(-1, 1);
         x[i] = learnable ? static_cast<float>(u) : 0.f;
-        y[i] = learnable ? static_cast<float>(std::sin(3 * u)) : (rng.uniform(0, 1) < 0.5 ? 1.f : 0.f);
+        y[i] =
+            learnable ? static_cast<float>(std::sin(3 * u)) : (rng.uniform(0, 1) < 0.5 ? 1.f : 0.f);
     }
     Problem p;
     p.rows = 256;
@@ -117,12 +118,13 @@ void TestTrainingWatch::baselineLoss_data()
     QTest::newRow("bce") << int(LossKind::BinaryCrossEntropy) << 0.f << 1 << 0
                          << QList<float>{1, 0, 0, 0} << h(0.25) + h(0.75);
     // Class frequencies 1/2, 1/4, 1/4; with smoothing 0.3 the best constant is 0.7 f + 0.1.
-    QTest::newRow("ce") << int(LossKind::CrossEntropy) << 0.f << 1 << 3
-                        << QList<float>{0, 0, 1, 2} << h(0.5) + 2 * h(0.25);
+    QTest::newRow("ce") << int(LossKind::CrossEntropy) << 0.f << 1 << 3 << QList<float>{0, 0, 1, 2}
+                        << h(0.5) + 2 * h(0.25);
     QTest::newRow("ce smoothed") << int(LossKind::CrossEntropy) << 0.3f << 1 << 3
                                  << QList<float>{0, 0, 1, 2} << h(0.45) + 2 * h(0.275);
     // MAE's best constant is the median: not computed.
-    QTest::newRow("mae") << int(LossKind::MAE) << 0.f << 1 << 0 << QList<float>{0, 1} << double(NAN);
+    QTest::newRow("mae") << int(LossKind::MAE) << 0.f << 1 << 0 << QList<float>{0, 1}
+                         << double(NAN);
 }
 
 void TestTrainingWatch::baselineLoss()

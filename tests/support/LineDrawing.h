@@ -24,7 +24,8 @@ inline QImage lineDrawing(int side = 64)
     const Ring rings[] = {{32, 36, 16}, {18, 22, 6}};
     auto onSegment = [&](const Segment& g, double x, double y) {
         const double x0 = g.x0 * s, y0 = g.y0 * s, dx = (g.x1 - g.x0) * s, dy = (g.y1 - g.y0) * s;
-        const double t = std::clamp(((x - x0) * dx + (y - y0) * dy) / (dx * dx + dy * dy), 0.0, 1.0);
+        const double t =
+            std::clamp(((x - x0) * dx + (y - y0) * dy) / (dx * dx + dy * dy), 0.0, 1.0);
         return std::hypot(x - (x0 + t * dx), y - (y0 + t * dy)) <= halfWidth;
     };
     auto onRing = [&](const Ring& g, double x, double y) {
