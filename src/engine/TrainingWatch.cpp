@@ -33,9 +33,9 @@ BaselineWords wordsFor(LossKind loss)
 {
     switch (loss) {
     case LossKind::MSE:
-        return {"the data's variance", "the mean of the targets"};
+        return {"the data's variance", "the mean"};
     case LossKind::BinaryCrossEntropy:
-        return {"the entropy of the targets' means", "the mean of the targets"};
+        return {"the entropy of the targets' means", "the mean"};
     case LossKind::CrossEntropy:
         return {"the entropy of the class frequencies", "the class frequencies"};
     case LossKind::MAE:
@@ -145,13 +145,7 @@ TrainingWatch::Verdict TrainingWatch::closeWindow(int64_t step)
     // down from its first guess, or lost: the divergence test's case.)
     const bool atBaseline = !clearlyLearnt && mean <= (1 + m_settings.stallBand) * m_baseline;
     if (pastGrace && atBaseline) {
-        if (m_stalledSince < 0) {
-            m_stalledSince = first;
-            m_stallSum = 0;
-            m_stallWindows = 0;
-        }
-        m_stallSum += mean;
-        ++m_stallWindows;
+        if (m_stalledSince < 0) m_stalledSince = first;
         if (step - m_stalledSince >= m_settings.stallSteps && !m_reportedStall)
             return Verdict::Stalled;
     } else {
@@ -169,21 +163,20 @@ TrainingWatch::Verdict TrainingWatch::closeWindow(int64_t step)
     return Verdict::None;
 }
 
-std::string TrainingWatch::describe(Verdict verdict, int64_t step, float lrMax) const
+std::string TrainingWatch::describe(Verdict verdict, int64_t step) const
 {
+    // Short enough for a status bar with what follows it: the step, what the loss did, what
+    // that means.
     const std::string at = "step " + std::to_string(step) + ": ";
-    const std::string rate = "a learning rate lower than " + number(lrMax) + " may help";
     if (verdict == Verdict::Stalled) {
         const BaselineWords words = wordsFor(m_loss);
-        const double mean = m_stallSum / static_cast<double>(std::max<int64_t>(m_stallWindows, 1));
-        return at + "the loss has stayed at " + number(mean) + ", within " +
-               number(100 * m_settings.stallBand) + "% of " + words.baseline + " " +
-               number(m_baseline) + ", for " + std::to_string(step - m_stalledSince) +
-               " steps: the network predicts " + words.predicts + " (" + rate + ")";
+        return at + "the loss has stayed at " + words.baseline + " " + number(m_baseline) +
+               " for " + std::to_string(step - m_stalledSince) + " steps: the network predicts " +
+               words.predicts;
     }
     return at + "the loss has stayed above " + number(m_settings.divergenceRatio) + "x its best " +
            number(m_best) + " for " + std::to_string(step - m_divergingSince) +
-           " steps: training is diverging (" + rate + ")";
+           " steps: training is diverging";
 }
 
 std::string TrainingWatch::respond(Verdict verdict, int64_t step, ScheduleConfig& schedule)
@@ -194,13 +187,13 @@ std::string TrainingWatch::respond(Verdict verdict, int64_t step, ScheduleConfig
         m_firstVerdictSince = verdict == Verdict::Stalled ? m_stalledSince : m_divergingSince;
         m_firstVerdict = verdict;
     }
-    std::string line = describe(verdict, step, schedule.lrMax);
+    const std::string line = describe(verdict, step);
     if (m_recoveriesDone < m_settings.recoveries) return line + "; " + recover(step, schedule);
     // No recovery (left): say it once per kind, and keep training.
     (verdict == Verdict::Stalled ? m_reportedStall : m_reportedDivergence) = true;
     if (m_settings.recoveries > 0)
-        line += "; no recovery left (" + std::to_string(m_settings.recoveries) + " done)";
-    return line;
+        return line + "; no recovery left (" + std::to_string(m_settings.recoveries) + " done)";
+    return line + "; a learning rate lower than " + number(schedule.lrMax) + " may help";
 }
 
 std::string TrainingWatch::summary(const ScheduleConfig& schedule) const
@@ -218,7 +211,6 @@ std::string TrainingWatch::summary(const ScheduleConfig& schedule) const
 
 std::string TrainingWatch::recover(int64_t step, ScheduleConfig& schedule)
 {
-    const float before = schedule.lrMax;
     m_net.backend().copy(m_net.parameters().data, m_good.data(), m_good.floats() * sizeof(float));
     m_opt.reset();
     schedule.lrMax *= m_settings.lrFactor;
@@ -230,9 +222,8 @@ std::string TrainingWatch::recover(int64_t step, ScheduleConfig& schedule)
     m_sum = 0;
     m_steps = 0;
     return "recovering (" + std::to_string(m_recoveriesDone) + " of " +
-           std::to_string(m_settings.recoveries) + "): back to the weights of step " +
-           std::to_string(m_goodStep) + ", learning rate lowered from " + number(before) + " to " +
-           number(schedule.lrMax) + ", optimizer state cleared";
+           std::to_string(m_settings.recoveries) + ") from the weights of step " +
+           std::to_string(m_goodStep) + " at learning rate " + number(schedule.lrMax);
 }
 
 } // namespace il

@@ -75,7 +75,8 @@ public:
 
     // After a verdict: the one line that says what happened and, when a recovery is left,
     // recovers (good weights back, the learning rates of schedule scaled, optimizer state
-    // cleared, a new grace period). Without a recovery left it says so once per kind.
+    // cleared, a new grace period). Without one it says so (or, when the settings allow none,
+    // suggests a lower rate), once per kind.
     std::string respond(Verdict verdict, int64_t step, ScheduleConfig& schedule);
     // For the run's final message: what the watch saw and did ("" if it never fired).
     std::string summary(const ScheduleConfig& schedule) const;
@@ -84,7 +85,7 @@ public:
     double baseline() const { return m_baseline; }
 
 private:
-    std::string describe(Verdict verdict, int64_t step, float lrMax) const;
+    std::string describe(Verdict verdict, int64_t step) const;
     std::string recover(int64_t step, ScheduleConfig& schedule);
 
     const WatchSettings m_settings;
@@ -97,11 +98,9 @@ private:
     double m_sum = 0;
     int64_t m_steps = 0;
 
-    int64_t m_armedAt;                                  // the start, or the last recovery
-    double m_best = INFINITY;                           // best window mean since m_armedAt
-    int64_t m_stalledSince = -1, m_divergingSince = -1; // first step of the current stretch
-    double m_stallSum = 0;      // the window means of the current stall, summed...
-    int64_t m_stallWindows = 0; // ... and counted (for the message)
+    int64_t m_armedAt;                                          // the start, or the last recovery
+    double m_best = INFINITY;                                   // best window mean since m_armedAt
+    int64_t m_stalledSince = -1, m_divergingSince = -1;         // first step of the current stretch
     bool m_reportedStall = false, m_reportedDivergence = false; // when no recovery is left
     int64_t m_firstVerdictStep = -1, m_firstVerdictSince = -1;  // when it fired; its stretch
     Verdict m_firstVerdict = Verdict::None;

@@ -106,11 +106,8 @@ void TestImageStall::stallIsReported()
     const Run stuck = train(task, 0.03f, 500, reportOnly);
     QCOMPARE(stuck.result.notices.size(), size_t(1));
     const QString line = lines(stuck.result);
-    QVERIFY2(line.startsWith("step 300: the loss has stayed at ") &&
-                 line.contains("of the data's variance") &&
-                 line.contains("the network predicts the mean of the targets (a learning rate "
-                               "lower than 0.03 may help)"),
-             qPrintable(line));
+    QCOMPARE(line, "step 300: the loss has stayed at the data's variance 0.111 for 200 steps: the "
+                   "network predicts the mean; a learning rate lower than 0.03 may help");
     // Without a recovery it is still at the mean at the end: the drawing really stalls.
     QVERIFY2(stuck.psnr < meanPsnr(*task) + 3,
              qPrintable(QString("%1 dB, mean %2 dB").arg(stuck.psnr).arg(meanPsnr(*task))));
@@ -124,11 +121,9 @@ void TestImageStall::stallRecovers()
     QVERIFY(watch.recoveries > 0);
     const Run recovered = train(task, 0.03f, 500, watch);
     const QString line = lines(recovered.result);
-    QVERIFY2(recovered.result.notices.size() == 1 &&
-                 line.startsWith("step 300: the loss has stayed at ") &&
-                 line.endsWith("; recovering (1 of 3): back to the weights of step 0, learning "
-                               "rate lowered from 0.03 to 0.0075, optimizer state cleared"),
-             qPrintable(line));
+    QCOMPARE(line, "step 300: the loss has stayed at the data's variance 0.111 for 200 steps: the "
+                   "network predicts the mean; recovering (1 of 3) from the weights of step 0 at "
+                   "learning rate 0.0075");
     QCOMPARE(recovered.result.recoveries, 1);
     QCOMPARE(recovered.result.schedule.lrMax, 0.0075f);
     QVERIFY2(QString::fromStdString(recovered.result.message)
