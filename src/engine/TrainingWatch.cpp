@@ -152,8 +152,11 @@ TrainingWatch::Verdict TrainingWatch::closeWindow(int64_t step)
         m_stalledSince = -1;
     }
 
-    // A divergence: every window far above the best one.
-    if (pastGrace && mean > m_settings.divergenceRatio * m_best) {
+    // A divergence: every window far above the best one and, when the baseline is known, at
+    // least halfway back to it on a log scale (above sqrt(best x baseline)): near a perfect fit
+    // a loss four times a tiny best is noise, not a run going wrong.
+    const double floor = std::isnan(m_baseline) ? 0.0 : std::sqrt(m_best * m_baseline);
+    if (pastGrace && mean > std::max(m_settings.divergenceRatio * m_best, floor)) {
         if (m_divergingSince < 0) m_divergingSince = first;
         if (step - m_divergingSince >= m_settings.divergenceSteps && !m_reportedDivergence)
             return Verdict::Diverging;

@@ -14,7 +14,8 @@
 // The baseline is the loss of the best constant prediction, computed once per run from the
 // training targets (baselineLoss): the targets' variance for MSE. A stall is the loss staying
 // within stallBand of the baseline (every window) for stallSteps steps after a grace period; a
-// divergence is the loss staying above divergenceRatio x its best window for divergenceSteps
+// divergence is the loss staying above divergenceRatio x its best window, and above
+// sqrt(best x baseline) (half way back to the baseline on a log scale), for divergenceSteps
 // steps after the grace period. The watch's state is per call of Trainer::run (a resumed run
 // starts watching afresh).
 #pragma once

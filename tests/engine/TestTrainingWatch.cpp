@@ -232,6 +232,23 @@ void TestTrainingWatch::divergenceNeedsASustainedRise()
                    "is diverging; a learning rate lower than 0.01 may help");
     QCOMPARE(schedule.lrMax, 0.01f); // no recovery: only said, and only once
     QCOMPARE(window(0.5), V::None);
+
+    // Near a perfect fit, 100 times a tiny best is not a divergence while it stays below
+    // sqrt(best x baseline) = 0.001: a fit that good has not gone wrong.
+    TrainingWatch fine(s, net, opt, LossKind::MSE, 1.0, 0);
+    step = 0;
+    auto fineWindow = [&](double mean) {
+        fine.add(mean * 25, 25);
+        step += 25;
+        return fine.closeWindow(step);
+    };
+    for (double mean : {0.1, 1e-3, 1e-5, 1e-6})
+        QCOMPARE(fineWindow(mean), V::None);
+    for (int i = 0; i < 12; ++i)
+        QCOMPARE(fineWindow(9e-4), V::None);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(fineWindow(2e-3), V::None);
+    QCOMPARE(fineWindow(2e-3), V::Diverging);
 }
 
 void TestTrainingWatch::recoveryRestoresGoodWeights()
