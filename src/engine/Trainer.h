@@ -5,7 +5,8 @@
 // Nothing is allocated and nothing is copied to the host inside a step. Every readEvery steps
 // (RunPolicy) the trainer downloads one small block: the summed loss and the guard slots.
 // TrainingStep.h holds the step; Trainer.cpp the loop around it (budgets, evaluation and early
-// stopping, progress, diagnosis of a non-finite step, last-good snapshots on a device).
+// stopping, progress, diagnosis of a non-finite step, last-good snapshots on a device, and the
+// watch for a stall or divergence of TrainingWatch.h).
 //
 // Determinism: batch order for epoch e is the permutation Backend::shuffledOrder makes from the
 // key Rng::derive(seed, "shuffle", e) draws (the same on every backend, made on the backend), so

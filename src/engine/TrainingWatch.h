@@ -8,8 +8,10 @@
 //
 // What it watches: the mean training loss over windows of `window` steps, closed at step
 // numbers that are multiples of `window` (the trainer reads the loss back there), so the same
-// run sees the same windows on every backend and at every speed. It reads nothing else and
-// changes nothing until it fires: a run it does not fire on trains to the same bits.
+// run sees the same windows on every backend and at every speed. Besides those losses it reads
+// the training targets once, for the baseline; when recoveries are allowed it also copies the
+// weights at good windows aside. Until it fires it changes nothing: a run it does not fire on
+// trains to the same bits as one without it.
 //
 // The baseline is the loss of the best constant prediction, computed once per run from the
 // training targets (baselineLoss): the targets' variance for MSE. A stall is the loss staying
