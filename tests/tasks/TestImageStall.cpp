@@ -56,7 +56,8 @@ struct Run {
 };
 
 // steps of the task's defaults (Adam, cosine, full batch at 64x64) at lr, watched as told.
-Run train(const std::shared_ptr<Task>& task, float lr, int64_t steps, const WatchSettings& watch)
+Run train(const std::shared_ptr<Task>& task, float lr, int64_t steps, const WatchSettings& watch,
+          const QString& layers = kSiren)
 {
     Model m;
     m.backend = createCpuBackend(1);
@@ -65,7 +66,7 @@ Run train(const std::shared_ptr<Task>& task, float lr, int64_t steps, const Watc
     m.config.steps = steps;
     m.config.epochs = 0;
     m.task = task;
-    m.build(kSiren);
+    m.build(layers.toStdString());
     m.upload();
     RunPolicy policy;
     policy.watch = watch;
@@ -142,27 +143,32 @@ void TestImageStall::stallRecovers()
 void TestImageStall::healthyPicturesRaiseNoAlarm_data()
 {
     QTest::addColumn<QImage>("picture");
+    QTest::addColumn<bool>("defaultPreset"); // or the small SIREN
     QImage camera(QString(IRONLEARN_SAMPLES) + "/camera.png");
-    QTest::newRow("camera") << camera;
+    QTest::newRow("camera") << camera << false;
+    QTest::newRow("camera, default preset") << camera << true;
     QImage gradient(64, 64, QImage::Format_RGB32);
     for (int y = 0; y < 64; ++y)
         for (int x = 0; x < 64; ++x)
             gradient.setPixel(x, y, qRgb(4 * x, 4 * y, 255 - 2 * (x + y)));
-    QTest::newRow("smooth gradient") << gradient;
+    QTest::newRow("smooth gradient") << gradient << false;
     // The drawing itself is not the problem: at the default rate it trains.
-    QTest::newRow("line drawing at the default rate") << testsupport::lineDrawing();
+    QTest::newRow("line drawing at the default rate") << testsupport::lineDrawing() << false;
+    QTest::newRow("line drawing, default preset") << testsupport::lineDrawing() << true;
 }
 
 void TestImageStall::healthyPicturesRaiseNoAlarm()
 {
     QFETCH(QImage, picture);
+    QFETCH(bool, defaultPreset);
     QVERIFY(!picture.isNull());
     const auto task = openPicture(picture);
     QVERIFY(task);
     TrainerConfig defaults;
     task->applyDefaults(defaults);
     // Long enough for a stall to be called (grace 100 + 200 steps).
-    const Run run = train(task, defaults.schedule.lrMax, 400, task->watchSettings());
+    const QString layers = defaultPreset ? task->presetSpec(task->presets().first()) : kSiren;
+    const Run run = train(task, defaults.schedule.lrMax, 400, task->watchSettings(), layers);
     QVERIFY2(run.result.notices.empty(), qPrintable(lines(run.result)));
     QVERIFY2(run.psnr > meanPsnr(*task) + 10, qPrintable(QString::number(run.psnr)));
 }
