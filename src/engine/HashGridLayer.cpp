@@ -79,24 +79,42 @@ std::string details(const LayerItem& item)
     const HashGrid g =
         hashgrid::make(static_cast<int>(item.args[0]), static_cast<int>(item.args[1]),
                        static_cast<int>(item.args[2]), item.args[3], item.args[4]);
-    auto grouped = [](int64_t n) {
-        std::string s = std::to_string(n);
-        for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
-            s.insert(static_cast<size_t>(i), ",");
+    auto grouped = [](int64_t n) { // 1048576 -> "1,048,576"
+        const std::string digits = std::to_string(n);
+        std::string s;
+        for (size_t i = 0; i < digits.size(); ++i) {
+            if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+            s += digits[i];
+        }
         return s;
     };
-    std::string out = std::to_string(g.levels) + " grids of " + grouped(g.tableRows()) +
-                      " rows x " + std::to_string(g.features) + " numbers (" +
-                      grouped(g.rows() * g.features) + " parameters):";
+    std::string out = std::to_string(g.levels);
+    out += " grids of ";
+    out += grouped(g.tableRows());
+    out += " rows x ";
+    out += std::to_string(g.features);
+    out += " numbers (";
+    out += grouped(g.rows() * g.features);
+    out += " parameters):";
     for (int l = 0; l < g.levels && l < kMaxHashGridLevels; ++l) {
         const auto cells = static_cast<int64_t>(g.resolution[l]);
         const int64_t vertices = (cells + 1) * (cells + 1);
-        out += "\ngrid " + std::to_string(l + 1) + ": " + std::to_string(cells) + " x " +
-               std::to_string(cells) + " cells, " + grouped(vertices) + " vertices, " +
-               (g.direct(l) ? std::string("own rows")
-                            : "hashed: about " +
-                                  std::to_string((vertices + g.tableRows() - 1) / g.tableRows()) +
-                                  " share a row");
+        out += "\ngrid ";
+        out += std::to_string(l + 1);
+        out += ": ";
+        out += std::to_string(cells);
+        out += " x ";
+        out += std::to_string(cells);
+        out += " cells, ";
+        out += grouped(vertices);
+        out += " vertices, ";
+        if (g.direct(l)) {
+            out += "own rows";
+        } else {
+            out += "hashed: about ";
+            out += std::to_string((vertices + g.tableRows() - 1) / g.tableRows());
+            out += " share a row";
+        }
     }
     return out;
 }
