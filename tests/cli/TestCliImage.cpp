@@ -1,6 +1,7 @@
 // ironlearn-cli on images, end to end: the real executable, run with QProcess in a temporary
 // directory. Train a small generated picture with snapshots, render it at two sizes, evaluate
 // it (PSNR and SSIM), and refuse bad sizes and broken images with one line and no output.
+#include "CliPictures.h"
 #include "CliRunner.h"
 #include "LineDrawing.h"
 
@@ -19,6 +20,10 @@
 
 namespace {
 
+using clitest::gradientPicture;
+using clitest::isOneLine;
+using clitest::writeBytes;
+
 QByteArray encode(const QImage& image, const char* format = "png")
 {
     QByteArray bytes;
@@ -26,17 +31,6 @@ QByteArray encode(const QImage& image, const char* format = "png")
     buffer.open(QIODevice::WriteOnly);
     image.save(&buffer, format);
     return bytes;
-}
-
-bool writeBytes(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
-}
-
-bool isOneLine(const QString& text)
-{
-    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
 }
 
 } // namespace
@@ -83,11 +77,7 @@ void TestCliImage::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     QVERIFY2(QFileInfo(IRONLEARN_CLI).isExecutable(), IRONLEARN_CLI);
-    QImage picture(48, 32, QImage::Format_RGB32);
-    for (int y = 0; y < 32; ++y)
-        for (int x = 0; x < 48; ++x)
-            picture.setPixel(x, y,
-                             qRgb(x * 5, y * 7, static_cast<int>(128 + 100 * std::sin(x * 0.4))));
+    const QImage picture = gradientPicture();
     QVERIFY(writeBytes(path("picture.png"), encode(picture)));
     // The default preset (hash grid, then 2 x 64 ReLU) on 1536 pixels: full batches, a second.
     m_model = path("picture.safetensors");

@@ -2,6 +2,7 @@
 // directory on a small generated picture. Two presets race for a second with three checkpoints;
 // the table, the JSON, the reconstructions and the CSV must agree, and bad inputs must give one
 // line and a non-zero exit, writing nothing.
+#include "CliPictures.h"
 #include "CliRunner.h"
 
 #include <QBuffer>
@@ -20,16 +21,9 @@
 
 namespace {
 
-bool writeBytes(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
-}
-
-bool isOneLine(const QString& text)
-{
-    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
-}
+using clitest::gradientPicture;
+using clitest::isOneLine;
+using clitest::writeBytes;
 
 // The table row of preset: its whitespace-separated fields (empty if there is none).
 QStringList tableRow(const QString& table, const QString& preset)
@@ -69,11 +63,7 @@ void TestCliRace::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     QVERIFY2(QFileInfo(IRONLEARN_CLI).isExecutable(), IRONLEARN_CLI);
-    QImage picture(48, 32, QImage::Format_RGB32);
-    for (int y = 0; y < 32; ++y)
-        for (int x = 0; x < 48; ++x)
-            picture.setPixel(x, y,
-                             qRgb(x * 5, y * 7, static_cast<int>(128 + 100 * std::sin(x * 0.4))));
+    const QImage picture = gradientPicture();
     QVERIFY(picture.save(path("picture.png")));
     m_race = run({"race", "picture.png", "--seconds", "1", "--presets", "hashgrid,classic",
                   "--checkpoints", "0.25,0.5,1", "--threads", "1", "--out-dir", "out", "--json",
