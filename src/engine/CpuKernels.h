@@ -23,7 +23,7 @@
 
 namespace il::simd {
 
-// ---- targets -------------------------------------------------------------------------------
+// ---- targets (CpuTargets.cpp) ---------------------------------------------------------------
 struct Target {
     std::string key;  // what IRONLEARN_SIMD takes: "ssse3", "sse4", "avx2", "avx512"
     std::string name; // for people: "SSE4", "AVX2", "AVX-512"
