@@ -27,8 +27,8 @@ class Sine(nn.Module):
         return torch.sin(self.w0 * x)
 
 
-def siren(device):
-    """2->256->256->256->1 with sine (w0 = 30) and SIREN's initialisation."""
+def siren(device, outputs=1):
+    """2->256->256->256->outputs with sine (w0 = 30) and SIREN's initialisation."""
     layers, width = [], 2
     for i in range(3):
         lin = nn.Linear(width, 256)
@@ -36,7 +36,7 @@ def siren(device):
         nn.init.uniform_(lin.weight, -bound, bound)
         layers += [lin, Sine(30.0)]
         width = 256
-    last = nn.Linear(width, 1)
+    last = nn.Linear(width, outputs)
     bound = math.sqrt(6.0 / width) / 30.0
     nn.init.uniform_(last.weight, -bound, bound)
     return nn.Sequential(*layers, last).to(device)
