@@ -107,8 +107,10 @@ def plot(series, out):
     others = [m for m in methods if not any(key in m for key, _ in FAMILIES)]
     cols = min(3, len(pictures))
     rows = math.ceil(len(pictures) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False,
-                             sharey=True)
+    ncol = min(len(methods), {1: 2, 2: 3}.get(cols, 4))  # legend entries side by side
+    legend_inches = 0.25 * math.ceil(len(methods) / ncol) + 0.15
+    fig, axes = plt.subplots(rows, cols, squeeze=False, sharey=True,
+                             figsize=(max(4.6 * cols, 7.0), 3.8 * rows + legend_inches))
     for ax, picture in zip(axes.flat, pictures):
         ticks = set()
         for picture_, method, seconds, psnr in series:
@@ -133,10 +135,8 @@ def plot(series, out):
     for ax in list(axes.flat)[:len(pictures)]:
         for h, text in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(text, h)
-    ncol = min(4, len(legend))
     fig.legend(legend.values(), legend.keys(), loc="lower center", ncol=ncol, frameon=False)
-    height = fig.get_size_inches()[1]  # the legend's rows, ~0.25 inch each, below the panels
-    fig.tight_layout(rect=(0, (0.25 * math.ceil(len(legend) / ncol) + 0.1) / height, 1, 1))
+    fig.tight_layout(rect=(0, legend_inches / fig.get_size_inches()[1], 1, 1))
     fig.savefig(out, dpi=120)
 
 
@@ -145,6 +145,9 @@ def main():
     p.add_argument("inputs", nargs="+", help="race/torch_image.py JSON, psnr.csv or directories")
     p.add_argument("--out", default="psnr.png", help="the PNG to write (default psnr.png)")
     a = p.parse_args()
+    for given in a.inputs:
+        if not os.path.exists(given):
+            p.error(f"{given}: no such file or directory")
     series = collect(a.inputs)
     if not series:
         sys.exit("plot_psnr.py: no PSNR series found in " + ", ".join(a.inputs))

@@ -57,12 +57,17 @@ def parse_args():
                    help="threads for ATen and OpenBLAS (default: one per core)")
     p.add_argument("--models", default="siren,ffn", help="siren, ffn (default both)")
     p.add_argument("--protocols", default="paper,ours", help="paper, ours (default both)")
+    p.add_argument("--steps", type=int, default=0,
+                   help="also stop after this many steps; the cosine then spans them, as with "
+                        "`ironlearn-cli train --steps N` (to compare per step, not per second)")
     p.add_argument("--seed", type=int, default=1, help="torch.manual_seed (default 1)")
     p.add_argument("--name", help="the picture's name in the output (default: TARGET's)")
     p.add_argument("--json", help="write the results as JSON to this file")
     p.add_argument("--check-model", metavar="MODEL",
                    help="measure this Iron Learn model file on TARGET instead of training")
     a = p.parse_args()
+    if not os.path.isfile(a.target):
+        p.error(f"{a.target}: no such file")
     a.models = [m for m in a.models.split(",") if m]
     a.protocols = [m for m in a.protocols.split(",") if m]
     for m in a.models:
@@ -71,8 +76,8 @@ def parse_args():
     for m in a.protocols:
         if m not in ("paper", "ours"):
             p.error(f"--protocols: unknown protocol '{m}' (paper or ours)")
-    if a.threads < 1 or a.seconds <= 0:
-        p.error("--threads and --seconds must be positive")
+    if a.threads < 1 or a.seconds <= 0 or a.steps < 0:
+        p.error("--threads and --seconds must be positive, --steps not negative")
     if a.checkpoints is None:
         a.checkpoints = [c for c in (5.0, 10.0, 20.0) if c < a.seconds * (1 - 1e-9)] + [a.seconds]
     else:
@@ -176,7 +181,7 @@ def train(net, x, y, protocol, model, o):
         else:
             xb, yb = x, y
         if ours:
-            t = step / schedule_total(step, elapsed, o.seconds)
+            t = step / (o.steps or schedule_total(step, elapsed, o.seconds))
             for g in opt.param_groups:
                 g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(t, 1.0)))
         opt.zero_grad(set_to_none=True)
@@ -197,6 +202,9 @@ def train(net, x, y, protocol, model, o):
             reason = "non_finite"
             break
         if elapsed >= o.seconds:
+            break
+        if step == o.steps:
+            reason = "finished"
             break
     return step, elapsed, copy_seconds, reason, captures
 
@@ -236,7 +244,7 @@ def run(model, protocol, x, target, o):
             net.load_state_dict(got[2])
             psnr, ssim = measure(net, x, target)
             at = (psnr, ssim, got[0], got[1])
-        elif reason == "time_budget":  # the budget ended before: the final weights
+        elif reason in ("time_budget", "finished"):  # the run ended before: the final weights
             at = (final[0], final[1], steps, seconds)
         else:
             at = (None, None, None, None)
