@@ -1,15 +1,12 @@
 // ironlearn-cli race IMAGE [--seconds S] [--presets a,b,c]: the image presets learn the same
 // picture one after the other, each for the same wall-clock budget on the same threads from the
-// same seed, and a table compares their PSNR over time.
-//
-// Fair measuring: at the first step boundary at or past each checkpoint time the weights are
-// copied to the host (a memory copy, counted in the budget like any bookkeeping); they are
-// measured after the preset's run, so rendering the picture for PSNR costs no training time and
-// does not bend the time-stretched learning-rate schedule. A checkpoint thus holds the weights
-// of the steps started before it, as the time budget itself counts steps.
+// same seed, and a table compares their PSNR over time. The race itself (training, checkpoint
+// copies, measuring) is tasks::ImageRace, which the studio's race view runs too; this file
+// reads the options and writes the table, the JSON and the pictures.
 #include "Cli.h"
 
 #include "Errors.h"
+#include "ImageRace.h"
 #include "ImageTask.h"
 #include "Model.h"
 #include "ModelJson.h"
@@ -21,15 +18,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
 namespace il::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct RaceOptions {
     double seconds = 10;
@@ -41,47 +35,11 @@ struct RaceOptions {
     bool quiet = false;
 };
 
-// One preset's run and what it reached.
-struct RaceEntry {
-    QString preset;
-    std::string layers;
-    int64_t parameters = 0;
-    int64_t steps = 0;
-    double seconds = 0;     // training time, the trainer's clock
-    double copySeconds = 0; // of which copying the weights at checkpoints
-    StopReason reason = StopReason::TimeBudget;
-    std::string message;
-    std::vector<double> psnrAt;    // per checkpoint; NaN: the run stopped before it
-    std::vector<int64_t> stepsAt;  // per checkpoint; -1 likewise
-    std::vector<double> secondsAt; // per checkpoint: when its weights were copied; NaN likewise
-    double psnr = NAN, ssim = NAN; // the final weights
-    QImage reconstruction;         // the final weights at the training size (--out-dir)
-
-    double stepsPerSecond() const { return seconds > 0 ? static_cast<double>(steps) / seconds : 0; }
-};
-
-// Weights copied at a step boundary.
-struct Capture {
-    int64_t step = 0;
-    double seconds = 0; // the trainer's clock
-    std::vector<float> weights;
-};
+using tasks::RaceEntry;
 
 QString secondsLabel(double s)
 {
     return QString::number(s, 'g', 4) + " s";
-}
-
-// 1-2-5 steps below the budget (the last three), then the budget: 10 -> 1, 2, 5, 10.
-std::vector<double> defaultCheckpoints(double seconds)
-{
-    std::vector<double> below;
-    for (double decade = 0.01; decade < seconds; decade *= 10)
-        for (const double m : {1.0, 2.0, 5.0})
-            if (decade * m < seconds * (1 - 1e-9)) below.push_back(decade * m);
-    std::vector<double> out(below.end() - std::min<size_t>(below.size(), 3), below.end());
-    out.push_back(seconds);
-    return out;
 }
 
 std::vector<double> parseCheckpoints(const QString& text, double seconds)
@@ -130,7 +88,7 @@ RaceOptions raceOptions(const QCommandLineParser& p)
     o.seconds = doubleOption(p, "seconds", 10, 0.05, 86400);
     o.presets = parsePresets(p.value("presets"));
     o.checkpoints = p.isSet("checkpoints") ? parseCheckpoints(p.value("checkpoints"), o.seconds)
-                                           : defaultCheckpoints(o.seconds);
+                                           : tasks::sparseRaceCheckpoints(o.seconds);
     o.threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
     o.seed = static_cast<uint64_t>(intOption(p, "seed", 1, 0, INT64_MAX));
     o.outDir = p.value("out-dir");
@@ -163,116 +121,9 @@ std::shared_ptr<tasks::ImageTask> openRaceImage(const QString& given, const QCom
     return std::shared_ptr<tasks::ImageTask>(image);
 }
 
-std::vector<float> downloadWeights(const Network& net)
-{
-    const Tensor params = net.parameters();
-    std::vector<float> w(static_cast<size_t>(params.size()));
-    net.backend().download(w.data(), params);
-    return w;
-}
-
-// Trains model for the budget, copying the weights at the first step boundary at or past each
-// checkpoint. at[i]: the capture of checkpoint i (-1: not reached during the run).
-TrainResult trainWithCaptures(tasks::Model& model, const RaceOptions& o,
-                              std::vector<Capture>& captures, std::vector<int>& at,
-                              double& copySeconds)
-{
-    RunPolicy policy;
-    // A callback after every step: a checkpoint's weights are those of the first step boundary
-    // at or past it, not of a later report.
-    policy.progressInterval = 0;
-    Trainer trainer(*model.network, *model.optimizer, model.config, model.state, policy);
-    at.assign(o.checkpoints.size(), -1);
-    size_t next = 0;
-    trainer.setProgressCallback([&](const Progress& pr) {
-        if (next >= o.checkpoints.size() || pr.elapsed < o.checkpoints[next]) return;
-        const auto start = Clock::now();
-        captures.push_back({pr.step, pr.elapsed, downloadWeights(*model.network)});
-        for (; next < o.checkpoints.size() && pr.elapsed >= o.checkpoints[next]; ++next)
-            at[next] = static_cast<int>(captures.size()) - 1;
-        copySeconds += std::chrono::duration<double>(Clock::now() - start).count();
-    });
-    try {
-        return trainer.run(model.trainingData());
-    } catch (const EngineError& e) {
-        throw DataError("race: " + model.network->spec() + ": training failed: " + e.what());
-    }
-}
-
-// Measures the captured weights and the final ones (left in the network).
-void measure(tasks::Model& model, tasks::ImageTask& task, const std::vector<Capture>& captures,
-             const std::vector<int>& at, const RaceOptions& o, RaceEntry& entry)
-{
-    Network& net = *model.network;
-    const std::vector<float> final = downloadWeights(net);
-    const bool ranOut = entry.reason == StopReason::TimeBudget;
-    std::vector<double> capturePsnr(captures.size(), NAN);
-    for (size_t c = 0; c < captures.size(); ++c) {
-        net.backend().upload(net.parameters(), captures[c].weights.data());
-        capturePsnr[c] = task.trainingMetric(net);
-    }
-    net.backend().upload(net.parameters(), final.data());
-    const tasks::TaskMetrics metrics = task.evaluate(net);
-    io::doubleFromJson(metrics.values["psnr_db"], entry.psnr);
-    entry.ssim = metrics.values["ssim"].toDouble(NAN);
-    for (size_t i = 0; i < at.size(); ++i) {
-        if (at[i] >= 0) {
-            entry.psnrAt.push_back(capturePsnr[static_cast<size_t>(at[i])]);
-            entry.stepsAt.push_back(captures[static_cast<size_t>(at[i])].step);
-            entry.secondsAt.push_back(captures[static_cast<size_t>(at[i])].seconds);
-        } else { // the budget ended first: the final weights; another stop: not reached
-            entry.psnrAt.push_back(ranOut ? entry.psnr : NAN);
-            entry.stepsAt.push_back(ranOut ? entry.steps : -1);
-            entry.secondsAt.push_back(ranOut ? entry.seconds : NAN);
-        }
-    }
-    if (!o.outDir.isEmpty()) entry.reconstruction = task.reconstruct(net);
-}
-
-RaceEntry runPreset(const std::shared_ptr<tasks::ImageTask>& task, const QString& preset,
-                    const RaceOptions& o)
-{
-    tasks::Model model;
-    model.backend = createCpuBackend(o.threads);
-    TrainerConfig& cfg = model.config;
-    task->applyDefaults(cfg); // as train uses them
-    cfg.seed = o.seed;
-    cfg.epochs = 0;
-    cfg.steps = 0;
-    cfg.maxSeconds = o.seconds; // the cosine schedule stretches over the budget
-    model.task = task;
-    model.build(task->presetSpec(preset).toStdString());
-    model.upload();
-
-    RaceEntry entry;
-    entry.preset = preset;
-    entry.layers = model.network->spec();
-    entry.parameters = model.network->parameterCount();
-    std::vector<Capture> captures;
-    std::vector<int> at;
-    const TrainResult result = trainWithCaptures(model, o, captures, at, entry.copySeconds);
-    entry.steps = result.steps;
-    entry.seconds = result.seconds;
-    entry.reason = result.reason;
-    entry.message = result.message;
-    measure(model, *task, captures, at, o, entry);
-    return entry;
-}
-
 QString dB(double v, int width)
 {
     return (std::isnan(v) ? QString("-") : QString::number(v, 'f', 2)).rightJustified(width);
-}
-
-// The winner: the highest final PSNR (-1: none measured).
-int winner(const std::vector<RaceEntry>& entries)
-{
-    int best = -1;
-    for (size_t i = 0; i < entries.size(); ++i)
-        if (!std::isnan(entries[i].psnr) &&
-            (best < 0 || entries[i].psnr > entries[static_cast<size_t>(best)].psnr))
-            best = static_cast<int>(i);
-    return best;
 }
 
 QString raceTable(const std::vector<RaceEntry>& entries, const RaceOptions& o)
@@ -285,7 +136,7 @@ QString raceTable(const std::vector<RaceEntry>& entries, const RaceOptions& o)
         header += secondsLabel(c).rightJustified(8);
     header += "  final dB    SSIM\n";
     QString table = header;
-    const int best = winner(entries);
+    const int best = tasks::raceWinner(entries);
     for (size_t i = 0; i < entries.size(); ++i) {
         const RaceEntry& e = entries[i];
         QString row = e.preset.leftJustified(nameWidth) +
@@ -347,9 +198,10 @@ void writeJson(const std::vector<RaceEntry>& entries, const tasks::ImageTask& ta
     for (const double c : o.checkpoints)
         checkpoints.append(c);
     for (const RaceEntry& e : entries) {
-        QJsonArray psnrAt, stepsAt, secondsAt;
+        QJsonArray psnrAt, ssimAt, stepsAt, secondsAt;
         for (size_t i = 0; i < e.psnrAt.size(); ++i) {
             psnrAt.append(io::doubleToJson(e.psnrAt[i]));
+            ssimAt.append(io::doubleToJson(e.ssimAt[i]));
             secondsAt.append(io::doubleToJson(e.secondsAt[i]));
             stepsAt.append(e.stepsAt[i] < 0 ? QJsonValue() : QJsonValue(qint64(e.stepsAt[i])));
         }
@@ -363,13 +215,14 @@ void writeJson(const std::vector<RaceEntry>& entries, const tasks::ImageTask& ta
             {"checkpoint_copy_seconds", e.copySeconds},
             {"stop_reason", QString::fromStdString(stopReasonName(e.reason))},
             {"psnr_db_at", psnrAt},
+            {"ssim_at", ssimAt},
             {"steps_at", stepsAt},
             {"seconds_at", secondsAt},
             {"psnr_db", io::doubleToJson(e.psnr)},
             {"ssim", io::doubleToJson(e.ssim)},
         });
     }
-    const int best = winner(entries);
+    const int best = tasks::raceWinner(entries);
     const tasks::ImageGeometry& g = task.geometry();
     const QJsonObject j{
         {"image", g.source},
@@ -452,9 +305,14 @@ int runRace(const QStringList& args)
                      static_cast<long long>(o.presets.size()),
                      secondsLabel(o.seconds).toUtf8().constData(), device.toUtf8().constData());
     }
+    tasks::ImageRace race(task, {o.seconds, o.checkpoints, o.threads, o.seed, !o.outDir.isEmpty()});
     std::vector<RaceEntry> entries;
     for (const QString& preset : o.presets) {
-        entries.push_back(runPreset(task, preset, o));
+        try {
+            entries.push_back(race.run(preset));
+        } catch (const EngineError& e) {
+            throw DataError(std::string("race: ") + e.what());
+        }
         const RaceEntry& e = entries.back();
         if (!o.quiet)
             std::fprintf(stderr, "%s: %lld steps in %.1f s, PSNR %.2f dB (%s)\n",

@@ -1,0 +1,205 @@
+#include "ImageRace.h"
+
+#include "Errors.h"
+#include "Model.h"
+#include "ModelJson.h"
+
+#include <chrono>
+#include <cmath>
+#include <tuple>
+
+namespace il::tasks {
+
+using Clock = std::chrono::steady_clock;
+
+struct ImageRace::Capture {
+    int64_t step = 0;
+    double seconds = 0; // the trainer's clock
+    std::vector<float> weights;
+};
+
+namespace {
+
+double secondsSince(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<float> downloadWeights(const Network& net)
+{
+    const Tensor params = net.parameters();
+    std::vector<float> w(static_cast<size_t>(params.size()));
+    net.backend().download(w.data(), params);
+    return w;
+}
+
+// The preview's size: the training image's aspect, the longest side `side` (at least the
+// smallest render).
+QSize previewSize(const ImageGeometry& g, int side)
+{
+    side = std::max(side, kMinRenderSide);
+    const int longest = std::max(g.width, g.height);
+    const auto scaled = [&](int v) {
+        return std::max(kMinRenderSide, static_cast<int>(std::lround(double(v) * side / longest)));
+    };
+    return {scaled(g.width), scaled(g.height)};
+}
+
+} // namespace
+
+ImageRace::ImageRace(std::shared_ptr<ImageTask> task, RaceSettings settings)
+    : m_task(std::move(task)), m_settings(std::move(settings))
+{
+}
+
+RaceEntry ImageRace::run(const QString& preset, const RaceObserver& observer)
+{
+    RaceEntry entry;
+    entry.preset = preset;
+    if (m_cancel) { // the race was stopped before this preset's turn
+        const size_t n = m_settings.checkpoints.size();
+        entry.reason = StopReason::Cancelled;
+        entry.message = "cancelled before it started";
+        entry.psnrAt.assign(n, NAN);
+        entry.ssimAt.assign(n, NAN);
+        entry.stepsAt.assign(n, -1);
+        entry.secondsAt.assign(n, NAN);
+        return entry;
+    }
+    Model model;
+    model.backend = createCpuBackend(m_settings.threads);
+    TrainerConfig& cfg = model.config;
+    m_task->applyDefaults(cfg); // as train uses them
+    cfg.seed = m_settings.seed;
+    cfg.epochs = 0;
+    cfg.steps = 0;
+    cfg.maxSeconds = m_settings.seconds; // the cosine schedule stretches over the budget
+    model.task = m_task;
+    model.build(m_task->presetSpec(preset).toStdString());
+    model.upload();
+    entry.layers = model.network->spec();
+    entry.parameters = model.network->parameterCount();
+
+    std::vector<Capture> captures;
+    std::vector<int> at(m_settings.checkpoints.size(), -1); // the capture of each checkpoint
+    train(model, observer, captures, at, entry);
+    measure(*model.network, captures, at, entry);
+    return entry;
+}
+
+void ImageRace::train(Model& model, const RaceObserver& observer, std::vector<Capture>& captures,
+                      std::vector<int>& at, RaceEntry& entry)
+{
+    const std::vector<double>& checkpoints = m_settings.checkpoints;
+    Network& net = *model.network;
+    RunPolicy policy;
+    // A callback after every step: a checkpoint's weights are those of the first step boundary
+    // at or past it, not of a later report.
+    policy.progressInterval = 0;
+    Trainer trainer(net, *model.optimizer, model.config, model.state, policy);
+    size_t next = 0;
+    double lastPreview = -INFINITY;
+    const QSize preview = previewSize(m_task->geometry(), observer.previewSide);
+    RaceTick tick;
+    trainer.setProgressCallback([&](const Progress& pr) {
+        if (m_cancel) trainer.requestCancel();
+        tick = {pr.step, pr.elapsed, pr.trainLoss};
+        if (observer.stepped) observer.stepped(tick);
+        if (next < checkpoints.size() && pr.elapsed >= checkpoints[next]) {
+            const auto start = Clock::now();
+            captures.push_back({pr.step, pr.elapsed, downloadWeights(net)});
+            for (; next < checkpoints.size() && pr.elapsed >= checkpoints[next]; ++next)
+                at[next] = static_cast<int>(captures.size()) - 1;
+            entry.copySeconds += secondsSince(start);
+        }
+        if (observer.preview && observer.previewInterval > 0 &&
+            pr.elapsed >= lastPreview + observer.previewInterval) {
+            const auto start = Clock::now();
+            lastPreview = pr.elapsed;
+            observer.preview(tick, renderImage(net, m_task->geometry(), preview, nullptr));
+            entry.previewSeconds += secondsSince(start);
+        }
+    });
+    TrainResult result;
+    try {
+        result = trainer.run(model.trainingData());
+    } catch (const EngineError& e) {
+        throw EngineError(entry.layers + ": training failed: " + e.what());
+    }
+    entry.steps = result.steps;
+    entry.seconds = result.seconds;
+    entry.reason = result.reason;
+    entry.message = result.message;
+    if (observer.trained) observer.trained();
+    if (observer.preview) // the final weights, as the tile will stay
+        observer.preview({entry.steps, entry.seconds, tick.trainLoss},
+                         renderImage(net, m_task->geometry(), preview, nullptr));
+}
+
+void ImageRace::measure(Network& net, const std::vector<Capture>& captures,
+                        const std::vector<int>& at, RaceEntry& entry)
+{
+    const auto psnrAndSsim = [&] {
+        if (m_skipMeasuring) return std::pair<double, double>{NAN, NAN};
+        const TaskMetrics m = m_task->evaluate(net);
+        double psnr = NAN;
+        io::doubleFromJson(m.values["psnr_db"], psnr); // "Infinity" for identical pictures
+        return std::pair<double, double>{psnr, m.values["ssim"].toDouble(NAN)};
+    };
+    const std::vector<float> final = downloadWeights(net);
+    std::vector<std::pair<double, double>> measured(captures.size());
+    for (size_t c = 0; c < captures.size(); ++c) {
+        net.backend().upload(net.parameters(), captures[c].weights.data());
+        measured[c] = psnrAndSsim();
+    }
+    net.backend().upload(net.parameters(), final.data());
+    std::tie(entry.psnr, entry.ssim) = psnrAndSsim();
+    const bool ranOut = entry.reason == StopReason::TimeBudget;
+    for (const int c : at) {
+        if (c >= 0) {
+            const auto i = static_cast<size_t>(c);
+            entry.psnrAt.push_back(measured[i].first);
+            entry.ssimAt.push_back(measured[i].second);
+            entry.stepsAt.push_back(captures[i].step);
+            entry.secondsAt.push_back(captures[i].seconds);
+        } else { // the budget ended first: the final weights; another stop: not reached
+            entry.psnrAt.push_back(ranOut ? entry.psnr : NAN);
+            entry.ssimAt.push_back(ranOut ? entry.ssim : NAN);
+            entry.stepsAt.push_back(ranOut ? entry.steps : -1);
+            entry.secondsAt.push_back(ranOut ? entry.seconds : NAN);
+        }
+    }
+    if (m_settings.keepReconstruction && !m_skipMeasuring) entry.reconstruction = m_task->reconstruct(net);
+}
+
+std::vector<double> sparseRaceCheckpoints(double seconds)
+{
+    std::vector<double> below;
+    for (double decade = 0.01; decade < seconds; decade *= 10)
+        for (const double m : {1.0, 2.0, 5.0})
+            if (decade * m < seconds * (1 - 1e-9)) below.push_back(decade * m);
+    std::vector<double> out(below.end() - std::min<size_t>(below.size(), 3), below.end());
+    out.push_back(seconds);
+    return out;
+}
+
+std::vector<double> evenRaceCheckpoints(double seconds, double every)
+{
+    std::vector<double> out;
+    for (int i = 1; every > 0 && i * every < seconds * (1 - 1e-9); ++i)
+        out.push_back(i * every);
+    out.push_back(seconds);
+    return out;
+}
+
+int raceWinner(const std::vector<RaceEntry>& entries)
+{
+    int best = -1;
+    for (size_t i = 0; i < entries.size(); ++i)
+        if (!std::isnan(entries[i].psnr) &&
+            (best < 0 || entries[i].psnr > entries[static_cast<size_t>(best)].psnr))
+            best = static_cast<int>(i);
+    return best;
+}
+
+} // namespace il::tasks
