@@ -41,6 +41,7 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
         m_session->render(size);
     });
     connect(m_ui->exportButton, &QPushButton::clicked, this, [this] { exportPng(); });
+    connect(m_ui->raceButton, &QPushButton::clicked, this, &ImageOutputPage::raceRequested);
     connect(m_ui->bicubicCheckBox, &QCheckBox::toggled, this, &ImageOutputPage::showOriginal);
     connect(m_ui->timelineSlider, &QSlider::valueChanged, this, &ImageOutputPage::showSnapshot);
     connect(m_ui->timelineSlider, &QSlider::sliderPressed, this,
@@ -88,6 +89,7 @@ void ImageOutputPage::reload()
     m_ui->timelineSlider->setRange(0, 0);
     m_ui->timelineSlider->setEnabled(false);
     m_ui->timelineStepLabel->clear();
+    m_ui->raceButton->setEnabled(!original.isNull());
     snapshotAdded();
 }
 

@@ -32,6 +32,10 @@ public:
     bool exportPng(QString path = {});
     QImage reconstruction() const;
 
+signals:
+    // The Race presets… button (the main window opens the race view).
+    void raceRequested();
+
 private:
     void reload();
     void snapshotAdded();

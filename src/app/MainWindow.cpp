@@ -4,6 +4,7 @@
 #include "Dialogs.h"
 #include "Duration.h"
 #include "ImageOutputPage.h"
+#include "RaceWindow.h"
 #include "Session.h"
 #include "StudioSettings.h"
 
@@ -93,6 +94,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->stopButton, &QPushButton::clicked, m_session, &Session::stop);
     connect(m_ui->actionStop, &QAction::triggered, m_session, &Session::stop);
     connect(m_ui->resetButton, &QPushButton::clicked, m_session, &Session::resetWeights);
+    connect(m_ui->actionRacePresets, &QAction::triggered, this, &MainWindow::showRace);
+    connect(m_ui->outputPanel->imagePage(), &ImageOutputPage::raceRequested, this,
+            &MainWindow::showRace);
 
     connectSession();
     connect(m_ui->chartsPanel, &ChartsPanel::stepClicked, m_ui->outputPanel->imagePage(),
@@ -110,6 +114,7 @@ MainWindow::~MainWindow() = default;
 void MainWindow::connectSession()
 {
     connect(m_session, &Session::runStateChanged, this, &MainWindow::updateRunBar);
+    connect(m_session, &Session::racingChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::modelChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::historyReset, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::datasetOpened, this, [this] {
@@ -238,7 +243,17 @@ void MainWindow::closeEvent(QCloseEvent* event)
     if (m_closing == Closing::Saving) return event->ignore();
     m_closing = Closing::No;
     writeSettings();
+    if (m_race) m_race->close(); // stops a race
     event->accept();
+}
+
+RaceWindow* MainWindow::showRace()
+{
+    if (!m_race) m_race = new RaceWindow(m_session, this);
+    m_race->show();
+    m_race->raise();
+    m_race->activateWindow();
+    return m_race;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)
@@ -309,7 +324,7 @@ void MainWindow::updateRunBar()
 {
     const auto state = m_session->runState();
     const bool idle = state == Session::RunState::Idle;
-    m_ui->startButton->setEnabled(idle && m_session->task());
+    m_ui->startButton->setEnabled(idle && m_session->task() && !m_session->isRacing());
     m_ui->startButton->setText(idle && m_session->trainedSteps() > 0 && !m_session->needsNewModel()
                                    ? "&Continue"
                                    : "&Start");
@@ -331,6 +346,8 @@ void MainWindow::updateRunBar()
     m_ui->actionSaveModel->setEnabled(m_session->hasModel());
     m_ui->actionSaveModelAs->setEnabled(m_session->hasModel());
     m_ui->actionExportReconstruction->setEnabled(m_session->output() == tasks::TaskOutput::Image);
+    m_ui->actionRacePresets->setEnabled(m_session->output() == tasks::TaskOutput::Image &&
+                                        m_session->task());
     if (idle && m_session->trainedSteps() == 0) {
         const int64_t planned = m_session->plannedSteps();
         // (0, 0) would make the bar a busy indicator.

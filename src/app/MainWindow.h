@@ -19,6 +19,7 @@ class QLabel;
 
 namespace il::app {
 
+class RaceWindow;
 class Session;
 struct TrainingOutcome;
 struct TrainingUpdate;
@@ -35,6 +36,9 @@ public:
     bool saveModel();
     bool saveModelAs();
     Session* session() const { return m_session; }
+    // Opens the race view (Train > Race presets…), made on first use.
+    RaceWindow* showRace();
+    RaceWindow* raceWindow() const { return m_race; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -71,6 +75,7 @@ private:
     std::unique_ptr<Ui::MainWindow> m_ui;
     Session* m_session;
     QLabel* m_deviceLabel;
+    RaceWindow* m_race = nullptr; // a child window, made by showRace()
     // Closing with a save: the window waits for the worker's modelSaved, then closes.
     enum class Closing { No, Saving, Saved };
     Closing m_closing = Closing::No;

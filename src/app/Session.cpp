@@ -477,6 +477,10 @@ void Session::probeDevices()
 void Session::start()
 {
     if (m_runState != RunState::Idle) return;
+    if (m_racing) {
+        emit message("A race between presets is running: stop it first (Train > Race presets…).");
+        return;
+    }
     if (!m_task) {
         emit message(m_hasNetwork ? "Open the data this model was trained on to train further "
                                     "(File > Open Dataset)."
@@ -493,6 +497,13 @@ void Session::start()
     }
     m_worker->train(m_config, device());
     setRunState(RunState::Training);
+}
+
+void Session::setRacing(bool racing)
+{
+    if (racing == m_racing) return;
+    m_racing = racing;
+    emit racingChanged(racing);
 }
 
 void Session::setPaused(bool paused)

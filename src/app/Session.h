@@ -124,6 +124,10 @@ public:
     void stop();
     void resetWeights();
     RunState runState() const { return m_runState; }
+    // A race between presets (RaceWindow) is using the CPU: start() refuses until it ends, so
+    // two trainings never share the machine.
+    void setRacing(bool racing);
+    bool isRacing() const { return m_racing; }
     TrainingWorker* worker() const { return m_worker.get(); }
     const LossHistory& history() const { return m_history; }
     const std::vector<Snapshot>& snapshots() const { return m_snapshots; }
@@ -144,6 +148,7 @@ signals:
     void historyReset();
     void configChanged();
     void runStateChanged(il::app::Session::RunState state);
+    void racingChanged(bool racing);
     void progressed(const il::app::TrainingUpdate& update);
     void snapshotAdded(int index);
     void trainingFinished(const il::app::TrainingOutcome& outcome);
@@ -197,6 +202,7 @@ private:
     bool m_modified = false;
     int64_t m_trainedSteps = 0;
     RunState m_runState = RunState::Idle;
+    bool m_racing = false;
     LossHistory m_history;
     std::vector<Snapshot> m_snapshots;
     // Devices: what the user asked for, and what there is.

@@ -132,8 +132,9 @@ void TestCliRace::jsonAgreesWithTheTable()
         QCOMPARE(e["stop_reason"].toString(), "time budget reached");
         QVERIFY(e["seconds"].toDouble() >= 1.0);
         const QJsonArray psnr = e["psnr_db_at"].toArray(), steps = e["steps_at"].toArray();
-        const QJsonArray seconds = e["seconds_at"].toArray();
+        const QJsonArray seconds = e["seconds_at"].toArray(), ssim = e["ssim_at"].toArray();
         QCOMPARE(psnr.size(), 3);
+        QCOMPARE(ssim.size(), 3);
         QCOMPARE(steps.size(), 3);
         QCOMPARE(seconds.size(), 3);
         for (int i = 0; i < 3; ++i) {
@@ -144,9 +145,13 @@ void TestCliRace::jsonAgreesWithTheTable()
             QVERIFY2(seconds[i].toDouble() < checkpoint + 0.5, qPrintable(name));
             QCOMPARE(row.value(3 + i), QString::number(psnr[i].toDouble(), 'f', 2));
             QVERIFY(steps[i].toInteger() > 0);
+            QVERIFY(ssim[i].toDouble() > 0 && ssim[i].toDouble() <= 1);
             if (i > 0) QVERIFY(steps[i].toInteger() > steps[i - 1].toInteger());
         }
         QCOMPARE(steps[2].toInteger(), e["steps"].toInteger());
+        QCOMPARE(ssim[2].toDouble(), e["ssim"].toDouble());
+        // Measured on the weights of each checkpoint: the earliest is not the final picture.
+        QVERIFY2(ssim[0].toDouble() != e["ssim"].toDouble(), qPrintable(name));
         QCOMPARE(psnr[2].toDouble(), e["psnr_db"].toDouble());
         QVERIFY(e["checkpoint_copy_seconds"].toDouble() < 0.1);
     }

@@ -1,0 +1,120 @@
+#include "RaceRunner.h"
+
+#include "Errors.h"
+
+#include <QElapsedTimer>
+
+#include <cmath>
+
+namespace il::app {
+
+RaceRunner::RaceRunner(QObject* parent) : QThread(parent)
+{
+    qRegisterMetaType<il::app::RaceTickUpdate>();
+    qRegisterMetaType<il::tasks::RaceEntry>();
+}
+
+RaceRunner::~RaceRunner()
+{
+    stop(false);
+    wait();
+}
+
+bool RaceRunner::start(const RaceRequest& request)
+{
+    if (isRunning()) return false;
+    {
+        QMutexLocker lock(&m_mutex);
+        m_request = request;
+        m_stop = false;
+    }
+    QThread::start();
+    return true;
+}
+
+void RaceRunner::stop(bool measure)
+{
+    QMutexLocker lock(&m_mutex);
+    m_stop = true;
+    if (m_race) m_race->cancel(measure);
+}
+
+std::vector<double> RaceRunner::checkpointsFor(double seconds)
+{
+    return tasks::evenRaceCheckpoints(seconds, std::max(0.25, seconds / 20));
+}
+
+void RaceRunner::run()
+{
+    RaceRequest request;
+    {
+        QMutexLocker lock(&m_mutex);
+        request = m_request;
+    }
+    QString error;
+    try {
+        std::unique_ptr<tasks::Task> opened = tasks::imageTaskType().open(
+            request.dataPath, request.dataBytes, request.options, nullptr, false, &error);
+        auto* image = dynamic_cast<tasks::ImageTask*>(opened.get());
+        if (!image) {
+            emit raceFinished(m_stop, error.isEmpty() ? request.dataPath + ": not an image" : error);
+            return;
+        }
+        opened.release();
+        auto task = std::shared_ptr<tasks::ImageTask>(image);
+        emit targetReady(task->trainingImage(), task->description());
+        tasks::ImageRace race(task, {request.seconds, checkpointsFor(request.seconds), 0,
+                                     request.seed, true});
+        {
+            QMutexLocker lock(&m_mutex);
+            if (m_stop) race.cancel();
+            m_race = &race;
+        }
+        runPresets(race);
+    } catch (const std::bad_alloc&) {
+        error = "the race ran out of memory";
+    } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+    }
+    {
+        QMutexLocker lock(&m_mutex);
+        m_race = nullptr;
+    }
+    emit raceFinished(m_stop, error);
+}
+
+void RaceRunner::runPresets(tasks::ImageRace& race)
+{
+    const QStringList presets = [this] {
+        QMutexLocker lock(&m_mutex);
+        return m_request.presets;
+    }();
+    for (int i = 0; i < presets.size() && !m_stop; ++i) {
+        emit presetStarted(i, presets[i]);
+        // The observer runs between two steps: a smoothed loss and a signal at most ten times
+        // a second; the previews four times a second at 128 pixels (ImageRace.h: their time
+        // counts in the budget, a few percent).
+        QElapsedTimer sinceTick;
+        sinceTick.start();
+        double smoothed = NAN;
+        tasks::RaceObserver observer;
+        observer.stepped = [&](const tasks::RaceTick& t) {
+            if (std::isfinite(t.trainLoss) && t.trainLoss > 0)
+                smoothed = std::isnan(smoothed) ? t.trainLoss : 0.9 * smoothed + 0.1 * t.trainLoss;
+            if (sinceTick.elapsed() < 100) return;
+            sinceTick.restart();
+            emit ticked({i, t.step, t.elapsed, std::isnan(smoothed) ? NAN : -10 * std::log10(smoothed),
+                         t.elapsed > 0 ? static_cast<double>(t.step) / t.elapsed : 0});
+        };
+        observer.previewInterval = 0.25;
+        observer.previewSide = 128;
+        observer.preview = [&](const tasks::RaceTick& t, const QImage& image) {
+            emit previewReady(i, t.step, image);
+        };
+        observer.trained = [&] { emit presetTrained(i); };
+        tasks::RaceEntry entry = race.run(presets[i], observer);
+        emit presetFinished(i, entry);
+    }
+}
+
+} // namespace il::app
