@@ -34,6 +34,9 @@ RaceChart::RaceChart(QChartView* view, QObject* parent)
     m_x->setLabelFormat("%.0f");
     m_y->setTitleText("PSNR (dB)");
     m_y->setLabelFormat("%.0f");
+    m_y->setTickType(QValueAxis::TicksDynamic); // ticks at multiples of 5 or 10 dB
+    m_y->setTickAnchor(0);
+    m_y->setTickInterval(5);
     m_chart->addAxis(m_x, Qt::AlignBottom);
     m_chart->addAxis(m_y, Qt::AlignLeft);
     m_x->setRange(0, 10);
@@ -115,7 +118,11 @@ void RaceChart::fitY()
             hi = std::max(hi, p.y());
         }
     if (!std::isfinite(lo)) return;
-    m_y->setRange(std::floor(std::max(0.0, lo - 1) / 5) * 5, std::ceil((hi + 1) / 5) * 5);
+    const double bottom = std::floor(std::max(0.0, lo - 1) / 5) * 5;
+    const double top = std::ceil((hi + 1) / 5) * 5;
+    m_y->setRange(bottom, top);
+    m_y->setTickAnchor(0);
+    m_y->setTickInterval(top - bottom > 40 ? 10 : 5);
 }
 
 } // namespace il::app

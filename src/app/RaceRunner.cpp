@@ -41,7 +41,15 @@ void RaceRunner::stop(bool measure)
 
 std::vector<double> RaceRunner::checkpointsFor(double seconds)
 {
-    return tasks::evenRaceCheckpoints(seconds, std::max(0.25, seconds / 20));
+    // Each checkpoint is measured on the whole picture after the run (a second or more for a
+    // wide network at 512x512): at most about ten, at round times.
+    double every = 60;
+    for (const double step : {0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0})
+        if (seconds / step <= 10.5) {
+            every = step;
+            break;
+        }
+    return tasks::evenRaceCheckpoints(seconds, every);
 }
 
 void RaceRunner::run()
@@ -92,8 +100,8 @@ void RaceRunner::runPresets(tasks::ImageRace& race)
     for (int i = 0; i < presets.size() && !m_stop; ++i) {
         emit presetStarted(i, presets[i]);
         // The observer runs between two steps: a smoothed loss and a signal at most ten times
-        // a second; the previews four times a second at 128 pixels (ImageRace.h: their time
-        // counts in the budget, a few percent).
+        // a second; previews at 96 pixels up to four times a second, as long as they take at
+        // most 3% of the training time (ImageRace.h: their time counts in the budget).
         QElapsedTimer sinceTick;
         sinceTick.start();
         double smoothed = NAN;
@@ -107,7 +115,8 @@ void RaceRunner::runPresets(tasks::ImageRace& race)
                          t.elapsed > 0 ? static_cast<double>(t.step) / t.elapsed : 0});
         };
         observer.previewInterval = 0.25;
-        observer.previewSide = 128;
+        observer.previewSide = 96;
+        observer.previewShare = 0.03;
         observer.preview = [&](const tasks::RaceTick& t, const QImage& image) {
             emit previewReady(i, t.step, image);
         };

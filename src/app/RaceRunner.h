@@ -54,7 +54,7 @@ public:
     // is measured and reported (false when closing: the thread ends sooner).
     void stop(bool measure = true);
     bool isRacing() const { return isRunning(); }
-    // The checkpoints a race of this length records: every 0.25 s up to 5 s, then 20 evenly.
+    // The checkpoints a race of this length records: about ten, every 0.25, 0.5, 1, 2, 5... s.
     static std::vector<double> checkpointsFor(double seconds);
 
 signals:

@@ -243,7 +243,7 @@ void RaceWindow::markWinner(bool stopped)
         return;
     }
     const QString name = m_presets[best];
-    m_tiles[static_cast<size_t>(best)]->setTitle("🏆 " + name);
+    m_tiles[static_cast<size_t>(best)]->setTitle(name + (stopped ? "" : " — sharpest"));
     const QString psnr = dB(m_finalPsnr[static_cast<size_t>(best)]);
     m_ui->statusLabel->setText(stopped ? QString("Stopped; best so far: <b>%1</b> at %2").arg(name, psnr)
                                        : QString("<b>%1</b> is sharpest: %2 after %3 s")

@@ -1,15 +1,17 @@
-// ironlearn-studio [FILE] [--train-steps N] [--screenshot PNG] [--save MODEL] [--quit]
+// ironlearn-studio [FILE] [--train-steps N | --race S] [--screenshot PNG] [--save MODEL] [--quit]
 // The thin executable: the window, plus a scripted mode for screenshots and demos.
 #include "CpuKernels.h"
 #include "CpuThreading.h"
 #include "Errors.h"
 #include "MainWindow.h"
 #include "NamesOutputPage.h"
+#include "RaceWindow.h"
 #include "Session.h"
 #include "ThreadGuard.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QMessageBox>
 #include <QPalette>
@@ -113,6 +115,29 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
     QTimer::singleShot(200, session, &Session::start);
 }
 
+// Opens the race view, races every preset for `seconds`, then saves a screenshot of the race
+// view and quits when asked.
+void runRace(il::app::MainWindow& window, double seconds, const QString& screenshot, bool quit)
+{
+    il::app::RaceWindow* race = window.showRace();
+    if (auto* spin = race->findChild<QDoubleSpinBox*>("secondsSpinBox")) spin->setValue(seconds);
+    QTimer::singleShot(300, race, [race, screenshot, quit] {
+        if (!race->startRace()) return;
+        auto* timer = new QTimer(race);
+        QObject::connect(timer, &QTimer::timeout, race, [race, timer, screenshot, quit] {
+            if (race->isRacing()) return;
+            timer->stop();
+            QTimer::singleShot(500, race, [race, screenshot, quit] {
+                if (!screenshot.isEmpty() && !race->grab().save(screenshot))
+                    std::fprintf(stderr, "ironlearn-studio: cannot write %s\n",
+                                 screenshot.toUtf8().constData());
+                if (quit) QApplication::exit(0);
+            });
+        });
+        timer->start(200);
+    });
+}
+
 void useDarkPalette()
 {
     QApplication::setStyle(QStyleFactory::create("Fusion"));
@@ -152,6 +177,9 @@ int main(int argc, char* argv[])
     parser.addVersionOption();
     parser.addPositionalArgument("FILE", "A data file (table, image, names) or a model to open.");
     parser.addOptions({
+        {"race", "Race the image presets on FILE for S seconds each (Train > Race presets…); "
+                  "--screenshot then shows the race view.",
+         "S"},
         {"train-steps", "Train this many steps after opening FILE (more, for a model), then stop.",
          "N"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
@@ -172,6 +200,14 @@ int main(int argc, char* argv[])
         if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
     }
     window.show();
+    if (parser.isSet("race")) {
+        QString path = parser.positionalArguments().value(0);
+        if (path.startsWith(":sample/")) path = ":/samples/" + path.mid(8);
+        if (!path.isEmpty()) window.openFile(path);
+        runRace(window, parser.value("race").toDouble(), parser.value("screenshot"),
+                parser.isSet("quit"));
+        return QApplication::exec();
+    }
     const bool script = parser.isSet("train-steps") || parser.isSet("screenshot") ||
                         parser.isSet("quit") || parser.isSet("save");
     auto startScript = [&window, &parser] {

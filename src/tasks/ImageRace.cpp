@@ -113,7 +113,8 @@ void ImageRace::train(Model& model, const RaceObserver& observer, std::vector<Ca
             entry.copySeconds += secondsSince(start);
         }
         if (observer.preview && observer.previewInterval > 0 &&
-            pr.elapsed >= lastPreview + observer.previewInterval) {
+            pr.elapsed >= lastPreview + observer.previewInterval &&
+            entry.previewSeconds <= observer.previewShare * pr.elapsed) {
             const auto start = Clock::now();
             lastPreview = pr.elapsed;
             observer.preview(tick, renderImage(net, m_task->geometry(), preview, nullptr));

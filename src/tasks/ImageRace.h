@@ -71,10 +71,13 @@ struct RaceTick {
 struct RaceObserver {
     // After every step: keep it cheap (no copies, no drawing), it runs inside the budget.
     std::function<void(const RaceTick&)> stepped;
-    // At most every previewInterval seconds (0: never), the running weights drawn with the
-    // longest side previewSide; also once at the end of the run with the final weights.
+    // At most every previewInterval seconds (0: never), and only while previews have taken at
+    // most previewShare of the training time, the running weights drawn with the longest side
+    // previewSide (a wide network's preview waits longer, so each preset pays the same share);
+    // also once when training ended, with the final weights.
     std::function<void(const RaceTick&, const QImage&)> preview;
     double previewInterval = 0;
+    double previewShare = 0.03;
     int previewSide = 96;
     // When training ended, before the measuring.
     std::function<void()> trained;
