@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""The table of an image corpus run (image_corpus.sh): PSNR (and SSIM where the race measured it)
+per picture and preset at each checkpoint, from the race JSON files in one or more directories,
+then each preset's median and minimum over the pictures. --plot FILE draws PSNR against seconds,
+one panel per picture, one line per preset (Debian python3-matplotlib).
+
+    corpus_table.py DIR [DIR...] [--plot FILE] [--markdown]
+"""
+
+import argparse
+import json
+import math
+import pathlib
+import statistics
+import sys
+
+
+def load(dirs):
+    """{picture: {preset: entry}} with entry = {seconds_at, psnr_at, ssim_at, steps_per_second}."""
+    table = {}
+    for d in dirs:
+        for f in sorted(pathlib.Path(d).glob("*.json")):
+            try:
+                race = json.loads(f.read_text())
+            except (OSError, ValueError) as e:
+                print(f"corpus_table.py: {f}: {e}", file=sys.stderr)
+                continue
+            if "presets" not in race or "checkpoints" not in race:
+                continue  # not a race file
+            for p in race["presets"]:
+                table.setdefault(f.stem, {})[p["preset"]] = {
+                    "checkpoints": race["checkpoints"],
+                    "seconds_at": p.get("seconds_at", []),
+                    "psnr_at": p.get("psnr_db_at", []),
+                    "ssim_at": p.get("ssim_at", []),
+                    "steps_per_second": p.get("steps_per_second", float("nan")),
+                }
+    return table
+
+
+def num(v):
+    return float("nan") if v is None else float(v)
+
+
+def print_table(table, markdown):
+    checkpoints = sorted({c for pics in table.values() for e in pics.values()
+                          for c in e["checkpoints"]})
+    presets = list(dict.fromkeys(p for pics in table.values() for p in pics))
+    head = ["picture", "preset"] + [f"{c:g} s" for c in checkpoints] + ["steps/s"]
+    rows, per_preset = [], {p: {c: [] for c in checkpoints} for p in presets}
+    for pic in sorted(table):
+        for preset in presets:
+            e = table[pic].get(preset)
+            if not e:
+                continue
+            cells = []
+            for c in checkpoints:
+                if c not in e["checkpoints"]:
+                    cells.append("")
+                    continue
+                i = e["checkpoints"].index(c)
+                psnr = num(e["psnr_at"][i]) if i < len(e["psnr_at"]) else float("nan")
+                ssim = num(e["ssim_at"][i]) if i < len(e["ssim_at"]) else float("nan")
+                per_preset[preset][c].append(psnr)
+                cells.append(f"{psnr:.1f}" + ("" if math.isnan(ssim) else f" / {ssim:.3f}"))
+            rows.append([pic, preset] + cells + [f"{e['steps_per_second']:.0f}"])
+    for preset in presets:
+        for label, f in (("median", statistics.median), ("minimum", min)):
+            cells = []
+            for c in checkpoints:
+                v = [x for x in per_preset[preset][c] if not math.isnan(x)]
+                cells.append(f"{f(v):.1f}" if v else "")
+            rows.append([label, preset] + cells + [""])
+    if markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+        for r in [head] + rows:
+            print("  ".join(str(x).rjust(w) if i > 1 else str(x).ljust(w)
+                            for i, (x, w) in enumerate(zip(r, widths))))
+
+
+def plot(table, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    pics = sorted(table)
+    cols = min(5, len(pics))
+    rows = math.ceil(len(pics) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False,
+                             sharex=True)
+    for ax in axes.flat[len(pics):]:
+        ax.axis("off")
+    for ax, pic in zip(axes.flat, pics):
+        for preset, e in table[pic].items():
+            xs = [num(s) for s in e["seconds_at"]]
+            ys = [num(p) for p in e["psnr_at"]]
+            pts = [(x, y) for x, y in zip(xs, ys) if not (math.isnan(x) or math.isnan(y))]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", markersize=3, label=preset)
+        ax.axhline(30, color="grey", linewidth=0.6, linestyle=":")
+        ax.set_xscale("log")
+        ticks = sorted({c for e in table[pic].values() for c in e["checkpoints"]})
+        ax.set_xticks(ticks, [f"{c:g}" for c in ticks])
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.set_title(pic, fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    for ax in axes[-1]:
+        ax.set_xlabel("seconds of training", fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("PSNR (dB)", fontsize=8)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--plot", metavar="FILE")
+    ap.add_argument("--markdown", action="store_true")
+    a = ap.parse_args()
+    table = load(a.dirs)
+    if not table:
+        sys.exit("corpus_table.py: no race JSON files in " + " ".join(a.dirs))
+    print_table(table, a.markdown)
+    if a.plot:
+        plot(table, a.plot)
+
+
+if __name__ == "__main__":
+    main()
