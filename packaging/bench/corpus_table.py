@@ -1,10 +1,9 @@
 #!/usr/bin/python3
 """The table of an image corpus run (image_corpus.sh): PSNR (and SSIM where the race measured it)
 per picture and preset at each checkpoint, from the race JSON files in one or more directories,
-then each preset's median and minimum over the pictures. --plot FILE draws PSNR against seconds,
-one panel per picture, one line per preset (Debian python3-matplotlib).
+then each preset's median and minimum over the pictures. (plot_psnr.py draws the same files.)
 
-    corpus_table.py DIR [DIR...] [--plot FILE] [--markdown]
+    corpus_table.py DIR [DIR...] [--markdown]
 """
 
 import argparse
@@ -83,57 +82,15 @@ def print_table(table, markdown):
                             for i, (x, w) in enumerate(zip(r, widths))))
 
 
-def plot(table, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker
-
-    pics = sorted(table)
-    cols = min(5, len(pics))
-    rows = math.ceil(len(pics) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False,
-                             sharex=True)
-    for ax in axes.flat[len(pics):]:
-        ax.axis("off")
-    for ax, pic in zip(axes.flat, pics):
-        for preset, e in table[pic].items():
-            xs = [num(s) for s in e["seconds_at"]]
-            ys = [num(p) for p in e["psnr_at"]]
-            pts = [(x, y) for x, y in zip(xs, ys) if not (math.isnan(x) or math.isnan(y))]
-            if pts:
-                ax.plot(*zip(*pts), marker="o", markersize=3, label=preset)
-        ax.axhline(30, color="grey", linewidth=0.6, linestyle=":")
-        ax.set_xscale("log")
-        ticks = sorted({c for e in table[pic].values() for c in e["checkpoints"]})
-        ax.set_xticks(ticks, [f"{c:g}" for c in ticks])
-        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-        ax.set_title(pic, fontsize=9)
-        ax.tick_params(labelsize=7)
-        ax.grid(alpha=0.3)
-    for ax in axes[-1]:
-        ax.set_xlabel("seconds of training", fontsize=8)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("PSNR (dB)", fontsize=8)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
-    fig.tight_layout(rect=(0, 0, 1, 0.94))
-    fig.savefig(path, dpi=110)
-    print(f"wrote {path}", file=sys.stderr)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="+")
-    ap.add_argument("--plot", metavar="FILE")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
     table = load(a.dirs)
     if not table:
         sys.exit("corpus_table.py: no race JSON files in " + " ".join(a.dirs))
     print_table(table, a.markdown)
-    if a.plot:
-        plot(table, a.plot)
 
 
 if __name__ == "__main__":

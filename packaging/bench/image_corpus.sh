@@ -3,7 +3,7 @@
 # they reached at each checkpoint: the table the image task's defaults are chosen from.
 #
 #   packaging/bench/image_corpus.sh [--seconds 20] [--checkpoints 5,10,20] [--size 256]
-#                                   [--presets a,b] [--out DIR] [--separate] [IMAGEDIR]
+#                                   [--presets a,b] [--out DIR] [--plot PNG] [--separate] [IMAGEDIR]
 #
 # IMAGEDIR: the pictures (default: 13 of scikit-image's sample pictures, unpacked from Debian's
 # python3-skimage into $TMPDIR without installing it). Each picture is one
@@ -11,7 +11,7 @@
 # same budget on the same threads; weights copied at each checkpoint and measured after the
 # run. A checkpoint before the end is taken mid-schedule (the cosine rate is still high), so it
 # is a lower bound of what a run of that length reaches. DIR/PICTURE.json per picture, then the
-# table (packaging/bench/corpus_table.py DIR; --plot FILE draws PSNR against seconds).
+# table (corpus_table.py DIR); --plot PNG draws PSNR against seconds (plot_psnr.py DIR).
 #
 # --separate: instead, one `train --max-seconds B` per checkpoint B, the way a user runs it
 # (slower: every budget is its own run). CLI: IRONLEARN_CLI (default build/release/...).
@@ -25,6 +25,7 @@ checkpoints=""
 size=256
 presets="hashgrid,siren,fourier-relu,classic"
 out=""
+plot=""
 separate=0
 dir=""
 while [[ $# -gt 0 ]]; do
@@ -34,6 +35,7 @@ while [[ $# -gt 0 ]]; do
         --size) size="$2"; shift 2 ;;
         --presets) presets="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
+        --plot) plot="$2"; shift 2 ;;
         --separate) separate=1; shift ;;
         -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "image_corpus.sh: unknown option $1" >&2; exit 2 ;;
@@ -97,3 +99,4 @@ for img in $images; do
         echo "image_corpus.sh: the race on $img failed" >&2
 done
 "$py" "$here/corpus_table.py" "$out"
+[[ -z "$plot" ]] || "$py" "$here/plot_psnr.py" --out "$plot" "$out"
