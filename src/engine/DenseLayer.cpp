@@ -83,6 +83,8 @@ private:
                 v = static_cast<float>(rng.uniform(-bb, bb));
             break;
         }
+        case Init::Zero: // a last layer: the network starts by predicting 0 everywhere
+            break;
         case Init::Xavier:
         case Init::Auto:
         default: { // Glorot uniform: U(-sqrt(6/(in+out)), +)
@@ -126,10 +128,10 @@ LayerType denseLayerType()
     t.aliases = {"linear"};
     t.label = "Dense";
     t.synopsis = "dense:N[:init]";
-    t.help = "Fully connected layer with N units: y = x W^T + b. init: xavier, he or siren "
-             "(default: from the activation that follows: He before ReLU-like ones, SIREN before "
-             "sine, Xavier otherwise). The last dense layer may leave N out: it gets the output "
-             "width.";
+    t.help = "Fully connected layer with N units: y = x W^T + b. init: xavier, he, siren or "
+             "zero (default: from the activation that follows: He before ReLU-like ones, SIREN "
+             "before sine, Xavier otherwise; zero is for a last layer). The last dense layer may "
+             "leave N out: it gets the output width.";
     LayerArg units;
     units.name = "units";
     units.fromData = DataValue::OutputWidth;
@@ -139,11 +141,13 @@ LayerType denseLayerType()
     LayerArg init;
     init.name = "initialisation";
     init.kind = LayerArg::Kind::Choice;
-    init.choices = {"auto", "xavier", "he", "siren"}; // the order of enum Init
+    init.choices = {"auto", "xavier", "he", "siren", "zero"}; // the order of enum Init
     init.choiceAliases = {{"glorot", "xavier"}, {"kaiming", "he"}};
     init.column = EditorColumn::Init;
     init.tooltip = "How the weights start. Automatic picks from the next activation: He before "
-                   "ReLU, SIREN before sine, Xavier otherwise.";
+                   "ReLU, SIREN before sine, Xavier otherwise. Zero, for a last layer: the "
+                   "network starts out predicting 0 and adds detail as it learns (a Fourier-"
+                   "feature network would otherwise start from loud random stripes).";
     t.args = {units, init};
     t.outputLayer = true;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {

@@ -18,9 +18,9 @@
 
 namespace il {
 
-// Weight initialisation schemes. The first four, in this order, are the choices of dense's init
+// Weight initialisation schemes. The first five, in this order, are the choices of dense's init
 // argument (DenseLayer.cpp); SirenFirst is what Siren resolves to for a stack's first layer.
-enum class Init { Auto, Xavier, He, Siren, SirenFirst };
+enum class Init { Auto, Xavier, He, Siren, Zero, SirenFirst };
 
 struct ParamSpec {
     std::string name; // "weight", "bias", "table", "projection"

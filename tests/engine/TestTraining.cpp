@@ -16,6 +16,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <map>
@@ -194,6 +195,7 @@ private slots:
     void layerSpecErrors();
     void layerSpecValid();
     void predictMatchesForward();
+    void zeroInitialisedLastLayer();
     void namesRoundTrip();
     void optimizerRegistry();
 
@@ -843,6 +845,25 @@ void TestTraining::layerSpecValid()
     QCOMPARE(QString::fromStdString(Network(b(), 2, net.spec(), 3).spec()),
              QString::fromStdString(net.spec()));
     QVERIFY(!layerSpecHelp().empty());
+}
+
+void TestTraining::zeroInitialisedLastLayer()
+{
+    // dense::zero: the last layer starts at 0, so the network predicts 0 everywhere at first,
+    // while the hidden layers keep their random start; the spec keeps the choice.
+    Network net(b(), 2, "fourier:16:10,dense:8,relu,dense::zero", 1);
+    QCOMPARE(QString::fromStdString(net.spec()),
+             QStringLiteral("fourier:16:10,dense:8,relu,dense:1:zero"));
+    net.initialize(3);
+    const std::vector<float> p = toHost(b(), net.parameters());
+    const size_t hidden = 8 * 32 + 8, last = 8 + 1;
+    QCOMPARE(p.size(), hidden + last);
+    QVERIFY(std::any_of(p.begin(), p.begin() + 8 * 32, [](float v) { return v != 0.f; }));
+    QVERIFY(std::all_of(p.end() - last, p.end(), [](float v) { return v == 0.f; }));
+    Rng rng(5);
+    Buffer x = toDevice(b(), testutil::randomVector(rng, 2 * 9, -1, 1));
+    const std::vector<float> y = toHost(b(), net.forward(x.view(9, 2)));
+    QVERIFY(std::all_of(y.begin(), y.end(), [](float v) { return v == 0.f; }));
 }
 
 void TestTraining::predictMatchesForward()
