@@ -2,15 +2,14 @@
 #include "ui_ImageOutputPage.h"
 
 #include "Dialogs.h"
+#include "ImageFile.h"
 #include "ImageTask.h"
 #include "Session.h"
 #include "StudioSettings.h"
 
 #include <QDir>
 #include <QFileInfo>
-#include <QImageWriter>
 #include <QLocale>
-#include <QSaveFile>
 
 namespace il::app {
 
@@ -206,10 +205,8 @@ bool ImageOutputPage::exportPng(QString path)
                                      "PNG images (*.png)");
     }
     if (path.isEmpty()) return false;
-    QSaveFile file(path);
-    QImageWriter writer(&file, "png");
-    if (!file.open(QIODevice::WriteOnly) || !writer.write(image) || !file.commit()) {
-        Dialogs::warning(this, "Export PNG", path + ": cannot write: " + file.errorString());
+    if (const io::IoResult r = io::writePng(path, image); !r) {
+        Dialogs::warning(this, "Export PNG", r.error);
         return false;
     }
     settings::rememberFolderOf(settings::Folder::Export, path);

@@ -1,10 +1,11 @@
 #include "Cli.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
+#include "AtomicFile.h"
+#include "ImageFile.h"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <cmath>
 #include <cstdio>
@@ -129,9 +130,37 @@ void ProgressPrinter::finish()
 
 void writeTextFileAtomically(const QString& path, const QByteArray& text)
 {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit())
-        throw DataError((path + ": cannot write: " + f.errorString()).toStdString());
+    const io::IoResult r = io::writeFileAtomically(path, text);
+    if (!r) throw DataError(r.error.toStdString());
+}
+
+void writePngFile(const QString& path, const QImage& image)
+{
+    const io::IoResult r = io::writePng(path, image);
+    if (!r) throw DataError(r.error.toStdString());
+}
+
+void checkOutputPaths(const std::vector<OutputPath>& outputs)
+{
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const OutputPath& o = outputs[i];
+        if (o.path.isEmpty()) continue;
+        const QString problem = io::outputPathProblem(o.path, o.inputs);
+        if (!problem.isEmpty())
+            throw UsageError((o.option + " " + o.path + ": " + problem).toStdString());
+        for (size_t j = 0; j < i; ++j) {
+            const OutputPath& other = outputs[j];
+            if (other.path.isEmpty()) continue;
+            const QFileInfo a(o.path), b(other.path);
+            const bool same = a.exists() && b.exists()
+                                  ? a.canonicalFilePath() == b.canonicalFilePath()
+                                  : a.absoluteFilePath() == b.absoluteFilePath();
+            if (same)
+                throw UsageError((other.option + " and " + o.option + " name the same file, " +
+                                  o.path + "; each output needs its own")
+                                     .toStdString());
+        }
+    }
 }
 
 QString resolveDataPath(const QString& path)

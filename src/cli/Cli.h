@@ -59,8 +59,21 @@ private:
 using tasks::formatDuration;
 QString formatLoss(double v);
 
-// Writes text to path atomically; throws DataError naming the file on failure.
+// Write path atomically (io::AtomicFile); throw DataError naming the file on failure.
 void writeTextFileAtomically(const QString& path, const QByteArray& text);
+void writePngFile(const QString& path, const QImage& image);
+
+// An output a command will write: the option that names it ("--out") and its path ("" if
+// the option was not given), and the inputs it must not replace.
+struct OutputPath {
+    QString option;
+    QString path;
+    QStringList inputs;
+};
+// Refuses, before any work is done, an output that is a special file (a device, a FIFO, a
+// directory), one of its inputs, or the same file as another output: UsageError naming the
+// option, e.g. "--out data.csv: is the input file data.csv; choose another name for the output".
+void checkOutputPaths(const std::vector<OutputPath>& outputs);
 
 // Resolves ":sample/NAME" (bundled samples) or a plain path; throws DataError if missing.
 QString resolveDataPath(const QString& path);

@@ -4,9 +4,7 @@
 #include "ImageTask.h"
 #include "ModelFile.h"
 
-#include <QBuffer>
 #include <QFileInfo>
-#include <QImageWriter>
 #include <QRegularExpression>
 
 #include <cstdio>
@@ -100,6 +98,7 @@ int runRender(const QStringList& args)
                                              .arg(QFileInfo(modelPath).completeBaseName())
                                              .arg(size.width())
                                              .arg(size.height());
+    checkOutputPaths({{"--out", out, {modelPath, p.value("compare-bicubic")}}});
 
     QImage image = tasks::renderImage(*model->network, geometry, size, &error);
     if (image.isNull()) throw DataError((modelPath + ": " + error).toStdString());
@@ -107,13 +106,7 @@ int runRender(const QStringList& args)
         const QImage bicubic = bicubicOfTrainingImage(p.value("compare-bicubic"), *model, size);
         image = tasks::sideBySide(image, bicubic);
     }
-    QByteArray png;
-    QBuffer buffer(&png);
-    buffer.open(QIODevice::WriteOnly);
-    QImageWriter writer(&buffer, "png");
-    if (!writer.write(image))
-        throw DataError((out + ": cannot encode the PNG: " + writer.errorString()).toStdString());
-    writeTextFileAtomically(out, png); // QSaveFile: no partial file on failure
+    writePngFile(out, image); // atomic: no partial file on failure
     std::printf("rendered %s (%dx%d, %s) to %s\n",
                 QFileInfo(modelPath).fileName().toUtf8().constData(), size.width(), size.height(),
                 geometry.channels == 1 ? "gray" : "RGB", out.toUtf8().constData());

@@ -32,6 +32,7 @@ int runEvaluate(const QStringList& args)
     const QString modelPath = p.positionalArguments()[0];
     const QString given = p.positionalArguments()[1];
     const QString dataPath = resolveDataPath(given);
+    checkOutputPaths({{"--metrics-json", p.value("metrics-json"), {modelPath, dataPath}}});
     auto backend =
         makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
 

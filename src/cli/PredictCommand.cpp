@@ -1,13 +1,13 @@
 // ironlearn-cli predict MODEL DATA [--out predictions.csv]
 #include "Cli.h"
 
+#include "AtomicFile.h"
 #include "CsvRecordReader.h"
 #include "ModelFile.h"
 #include "TabularTask.h"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <cstdio>
 
@@ -33,29 +33,24 @@ public:
     explicit Output(const QString& path) : m_file(path) {}
     void open()
     {
-        if (m_file.fileName().isEmpty()) return;
-        if (!m_file.open(QIODevice::WriteOnly))
-            throw DataError(
-                (m_file.fileName() + ": cannot write: " + m_file.errorString()).toStdString());
+        if (!toStdout() && !m_file.open()) throw DataError(m_file.errorString().toStdString());
     }
     void write(const QByteArray& line)
     {
-        if (m_file.fileName().isEmpty()) {
+        if (toStdout())
             std::fwrite(line.constData(), 1, static_cast<size_t>(line.size()), stdout);
-        } else if (m_file.write(line) != line.size()) {
-            throw DataError(
-                (m_file.fileName() + ": cannot write: " + m_file.errorString()).toStdString());
-        }
+        else if (!m_file.write(line))
+            throw DataError(m_file.errorString().toStdString());
     }
     void commit()
     {
-        if (!m_file.fileName().isEmpty() && !m_file.commit())
-            throw DataError(
-                (m_file.fileName() + ": cannot write: " + m_file.errorString()).toStdString());
+        if (!toStdout() && !m_file.commit()) throw DataError(m_file.errorString().toStdString());
     }
 
 private:
-    QSaveFile m_file; // discarded unless committed: a failed run leaves nothing behind
+    bool toStdout() const { return m_file.path().isEmpty(); }
+
+    io::AtomicFile m_file; // discarded unless committed: a failed run leaves nothing behind
 };
 
 // The new columns, after the input's own: the prediction of each target (or the class) and,
@@ -185,9 +180,7 @@ int runPredict(const QStringList& args)
         throw UsageError("--missing must be fail or drop, not \"" + missing.toStdString() + "\"");
     const QString outPath = p.value("out");
     const QString dataPath = resolveDataPath(given);
-    if (!outPath.isEmpty() &&
-        QFileInfo(outPath).absoluteFilePath() == QFileInfo(dataPath).absoluteFilePath())
-        throw UsageError("--out would overwrite the data file " + given.toStdString());
+    checkOutputPaths({{"--out", outPath, {modelPath, dataPath}}});
     auto backend =
         makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
 

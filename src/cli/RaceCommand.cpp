@@ -11,10 +11,8 @@
 #include "Model.h"
 #include "ModelJson.h"
 
-#include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
-#include <QImageWriter>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -157,27 +155,16 @@ QString raceTable(const std::vector<RaceEntry>& entries, const RaceOptions& o)
     return table;
 }
 
-void writePng(const QString& path, const QImage& image)
-{
-    QByteArray png;
-    QBuffer buffer(&png);
-    buffer.open(QIODevice::WriteOnly);
-    QImageWriter writer(&buffer, "png");
-    if (!writer.write(image))
-        throw DataError((path + ": cannot encode the PNG: " + writer.errorString()).toStdString());
-    writeTextFileAtomically(path, png);
-}
-
 // --out-dir: target.png (the picture trained on), PRESET.png per preset, psnr.csv (one row per
 // checkpoint, one PSNR column per preset).
 void writeOutDir(const std::vector<RaceEntry>& entries, const tasks::ImageTask& task,
                  const RaceOptions& o)
 {
     const QDir dir(o.outDir);
-    writePng(dir.filePath("target.png"), task.trainingImage());
+    writePngFile(dir.filePath("target.png"), task.trainingImage());
     QByteArray csv = "seconds";
     for (const RaceEntry& e : entries) {
-        writePng(dir.filePath(e.preset + ".png"), e.reconstruction);
+        writePngFile(dir.filePath(e.preset + ".png"), e.reconstruction);
         csv += "," + e.preset.toUtf8();
     }
     csv += "\n";
@@ -293,6 +280,7 @@ int runRace(const QStringList& args)
         return ExitOk;
     const RaceOptions o = raceOptions(p);
     const QString given = p.positionalArguments().first();
+    checkOutputPaths({{"--json", o.json, {given}}});
     const std::shared_ptr<tasks::ImageTask> task = openRaceImage(given, p);
     if (!o.outDir.isEmpty() && !QDir().mkpath(o.outDir))
         throw DataError((o.outDir + ": cannot create the directory").toStdString());

@@ -380,12 +380,21 @@ int runTrain(const QStringList& args)
 
     const QString given = p.positionalArguments().first();
     checkArguments(p);
+    const bool resuming = p.isSet("resume");
+    // Checked before any work: a run must not end by refusing to save.
+    const QString out =
+        p.isSet("out") ? p.value("out")
+        : resuming
+            ? p.value("resume")
+            : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() +
+                  ".safetensors";
+    checkOutputPaths({{"--out", out, {given}},
+                      {"--metrics-json", p.value("metrics-json"), {given, p.value("resume")}}});
     const int threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
     tasks::Model model;
     model.backend = makeBackend(p.value("backend"), threads, p.isSet("tf32"));
 
     // ---- resume: the model brings its architecture, task settings, hyperparameters, state ---
-    const bool resuming = p.isSet("resume");
     io::ModelInfo resumed;
     QString error;
     if (resuming && !model.open(p.value("resume"), &resumed, &error))
@@ -430,12 +439,6 @@ int runTrain(const QStringList& args)
         model.recoverOnCpu(createCpuBackend(threads), result.lastGood);
 
     // ---- save, then report ---------------------------------------------------------------------
-    const QString out =
-        p.isSet("out") ? p.value("out")
-        : resuming
-            ? p.value("resume")
-            : QFileInfo(given.startsWith(":sample/") ? given.mid(8) : given).completeBaseName() +
-                  ".safetensors";
     if (!model.save(out, task->toJson(), &error)) throw DataError(error.toStdString());
     report(p, model, result, given, out);
     const bool failed =

@@ -1,4 +1,7 @@
 #include "ImageFile.h"
+#include "AtomicFile.h"
+
+#include <QImageWriter>
 
 #include <QBuffer>
 #include <QImageReader>
@@ -193,6 +196,18 @@ bool loadImage(const QByteArray& bytes, const QString& path, bool forceGrayscale
         }
     }
     return true;
+}
+
+IoResult writePng(const QString& path, const QImage& image)
+{
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, "png");
+    if (!writer.write(image))
+        return IoResult::failure(path + QStringLiteral(": cannot encode the PNG: ") +
+                                 writer.errorString());
+    return writeFileAtomically(path, png);
 }
 
 } // namespace il::io

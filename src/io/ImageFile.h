@@ -5,6 +5,8 @@
 // libpng would otherwise print their own warnings, or hand back a half-grey picture.
 #pragma once
 
+#include "IoResult.h"
+
 #include <QByteArray>
 #include <QImage>
 #include <QString>
@@ -32,5 +34,8 @@ struct LoadedImage {
 // not an image, truncated, 0x0, too large, or a decoder failure. Never crashes.
 bool loadImage(const QByteArray& bytes, const QString& pathForMessages, bool forceGrayscale,
                LoadedImage& out, QString* error);
+
+// Encodes `image` as PNG and writes it atomically (AtomicFile): no partial file on failure.
+IoResult writePng(const QString& path, const QImage& image);
 
 } // namespace il::io

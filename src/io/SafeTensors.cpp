@@ -1,11 +1,11 @@
 #include "SafeTensors.h"
+#include "AtomicFile.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
-#include <QSaveFile>
 #include <QSet>
 
 #include <algorithm>
@@ -18,10 +18,6 @@
 static_assert(std::endian::native == std::endian::little, "safetensors io assumes little-endian");
 
 namespace il::io {
-
-namespace detail {
-qint64 failWriteAfterBytesForTesting = -1;
-} // namespace detail
 
 namespace {
 
@@ -439,39 +435,17 @@ IoResult writeSafeTensors(const QString& path, const SafeTensorsFile& file)
     const QString bad = checkForWriting(file);
     if (!bad.isEmpty()) return IoResult::failure(path + QStringLiteral(": cannot save: ") + bad);
 
-    QSaveFile f(path);
-    // Never fall back to writing the target in place: atomicity is the point.
-    f.setDirectWriteFallback(false);
-    if (!f.open(QIODevice::WriteOnly))
-        return IoResult::failure(path + QStringLiteral(": cannot save: ") + f.errorString());
-
+    AtomicFile f(path);
+    f.setAction(QStringLiteral("save"));
+    if (!f.open()) return IoResult::failure(f.errorString());
     // Streams the tensors straight from their vectors: no second copy of the model in memory.
-    qint64 written = 0;
-    auto write = [&](const char* p, qint64 n) {
-        const qint64 limit = detail::failWriteAfterBytesForTesting;
-        if (limit >= 0 && written + n > limit) {
-            f.write(p, limit - written);
-            return false;
-        }
-        if (f.write(p, n) != n) return false;
-        written += n;
-        return true;
-    };
-    const QByteArray prefix = encodePrefix(file);
-    bool ok = write(prefix.constData(), prefix.size());
+    bool ok = f.write(encodePrefix(file));
     for (size_t i = 0; ok && i < file.tensors.size(); ++i) {
         const StoredTensor& t = file.tensors[i];
-        ok = write(reinterpret_cast<const char*>(t.data.data()),
-                   static_cast<qint64>(t.data.size() * 4));
+        ok = f.write(reinterpret_cast<const char*>(t.data.data()),
+                     static_cast<qint64>(t.data.size() * 4));
     }
-    if (!ok) {
-        const QString why =
-            f.error() != QFileDevice::NoError ? f.errorString() : QStringLiteral("write failed");
-        f.cancelWriting(); // the destructor then removes the temporary file
-        return IoResult::failure(path + QStringLiteral(": cannot save: ") + why);
-    }
-    if (!f.commit())
-        return IoResult::failure(path + QStringLiteral(": cannot save: ") + f.errorString());
+    if (!ok || !f.commit()) return IoResult::failure(f.errorString());
     return IoResult::success();
 }
 

@@ -12,6 +12,8 @@
 // line naming the file and the tensor or field at fault. Nothing here throws or aborts.
 #pragma once
 
+#include "IoResult.h"
+
 #include <QByteArray>
 #include <QMap>
 #include <QString>
@@ -23,15 +25,6 @@
 namespace il::io {
 
 // The outcome of an io operation: ok, or a one-line message for the user.
-struct IoResult {
-    bool ok = true;
-    QString error;
-
-    static IoResult success() { return {}; }
-    static IoResult failure(QString message) { return {false, std::move(message)}; }
-    explicit operator bool() const { return ok; }
-};
-
 struct StoredTensor {
     std::string name;
     std::vector<int64_t> shape; // any rank; [] is a scalar (one element)
@@ -58,8 +51,9 @@ IoResult encodeSafeTensors(const SafeTensorsFile& file, QByteArray& out);
 // Parses the bytes of a file. `source` names the file in error messages.
 IoResult decodeSafeTensors(const QByteArray& bytes, const QString& source, SafeTensorsFile& out);
 
-// Writes atomically (QSaveFile: a temporary file in the same directory, renamed over the
-// target once complete), so an interrupted or failed save leaves any previous file untouched.
+// Writes atomically (AtomicFile: a temporary file in the same directory, synced and renamed
+// over the target once complete), so an interrupted or failed save leaves any previous file
+// untouched and a save that did not reach the disk reports why.
 IoResult writeSafeTensors(const QString& path, const SafeTensorsFile& file);
 
 // Reads and validates a whole file.
@@ -71,11 +65,5 @@ IoResult readSafeTensorsHeader(const QString& path, SafeTensorsFile& out);
 
 // "[16, 3]" for messages.
 QString shapeToString(const std::vector<int64_t>& shape);
-
-namespace detail {
-// Test hook: when >= 0, writeSafeTensors fails after writing this many bytes to the temporary
-// file, as a full disk or a killed process would. Tests use it to check atomicity.
-extern qint64 failWriteAfterBytesForTesting;
-} // namespace detail
 
 } // namespace il::io

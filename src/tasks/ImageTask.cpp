@@ -6,8 +6,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QImageWriter>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <cmath>
@@ -241,18 +239,10 @@ bool ImageTask::writeSnapshot(Network& net, int64_t step, const QString& directo
 {
     const QString path =
         QDir(directory).filePath(QString("step-%1.png").arg(step, 6, 10, QChar('0')));
-    const QImage image = reconstruct(net);
-    QSaveFile file(path); // atomic: a timeline never holds a half-written frame
-    QImageWriter writer(&file, "png");
-    if (!file.open(QIODevice::WriteOnly) || !writer.write(image) || !file.commit()) {
-        if (error)
-            *error =
-                path + ": cannot write: " +
-                (file.error() != QFileDevice::NoError ? file.errorString() : writer.errorString());
-        file.cancelWriting();
-        return false;
-    }
-    return true;
+    // Atomic: a timeline never holds a half-written frame.
+    const io::IoResult r = io::writePng(path, reconstruct(net));
+    if (!r && error) *error = r.error;
+    return r.ok;
 }
 
 std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes,

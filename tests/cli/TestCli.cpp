@@ -430,7 +430,7 @@ void TestCli::predictBadInput_data()
                                    << 2 << QStringList{"--missing"};
     QTest::newRow("output over input")
         << QByteArray("x1,x2\n1,2\n") << QStringList{"--out", "pbad.csv"} << 2
-        << QStringList{"overwrite"};
+        << QStringList{"is the input file"};
 }
 
 void TestCli::predictBadInput()

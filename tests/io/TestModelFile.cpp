@@ -1,5 +1,6 @@
 // Model files: save -> open gives the same network bit for bit, broken files are refused naming
 // what is wrong, and a run saved halfway and resumed matches a run that never stopped.
+#include "AtomicFile.h"
 #include "ModelFile.h"
 
 #include <QDir>
@@ -508,9 +509,9 @@ void TestModelFile::failedSaveKeepsPreviousModel()
     QVERIFY(saveModel(path, net, nullptr, TrainerConfig{}, TrainingState{}, {}, &error));
     const QByteArray before = readBytes(path);
     net.initialize(2);
-    detail::failWriteAfterBytesForTesting = before.size() / 2;
+    detail::injectedFailureForTesting = {detail::FailStep::Write, ENOSPC, before.size() / 2};
     const bool saved = saveModel(path, net, nullptr, TrainerConfig{}, TrainingState{}, {}, &error);
-    detail::failWriteAfterBytesForTesting = -1;
+    detail::injectedFailureForTesting = {};
     QVERIFY(!saved);
     QVERIFY2(error.startsWith(path + ": cannot save"), qPrintable(error));
     QCOMPARE(readBytes(path), before);

@@ -1,5 +1,6 @@
 // The safetensors reader and writer: round trips, an independent check of the bytes we write,
 // every refusal of a malformed file, and atomic saving.
+#include "AtomicFile.h"
 #include "SafeTensors.h"
 
 #include <QDir>
@@ -10,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -71,8 +73,11 @@ SafeTensorsFile sampleFile()
 
 // Restores the failure hook even if a check fails.
 struct FailAfter {
-    explicit FailAfter(qint64 n) { detail::failWriteAfterBytesForTesting = n; }
-    ~FailAfter() { detail::failWriteAfterBytesForTesting = -1; }
+    explicit FailAfter(qint64 n)
+    {
+        detail::injectedFailureForTesting = {detail::FailStep::Write, ENOSPC, n};
+    }
+    ~FailAfter() { detail::injectedFailureForTesting = {}; }
 };
 
 } // namespace
