@@ -70,6 +70,10 @@ double rocAuc(const std::vector<double>& scores, const std::vector<int>& labels)
 {
     // Mann-Whitney: the share of (positive, negative) pairs ranked the right way round, from
     // the rank sum of the positives; tied scores share their average rank (a tie counts half).
+    // A NaN score ranks nowhere (and would make the sort's order undefined and the tie scan
+    // below never end): the AUC of such a model is undefined, reported as such.
+    if (std::any_of(scores.begin(), scores.end(), [](double s) { return std::isnan(s); }))
+        return NAN;
     const size_t n = scores.size();
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), size_t(0));

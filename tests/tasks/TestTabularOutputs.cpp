@@ -149,6 +149,10 @@ void TestTabularOutputs::rocAucByHand()
     QVERIFY(near(rocAuc({0.9, 0.8, 0.2, 0.1}, {0, 0, 1, 1}), 0.0));
     QVERIFY(near(rocAuc({0.5, 0.5, 0.5}, {0, 1, 1}), 0.5));
     QVERIFY(std::isnan(rocAuc({0.1, 0.2}, {1, 1})));
+    // NaN scores (a diverged model) used to hang the tie scan; infinite ones rank normally.
+    QVERIFY(std::isnan(rocAuc({0.1, NAN, 0.3, NAN}, {0, 1, 1, 0})));
+    QVERIFY(std::isnan(rocAuc({NAN, NAN}, {0, 1})));
+    QVERIFY(near(rocAuc({-INFINITY, 0.2, INFINITY, 1e38}, {0, 0, 1, 1}), 1.0));
 
     // Through the binary metrics: the logits rank the rows.
     TabularSchema s;
