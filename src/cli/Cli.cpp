@@ -7,7 +7,9 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
@@ -126,6 +128,37 @@ void ProgressPrinter::finish()
 {
     if (m_tty && m_drawn) std::fputs("\n", stderr);
     m_drawn = false;
+}
+
+namespace {
+
+std::atomic<Trainer*> g_activeTrainer{nullptr};
+std::atomic<bool> g_stopRequested{false};
+
+extern "C" void onStopSignal(int sig)
+{
+    Trainer* trainer = g_activeTrainer.load();
+    if (trainer && !g_stopRequested.exchange(true)) {
+        trainer->requestCancel();
+        return;
+    }
+    io::removeTemporaryFilesNow();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+} // namespace
+
+void installSignalHandlers()
+{
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP})
+        std::signal(sig, onStopSignal);
+}
+
+void setActiveTrainer(Trainer* trainer)
+{
+    g_stopRequested = false;
+    g_activeTrainer = trainer;
 }
 
 void writeTextFileAtomically(const QString& path, const QByteArray& text)

@@ -59,6 +59,14 @@ private:
 using tasks::formatDuration;
 QString formatLoss(double v);
 
+// Ctrl+C (SIGINT), SIGTERM (what `timeout`, `kill` and desktop sessions send) and SIGHUP (a
+// closed terminal): while a training runs, the first one stops it after the current step and
+// the model is saved as usual; otherwise, or the second time, the program ends at once, leaving
+// no temporary file behind (io::removeTemporaryFilesNow).
+void installSignalHandlers();
+// The training the signals stop (nullptr: none).
+void setActiveTrainer(Trainer* trainer);
+
 // Write path atomically (io::AtomicFile); throw DataError naming the file on failure.
 void writeTextFileAtomically(const QString& path, const QByteArray& text);
 void writePngFile(const QString& path, const QImage& image);

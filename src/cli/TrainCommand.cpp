@@ -16,22 +16,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <optional>
 
 namespace il::cli {
 
 namespace {
-
-Trainer* g_activeTrainer = nullptr;
-
-extern "C" void onInterrupt(int)
-{
-    // First Ctrl+C: stop after the current step and save. Second: the default action.
-    if (g_activeTrainer) g_activeTrainer->requestCancel();
-    std::signal(SIGINT, SIG_DFL);
-}
 
 // "weight_decay" -> "weight-decay"
 QString optionName(const char* key)
@@ -240,7 +230,7 @@ void buildNetwork(const QCommandLineParser& p, tasks::Model& model,
     }
 }
 
-// Trains the model with progress on stderr (Ctrl+C stops after the step and saves), writing
+// Trains the model with progress on stderr (Ctrl+C or SIGTERM stops after the step and saves), writing
 // --snapshots on the way.
 TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool quiet)
 {
@@ -275,18 +265,16 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
                 return task.trainingMetric(n);
             },
             NAN, task.metricLowerIsBetter());
-    g_activeTrainer = &*trainer;
-    std::signal(SIGINT, onInterrupt);
+    setActiveTrainer(&*trainer); // Ctrl+C or SIGTERM: stop after this step, then save
     TrainResult result;
     try {
         result = trainer->run(model.trainingData());
     } catch (const EngineError& e) {
-        g_activeTrainer = nullptr;
+        setActiveTrainer(nullptr);
         printer.finish();
         throw DataError(std::string("training failed: ") + e.what());
     }
-    g_activeTrainer = nullptr;
-    std::signal(SIGINT, SIG_DFL);
+    setActiveTrainer(nullptr);
     trainer.reset();
     // A recovery lowered the learning rate: save the rate that worked, so a resumed run goes on
     // with it.

@@ -46,6 +46,7 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName("ironlearn-cli");
     QCoreApplication::setApplicationVersion(IRONLEARN_VERSION);
+    il::cli::installSignalHandlers();
     QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty()) {
         std::fputs(kUsage, stderr);

@@ -3,7 +3,9 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include <fcntl.h>
@@ -19,6 +21,30 @@ InjectedFailure injectedFailureForTesting;
 namespace {
 
 constexpr qsizetype kBufferBytes = 1 << 20;
+
+// The temporary files being written, where a signal handler can find them: a slot is free (0),
+// being filled (1) or holds a path (2). A write that finds no free slot is simply not listed.
+constexpr int kSlots = 16;
+std::atomic<int> g_slotState[kSlots];
+char g_slotPath[kSlots][PATH_MAX];
+
+int listTemporary(const QByteArray& path)
+{
+    if (path.size() >= PATH_MAX) return -1;
+    for (int i = 0; i < kSlots; ++i) {
+        int expected = 0;
+        if (!g_slotState[i].compare_exchange_strong(expected, 1)) continue;
+        std::memcpy(g_slotPath[i], path.constData(), static_cast<size_t>(path.size()) + 1);
+        g_slotState[i].store(2);
+        return i;
+    }
+    return -1;
+}
+
+void unlistTemporary(int slot)
+{
+    if (slot >= 0) g_slotState[slot].store(0);
+}
 
 QString systemReason(int err)
 {
@@ -143,6 +169,7 @@ bool AtomicFile::open()
         m_temp.clear();
         return fail(err, creating);
     }
+    m_slot = listTemporary(m_temp);
     struct stat old {};
     const bool exists = ::stat(QFile::encodeName(target).constData(), &old) == 0;
     ::fchmod(m_fd, exists ? (old.st_mode & 07777) : newFileMode());
@@ -189,6 +216,8 @@ bool AtomicFile::commit()
     if (::rename(m_temp.constData(), QFile::encodeName(m_path).constData()) != 0)
         return fail(errno, renaming);
     m_committed = true;
+    unlistTemporary(m_slot);
+    m_slot = -1;
     // The rename is durable once the directory is synced; a failure here loses nothing written.
     const int dir = ::open(QFile::encodeName(QFileInfo(m_path).absolutePath()).constData(),
                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -204,8 +233,16 @@ void AtomicFile::cancel()
     if (m_fd >= 0) ::close(m_fd);
     m_fd = -1;
     if (!m_temp.isEmpty() && !m_committed) ::unlink(m_temp.constData());
+    unlistTemporary(m_slot);
+    m_slot = -1;
     m_temp.clear();
     m_buffer.clear();
+}
+
+void removeTemporaryFilesNow() noexcept
+{
+    for (int i = 0; i < kSlots; ++i)
+        if (g_slotState[i].load() == 2) ::unlink(g_slotPath[i]);
 }
 
 IoResult writeFileAtomically(const QString& path, const QByteArray& bytes,

@@ -62,7 +62,13 @@ private:
     QString m_error;
     QString m_action = QStringLiteral("write");
     bool m_committed = false;
+    int m_slot = -1; // where removeTemporaryFilesNow finds the temporary file (-1: not listed)
 };
+
+// Removes the temporary files of the writes in progress. Async-signal-safe (it only calls
+// unlink): for a signal handler about to end the process, so that Ctrl+C or SIGTERM during a
+// save leaves the old file and no temporary one.
+void removeTemporaryFilesNow() noexcept;
 
 // The whole of `bytes` as the file `path`, atomically.
 IoResult writeFileAtomically(const QString& path, const QByteArray& bytes,

@@ -46,6 +46,7 @@ private slots:
     void refusals_data();
     void refusals();
     void resumeMaySaveOverItsModel();
+    void sigtermStopsAndSaves();
 };
 
 void TestCliOutputs::initTestCase()
@@ -131,6 +132,30 @@ void TestCliOutputs::resumeMaySaveOverItsModel()
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const RunResult info = run({"info", "model.safetensors"});
     QVERIFY2(info.out.contains("4 epochs"), qPrintable(info.out));
+}
+
+void TestCliOutputs::sigtermStopsAndSaves()
+{
+    // SIGTERM, as `timeout` and a closing desktop session send it, saves like Ctrl+C: the run
+    // stops after its step and the model is written (it used to end the process unsaved).
+    QProcess p;
+    p.setWorkingDirectory(m_dir.path());
+    p.start(IRONLEARN_CLI, {"train", "data.csv", "--epochs", "100000000", "--out",
+                            "term.safetensors", "--threads", "1"});
+    QVERIFY(p.waitForStarted(10000));
+    QString err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromUtf8(p.readAllStandardError())).contains("step"),
+                             30000);
+    p.terminate(); // SIGTERM
+    QVERIFY(p.waitForFinished(30000));
+    err += QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 0, qPrintable(err));
+    QVERIFY2(QString::fromUtf8(p.readAllStandardOutput()).contains("saved model"), qPrintable(err));
+    const RunResult info = run({"info", "term.safetensors"});
+    QVERIFY2(info.code == 0, qPrintable(info.err));
+    const QStringList hidden = QDir(m_dir.path()).entryList({".*"}, QDir::Files | QDir::Hidden);
+    QVERIFY2(hidden.isEmpty(), qPrintable(hidden.join(' ')));
 }
 
 QTEST_GUILESS_MAIN(TestCliOutputs)
