@@ -48,12 +48,7 @@ done
 py=/usr/bin/python3 # Debian's, with the packages the table and plot use
 
 if [[ -z "$dir" ]]; then
-    dir="${TMPDIR:-/tmp}/ironlearn-skimage/usr/lib/python3/dist-packages/skimage/data"
-    if [[ ! -d "$dir" ]]; then
-        work="${TMPDIR:-/tmp}/ironlearn-skimage"
-        mkdir -p "$work"
-        (cd "$work" && apt-get download python3-skimage >/dev/null && dpkg-deb -x python3-skimage_*.deb .)
-    fi
+    dir="$("$here/skimage_data.sh")"
     # Photos (gray and colour), text (binary and scanned), silhouettes, texture, synthetic.
     images="camera astronaut coffee chelsea bw_text page text horse logo brick grass moon checker_bilevel"
 else

@@ -86,7 +86,7 @@ TrainingResult timeTraining(Backend& backend, const std::string& spec, ConstTens
 {
     Network net(backend, x.cols(), spec, outputWidth);
     net.initialize(config.seed);
-    Optimizer optimizer(backend, config.optimizer, net.parameterCount());
+    Optimizer optimizer(backend, config.optimizer, net.parameterRanges());
     TrainingState state;
 
     const int64_t units = warmup + repeat;

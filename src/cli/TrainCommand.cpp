@@ -57,6 +57,28 @@ void addOptimizerOptions(QCommandLineParser& p)
                      QString("%1 for %2 (see Optimizers below).").arg(s->label, users.join(", ")),
                      "F"});
     }
+    for (const ParameterGroupType& g : parameterGroupTypes())
+        p.addOption({g.lrOption,
+                     QString("%1 Default %2; 0: the same as --lr (see Optimizers below).")
+                         .arg(g.help)
+                         .arg(g.lr),
+                     "RATE"});
+}
+
+// --grid-lr and the like: a group's own peak learning rate, 0 for the run's.
+void applyGroupOptions(const QCommandLineParser& p, OptimizerConfig& optimizer)
+{
+    for (const ParameterGroupType& g : parameterGroupTypes()) {
+        if (!p.isSet(g.lrOption)) continue;
+        const std::string name = std::string("--") + g.lrOption;
+        bool ok = false;
+        const double v = p.value(g.lrOption).toDouble(&ok);
+        if (!ok || !(v >= 0 && v <= 1e6))
+            throw UsageError(name + " must be a learning rate from 0 (the same as --lr) to 1e6, "
+                                    "got \"" +
+                             p.value(g.lrOption).toStdString() + "\"");
+        optimizer.setGroupLr(g.name, static_cast<float>(v));
+    }
 }
 
 // The Optimizers section of train --help: each optimizer, its update and its settings.
@@ -71,6 +93,16 @@ QString optimizerHelp()
                         .arg(s.defaultValue)
                         .arg(s.min)
                         .arg(s.max);
+    }
+    text += "Parameter groups train with settings of their own (saved with the model):\n";
+    for (const ParameterGroupType& g : parameterGroupTypes()) {
+        QStringList settings;
+        for (const auto& [key, value] : g.settings)
+            settings << QString("%1 %2").arg(key).arg(value);
+        text += QString("  %1 --%2 (default %3), %4 where the optimizer has them.\n")
+                    .arg(g.label, g.lrOption)
+                    .arg(g.lr)
+                    .arg(settings.join(", "));
     }
     return text;
 }
@@ -158,6 +190,7 @@ void applyOptions(const QCommandLineParser& p, TrainerConfig& cfg)
                              cfg.optimizer.name() + ", got " + p.value(name).toStdString());
         cfg.optimizer.set(own->key, v);
     }
+    applyGroupOptions(p, cfg.optimizer);
     auto f = [](double v) { return static_cast<float>(v); };
     cfg.schedule.lrMax = f(doubleOption(p, "lr", cfg.schedule.lrMax, 1e-12, 1e6));
     cfg.schedule.lrMin = f(doubleOption(p, "lr-min", cfg.schedule.lrMin, 0, 1e6));

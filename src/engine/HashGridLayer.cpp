@@ -1,7 +1,8 @@
 // Multiresolution hash encoding (Müller et al. 2022, HashGridMath.h) as a first layer: 2-D
 // positions in, every level's interpolated features out. Its tables are ordinary trainable
 // parameters (one tensor, levels x 2^log2Table rows x features), initialised uniformly in
-// [-1e-4, 1e-4] as in the paper, updated by the run's optimizer with the rest of the network.
+// [-1e-4, 1e-4] as in the paper, updated by the run's optimizer with the settings of the
+// parameter group "grid_tables" (Optimizers.cpp: their own lr, Adam's β₂ and ε).
 #include "Errors.h"
 #include "Layer.h"
 
@@ -45,7 +46,7 @@ public:
     }
     std::vector<ParamSpec> parameters(int64_t) const override
     {
-        return {{"table", {m_grid.rows(), m_grid.features}, true}};
+        return {{"table", {m_grid.rows(), m_grid.features}, true, "grid_tables"}};
     }
     void initialize(Backend& backend, Rng& rng, const InitContext&) override
     {

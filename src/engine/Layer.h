@@ -23,9 +23,16 @@ namespace il {
 enum class Init { Auto, Xavier, He, Siren, Zero, SirenFirst };
 
 struct ParamSpec {
+    ParamSpec(std::string name, Shape shape, bool trainable = true, std::string group = {})
+        : name(std::move(name)), shape(shape), trainable(trainable), group(std::move(group))
+    {
+    }
+
     std::string name; // "weight", "bias", "table", "projection"
     Shape shape;
     bool trainable = true;
+    // The optimizer group it trains in (ParameterGroupType, Optimizer.h); "": the run's settings.
+    std::string group;
 };
 
 // What a layer asks of the dense layer that feeds it: ReLU-like activations He, a sine SIREN's

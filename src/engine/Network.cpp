@@ -53,7 +53,16 @@ void Network::build()
     std::vector<std::vector<Tensor>> params(m_layers.size()), grads(m_layers.size());
     size_t offset = 0;
     m_tensorLayer.clear();
+    m_ranges.clear();
     for (auto& s : trainable) {
+        if (!s.spec.group.empty() && !findParameterGroup(s.spec.group))
+            throw EngineError("\"" + m_layers[s.layer]->spec() + "\": no parameter group is called \"" +
+                              s.spec.group + "\"");
+        const auto n = s.spec.shape.size();
+        if (!m_ranges.empty() && m_ranges.back().group == s.spec.group)
+            m_ranges.back().count += n;
+        else
+            m_ranges.push_back({s.spec.group, static_cast<int64_t>(offset), n});
         params[s.layer].push_back(m_arena.view(s.spec.shape, offset));
         grads[s.layer].push_back(m_grads.view(s.spec.shape, offset));
         m_tensorLayer.push_back(static_cast<int>(s.layer));

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "Layer.h"
+#include "Optimizer.h"
 
 #include <memory>
 #include <string>
@@ -56,6 +57,9 @@ public:
     Tensor parameters() const;
     Tensor gradients() const;
     int64_t parameterCount() const { return m_trainableFloats; }
+    // The trainable parameters as runs of one optimizer group each (ParamSpec::group), in arena
+    // order: what an Optimizer for this network is made with.
+    const std::vector<ParameterRange>& parameterRanges() const { return m_ranges; }
     // Every tensor with its name (trainable ones first), for saving and gradient norms.
     std::vector<NamedTensor> namedTensors() const;
     // Index of the layer that owns trainable tensor i of namedTensors().
@@ -87,6 +91,7 @@ private:
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<int64_t> m_widths; // output width of each layer
     std::vector<int> m_tensorLayer;
+    std::vector<ParameterRange> m_ranges;
     int64_t m_trainableFloats = 0;
     int64_t m_fixedFloats = 0;
     Buffer m_arena;

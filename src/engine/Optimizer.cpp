@@ -78,6 +78,12 @@ OptimizerConfig::OptimizerConfig(const OptimizerType& type) : m_type(&type)
 {
     for (const OptimizerSetting& s : type.settings)
         m_values.push_back(s.defaultValue);
+    for (const ParameterGroupType& g : parameterGroupTypes()) {
+        GroupSettings settings{g.name, g.lr, {}};
+        for (const auto& [key, value] : g.settings)
+            settings.overrides.emplace_back(key, value);
+        m_groups.push_back(std::move(settings));
+    }
 }
 
 OptimizerConfig OptimizerConfig::named(std::string_view name)
@@ -120,18 +126,105 @@ OptimizerConfig OptimizerConfig::switchedTo(const OptimizerType& type) const
             m_values[i] <= there->max)
             c.set(s.key, m_values[i]);
     }
+    c.m_groups = m_groups;
     return c;
 }
 
-Optimizer::Optimizer(Backend& backend, const OptimizerConfig& config, int64_t parameterCount)
-    : m_backend(backend), m_config(config), m_count(parameterCount)
+const ParameterGroupType* findParameterGroup(std::string_view name)
 {
-    const auto n = static_cast<size_t>(parameterCount);
+    for (const ParameterGroupType& g : parameterGroupTypes())
+        if (name == g.name) return &g;
+    return nullptr;
+}
+
+GroupSettings& OptimizerConfig::groupRef(std::string_view name)
+{
+    for (GroupSettings& g : m_groups)
+        if (g.group == name) return g;
+    throw EngineError("no parameter group is called \"" + std::string(name) + "\"");
+}
+
+const GroupSettings& OptimizerConfig::group(std::string_view name) const
+{
+    return const_cast<OptimizerConfig*>(this)->groupRef(name);
+}
+
+void OptimizerConfig::setGroupLr(std::string_view name, float lr)
+{
+    GroupSettings& g = groupRef(name);
+    if (!(lr >= 0.f && std::isfinite(lr)))
+        throw EngineError(g.group + ": the learning rate must be 0 (the run's) or more");
+    g.lr = lr;
+}
+
+void OptimizerConfig::setGroupSetting(std::string_view name, std::string_view key, float v)
+{
+    GroupSettings& g = groupRef(name);
+    const OptimizerSetting* setting = nullptr;
+    for (const OptimizerType& t : optimizerTypes())
+        if (!setting) setting = t.setting(key);
+    if (!setting)
+        throw EngineError(g.group + ": no optimizer has a setting \"" + std::string(key) + "\"");
+    if (!(v >= setting->min && v <= setting->max))
+        throw EngineError(g.group + ": " + setting->key + " must be between " +
+                          std::to_string(setting->min) + " and " + std::to_string(setting->max));
+    for (auto& [k, value] : g.overrides)
+        if (k == key) {
+            value = v;
+            return;
+        }
+    g.overrides.emplace_back(key, v);
+}
+
+OptimizerConfig OptimizerConfig::forGroup(std::string_view name) const
+{
+    OptimizerConfig c = *this;
+    if (name.empty()) return c;
+    for (const auto& [key, value] : group(name).overrides)
+        if (c.has(key)) c.set(key, value);
+    return c;
+}
+
+float OptimizerConfig::groupLr(std::string_view name, float runLr) const
+{
+    if (name.empty()) return runLr;
+    const float own = group(name).lr;
+    return own > 0.f ? own : runLr;
+}
+
+Optimizer::Optimizer(Backend& backend, const OptimizerConfig& config,
+                     std::vector<ParameterRange> ranges)
+    : m_backend(backend), m_config(config)
+{
+    for (const ParameterRange& r : ranges) {
+        if (r.offset != m_count || r.count < 0)
+            throw EngineError("optimizer: the parameter ranges must follow each other from 0");
+        m_count += r.count;
+    }
+    const auto n = static_cast<size_t>(m_count);
     for (size_t i = 0; i < config.type().state.size(); ++i)
         m_buffers.emplace_back(&backend, n);
     for (const Buffer& b : m_buffers)
         m_views.push_back(b.view(1, m_count));
+    for (const ParameterRange& r : ranges) {
+        OptimizerConfig own = config.forGroup(r.group);
+        const float ownLr = r.group.empty() ? 0.f : config.group(r.group).lr;
+        if (r.count == 0) continue;
+        if (!m_spans.empty() && m_spans.back().config == own && m_spans.back().ownLr == ownLr) {
+            m_spans.back().count += r.count; // the same settings: one update
+            continue;
+        }
+        m_spans.push_back({r.offset, r.count, std::move(own), ownLr, {}});
+    }
+    for (Span& s : m_spans)
+        for (const Buffer& b : m_buffers)
+            s.state.push_back(b.view(1, s.count, static_cast<size_t>(s.offset)));
     reset();
+}
+
+Optimizer::Optimizer(Backend& backend, const OptimizerConfig& config, int64_t parameterCount)
+    : Optimizer(backend, config, std::vector<ParameterRange>{{"", 0, parameterCount}})
+{
 }
 
 void Optimizer::reset()
@@ -140,13 +233,23 @@ void Optimizer::reset()
         m_backend.fill(t, 0.f);
 }
 
-void Optimizer::step(Tensor params, ConstTensor grads, float lr, int64_t step, const float* guard)
+void Optimizer::step(Tensor params, ConstTensor grads, float lr, float peakLr, int64_t step,
+                     const float* guard)
 {
     if (params.size() != m_count)
         throw ShapeError("optimizer: " + std::to_string(params.size()) + " parameters, state for " +
                          std::to_string(m_count));
-    m_config.type().update(
-        OptimizerUpdate{m_backend, m_config, params, grads, m_views, lr, step, guard});
+    if (grads.size() != m_count)
+        throw ShapeError("optimizer: " + std::to_string(grads.size()) + " gradients for " +
+                         std::to_string(m_count) + " parameters");
+    const float schedule = peakLr > 0.f ? lr / peakLr : 1.f;
+    for (const Span& s : m_spans) {
+        const Tensor p{params.data + s.offset, {1, s.count}};
+        const ConstTensor g{grads.data + s.offset, {1, s.count}};
+        const float spanLr = s.ownLr > 0.f ? s.ownLr * schedule : lr;
+        s.config.type().update(
+            OptimizerUpdate{m_backend, s.config, p, g, s.state, spanLr, step, guard});
+    }
 }
 
 std::vector<std::pair<std::string, Tensor>> Optimizer::state() const

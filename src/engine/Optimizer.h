@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace il {
@@ -46,6 +47,43 @@ struct OptimizerSetting {
 };
 
 class OptimizerConfig;
+
+// ---- Parameter groups ------------------------------------------------------------------
+// Some parameters train best with settings of their own: Instant NGP trains a hash grid's
+// tables at lr 1e-2 with Adam's β₂ 0.99 and ε 1e-15, without weight decay, while its MLP takes
+// the run's settings. A layer puts such parameters in a named group (ParamSpec::group); each
+// group is described once, here (Optimizers.cpp), with its defaults. Parameters in no group
+// ("") take the run's settings.
+struct ParameterGroupType {
+    const char* name;     // "grid_tables": ParamSpec::group, the model file's key
+    const char* label;    // "Hash-grid tables": the studio
+    const char* lrOption; // "grid-lr": the CLI option that sets its learning rate
+    const char* help;     // one sentence for the CLI's help and the studio's tooltip
+    float lr;             // its default peak learning rate
+    // Its defaults for optimizer settings (OptimizerSetting::key), used where the run's optimizer
+    // has that setting; the others come from the run's optimizer.
+    std::vector<std::pair<const char*, float>> settings;
+};
+
+const std::vector<ParameterGroupType>& parameterGroupTypes();
+const ParameterGroupType* findParameterGroup(std::string_view name); // nullptr if unknown
+
+// A group's settings in a run: its own peak learning rate (0: the run's) and the optimizer
+// settings it overrides (any optimizer's keys; those the run's optimizer lacks are unused).
+struct GroupSettings {
+    std::string group;
+    float lr = 0.f;
+    std::vector<std::pair<std::string, float>> overrides;
+
+    bool operator==(const GroupSettings&) const = default;
+};
+
+// A run of trainable parameters, in the network's flat arena, that share one group.
+struct ParameterRange {
+    std::string group; // "" for the run's settings
+    int64_t offset = 0;
+    int64_t count = 0;
+};
 
 // What one update works on. state holds the optimizer's tensors in the order of
 // OptimizerType::state, each with the parameters' layout.
@@ -104,34 +142,72 @@ public:
     // The same settings on another optimizer: a setting both have keeps its value unless it
     // was left at this optimizer's default, in which case it takes the other's default (Adam's
     // weight decay 0 becomes AdamW's 0.01, a chosen 0.05 stays).
+    // The settings of each group keep theirs.
     OptimizerConfig switchedTo(const OptimizerType& type) const;
+
+    // Every registered group's settings (parameterGroupTypes() order), its defaults unless set.
+    const std::vector<GroupSettings>& groups() const { return m_groups; }
+    // The named group's settings; throws EngineError for an unknown group.
+    const GroupSettings& group(std::string_view name) const;
+    // Sets a group's peak learning rate (0: the run's); EngineError if the group is unknown or
+    // lr is negative or not finite.
+    void setGroupLr(std::string_view name, float lr);
+    // Sets one optimizer setting of a group; EngineError if the group is unknown, no optimizer
+    // has the key, or v is outside that setting's range.
+    void setGroupSetting(std::string_view name, std::string_view key, float v);
+    // The settings parameters of the group train with: this optimizer with the group's
+    // overrides (those it has) applied. "" is this config.
+    OptimizerConfig forGroup(std::string_view name) const;
+    // The peak learning rate of a group, given the run's: its own, or the run's.
+    float groupLr(std::string_view name, float runLr) const;
 
     bool operator==(const OptimizerConfig& other) const = default;
 
 private:
+    GroupSettings& groupRef(std::string_view name);
+
     const OptimizerType* m_type;
     std::vector<float> m_values; // in the order of m_type->settings
+    std::vector<GroupSettings> m_groups;
 };
 
 // Owns the optimizer state (one flat buffer per state tensor, same layout as the parameters).
 class Optimizer {
 public:
+    // Parameters in ranges (Network::parameterRanges: contiguous, in order, from offset 0),
+    // each trained with its group's settings. Throws EngineError for an unknown group.
+    Optimizer(Backend& backend, const OptimizerConfig& config, std::vector<ParameterRange> ranges);
+    // parameterCount parameters in no group.
     Optimizer(Backend& backend, const OptimizerConfig& config, int64_t parameterCount);
 
     const OptimizerConfig& config() const { return m_config; }
-    // One update of all parameters. step is 1-based (Adam's bias correction). The guard block
-    // (Backend.h) scales gradients by its clip factor and skips the update after a bad step.
-    void step(Tensor params, ConstTensor grads, float lr, int64_t step, const float* guard);
+    // One update of all parameters, one backend update per range of parameters that share
+    // settings. lr: the run's learning rate at this step; peakLr: the run's configured peak
+    // (the schedule's lr_max), so a group with a peak of its own steps at
+    // its peak * lr / peakLr and follows the run's schedule, warm-up and lowered rates. step is
+    // 1-based (Adam's bias correction). The guard block (Backend.h) scales gradients by its
+    // clip factor and skips the update after a bad step.
+    void step(Tensor params, ConstTensor grads, float lr, float peakLr, int64_t step,
+              const float* guard);
     // State tensors for saving, named "optimizer.<state name>" (OptimizerType::state).
     std::vector<std::pair<std::string, Tensor>> state() const;
     void reset();
 
 private:
+    // Adjacent parameters that train with the same settings, and their state's views.
+    struct Span {
+        int64_t offset, count;
+        OptimizerConfig config;
+        float ownLr; // the group's peak learning rate, 0: the run's
+        std::vector<Tensor> state;
+    };
+
     Backend& m_backend;
     OptimizerConfig m_config;
-    int64_t m_count;
+    int64_t m_count = 0;
     std::vector<Buffer> m_buffers; // one per OptimizerType::state entry
     std::vector<Tensor> m_views;   // views of m_buffers, made once
+    std::vector<Span> m_spans;
 };
 
 std::string scheduleName(ScheduleKind k);

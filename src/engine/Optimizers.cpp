@@ -1,7 +1,8 @@
 // The optimizers, each described once (Optimizer.h, OptimizerType). To add one, add an entry
 // here; the model files, the CLI's options and help and the studio's list follow from it.
 // Each update runs an update rule of OptimizerMath.h, which holds the arithmetic for every
-// backend; an optimizer with new maths adds its rule there.
+// backend; an optimizer with new maths adds its rule there. The parameter groups, whose
+// parameters train with settings of their own, are described here too.
 #include "Optimizer.h"
 
 namespace il {
@@ -96,12 +97,35 @@ std::vector<OptimizerType> makeTypes()
     };
 }
 
+// Parameter groups (Optimizer.h, ParameterGroupType).
+std::vector<ParameterGroupType> makeGroups()
+{
+    return {
+        // Instant NGP (Müller et al. 2022, section 4): Adam with β₂ 0.99 and ε 1e-15 for the
+        // hash tables (a row touched by few points gets a step of about lr, not a tiny one
+        // whose ε swamps a tiny √v), and no weight decay on them. The lr was chosen on
+        // several pictures (packaging/bench/hashgrid_lr_sweep.sh; README, Images).
+        {"grid_tables",
+         "Hash-grid tables",
+         "grid-lr",
+         "Learning rate of the hash grid's tables (peak; follows the schedule).",
+         1e-2f,
+         {{"beta2", 0.99f}, {"eps", 1e-15f}, {"weight_decay", 0.f}}},
+    };
+}
+
 } // namespace
 
 const std::vector<OptimizerType>& optimizerTypes()
 {
     static const std::vector<OptimizerType> types = makeTypes();
     return types;
+}
+
+const std::vector<ParameterGroupType>& parameterGroupTypes()
+{
+    static const std::vector<ParameterGroupType> groups = makeGroups();
+    return groups;
 }
 
 } // namespace il

@@ -86,7 +86,7 @@ void TrainingStep::gradients(int64_t stepInEpoch, int64_t step, bool record)
 
 void TrainingStep::update(float lr, int64_t step)
 {
-    m_opt.step(m_params, m_grads, lr, step + 1, m_guard);
+    m_opt.step(m_params, m_grads, lr, m_config.schedule.lrMax, step + 1, m_guard);
 }
 
 void TrainingStep::forwardBackward(ConstTensor xb, ConstTensor yb, int64_t n)

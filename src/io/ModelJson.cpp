@@ -145,8 +145,52 @@ bool finish(const QString& problem, QString* error)
     return problem.isEmpty();
 }
 
-// The "optimizer" object: a "kind" and the settings that optimizer has (OptimizerType). Keys
-// of other optimizers' settings are ignored: files written before the registry list them all.
+// The "groups" object of the optimizer: per parameter group (ParameterGroupType), its "lr" and
+// the optimizer settings it overrides. Unknown groups and keys no optimizer has are ignored.
+QString groupsFromJson(const QJsonObject& json, OptimizerConfig& c)
+{
+    for (const ParameterGroupType& type : parameterGroupTypes()) {
+        const QJsonValue v = json.value(QLatin1String(type.name));
+        if (v.isUndefined()) continue;
+        const QString where = QStringLiteral("hyperparameters.optimizer.groups");
+        if (!v.isObject()) {
+            FieldReader r(json, where);
+            r.fail(type.name, QStringLiteral("an object"), v);
+            return r.error();
+        }
+        const QJsonObject o = v.toObject();
+        FieldReader r(o, where + u'.' + QLatin1String(type.name));
+        float lr = c.group(type.name).lr;
+        r.number("lr", lr);
+        if (!r.error().isEmpty()) return r.error();
+        if (!(lr >= 0.f && std::isfinite(lr)))
+            r.fail("lr", QStringLiteral("0 (the run's) or more"), o.value("lr"));
+        else
+            c.setGroupLr(type.name, lr);
+        for (auto it = o.begin(); it != o.end() && r.error().isEmpty(); ++it) {
+            const std::string key = it.key().toStdString();
+            const OptimizerSetting* s = nullptr;
+            for (const OptimizerType& t : optimizerTypes())
+                if (!s) s = t.setting(key);
+            if (!s) continue;
+            float value = 0.f;
+            r.number(s->key, value);
+            if (!r.error().isEmpty()) break;
+            if (!(value >= s->min && value <= s->max))
+                r.fail(s->key, QStringLiteral("between %1 and %2").arg(s->min).arg(s->max),
+                       it.value());
+            else
+                c.setGroupSetting(type.name, s->key, value);
+        }
+        if (!r.error().isEmpty()) return r.error();
+    }
+    return {};
+}
+
+// The "optimizer" object: a "kind", the settings that optimizer has (OptimizerType) and the
+// parameter groups' settings ("groups"). Keys of other optimizers' settings are ignored: files
+// written before the registry list them all. A file without "groups" (written before they
+// existed) leaves the groups as they are: their defaults, unless the caller set them.
 bool optimizerFromJson(const QJsonObject& json, OptimizerConfig& config, QString* error)
 {
     FieldReader r(json, QStringLiteral("hyperparameters.optimizer"));
@@ -167,8 +211,24 @@ bool optimizerFromJson(const QJsonObject& json, OptimizerConfig& config, QString
             c.set(s.key, v);
     }
     if (!r.error().isEmpty()) return finish(r.error(), error);
+    const QJsonObject groups = r.object("groups");
+    if (!r.error().isEmpty()) return finish(r.error(), error);
+    if (const QString problem = groupsFromJson(groups, c); !problem.isEmpty())
+        return finish(problem, error);
     config = c;
     return true;
+}
+
+QJsonObject groupsToJson(const OptimizerConfig& c)
+{
+    QJsonObject groups;
+    for (const GroupSettings& g : c.groups()) {
+        QJsonObject o{{"lr", floatToJson(g.lr)}};
+        for (const auto& [key, value] : g.overrides)
+            o.insert(QString::fromStdString(key), floatToJson(value));
+        groups.insert(QString::fromStdString(g.group), o);
+    }
+    return groups;
 }
 
 } // namespace
@@ -201,6 +261,7 @@ QJsonObject trainerConfigToJson(const TrainerConfig& c)
     QJsonObject optimizer{{"kind", QString::fromStdString(c.optimizer.name())}};
     for (const OptimizerSetting& setting : c.optimizer.type().settings)
         optimizer.insert(QLatin1String(setting.key), floatToJson(c.optimizer.value(setting.key)));
+    optimizer.insert(QStringLiteral("groups"), groupsToJson(c.optimizer));
     QJsonObject schedule{{"kind", QString::fromStdString(scheduleName(s.kind))},
                          {"lr_max", floatToJson(s.lrMax)},
                          {"lr_min", floatToJson(s.lrMin)},

@@ -16,7 +16,8 @@ namespace il::io {
 
 // Keys are snake_case field names; optimizer and schedule are nested objects with a "kind"
 // name (OptimizerType::name, scheduleName), loss a name (lossName). The optimizer object holds
-// the settings its OptimizerType describes, under their keys.
+// the settings its OptimizerType describes, under their keys, and "groups": for each parameter
+// group (ParameterGroupType), {"lr": its peak (0: the run's), the settings it overrides}.
 QJsonObject trainerConfigToJson(const TrainerConfig& config);
 // Reads the keys present in json over the values already in config, so a partial object
 // overrides defaults. Unknown keys are ignored (files from newer builds); a key with the wrong

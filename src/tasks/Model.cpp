@@ -9,7 +9,7 @@ void Model::build(const std::string& spec)
     const TaskData& d = task->data();
     network = std::make_unique<Network>(*backend, d.inputWidth, spec, d.outputWidth, d.vocab);
     network->initialize(config.seed);
-    optimizer = std::make_unique<Optimizer>(*backend, config.optimizer, network->parameterCount());
+    optimizer = std::make_unique<Optimizer>(*backend, config.optimizer, network->parameterRanges());
     taskJson = task->toJson();
     m_opened.reset();
 }
@@ -47,7 +47,7 @@ bool Model::attach(std::shared_ptr<Task> data, QString* error)
 
 bool Model::makeOptimizer(const OptimizerConfig& optimizerConfig, QString* note)
 {
-    optimizer = std::make_unique<Optimizer>(*backend, optimizerConfig, network->parameterCount());
+    optimizer = std::make_unique<Optimizer>(*backend, optimizerConfig, network->parameterRanges());
     const std::unique_ptr<io::LoadedModel> opened = std::move(m_opened);
     return !opened || opened->optimizerState.empty() ||
            io::restoreOptimizer(*opened, *backend, *optimizer, note);

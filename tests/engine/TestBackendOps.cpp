@@ -825,11 +825,11 @@ void TestBackendOps::rmspropStep()
     const Tensor v = opt.state()[0].second;
     Buffer p = toDevice(b(), kP0), g1 = toDevice(b(), kG1), g2 = toDevice(b(), kG2);
     Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
-    opt.step(p.view(1, 4), g1.view(1, 4), lr, 1, guard.data());
+    opt.step(p.view(1, 4), g1.view(1, 4), lr, lr, 1, guard.data());
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after1), 1e-6, 1e-6);
     // 1 - 0.99f is not 0.01 in f32, hence the relative tolerance on v.
     IL_COMPARE_CLOSE(toHost(b(), v), vec(v1), 1e-12, 1e-5);
-    opt.step(p.view(1, 4), g2.view(1, 4), lr, 2, guard.data());
+    opt.step(p.view(1, 4), g2.view(1, 4), lr, lr, 2, guard.data());
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after2), 2e-6, 1e-6);
     IL_COMPARE_CLOSE(toHost(b(), v), vec(v2), 1e-12, 1e-5);
 }

@@ -208,7 +208,7 @@ TrainingOutcome trainTask(Backend& b, tasks::Task& task, const TrainerConfig& cf
     Network net(b, d.inputWidth, task.presetSpec(task.presets().first()).toStdString(),
                 d.outputWidth, d.vocab);
     net.initialize(cfg.seed);
-    Optimizer optimizer(b, cfg.optimizer, net.parameterCount());
+    Optimizer optimizer(b, cfg.optimizer, net.parameterRanges());
     const tasks::UploadedData uploaded = tasks::uploadTaskData(b, d);
     const TrainingData& td = uploaded.view;
     TrainingOutcome out;

@@ -96,7 +96,7 @@ struct Model {
 
     Model(Backend& b, const TrainerConfig& cfg)
         : net(std::make_unique<Network>(b, 2, kSpec, 1)),
-          opt(std::make_unique<Optimizer>(b, cfg.optimizer, net->parameterCount()))
+          opt(std::make_unique<Optimizer>(b, cfg.optimizer, net->parameterRanges()))
     {
         net->initialize(7);
     }
@@ -269,7 +269,7 @@ void TestDeviceRecovery::snapshotRestoresIntoSameArchitectureOnly()
     QCOMPARE(s.optimizer.size(), size_t(2)); // Adam's m and v
 
     Network other(*cpu, 2, "dense:9,tanh,dense:8,tanh,dense:1", 1);
-    Optimizer otherOpt(*cpu, cfg.optimizer, other.parameterCount());
+    Optimizer otherOpt(*cpu, cfg.optimizer, other.parameterRanges());
     try {
         restoreSnapshot(s, other, otherOpt);
         QFAIL("a snapshot of another architecture was accepted");

@@ -226,7 +226,7 @@ void TestNoAllocation::manualSteps()
 
     Network net(b, problem.in, problem.spec.toStdString(), problem.out, problem.vocab);
     net.initialize(1);
-    Optimizer opt(b, oc, net.parameterCount());
+    Optimizer opt(b, oc, net.parameterRanges());
     const auto grads = net.namedGradients();
     const int count = static_cast<int>(grads.size());
     Buffer sq(&b, static_cast<size_t>(count)), guard = toDevice(b, {1.f, 0.f, 0.f, 0.f});
@@ -240,7 +240,7 @@ void TestNoAllocation::manualSteps()
         for (int i = 0; i < count; ++i)
             b.sumSquares(grads[static_cast<size_t>(i)].tensor, sq.data() + i);
         b.guardAndClip(sq.data(), count, loss.data(), 1.f, s, guard.data());
-        opt.step(net.parameters(), net.gradients(), 1e-3f, s + 1, guard.data());
+        opt.step(net.parameters(), net.gradients(), 1e-3f, 1e-3f, s + 1, guard.data());
     };
     step(0);
     const long long before = allocations();
@@ -290,7 +290,7 @@ void TestNoAllocation::trainerSteps()
     cfg.epochs = 6;
     cfg.clipNorm = 1.f;
     cfg.patience = 100;
-    Optimizer opt(b, cfg.optimizer, net.parameterCount());
+    Optimizer opt(b, cfg.optimizer, net.parameterRanges());
     TrainingState state;
     state.history.reserve(1000);
 

@@ -44,7 +44,7 @@ long minorFaults()
 // and 30 (-1 if a report is missing).
 long steadyFaults(Network& net, const TrainerConfig& cfg, const TrainingData& data)
 {
-    Optimizer opt(net.backend(), cfg.optimizer, net.parameterCount());
+    Optimizer opt(net.backend(), cfg.optimizer, net.parameterRanges());
     TrainingState state;
     state.history.reserve(100);
     RunPolicy policy;

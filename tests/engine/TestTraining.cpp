@@ -121,7 +121,7 @@ struct Run {
     {
         net = std::make_unique<Network>(b, in, spec, out);
         net->initialize(initSeed);
-        opt = std::make_unique<Optimizer>(b, cfg.optimizer, net->parameterCount());
+        opt = std::make_unique<Optimizer>(b, cfg.optimizer, net->parameterRanges());
     }
     TrainResult train(const TrainerConfig& cfg, const Dataset& d)
     {

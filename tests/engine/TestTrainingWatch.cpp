@@ -64,7 +64,7 @@ Outcome train(Backend& b, const Problem& p, const WatchSettings& watch)
     cfg.steps = 600;
     Network net(b, 1, "dense:16,tanh,dense:16,tanh,dense", 1);
     net.initialize(3);
-    Optimizer opt(b, cfg.optimizer, net.parameterCount());
+    Optimizer opt(b, cfg.optimizer, net.parameterRanges());
     TrainingState state;
     RunPolicy policy;
     policy.progressInterval = 0;
@@ -205,7 +205,7 @@ void TestTrainingWatch::learningRunIsQuietAndUntouched()
 void TestTrainingWatch::divergenceNeedsASustainedRise()
 {
     Network net(*m_backend, 1, "dense", 1);
-    Optimizer opt(*m_backend, OptimizerConfig(), net.parameterCount());
+    Optimizer opt(*m_backend, OptimizerConfig(), net.parameterRanges());
     WatchSettings s; // windows of 25, grace 100, above 4x the best for 100 steps
     TrainingWatch watch(s, net, opt, LossKind::MSE, 1.0, 0);
     int64_t step = 0;
@@ -256,7 +256,7 @@ void TestTrainingWatch::recoveryRestoresGoodWeights()
     Backend& b = *m_backend;
     Network net(b, 2, "dense:4,tanh,dense", 1);
     net.initialize(1);
-    Optimizer opt(b, OptimizerConfig(), net.parameterCount());
+    Optimizer opt(b, OptimizerConfig(), net.parameterRanges());
     const Tensor params = net.parameters();
     const auto fill = [&](float v) { b.fill(params, v); };
     WatchSettings s;

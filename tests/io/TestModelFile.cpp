@@ -337,7 +337,7 @@ void TestModelFile::saveOpenPredictsIdentically()
     Backend& b = *m_backend;
     Network net(b, inputWidth, spec.toStdString(), outputWidth, vocab);
     net.initialize(42);
-    Optimizer opt(b, OptimizerConfig{}, net.parameterCount());
+    Optimizer opt(b, OptimizerConfig{}, net.parameterRanges());
     TrainerConfig config;
     config.steps = 100;
     TrainingState state;
@@ -474,7 +474,7 @@ void TestModelFile::restoreOptimizerRefusals()
     Backend& b = *m_backend;
     Network net(b, 3, "dense:4,tanh,dense:2", 2);
     net.initialize(1);
-    Optimizer adam(b, OptimizerConfig{}, net.parameterCount());
+    Optimizer adam(b, OptimizerConfig{}, net.parameterRanges());
     QTemporaryDir dir;
     QString error;
     const QString withState = dir.filePath("a.safetensors");
@@ -485,10 +485,10 @@ void TestModelFile::restoreOptimizerRefusals()
     auto model = openModel(withState, b, &error);
     QVERIFY2(model, qPrintable(error));
     const OptimizerConfig momentum = OptimizerConfig::named("momentum");
-    Optimizer other(b, momentum, net.parameterCount());
+    Optimizer other(b, momentum, net.parameterRanges());
     QVERIFY(!restoreOptimizer(*model, b, other, &error));
     QVERIFY2(error.contains("adam") && error.contains("momentum"), qPrintable(error));
-    Optimizer same(b, OptimizerConfig{}, net.parameterCount());
+    Optimizer same(b, OptimizerConfig{}, net.parameterRanges());
     QVERIFY2(restoreOptimizer(*model, b, same, &error), qPrintable(error));
 
     auto bare = openModel(without, b, &error);
@@ -568,7 +568,7 @@ void TestModelFile::resumeMatchesStraightRun()
     // Straight through.
     Network straight(b, 3, spec, 1);
     straight.initialize(config.seed);
-    Optimizer straightOpt(b, config.optimizer, straight.parameterCount());
+    Optimizer straightOpt(b, config.optimizer, straight.parameterRanges());
     TrainingState straightState;
     Trainer(straight, straightOpt, config, straightState).run(data.data());
     QCOMPARE(straightState.step, int64_t(40));
@@ -581,7 +581,7 @@ void TestModelFile::resumeMatchesStraightRun()
     {
         Network first(b, 3, spec, 1);
         first.initialize(config.seed);
-        Optimizer firstOpt(b, config.optimizer, first.parameterCount());
+        Optimizer firstOpt(b, config.optimizer, first.parameterRanges());
         TrainingState firstState;
         TrainerConfig firstConfig = config;
         if (!cancelAt20) firstConfig.steps = 20;
@@ -603,7 +603,7 @@ void TestModelFile::resumeMatchesStraightRun()
     TrainerConfig resumedConfig = model->info.config;
     resumedConfig.steps = 40;
     QCOMPARE(compact(trainerConfigToJson(resumedConfig)), compact(trainerConfigToJson(config)));
-    Optimizer resumedOpt(b, resumedConfig.optimizer, model->network->parameterCount());
+    Optimizer resumedOpt(b, resumedConfig.optimizer, model->network->parameterRanges());
     // (Plain SGD has no state: restoring it is a successful no-op.)
     QVERIFY2(restoreOptimizer(*model, b, resumedOpt, &error), qPrintable(error));
     TrainingState resumed = model->info.state;

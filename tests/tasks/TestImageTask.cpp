@@ -93,7 +93,7 @@ void train(Task& task, Network& net, int64_t steps)
     TrainingData td;
     td.trainX = x.view(d.trainRows, 2);
     td.trainY = y.view(d.trainRows, d.outputWidth);
-    Optimizer opt(b, cfg.optimizer, net.parameterCount());
+    Optimizer opt(b, cfg.optimizer, net.parameterRanges());
     TrainingState state;
     Trainer(net, opt, cfg, state).run(td);
 }

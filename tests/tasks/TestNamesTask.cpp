@@ -108,7 +108,7 @@ void TestNamesTask::initTestCase()
     cfg.epochs = 0;
     cfg.steps = 400;
     cfg.batchSize = 0;
-    Optimizer opt(*m_backend, cfg.optimizer, m_net->parameterCount());
+    Optimizer opt(*m_backend, cfg.optimizer, m_net->parameterRanges());
     Buffer x(m_backend.get(), d.trainX.size()), y(m_backend.get(), d.trainY.size());
     m_backend->upload(x.view(d.trainRows, d.inputWidth), d.trainX.data());
     m_backend->upload(y.view(d.trainRows, 1), d.trainY.data());
