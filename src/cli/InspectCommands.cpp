@@ -118,6 +118,17 @@ int runInfo(const QStringList& args)
         c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
         c.batchSize > 0 ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData()
                         : "full");
+    for (const ParameterRange& r : net.parameterRanges()) { // groups with their own settings
+        const ParameterGroupType* group = findParameterGroup(r.group);
+        if (!group) continue;
+        const OptimizerConfig own = c.optimizer.forGroup(r.group);
+        QStringList settings;
+        for (const OptimizerSetting& s : own.type().settings)
+            settings << QString("%1 %2").arg(s.key).arg(own.value(s.key));
+        std::printf("           %s: lr %g, %s\n", group->label,
+                    c.optimizer.groupLr(r.group, c.schedule.lrMax),
+                    settings.join(", ").toUtf8().constData());
+    }
     const TrainingState& st = info.state;
     std::printf("trained    %lld epochs, %lld steps, %s\n", static_cast<long long>(st.epoch),
                 static_cast<long long>(st.step), formatDuration(st.seconds).toUtf8().constData());

@@ -71,6 +71,7 @@ private slots:
     void brokenImage();
     void bundledSampleWithDefaults();
     void stallIsNotedAndRecovered();
+    void gridLrIsSavedAndResumed();
 };
 
 void TestCliImage::initTestCase()
@@ -324,6 +325,37 @@ void TestCliImage::stallIsNotedAndRecovered()
     const RunResult info = run({"info", "drawing.safetensors"});
     QVERIFY2(info.out.contains("optimizer  adam, lr 0.0075, cosine schedule"),
              qPrintable(info.out));
+}
+
+
+// --grid-lr: the tables' own rate, shown by info, kept by a resume that does not set it, changed
+// by one that does; a bad value is refused in one line.
+void TestCliImage::gridLrIsSavedAndResumed()
+{
+    RunResult r = run({"train", "picture.png", "--steps", "5", "--threads", "1", "--grid-lr",
+                       "0.004", "--out", "grid.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run({"info", "grid.safetensors"});
+    QVERIFY2(r.out.contains("Hash-grid tables: lr 0.004, beta1 0.9, beta2 0.99, eps 1e-15"),
+             qPrintable(r.out));
+    r = run({"train", "picture.png", "--resume", "grid.safetensors", "--steps", "10", "--threads",
+             "1", "--out", "grid.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run({"info", "grid.safetensors"});
+    QVERIFY2(r.out.contains("Hash-grid tables: lr 0.004,") && r.out.contains("10 steps"),
+             qPrintable(r.out));
+    r = run({"train", "picture.png", "--resume", "grid.safetensors", "--steps", "15", "--threads",
+             "1", "--grid-lr", "0.02", "--out", "grid.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run({"info", "grid.safetensors"});
+    QVERIFY2(r.out.contains("Hash-grid tables: lr 0.02,"), qPrintable(r.out));
+    r = run({"train", "picture.png", "--grid-lr", "-1", "--out", "never.safetensors"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(isOneLine(r.err) && r.err.contains("--grid-lr must be a learning rate from 0"),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(path("never.safetensors")));
+    r = run({"train", "--help"});
+    QVERIFY2(r.out.contains("--grid-lr <RATE>"), qPrintable(r.out));
 }
 
 QTEST_GUILESS_MAIN(TestCliImage)
