@@ -1,17 +1,22 @@
 #include "TrainingPanel.h"
 #include "ui_TrainingPanel.h"
 
+#include "Errors.h"
+#include "LayerSpec.h"
 #include "Session.h"
 
 #include <QLocale>
 #include <QStandardItemModel>
 #include <QTimer>
 
+#include <algorithm>
+
 namespace il::app {
 
 namespace {
 
 constexpr const char* kWeightDecay = "weight_decay"; // the setting weightDecaySpinBox edits
+constexpr const char* kGridGroup = "grid_tables";    // the group whose lr gridLrSpinBox edits
 
 const ScheduleKind kSchedules[] = {ScheduleKind::Constant, ScheduleKind::StepDecay,
                                    ScheduleKind::Cosine};
@@ -35,18 +40,30 @@ TrainingPanel::TrainingPanel(QWidget* parent)
         optimizers->addItem(QString::fromUtf8(type.label), QString::fromLatin1(type.name));
         optimizers->setItemData(optimizers->count() - 1, QString::fromUtf8(type.description),
                                 Qt::ToolTipRole);
-        optimizerTips += QString("\n%1: %2").arg(QString::fromUtf8(type.label),
-                                                 QString::fromUtf8(type.description));
+        optimizerTips +=
+            QString("\n%1: %2")
+                .arg(QString::fromUtf8(type.label), QString::fromUtf8(type.description));
     }
     optimizers->setToolTip(optimizerTips);
     m_ui->scheduleComboBox->addItems({"constant", "step decay", "cosine annealing"});
+    if (const ParameterGroupType* grid = findParameterGroup(kGridGroup)) {
+        QStringList settings;
+        for (const auto& [key, value] : grid->settings)
+            settings << QString("%1 %2").arg(key).arg(value);
+        m_ui->gridLrLabel->setText(QString("%1' rate:").arg(grid->label));
+        m_ui->gridLrSpinBox->setToolTip(
+            QString("%1 Shown for a stack with a hash grid. Its tables also train with %2 (as in "
+                    "Instant NGP): each row is read by few pixels, so it takes bigger steps "
+                    "than the network after it. 0: the learning rate above.")
+                .arg(grid->help, settings.join(", ")));
+    }
 
     for (QComboBox* c : {m_ui->optimizerComboBox, m_ui->scheduleComboBox, m_ui->budgetUnitComboBox})
         connect(c, &QComboBox::currentIndexChanged, this, &TrainingPanel::edited);
     for (QSpinBox* s : {m_ui->warmupSpinBox, m_ui->budgetSpinBox, m_ui->batchSizeSpinBox,
                         m_ui->patienceSpinBox, m_ui->seedSpinBox})
         connect(s, &QSpinBox::valueChanged, this, &TrainingPanel::edited);
-    for (QDoubleSpinBox* s : {m_ui->learningRateSpinBox, m_ui->clipSpinBox,
+    for (QDoubleSpinBox* s : {m_ui->learningRateSpinBox, m_ui->gridLrSpinBox, m_ui->clipSpinBox,
                               m_ui->weightDecaySpinBox, m_ui->labelSmoothingSpinBox})
         connect(s, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::edited);
     connect(m_ui->validationSplitSpinBox, &QSpinBox::editingFinished, this,
@@ -68,6 +85,7 @@ void TrainingPanel::setSession(Session* session)
     connect(session, &Session::devicesChanged, this, &TrainingPanel::loadDevices);
     connect(session, &Session::deviceChanged, this, &TrainingPanel::showDevice);
     connect(session, &Session::modelChanged, this, &TrainingPanel::load);
+    connect(session, &Session::specChanged, this, &TrainingPanel::showGridLr);
     connect(session, &Session::runStateChanged, this, &TrainingPanel::updateEnabled);
     connect(session, &Session::historyReset, this, &TrainingPanel::updateEnabled);
     connect(session, &Session::trainingFinished, this, [this](const TrainingOutcome& outcome) {
@@ -85,6 +103,8 @@ void TrainingPanel::load()
     m_ui->optimizerComboBox->setCurrentIndex(
         std::max(0, m_ui->optimizerComboBox->findData(QString::fromStdString(c.optimizer.name()))));
     m_ui->learningRateSpinBox->setValue(c.schedule.lrMax);
+    m_ui->gridLrSpinBox->setValue(c.optimizer.group(kGridGroup).lr);
+    showGridLr();
     m_ui->scheduleComboBox->setCurrentIndex(indexOf(kSchedules, c.schedule.kind));
     m_ui->warmupSpinBox->setValue(static_cast<int>(c.schedule.warmupSteps));
     const bool bySteps = c.epochs <= 0 && c.steps > 0;
@@ -206,6 +226,7 @@ void TrainingPanel::edited()
         c.optimizer.set(kWeightDecay, static_cast<float>(m_ui->weightDecaySpinBox->value()));
     }
     c.schedule.lrMax = static_cast<float>(m_ui->learningRateSpinBox->value());
+    c.optimizer.setGroupLr(kGridGroup, static_cast<float>(m_ui->gridLrSpinBox->value()));
     c.schedule.kind = kSchedules[m_ui->scheduleComboBox->currentIndex()];
     c.schedule.warmupSteps = m_ui->warmupSpinBox->value();
     const bool bySteps = m_ui->budgetUnitComboBox->currentIndex() == 1;
@@ -231,6 +252,23 @@ void TrainingPanel::showWeightDecay(const OptimizerConfig& optimizer)
     }
     box->setEnabled(m_session && m_session->runState() == Session::RunState::Idle &&
                     optimizer.has(kWeightDecay));
+}
+
+void TrainingPanel::showGridLr()
+{
+    bool used = false;
+    try { // the shape-only plan: no network is built
+        const auto plans = planLayerSpec(m_session->spec().toStdString(),
+                                         std::max<int64_t>(1, m_session->inputWidth()),
+                                         m_session->outputWidth(), m_session->vocab());
+        for (const LayerPlan& p : plans)
+            used =
+                used || std::find(p.groups.begin(), p.groups.end(), kGridGroup) != p.groups.end();
+    } catch (const EngineError&) {
+        // A stack that cannot be built yet trains nothing: nothing to show.
+    }
+    m_ui->gridLrLabel->setVisible(used);
+    m_ui->gridLrSpinBox->setVisible(used);
 }
 
 void TrainingPanel::validationEdited()

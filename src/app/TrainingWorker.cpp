@@ -347,8 +347,8 @@ bool TrainingWorker::prepareRun(ModelState& m, const RunRequest& run, TrainingOu
     try {
         // Another optimizer (or other optimizer settings) starts with fresh state.
         if (!m.optimizer || m.optimizer->config() != cfg.optimizer)
-            m.optimizer =
-                std::make_unique<Optimizer>(*m.backend, cfg.optimizer, m.network->parameterRanges());
+            m.optimizer = std::make_unique<Optimizer>(*m.backend, cfg.optimizer,
+                                                      m.network->parameterRanges());
         m.config = cfg;
     } catch (const std::exception& e) {
         outcome.failed = true;

@@ -74,8 +74,9 @@ void applyGroupOptions(const QCommandLineParser& p, OptimizerConfig& optimizer)
         bool ok = false;
         const double v = p.value(g.lrOption).toDouble(&ok);
         if (!ok || !(v >= 0 && v <= 1e6))
-            throw UsageError(name + " must be a learning rate from 0 (the same as --lr) to 1e6, "
-                                    "got \"" +
+            throw UsageError(name +
+                             " must be a learning rate from 0 (the same as --lr) to 1e6, "
+                             "got \"" +
                              p.value(g.lrOption).toStdString() + "\"");
         optimizer.setGroupLr(g.name, static_cast<float>(v));
     }

@@ -46,8 +46,9 @@ struct LayerArg {
 // A shape-only view of one layer in a stack: no memory is allocated to compute it.
 struct LayerPlan {
     int64_t outputWidth = 0;
-    int64_t parameters = 0;  // trainable floats
-    int64_t fixedFloats = 0; // saved but not trained (the Fourier projection)
+    int64_t parameters = 0;          // trainable floats
+    int64_t fixedFloats = 0;         // saved but not trained (the Fourier projection)
+    std::vector<std::string> groups; // optimizer groups of its trainable parameters (ParamSpec)
 };
 
 struct LayerType {

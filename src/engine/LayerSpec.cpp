@@ -175,10 +175,12 @@ std::vector<LayerPlan> planLayers(const std::vector<std::unique_ptr<Layer>>& lay
     int64_t width = inputWidth;
     for (const auto& layer : layers) {
         double trainable = 0, fixed = 0;
-        for (const ParamSpec& s : layer->parameters(width))
+        LayerPlan p;
+        for (const ParamSpec& s : layer->parameters(width)) {
             (s.trainable ? trainable : fixed) +=
                 static_cast<double>(s.shape.rows) * static_cast<double>(s.shape.cols);
-        LayerPlan p;
+            if (s.trainable && !s.group.empty()) p.groups.push_back(s.group);
+        }
         p.parameters = capped(trainable);
         p.fixedFloats = capped(fixed);
         width = p.outputWidth = layer->outputWidth(width);

@@ -56,8 +56,8 @@ void Network::build()
     m_ranges.clear();
     for (auto& s : trainable) {
         if (!s.spec.group.empty() && !findParameterGroup(s.spec.group))
-            throw EngineError("\"" + m_layers[s.layer]->spec() + "\": no parameter group is called \"" +
-                              s.spec.group + "\"");
+            throw EngineError("\"" + m_layers[s.layer]->spec() +
+                              "\": no parameter group is called \"" + s.spec.group + "\"");
         const auto n = s.spec.shape.size();
         if (!m_ranges.empty() && m_ranges.back().group == s.spec.group)
             m_ranges.back().count += n;
@@ -101,8 +101,8 @@ std::vector<LayerSummary> Network::summary() const
     const std::vector<LayerPlan> plans = planLayers(m_layers, m_inputWidth);
     std::vector<LayerSummary> out;
     for (size_t i = 0; i < m_layers.size(); ++i)
-        out.push_back({static_cast<int>(i), m_layers[i]->spec(), plans[i].outputWidth,
-                       plans[i].parameters});
+        out.push_back(
+            {static_cast<int>(i), m_layers[i]->spec(), plans[i].outputWidth, plans[i].parameters});
     return out;
 }
 

@@ -94,7 +94,7 @@ struct OptimizerUpdate {
     ConstTensor grads;
     std::span<const Tensor> state;
     float lr;
-    int64_t step; // 1-based (Adam's bias correction)
+    int64_t step;       // 1-based (Adam's bias correction)
     const float* guard; // Backend.h: scales the gradients, skips the update after a bad step
 
     // Runs the update rule (OptimizerMath.h) over all parameters: values are the rule's
@@ -127,7 +127,7 @@ std::string optimizerNameList();
 // same exactly when they would train the same.
 class OptimizerConfig {
 public:
-    OptimizerConfig(); // Adam with its defaults
+    OptimizerConfig();                                   // Adam with its defaults
     explicit OptimizerConfig(const OptimizerType& type); // type with its defaults
     // The named optimizer with its defaults; throws EngineError for an unknown name.
     static OptimizerConfig named(std::string_view name);

@@ -62,7 +62,8 @@ MovedModel moveModel(const Network& network, const OptimizerConfig& optimizerCon
     // need not be passed again.
     m.network = std::make_unique<Network>(target, network.inputWidth(), network.spec(),
                                           network.outputWidth());
-    m.optimizer = std::make_unique<Optimizer>(target, optimizerConfig, m.network->parameterRanges());
+    m.optimizer =
+        std::make_unique<Optimizer>(target, optimizerConfig, m.network->parameterRanges());
     restoreSnapshot(snapshot, *m.network, *m.optimizer);
     m.state = snapshot.state;
     return m;

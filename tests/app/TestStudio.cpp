@@ -80,6 +80,7 @@ private slots:
     void cleanup();
 
     void chartsDecimateLongRuns();
+    void gridRateShownForAHashGrid();
     void layerSpecRoundTrips_data();
     void layerSpecRoundTrips();
     void opensEachKindOfSample();
@@ -219,6 +220,25 @@ void TestStudio::chartsDecimateLongRuns()
     for (const QPointF& p : points)
         QVERIFY(std::isfinite(p.y()) && p.y() > 0);
     QCOMPARE(history.trainCount(), size_t(100'001)); // the full history is kept
+}
+
+// The hash grid tables' own learning rate: shown for a stack with a hash grid (the image
+// task's default), edited into the run's settings, hidden for a stack without one.
+void TestStudio::gridRateShownForAHashGrid()
+{
+    openSample("camera");
+    QVERIFY2(session()->spec().startsWith("hashgrid"), qPrintable(session()->spec()));
+    auto* rate = find<QDoubleSpinBox>("gridLrSpinBox");
+    QVERIFY(!rate->isHidden());
+    QCOMPARE(static_cast<float>(rate->value()),
+             session()->config().optimizer.group("grid_tables").lr);
+    rate->setValue(0.005);
+    QCOMPARE(session()->config().optimizer.group("grid_tables").lr, 0.005f);
+    auto* spec = find<QLineEdit>("specLineEdit");
+    spec->setText("dense:32,sine:30,dense");
+    emit spec->returnPressed();
+    QVERIFY(rate->isHidden());
+    QVERIFY(find<QLabel>("gridLrLabel")->isHidden());
 }
 
 void TestStudio::layerSpecRoundTrips_data()

@@ -327,7 +327,6 @@ void TestCliImage::stallIsNotedAndRecovered()
              qPrintable(info.out));
 }
 
-
 // --grid-lr: the tables' own rate, shown by info, kept by a resume that does not set it, changed
 // by one that does; a bad value is refused in one line.
 void TestCliImage::gridLrIsSavedAndResumed()

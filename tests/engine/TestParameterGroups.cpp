@@ -96,8 +96,8 @@ void TestParameterGroups::tablesTrainWithTheirOwnSettings()
     for (int64_t i = 0; i < n; ++i) {
         const auto k = static_cast<size_t>(i);
         const bool inTable = i < tables;
-        const double want = adamByHand(w0[k], g1[k], g2[k], inTable ? table : mlp,
-                                       inTable ? 0.2 : 0.01);
+        const double want =
+            adamByHand(w0[k], g1[k], g2[k], inTable ? table : mlp, inTable ? 0.2 : 0.01);
         QVERIFY2(std::abs(w[k] - want) <= 1e-5 * (1 + std::abs(want)),
                  qPrintable(QString("parameter %1 (%2): %3, by hand %4")
                                 .arg(i)

@@ -35,9 +35,9 @@ void TestModelJson::groupsRoundTripThroughModelFile()
     QTemporaryDir dir;
     const QString path = dir.filePath("grid.safetensors");
     QString error;
-    QVERIFY2(saveModel(path, net, &opt, config, TrainingState{}, QJsonObject{{"kind", "image"}},
-                       &error),
-             qPrintable(error));
+    QVERIFY2(
+        saveModel(path, net, &opt, config, TrainingState{}, QJsonObject{{"kind", "image"}}, &error),
+        qPrintable(error));
     ModelInfo info;
     QVERIFY2(readModelInfo(path, info, &error), qPrintable(error));
     QVERIFY(info.config.optimizer == config.optimizer);
@@ -73,7 +73,8 @@ void TestModelJson::badGroupValues_data()
 {
     QTest::addColumn<QJsonValue>("groups");
     QTest::addColumn<QString>("message"); // empty: accepted
-    QTest::newRow("negative lr") << QJsonValue(QJsonObject{{"grid_tables", QJsonObject{{"lr", -1}}}})
+    QTest::newRow("negative lr") << QJsonValue(
+                                        QJsonObject{{"grid_tables", QJsonObject{{"lr", -1}}}})
                                  << "hyperparameters.optimizer.groups.grid_tables: \"lr\"";
     QTest::newRow("lr not a number")
         << QJsonValue(QJsonObject{{"grid_tables", QJsonObject{{"lr", "fast"}}}})
