@@ -597,7 +597,7 @@ void Session::onFinished(const TrainingOutcome& outcome)
     m_trainedSteps = outcome.step;
     // A recovery lowered the learning rate: the next run starts from the rate that worked.
     if (outcome.recoveries > 0) {
-        m_config.schedule = outcome.schedule;
+        keepLoweredRates(m_config, outcome.schedule);
         emit configChanged();
     }
     setRunState(RunState::Idle);

@@ -477,7 +477,7 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         outcome.recoveries = result.recoveries;
         outcome.schedule = result.schedule;
         // Saved with the model: a resumed run goes on at the rate that worked.
-        if (result.recoveries > 0) m.config.schedule = result.schedule;
+        if (result.recoveries > 0) keepLoweredRates(m.config, result.schedule);
     }
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
         // The trainer rewound the state to its last host copy; rebuild the weights from it.

@@ -113,11 +113,11 @@ int runInfo(const QStringList& args)
                 c.labelSmoothing > 0
                     ? QString(" (label smoothing %1)").arg(c.labelSmoothing).toUtf8().constData()
                     : "");
-    std::printf("optimizer  %s, lr %g, %s schedule, batch %s\n", c.optimizer.name().c_str(),
-                c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
-                c.batchSize > 0
-                    ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData()
-                    : "full");
+    std::printf(
+        "optimizer  %s, lr %g, %s schedule, batch %s\n", c.optimizer.name().c_str(),
+        c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
+        c.batchSize > 0 ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData()
+                        : "full");
     for (const ParameterRange& r : net.parameterRanges()) { // groups with their own settings
         const ParameterGroupType* group = findParameterGroup(r.group);
         if (!group) continue;

@@ -312,7 +312,7 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     trainer.reset();
     // A recovery lowered the learning rate: save the rate that worked, so a resumed run goes on
     // with it.
-    if (result.recoveries > 0) cfg.schedule = result.schedule;
+    if (result.recoveries > 0) keepLoweredRates(cfg, result.schedule);
     printer.finish();
     if (!snapshotError.isEmpty())
         std::fprintf(stderr, "warning: snapshots stopped: %s\n",

@@ -101,8 +101,8 @@ std::vector<LayerSummary> Network::summary() const
     const std::vector<LayerPlan> plans = planLayers(m_layers, m_inputWidth);
     std::vector<LayerSummary> out;
     for (size_t i = 0; i < m_layers.size(); ++i)
-        out.push_back(
-            {static_cast<int>(i), m_layers[i]->spec(), plans[i].outputWidth, plans[i].parameters});
+        out.push_back({static_cast<int>(i), m_layers[i]->spec(), plans[i].outputWidth,
+                       plans[i].parameters});
     return out;
 }
 

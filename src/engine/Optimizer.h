@@ -123,8 +123,8 @@ const OptimizerType* findOptimizer(std::string_view name);
 // "sgd, momentum, adam or adamw"
 std::string optimizerNameList();
 
-// An optimizer and the values of its settings. Equality compares both, so two configs are the
-// same exactly when they would train the same.
+// An optimizer, the values of its settings and the parameter groups' settings. Equality
+// compares all three, so two configs are the same exactly when they would train the same.
 class OptimizerConfig {
 public:
     OptimizerConfig();                                   // Adam with its defaults

@@ -527,4 +527,13 @@ TrainResult Trainer::run(const TrainingData& data)
     return TrainingRun(*this, data, shape, std::move(result)).run();
 }
 
+void keepLoweredRates(TrainerConfig& config, const ScheduleConfig& lowered)
+{
+    const float factor =
+        config.schedule.lrMax > 0.f ? lowered.lrMax / config.schedule.lrMax : 1.f;
+    for (const GroupSettings& g : std::vector<GroupSettings>(config.optimizer.groups()))
+        if (g.lr > 0.f) config.optimizer.setGroupLr(g.group, g.lr * factor);
+    config.schedule = lowered;
+}
+
 } // namespace il

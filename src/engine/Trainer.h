@@ -138,11 +138,15 @@ struct TrainResult {
     // them here). The run's message ends with a summary of them.
     std::vector<std::string> notices;
     // Recoveries from a stall or divergence, and the schedule the run ended with: the learning
-    // rates are lower after a recovery; a caller keeps it in its configuration so the model is
-    // saved, and resumes, with the rate that worked.
+    // rates are lower after a recovery; a caller keeps it in its configuration
+    // (keepLoweredRates) so the model is saved, and resumes, with the rate that worked.
     int recoveries = 0;
     ScheduleConfig schedule;
 };
+
+// config with the schedule a recovered run ended on, and each parameter group's own learning
+// rate lowered by the same factor (within the run the groups followed the run's rate).
+void keepLoweredRates(TrainerConfig& config, const ScheduleConfig& lowered);
 
 // The data of a run, in backend memory. Inputs and targets have the same row count.
 struct TrainingData {

@@ -5,6 +5,7 @@
 #include "Network.h"
 #include "Optimizer.h"
 #include "TestUtil.h"
+#include "Trainer.h"
 
 #include <QTest>
 
@@ -45,6 +46,7 @@ private slots:
     void tablesTrainWithTheirOwnSettings();
     void groupSettingsAreChecked();
     void otherOptimizersKeepTheGroups();
+    void recoveryLowersTheTablesToo();
 };
 
 void TestParameterGroups::networkRangesFollowGroups()
@@ -138,6 +140,23 @@ void TestParameterGroups::otherOptimizersKeepTheGroups()
     QCOMPARE(sgd.forGroup("grid_tables").value("weight_decay"), 0.f);
     QCOMPARE(sgd.forGroup("").value("weight_decay"), 0.1f);
     QCOMPARE(sgd.switchedTo(*findOptimizer("adam")).forGroup("grid_tables").value("eps"), 1e-15f);
+}
+
+// A run that recovered from a stall lowered the run's rate, and the tables' with it (they follow
+// the run's schedule); the configuration kept for a resume lowers both by the same factor.
+void TestParameterGroups::recoveryLowersTheTablesToo()
+{
+    TrainerConfig config;
+    config.schedule.lrMax = 2e-3f;
+    config.optimizer.setGroupLr("grid_tables", 1e-2f);
+    ScheduleConfig lowered = config.schedule;
+    lowered.lrMax = 5e-4f;
+    keepLoweredRates(config, lowered);
+    QCOMPARE(config.schedule.lrMax, 5e-4f);
+    QCOMPARE(config.optimizer.group("grid_tables").lr, 2.5e-3f);
+    config.optimizer.setGroupLr("grid_tables", 0.f); // the run's: stays so
+    keepLoweredRates(config, lowered);
+    QCOMPARE(config.optimizer.group("grid_tables").lr, 0.f);
 }
 
 QTEST_GUILESS_MAIN(TestParameterGroups)
