@@ -112,11 +112,11 @@ void TestParameterGroups::tablesTrainWithTheirOwnSettings()
 void TestParameterGroups::groupSettingsAreChecked()
 {
     OptimizerConfig c;
-    QCOMPARE(c.group("grid_tables").lr, 1e-2f);
+    QCOMPARE(c.group("grid_tables").lr, 5e-2f);
     QCOMPARE(c.forGroup("grid_tables").value("beta2"), 0.99f);
     QCOMPARE(c.forGroup("grid_tables").value("eps"), 1e-15f);
     QCOMPARE(c.forGroup("").value("beta2"), 0.999f);
-    QCOMPARE(c.groupLr("grid_tables", 2e-3f), 1e-2f);
+    QCOMPARE(c.groupLr("grid_tables", 2e-3f), 5e-2f);
     c.setGroupLr("grid_tables", 0.f); // 0: the run's
     QCOMPARE(c.groupLr("grid_tables", 2e-3f), 2e-3f);
     QVERIFY_THROWS_EXCEPTION(EngineError, c.setGroupLr("grid_tables", -1.f));
