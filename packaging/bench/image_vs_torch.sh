@@ -52,15 +52,9 @@ checkpoints="$(IFS=,; echo "${secs[*]}")"
 budget="${secs[-1]}"
 [[ ${#images[@]} -gt 0 ]] || images=(camera bw_text brick)
 
-skimage="${TMPDIR:-/tmp}/ironlearn-skimage/usr/lib/python3/dist-packages/skimage/data"
-picture() { # a file as given, or a scikit-image sample by name
+picture() { # a file as given, or a scikit-image sample by name (skimage_data.sh)
     if [[ -f "$1" ]]; then echo "$1"; return; fi
-    if [[ ! -d "$skimage" ]]; then
-        local work="${TMPDIR:-/tmp}/ironlearn-skimage"
-        mkdir -p "$work"
-        (cd "$work" && apt-get download python3-skimage >/dev/null && dpkg-deb -x python3-skimage_*.deb .)
-    fi
-    ls "$skimage/$1".* 2>/dev/null | head -1 || true
+    ls "$("$here/skimage_data.sh")/$1".* 2>/dev/null | head -1 || true
 }
 
 [[ -n "$out" ]] || out="$(mktemp -d "${TMPDIR:-/tmp}/image_vs_torch.XXXXXX")"
