@@ -3,7 +3,7 @@
 per picture and preset at each checkpoint, from the race JSON files in one or more directories,
 then each preset's median and minimum over the pictures. (plot_psnr.py draws the same files.)
 
-    corpus_table.py DIR [DIR...] [--markdown]
+    corpus_table.py DIR [DIR...] [--wide] [--markdown]
 """
 
 import argparse
@@ -82,15 +82,51 @@ def print_table(table, markdown):
                             for i, (x, w) in enumerate(zip(r, widths))))
 
 
+def print_wide(table, markdown):
+    """One row per picture, a PSNR column per (preset, checkpoint), then medians and minima."""
+    presets = list(dict.fromkeys(p for pics in table.values() for p in pics))
+    cols = [(p, c) for p in presets
+            for c in sorted({c for pics in table.values() if p in pics
+                             for c in pics[p]["checkpoints"]})]
+    head = ["picture"] + [f"{p} {c:g} s" for p, c in cols]
+
+    def psnr(pic, p, c):
+        e = table[pic].get(p)
+        if not e or c not in e["checkpoints"]:
+            return float("nan")
+        i = e["checkpoints"].index(c)
+        return num(e["psnr_at"][i]) if i < len(e["psnr_at"]) else float("nan")
+
+    rows = [[pic] + [f"{psnr(pic, p, c):.1f}" for p, c in cols] for pic in sorted(table)]
+    for label, f in (("median", statistics.median), ("minimum", min)):
+        cells = []
+        for p, c in cols:
+            v = [x for x in (psnr(pic, p, c) for pic in table) if not math.isnan(x)]
+            cells.append(f"{f(v):.1f}" if v else "")
+        rows.append([label] + cells)
+    if markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+        for r in [head] + rows:
+            print("  ".join(str(x).rjust(w) if i else str(x).ljust(w)
+                            for i, (x, w) in enumerate(zip(r, widths))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--wide", action="store_true",
+                    help="one row per picture, a PSNR column per preset and checkpoint")
     a = ap.parse_args()
     table = load(a.dirs)
     if not table:
         sys.exit("corpus_table.py: no race JSON files in " + " ".join(a.dirs))
-    print_table(table, a.markdown)
+    (print_wide if a.wide else print_table)(table, a.markdown)
 
 
 if __name__ == "__main__":

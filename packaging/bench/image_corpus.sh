@@ -75,8 +75,8 @@ if (( separate )); then
             for b in ${checkpoints//,/ }; do
                 "$cli" train "$file" --image-size "$size" --preset "$p" --max-seconds "$b" \
                     --metrics-json "$out/m.json" --out "$out/m.safetensors" >/dev/null 2>&1 || true
-                "$py" -c 'import json,sys; m=json.load(open(sys.argv[1]));
-print(f" {m[\"psnr_db\"]:7.2f} / {m[\"ssim\"]:.3f}", end="")' "$out/m.json" 2>/dev/null ||
+                "$py" -c 'import json, sys; m = json.load(open(sys.argv[1]))
+print(" %7.2f / %.3f" % (m["psnr_db"], m["ssim"]), end="")' "$out/m.json" 2>/dev/null ||
                     printf " %14s" failed
                 rm -f "$out/m.json"
             done
