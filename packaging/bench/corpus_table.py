@@ -41,6 +41,20 @@ def num(v):
     return float("nan") if v is None else float(v)
 
 
+def emit(head, rows, markdown, text_columns):
+    """Prints a table as Markdown or aligned text (the first text_columns left-aligned)."""
+    if markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+        return
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    for r in [head] + rows:
+        print("  ".join(str(x).ljust(w) if i < text_columns else str(x).rjust(w)
+                        for i, (x, w) in enumerate(zip(r, widths))))
+
+
 def print_table(table, markdown):
     checkpoints = sorted({c for pics in table.values() for e in pics.values()
                           for c in e["checkpoints"]})
@@ -70,16 +84,7 @@ def print_table(table, markdown):
                 v = [x for x in per_preset[preset][c] if not math.isnan(x)]
                 cells.append(f"{f(v):.1f}" if v else "")
             rows.append([label, preset] + cells + [""])
-    if markdown:
-        print("| " + " | ".join(head) + " |")
-        print("|" + "---|" * len(head))
-        for r in rows:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-        for r in [head] + rows:
-            print("  ".join(str(x).rjust(w) if i > 1 else str(x).ljust(w)
-                            for i, (x, w) in enumerate(zip(r, widths))))
+    emit(head, rows, markdown, text_columns=2)
 
 
 def print_wide(table, markdown):
@@ -104,16 +109,7 @@ def print_wide(table, markdown):
             v = [x for x in (psnr(pic, p, c) for pic in table) if not math.isnan(x)]
             cells.append(f"{f(v):.1f}" if v else "")
         rows.append([label] + cells)
-    if markdown:
-        print("| " + " | ".join(head) + " |")
-        print("|" + "---|" * len(head))
-        for r in rows:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-        for r in [head] + rows:
-            print("  ".join(str(x).rjust(w) if i else str(x).ljust(w)
-                            for i, (x, w) in enumerate(zip(r, widths))))
+    emit(head, rows, markdown, text_columns=1)
 
 
 def main():
