@@ -3,6 +3,7 @@
 #include "Errors.h"
 #include "AtomicFile.h"
 #include "ImageFile.h"
+#include "PrintableText.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -43,34 +44,60 @@ bool parseOrHelp(QCommandLineParser& parser, const QStringList& args, const QStr
     return true;
 }
 
-double doubleOption(const QCommandLineParser& p, const QString& name, double fallback, double min,
-                    double max)
+namespace {
+
+// "must be a learning rate from 1e-12 to 1000000" or, for a range without a name, "must be
+// between 1 and 8".
+std::string mustBe(const QString& name, const ValueRange& range)
+{
+    return "--" + name.toStdString() + " must be " +
+           (range.what ? range.describe()
+                       : "between " + ValueRange::formatBound(range.min) + " and " +
+                             ValueRange::formatBound(range.max));
+}
+
+} // namespace
+
+double doubleOption(const QCommandLineParser& p, const QString& name, double fallback,
+                    const ValueRange& range)
 {
     if (!p.isSet(name)) return fallback;
     bool ok = false;
     const double v = p.value(name).toDouble(&ok);
     if (!ok || !std::isfinite(v))
-        throw UsageError("--" + name.toStdString() + ": \"" + p.value(name).toStdString() +
-                         "\" is not a number");
-    if (v < min || v > max)
-        throw UsageError("--" + name.toStdString() + " must be between " + std::to_string(min) +
-                         " and " + std::to_string(max) + ", got " + p.value(name).toStdString());
+        throw UsageError("--" + name.toStdString() + ": " +
+                         io::quoted(p.value(name)).toStdString() + " is not a number");
+    if (!range.contains(v))
+        throw UsageError(mustBe(name, range) + ", got " +
+                         io::printable(p.value(name)).toStdString());
+    return v;
+}
+
+double doubleOption(const QCommandLineParser& p, const QString& name, double fallback, double min,
+                    double max)
+{
+    return doubleOption(p, name, fallback, ValueRange{min, max, nullptr});
+}
+
+int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback,
+                  const ValueRange& range)
+{
+    if (!p.isSet(name)) return fallback;
+    bool ok = false;
+    const qlonglong v = p.value(name).toLongLong(&ok);
+    if (!ok)
+        throw UsageError("--" + name.toStdString() + ": " +
+                         io::quoted(p.value(name)).toStdString() + " is not a whole number");
+    if (!range.contains(static_cast<double>(v)))
+        throw UsageError(mustBe(name, range) + ", got " + std::to_string(v));
     return v;
 }
 
 int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
                   int64_t max)
 {
-    if (!p.isSet(name)) return fallback;
-    bool ok = false;
-    const qlonglong v = p.value(name).toLongLong(&ok);
-    if (!ok)
-        throw UsageError("--" + name.toStdString() + ": \"" + p.value(name).toStdString() +
-                         "\" is not a whole number");
-    if (v < min || v > max)
-        throw UsageError("--" + name.toStdString() + " must be between " + std::to_string(min) +
-                         " and " + std::to_string(max) + ", got " + std::to_string(v));
-    return v;
+    return intOption(p, name, fallback,
+                     ValueRange{static_cast<double>(min), static_cast<double>(max), nullptr});
 }
 
 QString formatLoss(double v)
@@ -194,6 +221,28 @@ void checkOutputPaths(const std::vector<OutputPath>& outputs)
                                      .toStdString());
         }
     }
+}
+
+namespace {
+QString g_subject;
+} // namespace
+
+void setCommandSubject(const QString& path)
+{
+    g_subject = path;
+}
+
+QString commandSubject()
+{
+    return g_subject;
+}
+
+void checkSavedTask(const QString& modelPath, const QJsonObject& task)
+{
+    const tasks::TaskType* type = tasks::taskTypeOf(task);
+    QString why;
+    if (type && !type->checkSaved(task, &why))
+        throw DataError((modelPath + ": " + why).toStdString());
 }
 
 QString resolveDataPath(const QString& path)

@@ -35,9 +35,14 @@ bool parseOrHelp(QCommandLineParser& parser, const QStringList& args, const QStr
                  const QString& synopsis, const QString& description, int minPositional,
                  int maxPositional, const QString& extraHelp = {});
 
-// Typed option values; throw UsageError naming the option.
+// Typed option values; throw UsageError naming the option and the range ("--lr must be a
+// learning rate from 1e-12 to 1000000, got -1"; without a ValueRange "between 1 and 8").
+double doubleOption(const QCommandLineParser& p, const QString& name, double fallback,
+                    const ValueRange& range);
 double doubleOption(const QCommandLineParser& p, const QString& name, double fallback, double min,
                     double max);
+int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback,
+                  const ValueRange& range);
 int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
                   int64_t max);
 
@@ -82,6 +87,16 @@ struct OutputPath {
 // directory), one of its inputs, or the same file as another output: UsageError naming the
 // option, e.g. "--out data.csv: is the input file data.csv; choose another name for the output".
 void checkOutputPaths(const std::vector<OutputPath>& outputs);
+
+// The model file a command works on: main names it in the messages that would otherwise name
+// no file (out of memory, an engine error). Set by each command once it knows the file.
+void setCommandSubject(const QString& path);
+QString commandSubject();
+
+// A saved model's task metadata, checked (TaskType::checkSaved) before the data is opened, so a
+// damaged one is refused as a DataError naming the model file. A model without a known task
+// passes: each command says what kind of model it needs.
+void checkSavedTask(const QString& modelPath, const QJsonObject& task);
 
 // Resolves ":sample/NAME" (bundled samples) or a plain path; throws DataError if missing.
 QString resolveDataPath(const QString& path);

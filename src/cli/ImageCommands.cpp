@@ -69,6 +69,7 @@ int runRender(const QStringList& args)
                      "size show what the\nnetwork invents between the pixels it learned.\n"))
         return ExitOk;
     const QString modelPath = p.positionalArguments().first();
+    setCommandSubject(modelPath);
     QSize size;
     if (p.isSet("size")) size = parseSize(p.value("size"));
     const QString outPath = p.value("out");

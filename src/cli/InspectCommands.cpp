@@ -4,6 +4,7 @@
 
 #include "CsvTable.h"
 #include "ModelFile.h"
+#include "PrintableText.h"
 #include "TabularTask.h"
 
 #include <QDir>
@@ -30,6 +31,7 @@ int runEvaluate(const QStringList& args)
                      "Measure a saved model on a data file (every row is used).", 2, 2))
         return ExitOk;
     const QString modelPath = p.positionalArguments()[0];
+    setCommandSubject(modelPath);
     const QString given = p.positionalArguments()[1];
     const QString dataPath = resolveDataPath(given);
     checkOutputPaths({{"--metrics-json", p.value("metrics-json"), {modelPath, dataPath}}});
@@ -39,6 +41,7 @@ int runEvaluate(const QStringList& args)
     QString error;
     auto model = io::openModel(modelPath, *backend, &error);
     if (!model) throw DataError(error.toStdString());
+    checkSavedTask(modelPath, model->info.task);
     tasks::TaskOptions topt;
     const QByteArray bytes = readDataFile(given);
     auto task = tasks::openTaskForModel(given, bytes, model->info.task, true, topt, &error);
@@ -58,8 +61,8 @@ int runEvaluate(const QStringList& args)
     const tasks::TaskMetrics metrics = task->evaluate(net);
 
     // Small files: every row, as Iron Learn printed them.
-    for (const QString& line : task->rowReport(net, 20))
-        std::printf("%s\n", line.toUtf8().constData());
+    for (const QString& line : task->rowReport(net, 20)) // labels from the files: escaped
+        std::printf("%s\n", io::printable(line).toUtf8().constData());
     std::printf("loss %s\n%s\n", formatLoss(fileLoss).toUtf8().constData(),
                 metrics.summary.toUtf8().constData());
 
@@ -86,6 +89,7 @@ int runInfo(const QStringList& args)
                      1, 1))
         return ExitOk;
     const QString path = p.positionalArguments()[0];
+    setCommandSubject(path);
     auto backend = createCpuBackend(1);
     QString error;
     auto model = io::openModel(path, *backend, &error); // full open: also validates the tensors
@@ -98,7 +102,7 @@ int runInfo(const QStringList& args)
     const QJsonObject& task = info.task;
     const tasks::TaskType* type = tasks::taskTypeOf(task);
     const QString taskLine = type ? type->describeSaved(task) : task["task"].toString();
-    std::printf("task       %s\n\n", taskLine.toUtf8().constData());
+    std::printf("task       %s\n\n", io::printable(taskLine).toUtf8().constData());
     std::printf("  #  layer                 output     parameters\n");
     std::printf("     input                 %-10s\n",
                 QString("n x %1").arg(net.inputWidth()).toUtf8().constData());

@@ -37,6 +37,7 @@ int runGenerate(const QStringList& args)
     opt.topK = static_cast<int>(intOption(p, "top-k", 0, 0, 1'000'000));
     opt.maxLength = static_cast<int>(intOption(p, "max-length", 32, 1, 256));
     const QString modelPath = p.positionalArguments()[0];
+    setCommandSubject(modelPath);
     auto backend =
         makeBackend(p.value("backend"), static_cast<int>(intOption(p, "threads", 0, 0, 1024)));
 

@@ -174,6 +174,7 @@ int runPredict(const QStringList& args)
                      2, 2))
         return ExitOk;
     const QString modelPath = p.positionalArguments()[0];
+    setCommandSubject(modelPath);
     const QString given = p.positionalArguments()[1];
     const QString missing = p.isSet("missing") ? p.value("missing") : "fail";
     if (missing != "fail" && missing != "drop")

@@ -6,6 +6,7 @@
 #include "Model.h"
 #include "ModelFile.h"
 #include "ModelJson.h"
+#include "PrintableText.h"
 #include "Snapshot.h"
 #include "Task.h"
 
@@ -192,34 +193,46 @@ void applyOptions(const QCommandLineParser& p, TrainerConfig& cfg)
         cfg.optimizer.set(own->key, v);
     }
     applyGroupOptions(p, cfg.optimizer);
+    // The ranges are the model files' too (configRange): what an option refuses, a resumed
+    // model cannot bring in.
+    namespace range = configRange;
     auto f = [](double v) { return static_cast<float>(v); };
-    cfg.schedule.lrMax = f(doubleOption(p, "lr", cfg.schedule.lrMax, 1e-12, 1e6));
-    cfg.schedule.lrMin = f(doubleOption(p, "lr-min", cfg.schedule.lrMin, 0, 1e6));
-    cfg.schedule.stepEvery = intOption(p, "step-every", cfg.schedule.stepEvery, 1, INT64_MAX);
-    cfg.schedule.gamma = f(doubleOption(p, "gamma", cfg.schedule.gamma, 0, 1));
-    cfg.schedule.warmupSteps = intOption(p, "warmup", cfg.schedule.warmupSteps, 0, INT64_MAX);
-    cfg.clipNorm = f(doubleOption(p, "clip", cfg.clipNorm, 0, 1e12));
-    cfg.labelSmoothing = f(doubleOption(p, "label-smoothing", cfg.labelSmoothing, 0, 0.5));
-    cfg.batchSize = intOption(p, "batch", cfg.batchSize, 0, INT32_MAX);
-    cfg.patience = static_cast<int>(intOption(p, "patience", cfg.patience, 0, 1'000'000));
-    cfg.targetLoss = doubleOption(p, "target-loss", cfg.targetLoss, -1e300, 1e300);
+    cfg.schedule.lrMax = f(doubleOption(p, "lr", cfg.schedule.lrMax, range::lrMax));
+    cfg.schedule.lrMin = f(doubleOption(p, "lr-min", cfg.schedule.lrMin, range::lrMin));
+    cfg.schedule.stepEvery = intOption(p, "step-every", cfg.schedule.stepEvery, range::stepEvery);
+    cfg.schedule.gamma = f(doubleOption(p, "gamma", cfg.schedule.gamma, range::gamma));
+    cfg.schedule.warmupSteps = intOption(p, "warmup", cfg.schedule.warmupSteps, range::warmupSteps);
+    cfg.clipNorm = f(doubleOption(p, "clip", cfg.clipNorm, range::clipNorm));
+    cfg.labelSmoothing =
+        f(doubleOption(p, "label-smoothing", cfg.labelSmoothing, range::labelSmoothing));
+    cfg.batchSize = intOption(p, "batch", cfg.batchSize, range::batchSize);
+    cfg.patience = static_cast<int>(intOption(p, "patience", cfg.patience, range::patience));
+    cfg.targetLoss = doubleOption(p, "target-loss", cfg.targetLoss, range::targetLoss);
     if (p.isSet("seed")) cfg.seed = static_cast<uint64_t>(intOption(p, "seed", 1, 0, INT64_MAX));
+    // A budget given is 1 or more (0 in a file: unused).
+    auto given = [](const ValueRange& r, double min) { return ValueRange{min, r.max, r.what}; };
     if (p.isSet("epochs") || p.isSet("steps") || p.isSet("max-seconds")) {
-        cfg.epochs = intOption(p, "epochs", 0, 1, 100'000'000);
-        cfg.steps = intOption(p, "steps", 0, 1, INT64_MAX);
+        cfg.epochs = intOption(p, "epochs", 0, given(range::epochs, 1));
+        cfg.steps = intOption(p, "steps", 0, given(range::steps, 1));
     }
-    cfg.maxSeconds = doubleOption(p, "max-seconds", 0, 0.001, 1e9);
+    cfg.maxSeconds = doubleOption(p, "max-seconds", 0, given(range::maxSeconds, 0.001));
 }
 
-void checkLossFits(const tasks::Task& task, LossKind loss)
+// The loss comes from --loss, the task's default or, when resuming, the model file: a misfit
+// is a usage error only when --loss asked for it.
+void checkLossFits(const QCommandLineParser& p, const tasks::Task& task, LossKind loss)
 {
     const LossKind natural = task.loss();
     const bool regression = natural == LossKind::MSE || natural == LossKind::MAE;
     const bool ok = regression ? (loss == LossKind::MSE || loss == LossKind::MAE) : loss == natural;
-    if (!ok)
-        throw UsageError("--loss " + lossName(loss) + " does not fit this " +
-                         task.kind().toStdString() + " task (use " + lossName(natural) +
-                         (regression ? " or mae" : "") + ")");
+    if (ok) return;
+    const std::string fits = "this " + task.kind().toStdString() + " task (use " +
+                             lossName(natural) + (regression ? " or mae" : "") + ")";
+    if (p.isSet("loss"))
+        throw UsageError("--loss " + lossName(loss) + " does not fit " + fits);
+    throw DataError(p.value("resume").toStdString() + ": its loss " + lossName(loss) +
+                    " (hyperparameters.loss, or the default when the file has none) does not "
+                    "fit " + fits + "; give --loss to resume it with another");
 }
 
 // The data options (--target, --features, --image-size...) as the task loaders take them.
@@ -229,13 +242,16 @@ tasks::TaskOptions taskOptions(const QCommandLineParser& p)
     topt.task = p.value("task");
     topt.target = p.value("target");
     topt.kind = p.isSet("kind") ? p.value("kind") : "auto";
-    topt.valSplit = doubleOption(p, "val-split", -1, 0, 0.95);
+    topt.valSplit = doubleOption(p, "val-split", -1, tasks::kSplitRange);
     topt.seed = static_cast<uint64_t>(intOption(p, "seed", 1, 0, INT64_MAX));
     topt.features = p.values("features").join(',').split(',', Qt::SkipEmptyParts);
     topt.ignore = p.values("ignore").join(',').split(',', Qt::SkipEmptyParts);
     topt.normalisation = p.isSet("normalise") ? p.value("normalise") : "zscore";
     topt.missing = p.isSet("missing") ? p.value("missing") : "fail";
-    topt.testSplit = doubleOption(p, "test-split", 0, 0, 0.95);
+    topt.testSplit = doubleOption(p, "test-split", 0, tasks::kSplitRange);
+    if (topt.valSplit + topt.testSplit >= 1)
+        throw UsageError("--val-split and --test-split must add up to less than 1 (got " +
+                         QString::number(topt.valSplit + topt.testSplit).toStdString() + ")");
     topt.context = static_cast<int>(intOption(p, "context", 3, 1, 8));
     topt.keepCase = p.isSet("keep-case");
     topt.trainingSize = static_cast<int>(intOption(p, "image-size", 512, 8, 8192));
@@ -276,9 +292,10 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
         if (!task.supportsSnapshots())
             throw UsageError("--snapshots: " + task.kind().toStdString() +
                              " models have no snapshots (images do)");
+        // Every option checked before the folder is made: a usage error leaves nothing behind.
+        cfg.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
         if (!QDir().mkpath(snapshotDir))
             throw DataError((snapshotDir + ": cannot create the directory").toStdString());
-        cfg.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
     }
     RunPolicy policy;
     policy.recordSteps = !p.isSet("no-graphs");
@@ -363,9 +380,10 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
 // What is about to train, on stderr: the data, its notes, the network and where it runs.
 void printHeader(const tasks::Model& model)
 {
-    std::fprintf(stderr, "%s\n", model.task->description().toUtf8().constData());
+    // Both may quote the data (column names, labels): shown escaped.
+    std::fprintf(stderr, "%s\n", io::printable(model.task->description()).toUtf8().constData());
     for (const QString& note : model.task->notes())
-        std::fprintf(stderr, "note: %s\n", note.toUtf8().constData());
+        std::fprintf(stderr, "note: %s\n", io::printable(note).toUtf8().constData());
     std::fprintf(
         stderr, "network: %s (%lld parameters), %s, lr %g %s, on %s\n",
         model.network->spec().c_str(), static_cast<long long>(model.network->parameterCount()),
@@ -386,6 +404,20 @@ void checkArguments(const QCommandLineParser& p)
                          taskKind.toStdString() + "\"");
 }
 
+// --task with --resume: the model's task is the one it continues; another is refused, not
+// silently ignored.
+void checkResumedTask(const QCommandLineParser& p, const io::ModelInfo& resumed)
+{
+    const tasks::TaskType* saved = tasks::taskTypeOf(resumed.task);
+    const tasks::TaskType* asked = tasks::findTaskType(p.value("task"));
+    if (saved == asked) return;
+    throw UsageError("--task " + p.value("task").toStdString() + ": " +
+                     p.value("resume").toStdString() + " is " +
+                     (saved ? "a " + saved->name().toStdString() + " model"
+                            : std::string("a model without a known task")) +
+                     ", and --resume continues it as one (leave --task out)");
+}
+
 } // namespace
 
 int runTrain(const QStringList& args)
@@ -403,6 +435,7 @@ int runTrain(const QStringList& args)
     const QString given = p.positionalArguments().first();
     checkArguments(p);
     const bool resuming = p.isSet("resume");
+    setCommandSubject(resuming ? p.value("resume") : given);
     // Checked before any work: a run must not end by refusing to save.
     const QString out =
         p.isSet("out") ? p.value("out")
@@ -421,6 +454,8 @@ int runTrain(const QStringList& args)
     QString error;
     if (resuming && !model.open(p.value("resume"), &resumed, &error))
         throw DataError(error.toStdString());
+    if (resuming) checkSavedTask(p.value("resume"), resumed.task);
+    if (resuming && p.isSet("task")) checkResumedTask(p, resumed);
 
     // ---- data ------------------------------------------------------------------------------
     const tasks::TaskOptions topt = taskOptions(p);
@@ -437,7 +472,7 @@ int runTrain(const QStringList& args)
         cfg.seed = topt.seed;
     }
     applyOptions(p, cfg);
-    checkLossFits(*task, cfg.loss);
+    checkLossFits(p, *task, cfg.loss);
 
     // ---- network ----------------------------------------------------------------------------
     if (resuming) {

@@ -2,6 +2,7 @@
 #include "Cli.h"
 #include "CpuThreading.h"
 #include "Errors.h"
+#include "PrintableText.h"
 
 #include <QCoreApplication>
 
@@ -29,6 +30,21 @@ const char* kUsage =
     "  ironlearn-cli --version\n"
     "\n"
     "Exit status: 0 success, 1 data or model error, 2 usage error.\n";
+
+// One line on stderr: prefix, then the message with anything a file put in it (a newline, an
+// escape sequence, a bidirectional override) shown escaped (io::printable).
+void printError(const QString& prefix, const char* message)
+{
+    const QString line = prefix + il::io::printable(QString::fromUtf8(message));
+    std::fprintf(stderr, "%s\n", line.toUtf8().constData());
+}
+
+// "error: m.safetensors: " for errors whose message names no file.
+QString subjectPrefix()
+{
+    const QString subject = il::cli::commandSubject();
+    return "error: " + (subject.isEmpty() ? QString() : il::io::printable(subject) + ": ");
+}
 
 } // namespace
 
@@ -71,20 +87,20 @@ int main(int argc, char** argv)
         if (command == "generate") return il::cli::runGenerate(args);
         if (command == "render") return il::cli::runRender(args);
         if (command == "race") return il::cli::runRace(args);
-        std::fprintf(stderr, "ironlearn-cli: unknown command \"%s\" (see: ironlearn-cli --help)\n",
-                     command.toUtf8().constData());
+        printError("ironlearn-cli: unknown command " + il::io::quoted(command, 40),
+                   " (see: ironlearn-cli --help)");
         return il::cli::ExitUsage;
     } catch (const il::cli::UsageError& e) {
-        std::fprintf(stderr, "ironlearn-cli %s: %s\n", command.toUtf8().constData(), e.what());
+        printError("ironlearn-cli " + il::io::printable(command, 40) + ": ", e.what());
         return il::cli::ExitUsage;
     } catch (const il::cli::DataError& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
+        printError("error: ", e.what());
         return il::cli::ExitDataError;
     } catch (const il::EngineError& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
+        printError(subjectPrefix(), e.what());
         return il::cli::ExitDataError;
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "error: out of memory\n");
+        printError(subjectPrefix(), "out of memory");
         return il::cli::ExitDataError;
     }
 }

@@ -112,6 +112,9 @@ struct OptimizerType {
     std::vector<OptimizerSetting> settings;
     std::vector<const char*> state; // tensors kept between steps, saved as "optimizer.<name>"
     void (*update)(const OptimizerUpdate& u); // one step over all parameters, no allocation
+    // State tensors that are never negative (running means of squared gradients): a model file
+    // whose state says otherwise is refused, as the update would take their square root.
+    std::vector<const char*> nonNegativeState;
 
     const OptimizerSetting* setting(std::string_view key) const; // nullptr if it has none
 };

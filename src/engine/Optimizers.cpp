@@ -35,12 +35,17 @@ void adamUpdate(const OptimizerUpdate& u, bool decoupled)
           u.state);
 }
 
+// ε is above 0: a weight whose gradient has always been 0 has m = v = 0, and with ε = 0 its
+// step would be 0 / 0 (NaN). 1e-30 leaves room for the hash grid's 1e-15.
+constexpr float kMinEps = 1e-30f;
+
 std::vector<OptimizerSetting> adamSettings(OptimizerSetting decay)
 {
     return {{"beta1", "β₁", "Decay of the running mean of gradients (m).", 0.9f, 0.f, 0.9999f},
             {"beta2", "β₂", "Decay of the running mean of squared gradients (v).", 0.999f, 0.f,
              0.999999f},
-            {"eps", "ε", "Added to √v̂ so a tiny v cannot blow a step up.", 1e-8f, 0.f, 1.f},
+            {"eps", "ε", "Added to √v̂ so a tiny v cannot blow a step up.", 1e-8f, kMinEps,
+             1.f},
             decay};
 }
 
@@ -53,7 +58,8 @@ std::vector<OptimizerType> makeTypes()
          "Stochastic gradient descent: w ← w − lr·g.",
          {weightDecay(kL2Help)},
          {},
-         [](const OptimizerUpdate& u) { sgdUpdate(u, 0.f); }},
+         [](const OptimizerUpdate& u) { sgdUpdate(u, 0.f); },
+         {}},
         {"momentum",
          {"sgd-momentum"},
          "SGD with momentum",
@@ -62,14 +68,16 @@ std::vector<OptimizerType> makeTypes()
            0.9f, 0.f, 0.9999f},
           weightDecay(kL2Help)},
          {"velocity"},
-         [](const OptimizerUpdate& u) { sgdUpdate(u, u.config.value("momentum")); }},
+         [](const OptimizerUpdate& u) { sgdUpdate(u, u.config.value("momentum")); },
+         {}},
         {"adam",
          {},
          "Adam",
          "Scales each weight's step by its recent gradient size: w ← w − lr·m̂ / (√v̂ + ε).",
          adamSettings(weightDecay(kL2Help)),
          {"m", "v"},
-         [](const OptimizerUpdate& u) { adamUpdate(u, false); }},
+         [](const OptimizerUpdate& u) { adamUpdate(u, false); },
+         {"v"}},
         {"adamw",
          {},
          "AdamW",
@@ -78,7 +86,8 @@ std::vector<OptimizerType> makeTypes()
                                   "of itself each step.",
                                   0.01f)),
          {"m", "v"},
-         [](const OptimizerUpdate& u) { adamUpdate(u, true); }},
+         [](const OptimizerUpdate& u) { adamUpdate(u, true); },
+         {"v"}},
         {"rmsprop",
          {},
          "RMSprop",
@@ -86,14 +95,15 @@ std::vector<OptimizerType> makeTypes()
          "w ← w − lr·g / (√v + ε).",
          {{"rho", "ρ", "Decay of the running mean of squared gradients (v).", 0.99f, 0.f,
            0.999999f},
-          {"eps", "ε", "Added to √v so a tiny v cannot blow a step up.", 1e-8f, 0.f, 1.f},
+          {"eps", "ε", "Added to √v so a tiny v cannot blow a step up.", 1e-8f, kMinEps, 1.f},
           weightDecay(kL2Help)},
          {"v"},
          [](const OptimizerUpdate& u) {
              u.run(OptimizerRule::RmsProp,
                    {u.config.value("rho"), u.config.value("eps"), u.config.value("weight_decay")},
                    u.state);
-         }},
+         },
+         {"v"}},
     };
 }
 

@@ -512,6 +512,13 @@ TrainResult Trainer::run(const TrainingData& data)
 {
     const RunShape shape = checkRun(m_net, m_config, data);
     m_state.plannedSteps = shape.planned;
+    // A state saved with other data (or a file that claims it) can be past the end of this
+    // data's epoch, where a batch would start beyond the last row: the rest of that epoch does
+    // not exist here, so the run starts the next one.
+    if (m_state.stepInEpoch >= shape.stepsPerEpoch) {
+        m_state.stepInEpoch = 0;
+        ++m_state.epoch;
+    }
     TrainResult result;
     result.schedule = m_config.schedule;
     if (!m_state.history.empty()) { // until this run records its own

@@ -16,6 +16,7 @@
 #include "Network.h"
 #include "Optimizer.h"
 #include "TrainingWatch.h"
+#include "ValueRange.h"
 
 #include <atomic>
 #include <cmath>
@@ -49,6 +50,29 @@ struct TrainerConfig {
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
     int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
 };
+
+// The values each number of a TrainerConfig may take (ValueRange.h). The CLI's options and the
+// model files (io::trainerConfigFromJson) both check these, so a resumed run trains with nothing
+// an option would refuse. The optimizers' settings have theirs in their registry
+// (OptimizerSetting::min, max). A budget of 0 means unused; an option for one, when given, asks
+// for 1 or more (--max-seconds: 0.001).
+namespace configRange {
+inline constexpr ValueRange epochs{0, 1e8, "a number of epochs"};
+inline constexpr ValueRange steps{0, kMaxExactCount, "a number of steps"};
+inline constexpr ValueRange maxSeconds{0, 1e9, "a time in seconds"};
+inline constexpr ValueRange batchSize{0, 2147483647, "a batch size (0: every row)"};
+inline constexpr ValueRange labelSmoothing{0, 0.5, "a label smoothing"};
+inline constexpr ValueRange lrMax{1e-12, 1e6, "a learning rate"};
+inline constexpr ValueRange lrMin{0, 1e6, "a learning rate"};
+inline constexpr ValueRange stepEvery{1, kMaxExactCount, "a number of steps"};
+inline constexpr ValueRange gamma{0, 1, "a decay factor"};
+inline constexpr ValueRange warmupSteps{0, kMaxExactCount, "a number of steps"};
+inline constexpr ValueRange clipNorm{0, 1e12, "a gradient norm (0: off)"};
+inline constexpr ValueRange patience{0, 1e6, "a number of evaluations (0: off)"};
+inline constexpr ValueRange minDelta{0, 1e300, "a loss difference"};
+inline constexpr ValueRange targetLoss{-std::numeric_limits<double>::infinity(), 1e300, "a loss"};
+inline constexpr ValueRange evalEvery{0, kMaxExactCount, "a number of steps (0: every epoch)"};
+} // namespace configRange
 
 // How a run is carried out, as opposed to what it learns (TrainerConfig): model files do not
 // store it. Each caller (CLI, studio, bench, tests) sets its own. None of it changes the weights

@@ -1,6 +1,7 @@
 #include "CsvTable.h"
 
 #include "CsvRecordReader.h"
+#include "PrintableText.h"
 
 #include <QBuffer>
 #include <QFile>
@@ -264,8 +265,8 @@ QString CsvTable::where(int64_t row) const
 
 QString CsvTable::cellWhere(int64_t row, int column) const
 {
-    return where(row) + ": column " + QString::number(column + 1) + " (\"" +
-           columns[static_cast<size_t>(column)].name + "\")";
+    return where(row) + ": column " + QString::number(column + 1) + " (" +
+           quoted(columns[static_cast<size_t>(column)].name, 60) + ")";
 }
 
 CsvReadResult readCsv(const QString& path, const CsvOptions& options)
@@ -337,8 +338,8 @@ public:
             for (qsizetype k = 0; k < c; ++k)
                 if (m_builders[static_cast<size_t>(k)].col.name == name) {
                     const QString renamed = name + "_" + QString::number(c + 1);
-                    t.notes << "two columns are named \"" + name + "\"; column " +
-                                   QString::number(c + 1) + " is called \"" + renamed + "\"";
+                    t.notes << "two columns are named " + quoted(name, 60) + "; column " +
+                                   QString::number(c + 1) + " is called " + quoted(renamed, 60);
                     name = renamed;
                     break;
                 }

@@ -1,4 +1,5 @@
 #include "JsonDataset.h"
+#include "PrintableText.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -70,7 +71,7 @@ struct Reader {
                 }
                 if (!v.isDouble())
                     return fail(at() + ": " +
-                                (v.isString() ? "\"" + v.toString().left(40) + "\" is text"
+                                (v.isString() ? quoted(v.toString(), 40) + " is text"
                                               : QString("not a number")) +
                                 ", not a number");
                 const double d = v.toDouble();

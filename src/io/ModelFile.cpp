@@ -3,10 +3,12 @@
 #include "LayerRegistry.h"
 
 #include "LayerSpec.h"
+#include "PrintableText.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <cmath>
 #include <map>
 
 namespace il::io {
@@ -93,7 +95,7 @@ bool parseInfo(const QMap<QString, QString>& meta, ModelInfo& info, QString& pro
     const int v = version.toInt(&ok);
     if (!ok || v < 1) {
         problem =
-            QStringLiteral("format_version \"%1\" is not a version number").arg(version.left(20));
+            QStringLiteral("format_version %1 is not a version number").arg(quoted(version, 20));
         return false;
     }
     if (v > kModelFormatVersion) {
@@ -151,12 +153,43 @@ int64_t architectureFloats(const ModelInfo& info)
                                     : static_cast<int64_t>(total);
 }
 
+// The values a run can have saved: finite (the trainer never keeps a non-finite step) and, in
+// the optimizer state its OptimizerType says is never negative (Adam's v), not negative; a file
+// that holds others was damaged or made by hand, and training on would spread them. problem
+// names the tensor and the first value at fault.
+bool checkValues(const ModelInfo& info, const SafeTensorsFile& file, QString& problem)
+{
+    const OptimizerType* type = findOptimizer(info.optimizer.toStdString());
+    for (const StoredTensor& t : file.tensors) {
+        bool nonNegative = false;
+        if (type && isOptimizerTensor(t.name))
+            for (const char* state : type->nonNegativeState)
+                nonNegative = nonNegative || t.name == std::string("optimizer.") + state;
+        for (size_t i = 0; i < t.data.size(); ++i) {
+            const float v = t.data[i];
+            if (std::isfinite(v) && !(nonNegative && v < 0)) continue;
+            const QString why =
+                nonNegative ? QStringLiteral("%1 keeps a running mean of squares there, never "
+                                             "negative")
+                                  .arg(QLatin1String(type->name))
+                            : QStringLiteral("a saved model never holds NaN or infinite values");
+            // One arg() call: text from the file must not be searched for %3 and the like.
+            problem = QStringLiteral("tensor %1 holds %2 (value %3 of %4); %5")
+                          .arg(quoted(QString::fromStdString(t.name), 80), QString::number(v),
+                               QString::number(i), QString::number(t.data.size()), why);
+            return false;
+        }
+    }
+    return true;
+}
+
 // Builds the network and checks the file's tensors against it, name by name.
 std::unique_ptr<Network> buildChecked(const ModelInfo& info, const SafeTensorsFile& file,
                                       Backend& backend, QString& problem)
 {
     const QString mismatch = QStringLiteral("an architecture that does not match its tensors: ");
-    const QString archName = QString::fromStdString(info.spec);
+    // The spec as the file has it, shortened: a hostile one can be megabytes long.
+    const QString archName = quoted(QString::fromStdString(info.spec), 80);
     int64_t stored = 0;
     for (const StoredTensor& t : file.tensors)
         stored += static_cast<int64_t>(t.data.size());
@@ -167,17 +200,16 @@ std::unique_ptr<Network> buildChecked(const ModelInfo& info, const SafeTensorsFi
         // per-tensor message for files that merely miss a tensor or two.
         const int64_t needed = architectureFloats(info);
         if (needed > 2 * stored + (int64_t(1) << 24)) {
-            problem = mismatch + QStringLiteral("%1 needs %2 values, the file holds %3")
-                                     .arg(archName)
-                                     .arg(needed)
-                                     .arg(stored);
+            problem =
+                mismatch + QStringLiteral("%1 needs %2 values, the file holds %3")
+                               .arg(archName, QString::number(needed), QString::number(stored));
             return nullptr;
         }
         net = std::make_unique<Network>(backend, info.inputWidth, info.spec, info.outputWidth,
                                         info.vocab);
     } catch (const std::exception& e) {
-        problem = QStringLiteral("invalid architecture \"%1\": %2")
-                      .arg(archName.left(200), QString::fromUtf8(e.what()));
+        problem = QStringLiteral("invalid architecture %1: %2")
+                      .arg(archName, printable(QString::fromUtf8(e.what()), 200));
         return nullptr;
     }
 
@@ -186,7 +218,7 @@ std::unique_ptr<Network> buildChecked(const ModelInfo& info, const SafeTensorsFi
         byName[t.name] = &t;
     for (const NamedTensor& nt : net->namedTensors()) {
         const auto it = byName.find(nt.name);
-        const QString name = QString::fromStdString(nt.name);
+        const QString name = printable(QString::fromStdString(nt.name), 80);
         if (it == byName.end()) {
             problem = mismatch + QStringLiteral("tensor \"%1\" is missing").arg(name);
             return nullptr;
@@ -202,7 +234,7 @@ std::unique_ptr<Network> buildChecked(const ModelInfo& info, const SafeTensorsFi
     for (const auto& [name, t] : byName) {
         if (!isOptimizerTensor(name)) {
             problem = mismatch + QStringLiteral("tensor \"%1\" is not part of %2")
-                                     .arg(QString::fromStdString(name).left(80), archName);
+                                     .arg(printable(QString::fromStdString(name), 80), archName);
             return nullptr;
         }
     }
@@ -307,7 +339,7 @@ std::unique_ptr<LoadedModel> openModel(const QString& path, Backend& backend, QS
     }
     auto model = std::make_unique<LoadedModel>();
     QString problem;
-    if (parseInfo(file.metadata, model->info, problem))
+    if (parseInfo(file.metadata, model->info, problem) && checkValues(model->info, file, problem))
         model->network = buildChecked(model->info, file, backend, problem);
     if (!model->network) {
         fail(error, path + QStringLiteral(": ") + problem);
@@ -324,7 +356,7 @@ bool restoreOptimizer(const LoadedModel& model, Backend& backend, Optimizer& opt
     const QString kind = QString::fromStdString(optimizer.config().name());
     if (model.info.optimizer != kind)
         return fail(error, QStringLiteral("the saved optimizer state is for %1, not %2")
-                               .arg(model.info.optimizer.left(40), kind));
+                               .arg(printable(model.info.optimizer, 40), kind));
     const auto state = optimizer.state();
     if (model.optimizerState.empty() && !state.empty())
         return fail(error, QStringLiteral("the model has no saved optimizer state"));

@@ -64,10 +64,12 @@ bool saveModel(const QString& path, const Network& network, const Optimizer* opt
                const TrainerConfig& config, const TrainingState& state, const QJsonObject& task,
                QString* error);
 
-// Opens a model file: checks the format and version, builds the network from its architecture
-// on backend, checks that every tensor the architecture needs is in the file with the right
-// shape (and nothing else is), and uploads them. Returns null with a one-line message naming
-// the file and the field or tensor at fault.
+// Opens a model file: checks the format and version, the hyperparameters against the ranges
+// the CLI's options accept (configRange, the optimizer registry), that every weight and
+// optimizer state value is finite (and Adam's v not negative), builds the network from its
+// architecture on backend, checks that every tensor the architecture needs is in the file with
+// the right shape (and nothing else is), and uploads them. Returns null with a one-line message
+// naming the file and the field or tensor at fault (file text in it shown by io::printable).
 std::unique_ptr<LoadedModel> openModel(const QString& path, Backend& backend, QString* error);
 
 // Reads only the header: what the model is, how it was trained, without loading its weights.

@@ -1,7 +1,10 @@
 #include "ModelJson.h"
 
+#include "PrintableText.h"
+
 #include <QJsonArray>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -11,7 +14,9 @@ namespace il::io {
 
 namespace {
 
-constexpr double kMaxExactInteger = 9007199254740992.0; // 2^53
+constexpr double kMaxExactInteger = kMaxExactCount; // 2^53
+// Counts without a range of their own: any whole number a JSON number holds exactly.
+constexpr ValueRange kCount{0, kMaxExactCount, "a whole number"};
 
 QString shown(const QJsonValue& v)
 {
@@ -23,7 +28,7 @@ QString shown(const QJsonValue& v)
     case QJsonValue::Double:
         return QString::number(v.toDouble(), 'g', 17);
     case QJsonValue::String:
-        return u'"' + v.toString().left(40) + u'"';
+        return quoted(v.toString(), 40);
     case QJsonValue::Array:
         return QStringLiteral("an array");
     case QJsonValue::Object:
@@ -39,19 +44,22 @@ class FieldReader {
 public:
     FieldReader(const QJsonObject& o, QString where) : m_o(o), m_where(std::move(where)) {}
 
-    template <typename Int> void integer(const char* key, Int& out, double min = 0)
+    // A whole number within range (and within what Int and a JSON number hold exactly).
+    template <typename Int>
+    void integer(const char* key, Int& out, const ValueRange& range = kCount)
     {
         const QJsonValue v = m_o.value(QLatin1String(key));
         if (v.isUndefined() || !m_error.isEmpty()) return;
         const double d = v.toDouble(std::nan(""));
-        const double max =
-            std::min(kMaxExactInteger, static_cast<double>(std::numeric_limits<Int>::max()));
-        if (!v.isDouble() || std::floor(d) != d || d < min || d > max)
-            fail(key, QStringLiteral("an integer >= %1").arg(min), v);
+        const double max = std::min(
+            {kMaxExactInteger, static_cast<double>(std::numeric_limits<Int>::max()), range.max});
+        if (!v.isDouble() || std::floor(d) != d || d < range.min || d > max)
+            fail(key, QString::fromStdString(range.describe()), v);
         else
             out = static_cast<Int>(d);
     }
 
+    // Any number (NaN and infinities as doubleToJson writes them).
     template <typename Real> void number(const char* key, Real& out)
     {
         const QJsonValue v = m_o.value(QLatin1String(key));
@@ -61,6 +69,18 @@ public:
             fail(key, QStringLiteral("a number"), v);
         else
             out = static_cast<Real>(d);
+    }
+
+    // A number within range, which also refuses NaN.
+    template <typename Real> void number(const char* key, Real& out, const ValueRange& range)
+    {
+        Real value = out;
+        number(key, value);
+        if (!m_error.isEmpty() || m_o.value(QLatin1String(key)).isUndefined()) return;
+        if (!range.contains(static_cast<double>(value)))
+            fail(key, QString::fromStdString(range.describe()), m_o.value(QLatin1String(key)));
+        else
+            out = value;
     }
 
     void boolean(const char* key, bool& out)
@@ -293,22 +313,23 @@ bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QStri
 {
     TrainerConfig c = config;
     FieldReader r(json, QStringLiteral("hyperparameters"));
-    r.integer("epochs", c.epochs);
-    r.integer("steps", c.steps);
-    r.number("max_seconds", c.maxSeconds);
-    r.integer("batch_size", c.batchSize);
+    // Every number within the range the CLI's options accept (configRange, Trainer.h).
+    r.integer("epochs", c.epochs, configRange::epochs);
+    r.integer("steps", c.steps, configRange::steps);
+    r.number("max_seconds", c.maxSeconds, configRange::maxSeconds);
+    r.integer("batch_size", c.batchSize, configRange::batchSize);
     r.boolean("shuffle", c.shuffle);
     r.seed("seed", c.seed);
     r.name("loss", c.loss, parseLoss);
-    r.number("label_smoothing", c.labelSmoothing);
+    r.number("label_smoothing", c.labelSmoothing, configRange::labelSmoothing);
     const QJsonObject optimizer = r.object("optimizer");
     const QJsonObject schedule = r.object("schedule");
-    r.number("clip_norm", c.clipNorm);
-    r.integer("patience", c.patience);
-    r.number("min_delta", c.minDelta);
+    r.number("clip_norm", c.clipNorm, configRange::clipNorm);
+    r.integer("patience", c.patience, configRange::patience);
+    r.number("min_delta", c.minDelta, configRange::minDelta);
     r.boolean("restore_best", c.restoreBest);
-    r.number("target_loss", c.targetLoss);
-    r.integer("eval_every", c.evalEvery);
+    r.number("target_loss", c.targetLoss, configRange::targetLoss);
+    r.integer("eval_every", c.evalEvery, configRange::evalEvery);
     // "read_every" and "progress_interval", in files written before the run policy moved out
     // of the hyperparameters (RunPolicy), are ignored like any unknown key.
     if (!r.error().isEmpty()) return finish(r.error(), error);
@@ -317,11 +338,11 @@ bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QStri
 
     FieldReader s(schedule, QStringLiteral("hyperparameters.schedule"));
     s.name("kind", c.schedule.kind, parseSchedule);
-    s.number("lr_max", c.schedule.lrMax);
-    s.number("lr_min", c.schedule.lrMin);
-    s.integer("step_every", c.schedule.stepEvery, 1);
-    s.number("gamma", c.schedule.gamma);
-    s.integer("warmup_steps", c.schedule.warmupSteps);
+    s.number("lr_max", c.schedule.lrMax, configRange::lrMax);
+    s.number("lr_min", c.schedule.lrMin, configRange::lrMin);
+    s.integer("step_every", c.schedule.stepEvery, configRange::stepEvery);
+    s.number("gamma", c.schedule.gamma, configRange::gamma);
+    s.integer("warmup_steps", c.schedule.warmupSteps, configRange::warmupSteps);
     if (!s.error().isEmpty()) return finish(s.error(), error);
 
     config = c;
@@ -363,6 +384,13 @@ bool trainingStateFromJson(const QJsonObject& json, TrainingState& state, QStrin
     r.number("pending_loss_sum", st.pendingLossSum);
     r.integer("pending_steps", st.pendingSteps);
     if (!r.error().isEmpty()) return finish(r.error(), error);
+    // The steps of the current epoch are among the steps done; a file that says otherwise would
+    // start the run past the end of its data.
+    if (st.stepInEpoch > st.step)
+        return finish(QStringLiteral("training: \"step_in_epoch\" (%1) is more than \"step\" (%2)")
+                          .arg(st.stepInEpoch)
+                          .arg(st.step),
+                      error);
 
     const QJsonValue h = json.value(QLatin1String("history"));
     if (!h.isUndefined()) {

@@ -1,5 +1,7 @@
 #include "NamesFile.h"
 
+#include "PrintableText.h"
+
 #include <QChar>
 #include <QList>
 
@@ -76,10 +78,15 @@ bool decodeUtf8(const char* data, int64_t size, std::u32string& out, int64_t* ba
     return true;
 }
 
+bool isNameCharacter(char32_t c)
+{
+    return !isControl(c) && !isBidiOverride(c);
+}
+
 QString describeCodePoint(char32_t c)
 {
     const QString code = QString("U+%1").arg(static_cast<uint>(c), 4, 16, QChar('0')).toUpper();
-    if (isControl(c) || QChar::isSpace(c)) return code;
+    if (isUnprintable(c) || QChar::isSpace(c)) return code;
     return "'" + QString::fromUcs4(&c, 1) + "' (" + code + ")";
 }
 
@@ -115,6 +122,11 @@ QString nameProblem(const std::u32string& name, size_t first)
         if (isControl(c))
             return QString("control character %1 at character %2; this is not a text file of "
                            "names")
+                .arg(describeCodePoint(c))
+                .arg(first + i + 1);
+        if (isBidiOverride(c))
+            return QString("bidirectional control %1 at character %2; it reorders the text "
+                           "shown after it, and no name needs one")
                 .arg(describeCodePoint(c))
                 .arg(first + i + 1);
     }

@@ -5,7 +5,9 @@
 // names work exactly like a-z. The bytes are checked by hand because QString::fromUtf8 silently
 // replaces invalid sequences: a file that is not UTF-8 text is refused with the line at fault.
 // Refused, with one line "file:line: reason": invalid UTF-8, NUL or other control characters
-// (binary data), a tab inside a line (a table, not a list of names), a line longer than
+// (binary data), the bidirectional overrides and isolates (U+202A to U+202E, U+2066 to U+2069:
+// they would reorder how generated names print), a tab inside a line (a table, not a list of
+// names), a line longer than
 // kMaxNameLength code points, an empty file, a file of blank lines only.
 #pragma once
 
@@ -39,6 +41,11 @@ NamesReadResult parseNames(const QByteArray& bytes, const QString& pathForMessag
 // Strict UTF-8 decoding (no overlong forms, no surrogates, nothing above U+10FFFF). Returns
 // false and the 0-based offset of the first bad byte if the bytes are not valid UTF-8.
 bool decodeUtf8(const char* data, int64_t size, std::u32string& out, int64_t* badOffset);
+
+// Whether c may be part of a name: not a control character (C0, C1, DEL) and not a
+// bidirectional override or isolate (isBidiOverride, PrintableText.h). parseNames refuses a
+// file with others, and a names model whose vocabulary holds one is refused too.
+bool isNameCharacter(char32_t c);
 
 // A code point as a learner reads it: 'é' (U+00E9), or just U+0009 for invisible ones.
 QString describeCodePoint(char32_t c);

@@ -1,6 +1,8 @@
 // Images: coordinates, intensities, tiled rendering, PSNR and SSIM (declared in ImageTask.h).
 #include "ImageTask.h"
 
+#include "PrintableText.h"
+
 #include <QJsonObject>
 
 #include <algorithm>
@@ -32,8 +34,8 @@ bool ImageGeometry::fromJson(const QJsonObject& o, ImageGeometry& g, QString* er
         return false;
     };
     if (o["task"].toString() != "image")
-        return fail("this model was not trained on an image (task \"" + o["task"].toString() +
-                    "\")");
+        return fail("this model was not trained on an image (task " +
+                    io::quoted(o["task"].toString(), 40) + ")");
     g.width = o["width"].toInt(0);
     g.height = o["height"].toInt(0);
     g.originalWidth = o["original_width"].toInt(g.width);

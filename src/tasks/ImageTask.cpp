@@ -112,6 +112,11 @@ public:
                         "over the pixels. About 30 dB looks close; 40 dB is hard to tell apart.";
         return m;
     }
+    bool checkSaved(const QJsonObject& savedTask, QString* error) const override
+    {
+        ImageGeometry g;
+        return ImageGeometry::fromJson(savedTask, g, error);
+    }
     std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes,
                                const TaskOptions& options, const QJsonObject* savedTask,
                                bool forEvaluation, QString* error) const override

@@ -3,6 +3,7 @@
 
 #include "Errors.h"
 #include "NamesFile.h"
+#include "PrintableText.h"
 #include "Random.h"
 
 #include <QJsonArray>
@@ -90,7 +91,8 @@ bool NamesSchema::fromJson(const QJsonObject& o, NamesSchema& s, QString* error)
         return false;
     };
     if (o["task"].toString() != "names")
-        return fail("this model was not trained on names (task \"" + o["task"].toString() + "\")");
+        return fail("this model was not trained on names (task " +
+                    io::quoted(o["task"].toString(), 40) + ")");
     s = NamesSchema();
     s.context = o["context"].toInt(0);
     if (s.context < 1 || s.context > 8) return fail("context must be 1 to 8");
@@ -98,15 +100,33 @@ bool NamesSchema::fromJson(const QJsonObject& o, NamesSchema& s, QString* error)
     const QJsonArray vocab = o["vocabulary"].toArray();
     if (vocab.size() < 2) return fail("the vocabulary needs the boundary and a character");
     s.boundarySymbol = vocab[0].toString();
+    // How the boundary is shown: one symbol, or "<end>" when every candidate is in the data.
+    const QList<uint> boundary = s.boundarySymbol.toUcs4();
+    if (boundary.isEmpty() || boundary.size() > 8 ||
+        !std::all_of(boundary.begin(), boundary.end(), io::isNameCharacter))
+        return fail("the boundary symbol (vocabulary entry 0) must be 1 to 8 printable "
+                    "characters");
     for (qsizetype i = 1; i < vocab.size(); ++i) {
         const QList<uint> cp = vocab[i].toString().toUcs4();
         if (cp.size() != 1) return fail(QString("vocabulary entry %1 is not one character").arg(i));
+        // Refused rather than shown escaped: the names a model draws are its vocabulary's
+        // characters, printed one per line and saved as they are, and a names file this build
+        // reads never holds a control character or a bidirectional override (io::parseNames).
+        if (!io::isNameCharacter(cp[0]))
+            return fail(QString("vocabulary entry %1 is %2, a control or bidirectional "
+                                "character; no name holds one")
+                            .arg(i)
+                            .arg(io::describeCodePoint(cp[0])));
         s.alphabet.push_back(cp[0]);
     }
     if (!std::is_sorted(s.alphabet.begin(), s.alphabet.end()) ||
         std::adjacent_find(s.alphabet.begin(), s.alphabet.end()) != s.alphabet.end())
         return fail("the vocabulary is not sorted or repeats a character");
     s.valSplit = o["val_split"].toDouble(0);
+    if (!kSplitRange.contains(s.valSplit))
+        return fail(QString("val_split %1 must be %2")
+                        .arg(s.valSplit)
+                        .arg(QString::fromStdString(kSplitRange.describe())));
     s.splitSeed = o["split_seed"].toString("1").toULongLong();
     s.ngramK = o["ngram_k"].toDouble(1);
     s.longestName = o["longest_name"].toInt(0);

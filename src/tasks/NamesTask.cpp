@@ -65,6 +65,11 @@ public:
                         "not seen, −ln p(next), on average. Lower is better.";
         return m;
     }
+    bool checkSaved(const QJsonObject& savedTask, QString* error) const override
+    {
+        NamesSchema s;
+        return NamesSchema::fromJson(savedTask, s, error);
+    }
     std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes,
                                const TaskOptions& options, const QJsonObject* savedTask,
                                bool forEvaluation, QString* error) const override

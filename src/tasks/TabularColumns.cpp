@@ -2,6 +2,8 @@
 // column roles and kind of problem.
 #include "TabularColumns.h"
 
+#include "PrintableText.h"
+
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -17,7 +19,7 @@ bool fail(QString* error, const QString& why)
 
 QString quoted(const QString& s)
 {
-    return "\"" + s + "\"";
+    return io::quoted(s, 60);
 }
 
 QString shortList(const QStringList& items, int most)

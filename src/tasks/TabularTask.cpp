@@ -4,6 +4,7 @@
 #include "TabularTask.h"
 
 #include "JsonDataset.h"
+#include "PrintableText.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -145,8 +146,8 @@ bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* er
         return false;
     };
     if (o["task"].toString() != "tabular")
-        return fail("this model was not trained on a table (task \"" + o["task"].toString() +
-                    "\")");
+        return fail("this model was not trained on a table (task " +
+                    io::quoted(o["task"].toString(), 40) + ")");
     s = TabularSchema{};
     const QString kind = o["kind"].toString();
     if (kind == "regression")
@@ -156,7 +157,7 @@ bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* er
     else if (kind == "multiclass")
         s.kind = TabularKind::MultiClass;
     else
-        return fail("unknown kind \"" + kind + "\"");
+        return fail("unknown kind " + io::quoted(kind, 40));
     s.features = toStrings(o["features"].toArray());
     const QJsonArray cats = o["feature_categories"].toArray();
     for (int i = 0; i < s.features.size(); ++i)
@@ -185,6 +186,12 @@ bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* er
     s.testSplit = o["test_split"].toDouble(0);
     s.splitSeed = o["split_seed"].toString("1").toULongLong();
     s.missing = o["missing"].toString("fail");
+    if (!kSplitRange.contains(s.valSplit) || !kSplitRange.contains(s.testSplit) ||
+        s.valSplit + s.testSplit >= 1)
+        return fail(QString("val_split %1 and test_split %2 must each be %3, together below 1")
+                        .arg(s.valSplit)
+                        .arg(s.testSplit)
+                        .arg(QString::fromStdString(kSplitRange.describe())));
     if (s.features.isEmpty() || s.targets.isEmpty() || s.targets.first() != s.target)
         return fail("the feature or target list is missing");
     const auto width = static_cast<size_t>(s.inputWidth());
@@ -201,7 +208,7 @@ bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* er
                                  s.classValues.size() != static_cast<size_t>(s.classes.size())))
         return fail("class list is incomplete");
     if (s.normalisation != "zscore" && s.normalisation != "minmax")
-        return fail("unknown normalisation \"" + s.normalisation + "\"");
+        return fail("unknown normalisation " + io::quoted(s.normalisation, 40));
     return true;
 }
 

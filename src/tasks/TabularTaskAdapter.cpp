@@ -261,6 +261,11 @@ public:
                         "(classification tables only).";
         return m;
     }
+    bool checkSaved(const QJsonObject& savedTask, QString* error) const override
+    {
+        TabularSchema s;
+        return TabularSchema::fromJson(savedTask, s, error);
+    }
     QString describeSaved(const QJsonObject& savedTask) const override
     {
         QString line = name();

@@ -68,6 +68,11 @@ struct TaskOptions {
     bool keepCase = false;
 };
 
+// The fractions of the rows held out for validation or testing (TaskOptions::valSplit and
+// testSplit, and the splits saved with a model): the CLI's options and the saved task metadata
+// are checked against it, and together the two must stay below 1 (rows left to train on).
+inline constexpr ValueRange kSplitRange{0, 0.95, "a fraction of the rows"};
+
 class Task {
 public:
     virtual ~Task() = default;

@@ -68,6 +68,10 @@ public:
     // The training metric of a model with this saved task metadata (a table's depends on
     // whether it classifies).
     virtual MetricInfo metric(const QJsonObject& savedTask) const = 0;
+    // Whether a saved model's task metadata is whole and in range (its splits, vocabulary,
+    // statistics...): false with why, without the file's name, otherwise. open() checks it too;
+    // a caller checks it first to name the model file in the message.
+    virtual bool checkSaved(const QJsonObject& savedTask, QString* error) const = 0;
     // One line about a saved model's task for `info`: "tabular: classification, 4 features ->
     // species (classes: a, b, c)". Default: the name.
     virtual QString describeSaved(const QJsonObject& savedTask) const;
