@@ -2,7 +2,8 @@
 // logarithmic axis; the learning rate, with the planned curve of the chosen schedule drawn
 // before training starts; and the task's metric (PSNR, accuracy or validation cross-entropy).
 // Each redraw hands every series a decimated point list with one QXYSeries::replace() call, so
-// a run of 100,000 steps draws as fast as a short one. Colours follow the system palette.
+// a run of 100,000 steps draws as fast as a short one (and the history is bounded: a longer
+// run keeps merged points, LossHistory.h). Colours follow the system palette.
 #pragma once
 
 #include "TaskType.h"
@@ -32,7 +33,7 @@ public:
     ~ChartsPanel() override;
 
     void setSession(Session* session);
-    // Points drawn per series at most (the history keeps everything).
+    // Points drawn per series at most (the history keeps up to LossHistory::kMaxKept).
     static constexpr int kMaxPoints = 2000;
 
     // Tests: the points on screen now.

@@ -15,50 +15,87 @@ bool usable(double v, bool positiveOnly)
 
 } // namespace
 
+void LossHistory::Series::add(QPointF p, size_t maxKept)
+{
+    // Non-finite values are never drawn (decimated drops them): keeping them out of the merged
+    // means keeps a bucket drawable.
+    if (!std::isfinite(p.y())) return;
+    if (!points.empty() && lastCount < width) {
+        QPointF& last = points.back();
+        const double n = static_cast<double>(lastCount);
+        last = (last * n + p) / (n + 1);
+        ++lastCount;
+        return;
+    }
+    if (points.size() >= maxKept) { // merge neighbours in pairs
+        size_t out = 0;
+        for (size_t i = 0; i + 1 < points.size(); i += 2, ++out)
+            points[out] = (points[i] + points[i + 1]) / 2;
+        // An odd last point stays alone, as wide as before: the next points fill it up.
+        const bool odd = points.size() % 2 == 1;
+        if (odd) points[out++] = points.back();
+        points.resize(out);
+        lastCount = odd ? width : 2 * width;
+        width *= 2;
+        if (lastCount < width) {
+            add(p, maxKept);
+            return;
+        }
+    }
+    points.push_back(p);
+    lastCount = 1;
+}
+
+void LossHistory::Series::truncateAfter(double x)
+{
+    while (!points.empty() && points.back().x() > x)
+        points.pop_back();
+    lastCount = width; // a merged point may have held later steps: start a fresh one
+}
+
 void LossHistory::clear()
 {
-    m_train.clear();
-    m_val.clear();
-    m_lr.clear();
-    m_metric.clear();
+    for (Series* s : {&m_train, &m_val, &m_lr, &m_metric})
+        s->clear();
 }
 
 void LossHistory::addTrainLoss(int64_t step, double loss, double lr)
 {
     const auto x = static_cast<double>(step);
-    m_train.emplace_back(x, loss);
-    if (std::isfinite(lr)) m_lr.emplace_back(x, lr);
+    m_train.add(QPointF(x, loss), m_maxKept);
+    if (std::isfinite(lr)) m_lr.add(QPointF(x, lr), m_maxKept);
 }
 
 void LossHistory::addEvaluation(int64_t step, double valLoss, double metric)
 {
     const auto x = static_cast<double>(step);
-    if (!std::isnan(valLoss)) m_val.emplace_back(x, valLoss);
-    if (!std::isnan(metric)) m_metric.emplace_back(x, metric);
+    if (!std::isnan(valLoss)) m_val.add(QPointF(x, valLoss), m_maxKept);
+    if (!std::isnan(metric)) m_metric.add(QPointF(x, metric), m_maxKept);
 }
 
 void LossHistory::load(const std::vector<HistoryPoint>& history)
 {
     clear();
     for (const HistoryPoint& h : history) {
-        addTrainLoss(h.step, h.trainLoss, h.lr);
-        addEvaluation(h.step, h.valLoss, h.metric);
+        // A bucket of evaluations is drawn at the middle of its steps.
+        const int64_t first = h.count > 1 && h.firstStep >= 0 ? h.firstStep : h.step;
+        const int64_t step = first + (h.step - first) / 2;
+        addTrainLoss(step, h.trainLoss, h.lr);
+        addEvaluation(step, h.valLoss, h.metric);
     }
 }
 
 void LossHistory::truncateAfter(int64_t step)
 {
-    const auto x = static_cast<double>(step);
-    for (std::vector<QPointF>* v : {&m_train, &m_val, &m_lr, &m_metric})
-        while (!v->empty() && v->back().x() > x)
-            v->pop_back();
+    for (Series* s : {&m_train, &m_val, &m_lr, &m_metric})
+        s->truncateAfter(static_cast<double>(step));
 }
 
 int64_t LossHistory::lastStep() const
 {
     double last = 0;
-    if (!m_train.empty()) last = m_train.back().x();
-    if (!m_val.empty()) last = std::max(last, m_val.back().x());
+    if (!m_train.points.empty()) last = m_train.points.back().x();
+    if (!m_val.points.empty()) last = std::max(last, m_val.points.back().x());
     return static_cast<int64_t>(last);
 }
 
@@ -95,15 +132,15 @@ QList<QPointF> LossHistory::decimated(const std::vector<QPointF>& points, int ma
 
 QList<QPointF> LossHistory::train(int maxPoints, bool positiveOnly) const
 {
-    return decimated(m_train, maxPoints, positiveOnly);
+    return decimated(m_train.points, maxPoints, positiveOnly);
 }
 
 QList<QPointF> LossHistory::trainSmoothed(int maxPoints, bool positiveOnly, double keep) const
 {
     std::vector<QPointF> smooth;
-    smooth.reserve(m_train.size());
+    smooth.reserve(m_train.points.size());
     double ema = NAN, weight = 0;
-    for (const QPointF& p : m_train) {
+    for (const QPointF& p : m_train.points) {
         if (!std::isfinite(p.y())) continue;
         // Debiased like Adam's moments, so the curve does not start at zero.
         ema = std::isnan(ema) ? (1 - keep) * p.y() : keep * ema + (1 - keep) * p.y();
@@ -115,17 +152,17 @@ QList<QPointF> LossHistory::trainSmoothed(int maxPoints, bool positiveOnly, doub
 
 QList<QPointF> LossHistory::validation(int maxPoints, bool positiveOnly) const
 {
-    return decimated(m_val, maxPoints, positiveOnly);
+    return decimated(m_val.points, maxPoints, positiveOnly);
 }
 
 QList<QPointF> LossHistory::learningRate(int maxPoints) const
 {
-    return decimated(m_lr, maxPoints, false);
+    return decimated(m_lr.points, maxPoints, false);
 }
 
 QList<QPointF> LossHistory::metric(int maxPoints) const
 {
-    return decimated(m_metric, maxPoints, false);
+    return decimated(m_metric.points, maxPoints, false);
 }
 
 } // namespace il::app

@@ -1,12 +1,15 @@
-// The full record of a run for the charts: the training loss of every step, the validation loss
-// and the task metric of every evaluation, the learning rate. The charts never draw it all:
-// decimated() gives at most a few thousand points (bucket means), so a 100,000-step run draws
-// as fast as a short one while nothing is thrown away.
+// The record of a run for the charts: the training loss of every step, the validation loss and
+// the task metric of every evaluation, the learning rate. Bounded like the model's history
+// (TrainingHistory.h): each series keeps every point up to kMaxKept, then merges neighbours in
+// pairs (means of step and value), so a month-long run holds at most kMaxKept points a series
+// spread over the whole curve. The charts never draw it all: decimated() gives at most a few
+// thousand points (bucket means), so a long run draws as fast as a short one.
 #pragma once
 
 #include <QList>
 #include <QPointF>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -18,22 +21,25 @@ namespace il::app {
 
 class LossHistory {
 public:
+    static constexpr size_t kMaxKept = 100000; // points per series
+    explicit LossHistory(size_t maxKept = kMaxKept) : m_maxKept(std::max<size_t>(maxKept, 2)) {}
+
     void clear();
     // One training step (or, for a reopened model, one recorded evaluation).
     void addTrainLoss(int64_t step, double loss, double lr);
     // An evaluation: validation loss and task metric (NaN when absent).
     void addEvaluation(int64_t step, double valLoss, double metric);
     // A model's saved history: training loss, learning rate, validation loss and metric per
-    // recorded evaluation.
+    // recorded evaluation (a bucket of a long run's evaluations at the middle of its steps).
     void load(const std::vector<HistoryPoint>& history);
     // Forgets everything after step (a run that went back to the weights of that step).
     void truncateAfter(int64_t step);
 
-    bool isEmpty() const { return m_train.empty() && m_val.empty(); }
+    bool isEmpty() const { return m_train.points.empty() && m_val.points.empty(); }
     int64_t lastStep() const;
-    size_t trainCount() const { return m_train.size(); }
-    size_t validationCount() const { return m_val.size(); }
-    size_t metricCount() const { return m_metric.size(); }
+    size_t trainCount() const { return m_train.points.size(); }
+    size_t validationCount() const { return m_val.points.size(); }
+    size_t metricCount() const { return m_metric.points.size(); }
 
     // At most maxPoints points in step order: bucket means when there are more. positiveOnly
     // drops values <= 0 (for a logarithmic axis); non-finite values are always dropped.
@@ -49,7 +55,17 @@ public:
                                     bool positiveOnly);
 
 private:
-    std::vector<QPointF> m_train, m_val, m_lr, m_metric;
+    // One series: points of `width` merged points each, but the last, which holds lastCount.
+    struct Series {
+        std::vector<QPointF> points;
+        int64_t width = 1, lastCount = 0;
+        void add(QPointF p, size_t maxKept);
+        void clear() { *this = Series(); }
+        void truncateAfter(double x);
+    };
+
+    size_t m_maxKept;
+    Series m_train, m_val, m_lr, m_metric;
 };
 
 } // namespace il::app

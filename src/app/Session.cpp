@@ -275,7 +275,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_builtSeed = m_config.seed;
     m_trainedSteps = info.state.step;
     m_modelPath = path;
-    m_history.load(info.state.history);
+    m_history.load(info.state.history.rows());
     m_snapshots.clear();
     const bool withData = m_task != nullptr;
     m_worker->replaceModel(std::move(st));

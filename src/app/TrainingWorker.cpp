@@ -197,8 +197,7 @@ bool TrainingWorker::recoverOnCpu(ModelState& m, const BackendFactory& factory,
 class TrainingWorker::RunReporter {
 public:
     RunReporter(TrainingWorker& worker, ModelState& m, bool preview)
-        : w(worker), m(m), m_preview(preview), m_historySent(m.state.history.size()),
-          m_rateStep(m.state.step)
+        : w(worker), m(m), m_preview(preview), m_rateStep(m.state.step)
     {
         m_last.step = m.state.step;
     }
@@ -227,8 +226,6 @@ public:
         m_pending.eta = m_last.plannedSteps > 0 && m_rate > 0
                             ? static_cast<double>(m_last.plannedSteps - m_last.step) / m_rate
                             : NAN;
-        for (; m_historySent < m.state.history.size(); ++m_historySent)
-            m_pending.evaluations.push_back(m.state.history[m_historySent]);
         emit w.progressed(m_pending);
         m_pending = TrainingUpdate{};
         m_lastEmit = now;
@@ -260,6 +257,16 @@ public:
     {
         m_last = p;
         m_pending.losses.push_back({p.step, p.trainLoss, p.lr});
+        // The trainer reports every evaluation (the history itself merges rows in a long run).
+        if (p.evaluated) {
+            HistoryPoint h;
+            h.step = p.step;
+            h.epoch = p.epoch;
+            h.valLoss = p.valLoss;
+            h.lr = p.lr;
+            h.metric = p.metric;
+            m_pending.evaluations.push_back(h);
+        }
         if (!p.notice.empty()) m_pending.notices << QString::fromStdString(p.notice);
         if (!p.notice.empty() || elapsed() - m_lastEmit >= kUpdateInterval) flush();
         takePreview(false, false);
@@ -299,7 +306,6 @@ private:
     const Clock::time_point m_start = Clock::now();
     double m_pausedSeconds = 0;
     TrainingUpdate m_pending;
-    size_t m_historySent;
     Progress m_last;
     double m_lastEmit = -1, m_rate = 0, m_rateTime = 0;
     int64_t m_rateStep;

@@ -139,10 +139,16 @@ int runInfo(const QStringList& args)
     const size_t n = st.history.size();
     if (n > 0) {
         std::printf("last losses (step: train / validation)\n");
-        for (size_t i = n > 5 ? n - 5 : 0; i < n; ++i)
-            std::printf("  %8lld: %s / %s\n", static_cast<long long>(st.history[i].step),
-                        formatLoss(st.history[i].trainLoss).toUtf8().constData(),
-                        formatLoss(st.history[i].valLoss).toUtf8().constData());
+        for (size_t i = n > 5 ? n - 5 : 0; i < n; ++i) {
+            // A long run's history holds buckets of evaluations (TrainingHistory.h): their means.
+            const HistoryPoint& h = st.history[i];
+            const QString steps = h.count > 1 ? QString("%1-%2").arg(h.firstStep).arg(h.step)
+                                              : QString::number(h.step);
+            std::printf("  %8s: %s / %s%s\n", steps.toUtf8().constData(),
+                        formatLoss(h.trainLoss).toUtf8().constData(),
+                        formatLoss(h.valLoss).toUtf8().constData(),
+                        h.count > 1 ? " (means)" : "");
+        }
     }
     return ExitOk;
 }

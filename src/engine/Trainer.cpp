@@ -177,6 +177,7 @@ private:
     Buffer m_evalScratch;
     Buffer m_bestParams; // the best weights seen in this call (an earlier session's are gone)
     bool m_haveBest = false;
+    HistoryPoint m_bestPoint; // the evaluation of m_bestParams
     double m_lastValLoss = NAN, m_lastMetric = NAN;
 
     // Progress.
@@ -364,7 +365,7 @@ bool TrainingRun::evaluate()
         h.metric = m_t.m_metric(m_t.m_net);
         m_lastMetric = h.metric;
     }
-    m_state.history.push_back(h);
+    m_state.history.add(h);
     m_result.trainLoss = h.trainLoss;
     m_result.valLoss = h.valLoss;
     return targetReached(h) || earlyStopping(h);
@@ -401,6 +402,7 @@ bool TrainingRun::earlyStopping(const HistoryPoint& h)
         if (m_bestParams.floats()) {
             m_b.copy(m_bestParams.data(), params.data, bytes);
             m_haveBest = true;
+            m_bestPoint = h;
         }
         return false;
     }
@@ -408,12 +410,8 @@ bool TrainingRun::earlyStopping(const HistoryPoint& h)
     if (m_haveBest) {
         m_b.copy(params.data, m_bestParams.data(), bytes);
         // Report the losses of the weights we keep, not of the last evaluation.
-        for (auto it = m_state.history.rbegin(); it != m_state.history.rend(); ++it)
-            if (it->valLoss == m_state.bestValLoss) {
-                m_result.trainLoss = it->trainLoss;
-                m_result.valLoss = it->valLoss;
-                break;
-            }
+        m_result.trainLoss = m_bestPoint.trainLoss;
+        m_result.valLoss = m_bestPoint.valLoss;
     }
     m_result.reason = StopReason::EarlyStopping;
     m_result.message = "validation loss did not improve for " + std::to_string(m_cfg.patience) +

@@ -15,6 +15,7 @@
 
 #include "Network.h"
 #include "Optimizer.h"
+#include "TrainingHistory.h"
 #include "TrainingWatch.h"
 #include "ValueRange.h"
 
@@ -92,15 +93,6 @@ struct RunPolicy {
     WatchSettings watch;
 };
 
-struct HistoryPoint {
-    int64_t step = 0;
-    double epoch = 0; // fractional
-    double trainLoss = NAN;
-    double valLoss = NAN;
-    double lr = NAN;
-    double metric = NAN; // the task metric, when a metric hook is set
-};
-
 // What a model must remember to continue training exactly where it stopped.
 struct TrainingState {
     int64_t step = 0;  // optimizer steps done
@@ -114,7 +106,8 @@ struct TrainingState {
     // the same epoch mean as one that never stopped.
     double pendingLossSum = 0;
     int64_t pendingSteps = 0;
-    std::vector<HistoryPoint> history;
+    // One row per evaluation, bounded: a long run keeps buckets of them (TrainingHistory.h).
+    TrainingHistory history;
 };
 
 struct Progress {

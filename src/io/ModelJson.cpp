@@ -251,6 +251,46 @@ QJsonObject groupsToJson(const OptimizerConfig& c)
     return groups;
 }
 
+// An integer in a JSON number, exactly (|v| <= 2^53).
+bool integerFromJson(const QJsonValue& v, int64_t& out)
+{
+    const double d = v.toDouble(std::nan(""));
+    if (!v.isDouble() || std::floor(d) != d || std::fabs(d) > kMaxExactInteger) return false;
+    out = static_cast<int64_t>(d);
+    return true;
+}
+
+// One evaluation: [step, epoch, train_loss, val_loss, lr, metric]. A bucket of a long run's
+// evaluations (TrainingHistory.h) adds [count, first_step, train_min, train_max, val_min,
+// val_max]; files written before the history was bounded hold only the first kind.
+QJsonArray historyRowToJson(const HistoryPoint& p)
+{
+    QJsonArray row{qint64(p.step), doubleToJson(p.epoch), doubleToJson(p.trainLoss),
+                   doubleToJson(p.valLoss), doubleToJson(p.lr), doubleToJson(p.metric)};
+    if (p.count > 1)
+        for (const QJsonValue& v :
+             {QJsonValue(qint64(p.count)), QJsonValue(qint64(p.firstStep)),
+              doubleToJson(p.trainMin), doubleToJson(p.trainMax), doubleToJson(p.valMin),
+              doubleToJson(p.valMax)})
+            row.append(v);
+    return row;
+}
+
+bool historyRowFromJson(const QJsonValue& value, HistoryPoint& p)
+{
+    const QJsonArray row = value.toArray();
+    if (!value.isArray() || (row.size() != 6 && row.size() != 12)) return false;
+    if (!integerFromJson(row.at(0), p.step) || !doubleFromJson(row.at(1), p.epoch) ||
+        !doubleFromJson(row.at(2), p.trainLoss) || !doubleFromJson(row.at(3), p.valLoss) ||
+        !doubleFromJson(row.at(4), p.lr) || !doubleFromJson(row.at(5), p.metric))
+        return false;
+    if (row.size() == 6) return true;
+    return integerFromJson(row.at(6), p.count) && p.count >= 2 &&
+           integerFromJson(row.at(7), p.firstStep) && p.firstStep <= p.step &&
+           doubleFromJson(row.at(8), p.trainMin) && doubleFromJson(row.at(9), p.trainMax) &&
+           doubleFromJson(row.at(10), p.valMin) && doubleFromJson(row.at(11), p.valMax);
+}
+
 } // namespace
 
 QJsonValue doubleToJson(double v)
@@ -353,9 +393,7 @@ QJsonObject trainingStateToJson(const TrainingState& st)
 {
     QJsonArray history;
     for (const HistoryPoint& p : st.history)
-        history.append(QJsonArray{qint64(p.step), doubleToJson(p.epoch), doubleToJson(p.trainLoss),
-                                  doubleToJson(p.valLoss), doubleToJson(p.lr),
-                                  doubleToJson(p.metric)});
+        history.append(historyRowToJson(p));
     return QJsonObject{{"step", qint64(st.step)},
                        {"epoch", qint64(st.epoch)},
                        {"step_in_epoch", qint64(st.stepInEpoch)},
@@ -396,26 +434,20 @@ bool trainingStateFromJson(const QJsonObject& json, TrainingState& state, QStrin
     if (!h.isUndefined()) {
         if (!h.isArray())
             return finish(QStringLiteral("training: \"history\" must be an array"), error);
+        // Rows beyond the history's limit (a file written before the history was bounded)
+        // merge as they are added, so memory stays bounded whatever the file holds.
         const QJsonArray rows = h.toArray();
         st.history.clear();
-        st.history.reserve(static_cast<size_t>(rows.size()));
         for (qsizetype i = 0; i < rows.size(); ++i) {
-            const QJsonArray row = rows.at(i).toArray();
             HistoryPoint p;
-            double step = 0;
-            const bool ok =
-                rows.at(i).isArray() && row.size() == 6 && row.at(0).isDouble() &&
-                doubleFromJson(row.at(0), step) && std::floor(step) == step &&
-                std::fabs(step) <= kMaxExactInteger && doubleFromJson(row.at(1), p.epoch) &&
-                doubleFromJson(row.at(2), p.trainLoss) && doubleFromJson(row.at(3), p.valLoss) &&
-                doubleFromJson(row.at(4), p.lr) && doubleFromJson(row.at(5), p.metric);
-            if (!ok)
+            if (!historyRowFromJson(rows.at(i), p))
                 return finish(QStringLiteral("training: history row %1 is not [step, epoch, "
-                                             "train_loss, val_loss, lr, metric]")
+                                             "train_loss, val_loss, lr, metric] or a bucket "
+                                             "[..., count, first_step, train_min, train_max, "
+                                             "val_min, val_max]")
                                   .arg(i),
                               error);
-            p.step = static_cast<int64_t>(step);
-            st.history.push_back(p);
+            st.history.add(p);
         }
     }
     state = std::move(st);

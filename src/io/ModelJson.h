@@ -24,7 +24,10 @@ QJsonObject trainerConfigToJson(const TrainerConfig& config);
 // type or an unknown name fails with a one-line message naming it, leaving config unchanged.
 bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QString* error);
 
-// History rows are arrays [step, epoch, train_loss, val_loss, lr, metric].
+// History rows are arrays [step, epoch, train_loss, val_loss, lr, metric]; a bucket of a long
+// run's evaluations (TrainingHistory.h) appends [count, first_step, train_min, train_max,
+// val_min, val_max]. Reading merges rows beyond the history's limit (older files kept every
+// evaluation), so what a file holds never grows the history past its bound.
 QJsonObject trainingStateToJson(const TrainingState& state);
 bool trainingStateFromJson(const QJsonObject& json, TrainingState& state, QString* error);
 

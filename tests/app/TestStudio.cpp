@@ -219,7 +219,17 @@ void TestStudio::chartsDecimateLongRuns()
     QVERIFY(points.first().x() < 100 && points.last().x() > 99'000);
     for (const QPointF& p : points)
         QVERIFY(std::isfinite(p.y()) && p.y() > 0);
-    QCOMPARE(history.trainCount(), size_t(100'001)); // the full history is kept
+    QCOMPARE(history.trainCount(), size_t(100'000)); // every finite point, up to kMaxKept
+
+    // Past its bound a history merges neighbours in pairs: bounded, the whole curve kept.
+    LossHistory bounded(1000);
+    for (int64_t step = 1; step <= 1'000'000; ++step)
+        bounded.addTrainLoss(step, 1.0 / static_cast<double>(step), 1e-3);
+    QVERIFY(bounded.trainCount() <= 1000 && bounded.trainCount() > 250);
+    const QList<QPointF> all = bounded.train(ChartsPanel::kMaxPoints);
+    QVERIFY(all.first().x() < 1000 && all.last().x() > 990'000);
+    for (qsizetype i = 1; i < all.size(); ++i)
+        QVERIFY(all[i].x() > all[i - 1].x() && all[i].y() < all[i - 1].y());
 }
 
 // The hash grid tables' own learning rate: shown for a stack with a hash grid (the image

@@ -276,7 +276,7 @@ SeededRun seededRun(Backend& b, uint64_t initSeed, uint64_t shuffleSeed)
     cfg.seed = shuffleSeed;
     Run run(b, 2, "dense:16,tanh,dense:1", 1, initSeed, cfg);
     run.train(cfg, d);
-    return {run.weights(), run.state.history};
+    return {run.weights(), run.state.history.rows()};
 }
 } // namespace
 
