@@ -83,9 +83,8 @@ int runRender(const QStringList& args)
     if (!model) throw DataError(error.toStdString());
     tasks::ImageGeometry geometry;
     if (!tasks::ImageGeometry::fromJson(model->info.task, geometry, &error))
-        throw DataError((modelPath + ": not an image model (" + error + "); render draws " +
-                         "models trained on images")
-                            .toStdString());
+        throw DataError(
+            (modelPath + ": " + error + "; render draws models trained on images").toStdString());
     if (!size.isValid()) {
         // The training size, raised to the minimum render size keeping the aspect ratio.
         size = QSize(geometry.width, geometry.height);

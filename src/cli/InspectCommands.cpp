@@ -43,6 +43,7 @@ int runEvaluate(const QStringList& args)
     if (!model) throw DataError(error.toStdString());
     checkSavedTask(modelPath, model->info.task);
     tasks::TaskOptions topt;
+    topt.modelPath = modelPath;
     const QByteArray bytes = readDataFile(given);
     auto task = tasks::openTaskForModel(given, bytes, model->info.task, true, topt, &error);
     if (!task) throw DataError(error.toStdString());

@@ -458,7 +458,8 @@ int runTrain(const QStringList& args)
     if (resuming && p.isSet("task")) checkResumedTask(p, resumed);
 
     // ---- data ------------------------------------------------------------------------------
-    const tasks::TaskOptions topt = taskOptions(p);
+    tasks::TaskOptions topt = taskOptions(p);
+    if (resuming) topt.modelPath = p.value("resume"); // named by a refusal of its saved task
     const QByteArray bytes = readDataFile(given);
     std::shared_ptr<tasks::Task> task =
         resuming ? tasks::openTaskForModel(given, bytes, resumed.task, false, topt, &error)

@@ -1,5 +1,6 @@
 #include "LayerSpec.h"
 #include "Errors.h"
+#include "Limits.h"
 
 #include <algorithm>
 
@@ -107,6 +108,11 @@ void appendWrapped(std::string& out, const std::string& text, size_t indent)
 
 std::vector<LayerItem> parseLayerItems(const std::string& spec)
 {
+    // Counted before splitting, so a hostile list of a million items allocates nothing.
+    const auto count = static_cast<size_t>(std::count(spec.begin(), spec.end(), ',')) + 1;
+    if (count > kMaxLayers)
+        throw EngineError("the layer list has " + std::to_string(count) + " items; at most " +
+                          std::to_string(kMaxLayers) + " are allowed");
     const auto texts = splitItems(spec);
     if (texts.size() == 1 && texts[0].empty())
         throw EngineError("the layer list is empty (example: dense:16,tanh,dense:1)");

@@ -17,7 +17,8 @@
 namespace il {
 
 // Splits a spec into items and checks each one's arguments. Values the data supplies stay 0.
-// Throws EngineError with a message naming the item (1-based) and what is wrong.
+// Throws EngineError with a message naming the item (1-based) and what is wrong, or saying
+// the list has more than kMaxLayers items (Limits.h).
 std::vector<LayerItem> parseLayerItems(const std::string& spec);
 // The items as the language writes them, joined with commas.
 std::string formatLayerItems(const std::vector<LayerItem>& items);

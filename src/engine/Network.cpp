@@ -1,6 +1,7 @@
 #include "Network.h"
 #include "Errors.h"
 #include "LayerSpec.h"
+#include "Limits.h"
 #include "ThreadGuard.h"
 
 namespace il {
@@ -236,7 +237,7 @@ void Network::predict(ConstTensor x, Tensor out, int64_t chunkRows)
         throw ShapeError("predict: output " + out.shape.toString() + " for " +
                          std::to_string(x.rows()) + " rows and " + std::to_string(outputWidth()) +
                          " outputs");
-    chunkRows = std::max<int64_t>(1, std::min(chunkRows, std::max<int64_t>(x.rows(), 1)));
+    chunkRows = inferenceChunkRows(*this, std::min(chunkRows, x.rows()));
     for (int64_t r = 0; r < x.rows(); r += chunkRows) {
         const int64_t n = std::min(chunkRows, x.rows() - r);
         Tensor y = forward(x.rowSlice(r, n));

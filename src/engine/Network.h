@@ -80,7 +80,8 @@ public:
     // Output of layer i from the last forward (rows of the last batch).
     ConstTensor layerOutput(int i) const;
 
-    // Inference on any number of rows, in chunks of at most chunkRows, into out (rows x out).
+    // Inference on any number of rows, in chunks of at most chunkRows, fewer for a wide
+    // network (inferenceChunkRows, Limits.h), into out (rows x out).
     void predict(ConstTensor x, Tensor out, int64_t chunkRows = 4096);
 
 private:

@@ -1,5 +1,6 @@
 #include "Trainer.h"
 #include "Errors.h"
+#include "Limits.h"
 #include "Snapshot.h"
 #include "TrainingStep.h"
 
@@ -111,7 +112,7 @@ double Trainer::evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTe
 {
     Backend& b = net.backend();
     if (scratch.floats() < 1) scratch = Buffer(&b, 1);
-    const int64_t chunk = 4096;
+    const int64_t chunk = inferenceChunkRows(net, 4096); // bounded memory at any width
     double total = 0;
     for (int64_t r = 0; r < x.rows(); r += chunk) {
         const int64_t n = std::min(chunk, x.rows() - r);

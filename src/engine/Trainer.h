@@ -193,7 +193,8 @@ public:
     // progress callback.)
     void requestCancel() { m_cancel = true; }
 
-    // Mean loss of the network over (x, y), in chunks of 4096 rows, without label smoothing
+    // Mean loss of the network over (x, y), in chunks of at most 4096 rows (fewer for a wide
+    // network: inferenceChunkRows, Limits.h), without label smoothing
     // and without touching gradients. scratch: one float of backend memory (allocated if empty).
     static double evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTensor y,
                                Buffer& scratch);

@@ -3,6 +3,7 @@
 #include "LayerRegistry.h"
 
 #include "LayerSpec.h"
+#include "Limits.h"
 #include "PrintableText.h"
 
 #include <QJsonArray>
@@ -71,11 +72,13 @@ bool widthField(const QJsonObject& arch, const char* key, int64_t min, int64_t& 
 {
     const QJsonValue v = arch.value(QLatin1String(key));
     const double d = v.toDouble(-1);
-    // Widths beyond 2^31 cannot be real models; refusing them early avoids absurd allocations.
-    if (!v.isDouble() || std::floor(d) != d || d < static_cast<double>(min) || d > 2147483647.0) {
-        problem = QStringLiteral("invalid architecture: \"%1\" must be an integer >= %2")
+    // Refused before anything is sized by it (Limits.h).
+    if (!v.isDouble() || std::floor(d) != d || d < static_cast<double>(min) ||
+        d > static_cast<double>(kMaxWidth)) {
+        problem = QStringLiteral("invalid architecture: \"%1\" must be an integer from %2 to %3")
                       .arg(QLatin1String(key))
-                      .arg(min);
+                      .arg(min)
+                      .arg(kMaxWidth);
         return false;
     }
     out = static_cast<int64_t>(d);
@@ -207,6 +210,16 @@ std::unique_ptr<Network> buildChecked(const ModelInfo& info, const SafeTensorsFi
         }
         net = std::make_unique<Network>(backend, info.inputWidth, info.spec, info.outputWidth,
                                         info.vocab);
+        // One row must fit the inference bound (Limits.h), or no chunk of rows would.
+        const int64_t rowBytes = activationFloatsPerRow(*net) * 4;
+        if (rowBytes > kInferenceActivationBytes) {
+            problem = QStringLiteral("invalid architecture \"%1\": one row takes %2 MB of "
+                                     "activations, over the limit of %3 MB")
+                          .arg(archName.left(200))
+                          .arg(rowBytes >> 20)
+                          .arg(kInferenceActivationBytes >> 20);
+            return nullptr;
+        }
     } catch (const std::exception& e) {
         problem = QStringLiteral("invalid architecture %1: %2")
                       .arg(archName, printable(QString::fromUtf8(e.what()), 200));

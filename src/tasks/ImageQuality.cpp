@@ -1,6 +1,8 @@
 // Images: coordinates, intensities, tiled rendering, PSNR and SSIM (declared in ImageTask.h).
 #include "ImageTask.h"
 
+#include "ImageFile.h"
+#include "Limits.h"
 #include "PrintableText.h"
 
 #include <QJsonObject>
@@ -42,8 +44,22 @@ bool ImageGeometry::fromJson(const QJsonObject& o, ImageGeometry& g, QString* er
     g.originalHeight = o["original_height"].toInt(g.height);
     g.channels = o["channels"].toInt(0);
     g.source = o["source"].toString();
-    if (g.width < 1 || g.height < 1 || g.width > 65536 || g.height > 65536)
-        return fail(QString("invalid image size %1x%2").arg(g.width).arg(g.height));
+    // Checked before anything is sized by them: evaluate and resume build a row per training
+    // pixel (a 65536x65536 claim in a 17 KB file would ask for gigabytes). Training sizes are
+    // at most kMaxRenderSide a side (--image-size), files at most io::kMaxImageSide.
+    const auto side = [&](const char* key, int value, int max) {
+        return value >= 1 && value <= max
+                   ? QString()
+                   : QString("\"%1\" %2 is outside 1 to %3 pixels")
+                         .arg(QLatin1String(key))
+                         .arg(value)
+                         .arg(max);
+    };
+    for (const QString& problem :
+         {side("width", g.width, kMaxRenderSide), side("height", g.height, kMaxRenderSide),
+          side("original_width", g.originalWidth, io::kMaxImageSide),
+          side("original_height", g.originalHeight, io::kMaxImageSide)})
+        if (!problem.isEmpty()) return fail("invalid image size: " + problem);
     if (g.channels != 1 && g.channels != 3)
         return fail(QString("invalid channel count %1 (1 or 3)").arg(g.channels));
     return true;
@@ -162,6 +178,8 @@ QImage renderImage(Network& net, const ImageGeometry& g, QSize size, QString* er
     // One band of rows at a time: coordinates, network outputs and activations stay within
     // tilePixels rows whatever the size: in one piece, an 8192x8192 render through a 256-wide
     // network would need tens of gigabytes of activations.
+    // A wide network renders fewer pixels at a time (Limits.h).
+    tilePixels = inferenceChunkRows(net, tilePixels);
     const int bandRows = static_cast<int>(std::clamp<int64_t>(tilePixels / w, 1, h));
     Backend& b = net.backend();
     Buffer in(&b, static_cast<size_t>(bandRows) * static_cast<size_t>(w) * 2);

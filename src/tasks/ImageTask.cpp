@@ -261,7 +261,10 @@ std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes
                                     bool forEvaluation, QString* error)
 {
     ImageGeometry saved;
-    if (savedTask && !ImageGeometry::fromJson(*savedTask, saved, error)) return nullptr;
+    if (savedTask && !ImageGeometry::fromJson(*savedTask, saved, error)) {
+        if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;
+        return nullptr;
+    }
     io::LoadedImage loaded;
     const bool gray = savedTask ? saved.channels == 1 : options.grayscale;
     if (!io::loadImage(bytes, path, gray, loaded, error)) return nullptr;

@@ -16,9 +16,6 @@ namespace il::tasks {
 
 namespace {
 
-// More distinct characters than this is not a names file (the output layer grows with it).
-constexpr int64_t kMaxAlphabet = 10000;
-
 QString toQString(const std::u32string& s)
 {
     return QString::fromUcs4(s.data(), static_cast<qsizetype>(s.size()));
@@ -287,7 +284,10 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
 {
     auto task = std::make_unique<NamesTaskImpl>();
     NamesSchema& s = task->m_schema;
-    if (savedTask && !NamesSchema::fromJson(*savedTask, s, error)) return nullptr;
+    if (savedTask && !NamesSchema::fromJson(*savedTask, s, error)) {
+        if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;
+        return nullptr;
+    }
     if (!savedTask && (options.context < 1 || options.context > 8)) {
         fail(error, QString("the context must be 1 to 8 characters, got %1").arg(options.context));
         return nullptr;

@@ -24,6 +24,10 @@
 
 namespace il::tasks {
 
+// More distinct characters than this is not a names file (the output layer grows with it); a
+// saved vocabulary is held to it too.
+inline constexpr int64_t kMaxAlphabet = 10000;
+
 // What a names model remembers (the model file's "task" metadata).
 struct NamesSchema {
     int context = 3;

@@ -2,13 +2,16 @@
 
 #include "TabularTask.h"
 
+#include "Limits.h"
+
 namespace il::tasks {
 
 std::vector<float> predictRows(Network& net, const std::vector<float>& x, int64_t rows)
 {
     Backend& b = net.backend();
     std::vector<float> out(static_cast<size_t>(rows * net.outputWidth()));
-    const int64_t chunk = 16384; // bounded memory for any number of rows
+    // Bounded memory for any number of rows and any width (Limits.h).
+    const int64_t chunk = inferenceChunkRows(net, 16384);
     Buffer in(&b, static_cast<size_t>(std::min(rows, chunk) * net.inputWidth()));
     Buffer y(&b, static_cast<size_t>(std::min(rows, chunk) * net.outputWidth()));
     for (int64_t r = 0; r < rows; r += chunk) {

@@ -50,6 +50,9 @@ struct TaskMetrics {
 // How to open data. Fields a task does not use are ignored.
 struct TaskOptions {
     QString task; // "tabular", "image", "names"; empty: from the file type
+    // The model file a saved task comes from (openTaskForModel): a refusal of the saved task
+    // (a size over the limits, a broken field) names it. Empty: the message names the field only.
+    QString modelPath;
     uint64_t seed = 1;
     double valSplit = -1; // < 0: the task's default
     // tables

@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtEndian>
 
 #include <cmath>
 
@@ -31,6 +32,27 @@ QByteArray encode(const QImage& image, const char* format = "png")
     buffer.open(QIODevice::WriteOnly);
     image.save(&buffer, format);
     return bytes;
+}
+
+// The model file at from with its saved task's key set to value, written to to. The header's
+// length changes; the tensors' offsets count from the data, so they stay right.
+bool withTaskValue(const QString& from, const QString& to, const char* key, int value)
+{
+    QFile in(from);
+    if (!in.open(QIODevice::ReadOnly)) return false;
+    const QByteArray raw = in.readAll();
+    const auto n = static_cast<qsizetype>(qFromLittleEndian<quint64>(raw.constData()));
+    QJsonObject header = QJsonDocument::fromJson(raw.mid(8, n)).object();
+    QJsonObject meta = header["__metadata__"].toObject();
+    QJsonObject task = QJsonDocument::fromJson(meta["task"].toString().toUtf8()).object();
+    task[QLatin1String(key)] = value;
+    meta["task"] = QString::fromUtf8(QJsonDocument(task).toJson(QJsonDocument::Compact));
+    header["__metadata__"] = meta;
+    QByteArray h = QJsonDocument(header).toJson(QJsonDocument::Compact);
+    h += QByteArray((8 - h.size() % 8) % 8, ' ');
+    QByteArray length(8, 0);
+    qToLittleEndian<quint64>(static_cast<quint64>(h.size()), length.data());
+    return writeBytes(to, length + h + raw.mid(8 + n));
 }
 
 } // namespace
@@ -66,6 +88,7 @@ private slots:
     void renderBadSize();
     void renderNotAnImageModel();
     void evaluatePrintsPsnrAndSsim();
+    void evaluateRefusesAHugeImageClaim();
     void imageSizeAndGrayscale();
     void brokenImage_data();
     void brokenImage();
@@ -209,7 +232,9 @@ void TestCliImage::renderNotAnImageModel()
     QVERIFY(run({"train", ":sample/xor.csv", "--out", table, "--quiet"}).code == 0);
     RunResult r = run({"render", table, "--size", "64x64", "--out", "x.png"});
     QCOMPARE(r.code, 1);
-    QVERIFY2(isOneLine(r.err) && r.err.contains("not an image model"), qPrintable(r.err));
+    QVERIFY2(isOneLine(r.err) && r.err.contains("xor.safetensors: task: this model was not "
+                                                "trained on an image"),
+             qPrintable(r.err));
     QVERIFY(!QFile::exists(path("x.png")));
     r = run({"render", "missing.safetensors", "--out", "x.png"});
     QCOMPARE(r.code, 1);
@@ -240,6 +265,25 @@ void TestCliImage::evaluatePrintsPsnrAndSsim()
     const RunResult c = run({"evaluate", m_model, "cut.png"});
     QCOMPARE(c.code, 1);
     QVERIFY2(isOneLine(c.err) && c.err.contains("cut.png: truncated PNG"), qPrintable(c.err));
+}
+
+// A small model file whose task claims a 65536x65536 picture: refused in one line naming the
+// file and the field before anything is sized by it (evaluate used to allocate 4.1 GB).
+void TestCliImage::evaluateRefusesAHugeImageClaim()
+{
+    QVERIFY(withTaskValue(m_model, path("huge.safetensors"), "width", 65536));
+    QVERIFY(withTaskValue(m_model, path("same.safetensors"), "width", 48)); // the rewrite is sound
+    QVERIFY2(run({"evaluate", "same.safetensors", "picture.png", "--threads", "1"}).code == 0,
+             "the rewritten model does not open");
+    const QString refusal = "huge.safetensors: task: invalid image size: \"width\" 65536 is "
+                            "outside 1 to 8192 pixels";
+    const RunResult r = run({"evaluate", "huge.safetensors", "picture.png", "--threads", "1"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(isOneLine(r.err) && r.err.contains(refusal), qPrintable(r.err));
+    const RunResult render = run({"render", "huge.safetensors", "--out", "huge.png"});
+    QCOMPARE(render.code, 1);
+    QVERIFY2(isOneLine(render.err) && render.err.contains(refusal), qPrintable(render.err));
+    QVERIFY(!QFile::exists(path("huge.png")));
 }
 
 void TestCliImage::imageSizeAndGrayscale()

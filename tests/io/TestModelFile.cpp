@@ -435,7 +435,29 @@ void TestModelFile::openRefusals_data()
         << QStringList{"invalid architecture", "\"input_width\""};
     QTest::newRow("absurd input width")
         << Change([](SafeTensorsFile& f) { setArchitecture(f, "input_width", 2000000000); })
-        << QStringList{mismatch, "needs 8000000014 values"};
+        << QStringList{"invalid architecture", "\"input_width\" must be an integer from 1 to "
+                                               "1000000"};
+    QTest::newRow("input width at the limit, tensors too small")
+        << Change([](SafeTensorsFile& f) { setArchitecture(f, "input_width", 1000000); })
+        << QStringList{mismatch, "\"layers.0.weight\""};
+    QTest::newRow("vocabulary over the limit")
+        << Change([](SafeTensorsFile& f) { setArchitecture(f, "vocab", 1000001); })
+        << QStringList{"invalid architecture", "\"vocab\" must be an integer from 0 to 1000000"};
+    // Limits.h: 10^6 tanh layers in a small file would take gigabytes to build.
+    QTest::newRow("too many layers") << Change([](SafeTensorsFile& f) {
+        QString spec = "dense:4";
+        for (int i = 0; i < 1000; ++i)
+            spec += ",tanh";
+        setArchitecture(f, "spec", spec + ",dense:2");
+    }) << QStringList{"invalid architecture", "1002 items; at most 1000"};
+    // A row wider than the inference bound: no chunk of rows could be predicted.
+    QTest::newRow("activations of one row over the limit") << Change([](SafeTensorsFile& f) {
+        QString spec;
+        for (int i = 0; i < 100; ++i)
+            spec += "tanh,";
+        setArchitecture(f, "spec", spec + "dense:2");
+        setArchitecture(f, "input_width", 1000000);
+    }) << QStringList{"invalid architecture", "MB of activations, over the limit of 256 MB"};
     QTest::newRow("output width disagrees")
         << Change([](SafeTensorsFile& f) { setArchitecture(f, "output_width", 3); })
         << QStringList{"invalid architecture"};

@@ -17,6 +17,7 @@
 #include <QtEndian>
 
 #include <cmath>
+#include <tuple>
 
 using namespace il;
 using namespace il::tasks;
@@ -433,6 +434,17 @@ void TestImageTask::reopenForModel()
     broken["channels"] = 2;
     QVERIFY(!openTaskForModel("picture.png", encode(picture), broken, true, {}, &error));
     QVERIFY2(error.contains("channel count 2"), qPrintable(error));
+    // Sizes are checked before anything is sized by them (a 17 KB file claiming 65536x65536).
+    for (const auto& [key, value, message] :
+         {std::tuple{"width", 65536, "\"width\" 65536 is outside 1 to 8192 pixels"},
+          std::tuple{"height", 0, "\"height\" 0 is outside 1 to 8192 pixels"},
+          std::tuple{"original_width", 16385,
+                     "\"original_width\" 16385 is outside 1 to 16384 pixels"}}) {
+        QJsonObject huge = model->info.task;
+        huge[QString::fromLatin1(key)] = value;
+        QVERIFY(!openTaskForModel("picture.png", encode(picture), huge, true, {}, &error));
+        QVERIFY2(error == QString("task: invalid image size: ") + message, qPrintable(error));
+    }
     ImageGeometry g;
     QVERIFY(!ImageGeometry::fromJson(QJsonObject{{"task", "tabular"}}, g, &error));
     QVERIFY2(error.contains("not trained on an image"), qPrintable(error));

@@ -5,6 +5,7 @@
 #include "NgramBaseline.h"
 #include "Random.h"
 
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -395,6 +396,16 @@ void TestNamesTask::jsonRoundTrip()
     QCOMPARE(s.trainingNames, schemaOf(*t).trainingNames);
     QCOMPARE(s.context, 4);
     QCOMPARE(s.ngramK, schemaOf(*t).ngramK);
+    // A saved vocabulary over the alphabet's limit is refused before it is read.
+    QJsonObject huge = model->info.task;
+    QJsonArray vocab{huge["vocabulary"].toArray().first()};
+    for (int i = 0; i < kMaxAlphabet + 1; ++i)
+        vocab.append(QString(QChar(0x4e00 + i)));
+    huge["vocabulary"] = vocab;
+    QVERIFY(!NamesSchema::fromJson(huge, s, &error));
+    QVERIFY2(error == "the model's names settings: the vocabulary has 10002 entries; at most "
+                      "10001 (Limits in the README)",
+             qPrintable(error));
     // Resume: the same split from the saved settings, whatever the options say now.
     TaskOptions other;
     other.seed = 123;
