@@ -5,6 +5,7 @@
 #
 #   packaging/setup.sh            install + build
 #   IRONLEARN_PRESET=asan packaging/setup.sh   the sanitizer build instead
+#   IRONLEARN_PRESET=fuzz packaging/setup.sh   the fuzz targets (adds clang; packaging/fuzz/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,11 @@ PACKAGES=(
   libopenblas-openmp-dev                           # OpenBLAS with OpenMP threading (see README)
   libhwy-dev                                       # Google Highway: the CPU kernels' SIMD
 )
+if [ "$PRESET" = fuzz ]; then
+  # libFuzzer and the sanitizer runtimes come with clang-14's runtime package; clang's OpenMP
+  # is libomp.
+  PACKAGES+=(clang libclang-rt-14-dev libomp-14-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -51,7 +51,13 @@ Tensor bufferView(float* data, size_t floats, int64_t rows, int64_t cols, size_t
 }
 
 template class DeviceBuffer<float>;
-template class DeviceBuffer<int32_t>;
+// Member by member for int32: clang 14 would instantiate the f32-only views of a whole-class
+// instantiation despite their requires clauses.
+template DeviceBuffer<int32_t>::DeviceBuffer(Backend*, size_t);
+template DeviceBuffer<int32_t>::~DeviceBuffer();
+template DeviceBuffer<int32_t>::DeviceBuffer(DeviceBuffer&&) noexcept;
+template DeviceBuffer<int32_t>& DeviceBuffer<int32_t>::operator=(DeviceBuffer&&) noexcept;
+template void DeviceBuffer<int32_t>::reset();
 
 std::vector<float> Backend::toHost(ConstTensor src)
 {

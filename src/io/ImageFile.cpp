@@ -122,10 +122,9 @@ QString checkJpeg(const QByteArray& bytes)
 
 } // namespace
 
-bool loadImage(const QByteArray& bytes, const QString& path, bool forceGrayscale, LoadedImage& out,
-               QString* error)
+bool checkImageHeader(const QByteArray& bytes, const QString& path, QSize* size, QString* error)
 {
-    out = LoadedImage{};
+    if (size) *size = QSize();
     if (bytes.isEmpty()) return fail(error, path, "the file is empty");
     if (bytes.startsWith("\x89PNG\r\n\x1a\n")) {
         const QString problem = checkPng(bytes);
@@ -134,21 +133,35 @@ bool loadImage(const QByteArray& bytes, const QString& path, bool forceGrayscale
         const QString problem = checkJpeg(bytes);
         if (!problem.isEmpty()) return fail(error, path, problem);
     }
-
     QBuffer buffer;
     buffer.setData(bytes);
     buffer.open(QIODevice::ReadOnly);
     QImageReader reader(&buffer);
-    reader.setAutoTransform(true); // photos: honour the EXIF orientation
+    reader.setAutoTransform(true);
     if (!reader.canRead())
         return fail(error, path, "not an image this build can read (PNG, JPEG, BMP, GIF, ...)");
-    out.format = reader.format();
     // The header's size, before decoding: refuse huge images without allocating them.
     const QSize header = reader.size();
     if (header.isValid()) {
         const QString problem = sizeProblem(header.width(), header.height());
         if (!problem.isEmpty()) return fail(error, path, problem);
     }
+    if (size) *size = header;
+    return true;
+}
+
+bool loadImage(const QByteArray& bytes, const QString& path, bool forceGrayscale, LoadedImage& out,
+               QString* error)
+{
+    out = LoadedImage{};
+    if (!checkImageHeader(bytes, path, nullptr, error)) return false;
+
+    QBuffer buffer;
+    buffer.setData(bytes);
+    buffer.open(QIODevice::ReadOnly);
+    QImageReader reader(&buffer);
+    reader.setAutoTransform(true); // photos: honour the EXIF orientation
+    out.format = reader.format();
     // Formats that cannot tell their size up front are bounded by Qt's allocation limit.
     QImageReader::setAllocationLimit(kImageAllocationLimitMb);
     QImage decoded;

@@ -9,6 +9,7 @@
 
 #include <QByteArray>
 #include <QImage>
+#include <QSize>
 #include <QString>
 
 namespace il::io {
@@ -28,6 +29,13 @@ struct LoadedImage {
     bool hadAlpha = false;   // the file had transparency (now composited on white)
     QByteArray format;       // "png", "jpeg", ... as Qt names it
 };
+
+// The checks loadImage makes before decoding a pixel: not empty, a PNG's chunks and checksums,
+// a JPEG's end-of-image marker, a format this build reads, and the size its header states
+// against the limits above. *size: that size (invalid when the format does not state one).
+// Returns false with loadImage's one-line *error. Cheap: nothing is decoded.
+bool checkImageHeader(const QByteArray& bytes, const QString& pathForMessages, QSize* size,
+                      QString* error);
 
 // Decodes bytes. forceGrayscale: colour is converted to luminance (Rec. 601 weights).
 // Returns false with one line in *error naming pathForMessages and the reason: empty file,
