@@ -57,7 +57,10 @@ bool CsvRecordReader::fill()
 bool CsvRecordReader::start(char delimiter)
 {
     m_total = m_device.isSequential() ? -1 : m_device.size();
-    if (!fill()) return false;
+    // A pipe may hand out fewer bytes than a byte-order mark in its first read.
+    do {
+        if (!fill()) return false;
+    } while (m_end < 3 && !m_eof);
     if (m_end >= 3 && std::memcmp(m_buf.constData(), "\xEF\xBB\xBF", 3) == 0) m_pos = 3;
     // Spreadsheets save "Unicode text" as UTF-16: say so rather than "binary data".
     if (m_end >= 2 && (std::memcmp(m_buf.constData(), "\xFF\xFE", 2) == 0 ||

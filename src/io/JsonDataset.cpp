@@ -95,12 +95,17 @@ struct Reader {
             return fail("\"x\" and \"y\" must be arrays of numbers");
         d.x = o.value("x").toArray();
         d.y = o.value("y").toArray();
-        if (d.x.size() != d.m * d.n)
+        // m and n are the file's word (up to 1e12 each): their product is compared as a double,
+        // where it cannot overflow, and is exact whenever it could equal an array's length.
+        const double cells = static_cast<double>(d.m) * static_cast<double>(d.n);
+        if (static_cast<double>(d.x.size()) != cells)
             return fail(QString("\"x\" has %1 values, but m x n = %2 x %3 = %4")
                             .arg(d.x.size())
                             .arg(d.m)
                             .arg(d.n)
-                            .arg(d.m * d.n));
+                            .arg(cells <= 9007199254740992.0
+                                     ? QString::number(static_cast<qint64>(cells))
+                                     : QString::number(cells, 'g', 3)));
         if (d.y.isEmpty() || d.y.size() % d.m != 0)
             return fail(
                 QString("\"y\" has %1 values; it needs m = %2 (or a multiple: several targets)")
@@ -122,7 +127,9 @@ struct Reader {
             return fail("\"x_test\" and \"y_test\" come together, as arrays of numbers");
         d.xTest = o.value("x_test").toArray();
         d.yTest = o.value("y_test").toArray();
-        if (d.xTest.size() % d.n != 0 || (d.mTest >= 0 && d.xTest.size() != d.mTest * d.n))
+        if (d.xTest.size() % d.n != 0 ||
+            (d.mTest >= 0 && static_cast<double>(d.xTest.size()) !=
+                                 static_cast<double>(d.mTest) * static_cast<double>(d.n)))
             return fail(
                 QString("\"x_test\" has %1 values, not a multiple of n = %2%3")
                     .arg(d.xTest.size())
