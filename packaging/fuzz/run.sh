@@ -5,6 +5,7 @@
 #   packaging/fuzz/run.sh                        every target, 60 s each
 #   packaging/fuzz/run.sh --seconds 1800 csv     one target for 30 minutes
 #   packaging/fuzz/run.sh --parallel 2 ...       two targets at a time (one core each)
+#   packaging/fuzz/run.sh --no-build ...         run what build/fuzz holds as it is
 #
 # Targets: csv jsondataset names safetensors image (tests/fuzz/Fuzz*.cpp). Each starts from its
 # committed seeds (tests/fuzz/corpus/<target>/) plus what earlier runs here found
@@ -17,12 +18,14 @@ cd "$(dirname "$0")/../.."
 
 SECONDS_EACH=60
 PARALLEL=1
+BUILD=1
 TARGETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) SECONDS_EACH="$2"; shift 2 ;;
     --parallel) PARALLEL="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --no-build) BUILD=0; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
 done
@@ -41,7 +44,7 @@ program_of() {
 for t in "${TARGETS[@]}"; do program_of "$t" >/dev/null; done
 
 # Installs what is missing (clang, libFuzzer, libomp) and builds build/fuzz incrementally.
-IRONLEARN_PRESET=fuzz bash packaging/setup.sh
+[ "$BUILD" -eq 0 ] || IRONLEARN_PRESET=fuzz bash packaging/setup.sh
 
 run_one() {
   local t="$1" program work findings log

@@ -51,6 +51,19 @@ QString sizeProblem(qint64 w, qint64 h)
     return {};
 }
 
+// A chunk's four-letter type for messages; other bytes as \xNN, so a corrupt one (a newline, a
+// terminal escape) cannot break the one-line message (found by the image fuzz target).
+QString chunkType(const char* p)
+{
+    QString type;
+    for (int i = 0; i < 4; ++i) {
+        const auto c = static_cast<quint8>(p[i]);
+        type += c > 0x20 && c < 0x7F ? QString(QChar(c))
+                                     : QStringLiteral("\\x%1").arg(c, 2, 16, QLatin1Char('0'));
+    }
+    return type;
+}
+
 // Walks the PNG chunks (length, type, data, CRC) up to IEND. libpng would report the same
 // problems, but on stderr and after allocating the image; here each is one clear line.
 QString checkPng(const QByteArray& bytes)
@@ -64,7 +77,7 @@ QString checkPng(const QByteArray& bytes)
             return QString("truncated PNG: it ends at byte %1 before the end-of-image chunk (IEND)")
                 .arg(size);
         const qint64 length = qFromBigEndian<quint32>(p + pos);
-        const QString type = QString::fromLatin1(p + pos + 4, 4);
+        const QString type = chunkType(p + pos + 4);
         if (pos + 12 + length > size)
             return QString("truncated PNG: chunk %1 at byte %2 runs past the end of the file "
                            "(%3 bytes)")

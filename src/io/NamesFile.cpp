@@ -138,11 +138,16 @@ QString nameProblem(const std::u32string& name, size_t first)
     return {};
 }
 
-// Full Unicode case mapping; it may change the length (rarely), never the script.
+// Full Unicode case mapping; it may change the length (rarely), never the script. Built code
+// point by code point: QString::fromUcs4 would drop a leading U+FEFF as a byte-order mark
+// (found by the names fuzz target: a line of just U+FEFF became an empty name).
 std::u32string lowerCase(const std::u32string& name)
 {
-    const QList<uint> lower =
-        QString::fromUcs4(name.data(), static_cast<qsizetype>(name.size())).toLower().toUcs4();
+    QString text;
+    text.reserve(static_cast<qsizetype>(2 * name.size()));
+    for (char32_t c : name)
+        text += QChar::fromUcs4(c);
+    const QList<uint> lower = text.toLower().toUcs4();
     return std::u32string(lower.begin(), lower.end());
 }
 
