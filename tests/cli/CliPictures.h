@@ -2,6 +2,8 @@
 // checks around it (needs Qt Gui; CliRunner.h is for every CLI test).
 #pragma once
 
+#include "CliRunner.h"
+
 #include <QFile>
 #include <QImage>
 #include <QString>
@@ -19,18 +21,6 @@ inline QImage gradientPicture()
             picture.setPixel(x, y,
                              qRgb(x * 5, y * 7, static_cast<int>(128 + 100 * std::sin(x * 0.4))));
     return picture;
-}
-
-inline bool writeBytes(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
-}
-
-// A message of one non-empty line (how every CLI error is written).
-inline bool isOneLine(const QString& text)
-{
-    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
 }
 
 } // namespace clitest

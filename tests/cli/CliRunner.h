@@ -2,6 +2,7 @@
 // printed, for the CLI test executables.
 #pragma once
 
+#include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -36,3 +37,26 @@ inline RunResult runCli(const QString& workingDirectory, const QStringList& args
     r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     return r;
 }
+
+// The file and message checks every CLI test uses.
+namespace clitest {
+
+inline QByteArray readBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+inline bool writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+// A message of one non-empty line (how every CLI error is written).
+inline bool isOneLine(const QString& text)
+{
+    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
+}
+
+} // namespace clitest

@@ -18,23 +18,9 @@
 
 namespace {
 
-QByteArray readBytes(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool writeBytes(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
-}
-
-// A message is one line: no newline before its end.
-bool isOneLine(const QString& text)
-{
-    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
-}
+using clitest::readBytes;
+using clitest::writeBytes;
+using clitest::isOneLine;
 
 } // namespace
 

@@ -19,19 +19,10 @@
 
 namespace {
 
+using clitest::readBytes;
+using clitest::writeBytes;
+
 using Change = std::function<void(il::io::SafeTensorsFile&)>;
-
-QByteArray readBytes(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool writeBytes(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
-}
 
 // One line, and none of the characters a file could use to break it or drive the terminal.
 bool isCleanLine(const QString& text)

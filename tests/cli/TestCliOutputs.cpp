@@ -14,16 +14,8 @@
 
 namespace {
 
-QByteArray readBytes(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool isOneLine(const QString& text)
-{
-    return !text.trimmed().isEmpty() && !text.trimmed().contains('\n');
-}
+using clitest::readBytes;
+using clitest::isOneLine;
 
 bool isFifo(const QString& path)
 {
