@@ -1,6 +1,7 @@
 #include "ChartsPanel.h"
 #include "ui_ChartsPanel.h"
 
+#include "ChartViews.h"
 #include "Session.h"
 
 #include <QGraphicsLayout>
@@ -26,7 +27,7 @@ QChart* makeChart(QChartView* view)
     chart->setMargins(QMargins(4, 2, 4, 2));
     chart->layout()->setContentsMargins(0, 0, 0, 0);
     chart->setBackgroundRoundness(0);
-    view->setChart(chart);
+    installChart(view, chart);
     view->setRenderHint(QPainter::Antialiasing);
     return chart;
 }

@@ -1,5 +1,7 @@
 #include "RaceChart.h"
 
+#include "ChartViews.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QLineSeries>
@@ -41,7 +43,7 @@ RaceChart::RaceChart(QChartView* view, QObject* parent)
     m_chart->addAxis(m_y, Qt::AlignLeft);
     m_x->setRange(0, 10);
     m_y->setRange(0, 40);
-    view->setChart(m_chart);
+    installChart(view, m_chart);
     view->setRenderHint(QPainter::Antialiasing);
 }
 

@@ -1,6 +1,7 @@
 #include "TableOutputPage.h"
 #include "ui_TableOutputPage.h"
 
+#include "ChartViews.h"
 #include "Session.h"
 
 #include <QHeaderView>
@@ -18,7 +19,7 @@ TableOutputPage::TableOutputPage(QWidget* parent)
     m_ui->setupUi(this);
     m_ui->tableSplitter->setStretchFactor(0, 3);
     m_ui->tableSplitter->setStretchFactor(1, 2);
-    m_ui->scatterChartView->setChart(m_scatter);
+    installChart(m_ui->scatterChartView, m_scatter);
     m_ui->scatterChartView->setRenderHint(QPainter::Antialiasing);
     m_scatter->legend()->hide();
     m_scatter->setMargins(QMargins(2, 2, 2, 2));

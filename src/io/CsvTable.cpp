@@ -6,6 +6,7 @@
 #include <QBuffer>
 #include <QFile>
 #include <QHash>
+#include <QSet>
 #include <QStringDecoder>
 
 #include <algorithm>
@@ -314,11 +315,15 @@ public:
     {
     }
 
-    // Names the columns from the header row (or "column N"), renaming duplicates. false +
-    // *error if the header is not UTF-8.
+    // Names the columns from the header row (or "column N"), renaming duplicates (in linear
+    // time: a header of 100,000 columns is read in milliseconds). false + *error if the header
+    // is not UTF-8.
     bool nameColumns(const HeadRecord& header, QString* error)
     {
         CsvTable& t = m_table;
+        QSet<QString> used;
+        used.reserve(m_width);
+        qsizetype renamedCount = 0;
         for (qsizetype c = 0; c < m_width; ++c) {
             QString name = QStringLiteral("column %1").arg(c + 1);
             if (t.hasHeader) {
@@ -335,16 +340,23 @@ public:
                 else
                     name = given;
             }
-            for (qsizetype k = 0; k < c; ++k)
-                if (m_builders[static_cast<size_t>(k)].col.name == name) {
-                    const QString renamed = name + "_" + QString::number(c + 1);
+            if (used.contains(name)) {
+                // "name_7" for column 7; should that be taken too, "name_7_2", "name_7_3", ...
+                const QString base = name + "_" + QString::number(c + 1);
+                QString renamed = base;
+                for (int k = 2; used.contains(renamed); ++k)
+                    renamed = base + "_" + QString::number(k);
+                if (++renamedCount <= kNotesPerKind)
                     t.notes << "two columns are named " + quoted(name, 60) + "; column " +
                                    QString::number(c + 1) + " is called " + quoted(renamed, 60);
-                    name = renamed;
-                    break;
-                }
+                name = renamed;
+            }
+            used.insert(name);
             m_builders[static_cast<size_t>(c)].col.name = name;
         }
+        if (renamedCount > kNotesPerKind)
+            t.notes << QString::number(renamedCount - kNotesPerKind) +
+                           " more columns renamed the same way";
         return true;
     }
 
@@ -390,19 +402,26 @@ public:
     {
         CsvTable& t = m_table;
         t.rows = m_row;
+        qsizetype leftOut = 0;
         for (size_t c = 0; c < m_builders.size(); ++c) {
             m_builders[c].finish(m_row);
             // A trailing delimiter on every line makes a last column with no name and no values.
             if (m_unnamed[c] && m_builders[c].col.missingCount == m_row) {
-                t.notes << "column " + QString::number(c + 1) +
-                               " has no name and no values; left out";
+                if (++leftOut <= kNotesPerKind)
+                    t.notes << "column " + QString::number(c + 1) +
+                                   " has no name and no values; left out";
                 continue;
             }
             t.columns.push_back(std::move(m_builders[c].col));
         }
+        if (leftOut > kNotesPerKind)
+            t.notes << QString::number(leftOut - kNotesPerKind) +
+                           " more columns without name or values left out";
     }
 
 private:
+    static constexpr qsizetype kNotesPerKind = 5; // then one line says how many more
+
     CsvTable& m_table;
     const qsizetype m_width;
     const bool m_decimalComma;
@@ -435,6 +454,11 @@ CsvReadResult readCsv(QIODevice& device, const QString& path, const CsvOptions& 
         return fail(path + (reader.totalBytes() >= 0 && reader.totalBytes() <= 3
                                 ? ": the file is empty"
                                 : ": the file holds only blank lines; no rows"));
+    if (head.front().fields.size() > CsvTable::kMaxColumns)
+        return fail(withLine(path, head.front().line,
+                             QString("%1 columns; a table may have at most %2")
+                                 .arg(head.front().fields.size())
+                                 .arg(CsvTable::kMaxColumns)));
     t.hasHeader = options.header < 0 ? looksLikeHeader(head, decimalComma) : options.header == 1;
     TableBuilder builder(t, head.front().fields.size(), decimalComma);
     QString error;

@@ -67,6 +67,11 @@ struct CsvColumn {
 };
 
 struct CsvTable {
+    // Columns a table may have (CSV and JSON datasets): far more than any table a network here
+    // learns from, and each column costs a few hundred bytes of bookkeeping before its values,
+    // so a 2 MB file of a million empty columns is refused rather than built.
+    static constexpr qsizetype kMaxColumns = 100'000;
+
     QString path; // as given (for messages)
     bool hasHeader = false;
     char delimiter = ',';

@@ -112,6 +112,15 @@ struct Reader {
                     .arg(d.y.size())
                     .arg(d.m));
         d.k = d.y.size() / d.m;
+        if (static_cast<double>(d.n) + static_cast<double>(d.k) >
+            static_cast<double>(CsvTable::kMaxColumns))
+            return fail(QString("n = %1 inputs and %2 target%3 make %4 columns; a table may "
+                                "have at most %5")
+                            .arg(d.n)
+                            .arg(d.k)
+                            .arg(d.k == 1 ? "" : "s")
+                            .arg(d.n + d.k)
+                            .arg(CsvTable::kMaxColumns));
         return true;
     }
 

@@ -86,8 +86,18 @@ bool isNameCharacter(char32_t c)
 QString describeCodePoint(char32_t c)
 {
     const QString code = QString("U+%1").arg(static_cast<uint>(c), 4, 16, QChar('0')).toUpper();
-    if (isUnprintable(c) || QChar::isSpace(c)) return code;
-    return "'" + QString::fromUcs4(&c, 1) + "' (" + code + ")";
+    if (isUnprintable(c) || QChar::isSpace(c) || QChar::category(c) == QChar::Other_Format)
+        return code;
+    return "'" + fromCodePoints(std::u32string_view(&c, 1)) + "' (" + code + ")";
+}
+
+QString fromCodePoints(std::u32string_view text)
+{
+    QString out;
+    out.reserve(static_cast<qsizetype>(text.size()));
+    for (char32_t c : text)
+        out += QChar::fromUcs4(c);
+    return out;
 }
 
 namespace {
@@ -138,16 +148,12 @@ QString nameProblem(const std::u32string& name, size_t first)
     return {};
 }
 
-// Full Unicode case mapping; it may change the length (rarely), never the script. Built code
-// point by code point: QString::fromUcs4 would drop a leading U+FEFF as a byte-order mark
-// (found by the names fuzz target: a line of just U+FEFF became an empty name).
+// Full Unicode case mapping; it may change the length (rarely), never the script. Through
+// fromCodePoints: QString::fromUcs4 would drop a leading U+FEFF as a byte-order mark (found by
+// the names fuzz target: a line of just U+FEFF became an empty name).
 std::u32string lowerCase(const std::u32string& name)
 {
-    QString text;
-    text.reserve(static_cast<qsizetype>(2 * name.size()));
-    for (char32_t c : name)
-        text += QChar::fromUcs4(c);
-    const QList<uint> lower = text.toLower().toUcs4();
+    const QList<uint> lower = fromCodePoints(name).toLower().toUcs4();
     return std::u32string(lower.begin(), lower.end());
 }
 

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace il::io {
@@ -47,7 +48,12 @@ bool decodeUtf8(const char* data, int64_t size, std::u32string& out, int64_t* ba
 // file with others, and a names model whose vocabulary holds one is refused too.
 bool isNameCharacter(char32_t c);
 
-// A code point as a learner reads it: 'é' (U+00E9), or just U+0009 for invisible ones.
+// A code point as a learner reads it: 'é' (U+00E9), or just U+0009 for invisible ones
+// (controls, spaces and format characters such as U+FEFF or U+200B).
 QString describeCodePoint(char32_t c);
+
+// Code points as a QString, every one kept. (QString::fromUcs4 drops a leading U+FEFF as a
+// byte-order mark, and a name or vocabulary symbol may be just that.)
+QString fromCodePoints(std::u32string_view text);
 
 } // namespace il::io

@@ -40,7 +40,7 @@ QString NamesSchema::symbol(int id) const
 {
     if (id <= 0 || id > static_cast<int>(alphabet.size())) return boundarySymbol;
     const char32_t c = alphabet[static_cast<size_t>(id - 1)];
-    return QString::fromUcs4(&c, 1);
+    return io::fromCodePoints(std::u32string_view(&c, 1));
 }
 
 QStringList NamesSchema::vocabulary() const
@@ -239,7 +239,7 @@ void generateGroup(Network& net, const NamesSchema& schema, const DrawSettings& 
     for (int64_t i = 0; i < m; ++i) {
         GeneratedName& g = res.names[static_cast<size_t>(first + i)];
         const auto& t = text[static_cast<size_t>(i)];
-        g.text = QString::fromUcs4(t.data(), static_cast<qsizetype>(t.size()));
+        g.text = io::fromCodePoints(t);
         g.isNew = !schema.trainingSet.contains(g.text);
         res.newCount += g.isNew ? 1 : 0;
     }

@@ -18,7 +18,7 @@ namespace {
 
 QString toQString(const std::u32string& s)
 {
-    return QString::fromUcs4(s.data(), static_cast<qsizetype>(s.size()));
+    return io::fromCodePoints(s);
 }
 
 QString number(int64_t n)
@@ -31,7 +31,7 @@ QString pickBoundarySymbol(const std::u32string& alphabet)
 {
     for (char32_t c : U".#_|*~^\u00B7\u2022\u25CB\u2205")
         if (!std::binary_search(alphabet.begin(), alphabet.end(), c))
-            return QString::fromUcs4(&c, 1);
+            return io::fromCodePoints(std::u32string_view(&c, 1));
     return "<end>";
 }
 

@@ -311,7 +311,10 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
     topt.testSplit = options.testSplit;
     topt.seed = options.seed;
     if (savedTask) {
-        if (!TabularSchema::fromJson(*savedTask, saved, error)) return nullptr;
+        if (!TabularSchema::fromJson(*savedTask, saved, error)) {
+            if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;
+            return nullptr;
+        }
         // Resuming reproduces the saved rows and split unless a new split is asked for.
         topt.fixedSchema = &saved;
         topt.valSplit = options.valSplit >= 0 ? options.valSplit : saved.valSplit;

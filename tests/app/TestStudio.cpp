@@ -423,7 +423,10 @@ void TestStudio::pausesResumesStopsAndStaysResponsive()
     find<QPushButton>("startButton")->click();
     QTRY_VERIFY_WITH_TIMEOUT(session()->trainedSteps() > 5, kWorkWait);
 
-    // Event-loop latency while training: a 10 ms probe timer must never wait 100 ms.
+    // Event-loop latency while training: a 10 ms probe timer must never wait 100 ms (300 ms
+    // under the sanitizers, where everything runs 2-3x slower; engine work on this thread
+    // would still block it for seconds).
+    const qint64 limit = IRONLEARN_SANITIZED ? 300 : 100;
     QElapsedTimer clock;
     qint64 last = 0, worst = 0;
     QTimer probe;
@@ -438,7 +441,7 @@ void TestStudio::pausesResumesStopsAndStaysResponsive()
     QTest::qWait(1500);
     probe.stop();
     qInfo("worst event-loop gap while training: %lld ms", worst);
-    QVERIFY2(worst < 100, qPrintable(QString("event loop blocked for %1 ms").arg(worst)));
+    QVERIFY2(worst < limit, qPrintable(QString("event loop blocked for %1 ms").arg(worst)));
 
     // Render between two steps while training.
     find<QComboBox>("resolutionComboBox")->setCurrentIndex(0);

@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QIODevice>
 #include <QRandomGenerator>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -80,6 +81,7 @@ private slots:
     void acrossChunks();
     void shortReads();
     void fromFile();
+    void manyColumns();
     void badInput_data();
     void badInput();
     void jsonDataset();
@@ -117,6 +119,9 @@ void TestCsv::rfc4180_data()
     QTest::newRow("trailing delimiters")
         << QByteArray("a,b,\n1,2,\n3,4,\n") << "a;b|1;2|3;4"; // the empty last column goes
     QTest::newRow("duplicate names") << QByteArray("a,a\n1,2\n") << "a;a_2|1;2";
+    // The new name of column 3 is taken by column 2, so it goes on counting.
+    QTest::newRow("renamed onto a taken name")
+        << QByteArray("a,a_3,a\n1,2,3\n") << "a;a_3;a_3_2|1;2;3";
     QTest::newRow("UTF-8 text") << QByteArray("näme,v\nÅsa,1\nরবি,2\n") << "näme;v|Åsa;1|রবি;2";
 }
 
@@ -359,6 +364,37 @@ void TestCsv::fromFile()
     QVERIFY(none.error.startsWith(dir.filePath("none.csv") + ": cannot open"));
 }
 
+// 100,000 columns of one name: each gets its own name and the notes stay a few lines. (The
+// duplicate check was quadratic: this file took 55 s and gave 99,999 notes.)
+void TestCsv::manyColumns()
+{
+    const int n = 100000;
+    QByteArray csv;
+    for (int c = 0; c < n; ++c)
+        csv += c ? ",x" : "x";
+    csv += '\n';
+    for (int c = 0; c < n; ++c)
+        csv += c ? ",1" : "1";
+    csv += '\n';
+    const CsvReadResult r = parseCsv(csv, "wide.csv");
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(r.table.columnCount(), n);
+    const QStringList names = r.table.columnNames();
+    QCOMPARE(QSet<QString>(names.begin(), names.end()).size(), n);
+    QCOMPARE(names[1], QString("x_2"));
+    QCOMPARE(names[n - 1], QString("x_%1").arg(n));
+    QCOMPARE(r.table.notes.size(), 6);
+    QCOMPARE(r.table.notes.last(), QString("99994 more columns renamed the same way"));
+
+    // Likewise for columns with neither a name nor values.
+    const CsvReadResult blank = parseCsv("a" + QByteArray(20, ',') + "\n1" + QByteArray(20, ',') + "\n",
+                                         "blank.csv");
+    QVERIFY2(blank.ok, qPrintable(blank.error));
+    QCOMPARE(blank.table.columnCount(), 1);
+    QCOMPARE(blank.table.notes.size(), 6);
+    QCOMPARE(blank.table.notes.last(), QString("15 more columns without name or values left out"));
+}
+
 void TestCsv::badInput_data()
 {
     QTest::addColumn<QByteArray>("csv");
@@ -390,6 +426,11 @@ void TestCsv::badInput_data()
     QByteArray huge = "a,b\n" + QByteArray(2 << 20, '1') + ",2\n";
     QTest::newRow("2 MiB line") << huge << "bad.csv:2: a line longer than 1 MiB";
     QTest::newRow("2 MiB quote") << "a,b\n\"" + QByteArray(2 << 20, 'q') << "bad.csv:2: a line";
+    QByteArray wide = "x";
+    for (int c = 1; c < 100001; ++c)
+        wide += ",x";
+    QTest::newRow("100,001 columns")
+        << wide + "\n" << "bad.csv:1: 100001 columns; a table may have at most 100000";
 }
 
 void TestCsv::badInput()
@@ -454,6 +495,11 @@ void TestCsv::badJson_data()
     QTest::newRow("out of float range")
         << QByteArray(R"({"m":2,"n":1,"x":[1,2],"y":[1,1e60]})") << "outside the float range";
     QTest::newRow("boolean") << QByteArray(R"({"m":1,"n":1,"x":[true],"y":[1]})") << "not a number";
+    QByteArray wide = R"({"m":1,"n":100000,"y":[1],"x":[0)";
+    for (int c = 1; c < 100000; ++c)
+        wide += ",0";
+    QTest::newRow("100,001 columns")
+        << wide + "]}" << "n = 100000 inputs and 1 target make 100001 columns; a table may have";
 }
 
 void TestCsv::badJson()

@@ -53,7 +53,8 @@ QByteArray readBytes(const QString& path)
 
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
 {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+    // (memcmp may not be given the null data() of an empty vector, even for 0 bytes: UBSan)
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
 }
 
 SafeTensorsFile sampleFile()
@@ -195,7 +196,7 @@ void TestSafeTensors::independentReader()
         QCOMPARE(begin, expectedBegin); // contiguous, in order
         QCOMPARE(end - begin, qint64(t.data.size() * 4));
         std::vector<float> values(t.data.size());
-        std::memcpy(values.data(), data.constData() + begin, values.size() * 4);
+        if (!values.empty()) std::memcpy(values.data(), data.constData() + begin, values.size() * 4);
         QVERIFY(sameBits(values, t.data));
         expectedBegin = end;
     }

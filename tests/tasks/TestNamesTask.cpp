@@ -1,6 +1,7 @@
 // Names: reading, context windows, vocabulary, split, the counting baseline, generation and
 // the saved settings. Small files written here; a tiny network trained in a second or so.
 #include "ModelFile.h"
+#include "NamesFile.h"
 #include "NamesTask.h"
 #include "NgramBaseline.h"
 #include "Random.h"
@@ -75,6 +76,7 @@ private slots:
     void boundaryIsNotAChar();
     void devanagari();
     void caseHandling();
+    void zeroWidthNoBreakSpace();
     void splitByName();
     void ngramByHand();
     void ngramTuning();
@@ -186,6 +188,25 @@ void TestNamesTask::caseHandling()
     QCOMPARE(schemaOf(*kept).trainingNames, (QStringList{"Emma", "OLIVIA"}));
     QVERIFY(schemaOf(*kept).idOf(U'E') > 0);
     QCOMPARE(schemaOf(*kept).toJson()["case"].toString(), QString("keep"));
+}
+
+// U+FEFF inside the file is a character like any other (only a leading one is the file's
+// byte-order mark). QString::fromUcs4 drops it when it comes first, which made the name of just
+// U+FEFF empty and its vocabulary symbol blank; messages show it by its code alone.
+void TestNamesTask::zeroWidthNoBreakSpace()
+{
+    QString error;
+    auto t = open("ab\n\xEF\xBB\xBF\n\xEF\xBB\xBF" "a\n", &error);
+    QVERIFY2(t, qPrintable(error));
+    const NamesSchema& s = schemaOf(*t);
+    const QString bom(QChar(0xFEFF));
+    QCOMPARE(s.trainingNames, (QStringList{"ab", bom, bom + "a"}));
+    QVERIFY(s.trainingSet.contains(bom));
+    QCOMPARE(s.symbol(s.idOf(U'\uFEFF')), bom);
+    QVERIFY(s.vocabulary().contains(bom));
+    QCOMPARE(il::io::describeCodePoint(U'\uFEFF'), QString("U+FEFF"));
+    QCOMPARE(il::io::describeCodePoint(U'\u200B'), QString("U+200B"));
+    QCOMPARE(il::io::describeCodePoint(U'\u00E9'), QString::fromUtf8("'\u00e9' (U+00E9)"));
 }
 
 void TestNamesTask::splitByName()

@@ -287,6 +287,14 @@ void TestTabularOutputs::taskInterface()
     Network one(*backend, 1, "dense", 1);
     one.initialize(1);
     QVERIFY(eval->evaluate(one).summary.startsWith("j.json (test examples): accuracy"));
+
+    // A broken saved task is refused naming the model file it came from.
+    QJsonObject broken = saved;
+    broken["kind"] = "weird";
+    TaskOptions fromModel;
+    fromModel.modelPath = "m.safetensors";
+    QVERIFY(!openTaskForModel("j.json", json, broken, true, fromModel, &error));
+    QVERIFY2(error.startsWith("m.safetensors: task: "), qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestTabularOutputs)
