@@ -7,6 +7,7 @@
 #include "RaceWindow.h"
 #include "Session.h"
 #include "StudioSettings.h"
+#include "UnsavedModelGuard.h"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -23,6 +24,8 @@ namespace il::app {
 namespace {
 
 constexpr int kMaxRecent = 8;
+const char* kStartTip = "Train the network: show it the data batch by batch and nudge every "
+                        "weight against its gradient.";
 const char* kModelFilter = "Iron Learn models (*.safetensors);;All files (*)";
 
 bool isModelFile(const QString& path)
@@ -40,7 +43,8 @@ QString displayName(const QString& path)
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()), m_session(new Session(this)),
-      m_deviceLabel(new QLabel)
+      m_deviceLabel(new QLabel),
+      m_guard(new UnsavedModelGuard(m_session, this, [this] { return saveModel(); }))
 {
     m_ui->setupUi(this);
     m_ui->mainSplitter->setStretchFactor(0, 0);
@@ -87,13 +91,14 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_ui->datasetPanel, &DatasetPanel::openRequested, this, &MainWindow::openDatasetDialog);
 
-    connect(m_ui->startButton, &QPushButton::clicked, m_session, &Session::start);
-    connect(m_ui->actionStart, &QAction::triggered, m_session, &Session::start);
+    connect(m_ui->startButton, &QPushButton::clicked, this, &MainWindow::start);
+    connect(m_ui->actionStart, &QAction::triggered, this, &MainWindow::start);
     connect(m_ui->pauseButton, &QPushButton::toggled, m_session, &Session::setPaused);
     connect(m_ui->actionPause, &QAction::triggered, m_ui->pauseButton, &QPushButton::click);
     connect(m_ui->stopButton, &QPushButton::clicked, m_session, &Session::stop);
     connect(m_ui->actionStop, &QAction::triggered, m_session, &Session::stop);
-    connect(m_ui->resetButton, &QPushButton::clicked, m_session, &Session::resetWeights);
+    connect(m_ui->resetButton, &QPushButton::clicked, this,
+            [this] { m_guard->run("Reset weights", [this] { m_session->resetWeights(); }); });
     connect(m_ui->actionRacePresets, &QAction::triggered, this, &MainWindow::showRace);
     connect(m_ui->outputPanel->imagePage(), &ImageOutputPage::raceRequested, this,
             &MainWindow::showRace);
@@ -117,6 +122,9 @@ void MainWindow::connectSession()
     connect(m_session, &Session::racingChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::modelChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::historyReset, this, &MainWindow::updateRunBar);
+    // A stack or seed edit decides whether Start continues the trained weights.
+    connect(m_session, &Session::specChanged, this, &MainWindow::updateRunBar);
+    connect(m_session, &Session::configChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::datasetOpened, this, [this] {
         addRecent(m_session->dataPath());
         m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
@@ -151,6 +159,15 @@ void MainWindow::connectSession()
 }
 
 bool MainWindow::openFile(const QString& path)
+{
+    const auto answer =
+        m_guard->ask("Opening " + displayName(path), [this, path] { openFileNow(path); });
+    if (answer != UnsavedModelGuard::Answer::Proceed)
+        return answer == UnsavedModelGuard::Answer::AfterSave;
+    return openFileNow(path);
+}
+
+bool MainWindow::openFileNow(const QString& path)
 {
     if (isModelFile(path)) return m_session->openModel(path); // answered by modelOpened/Failed
     const bool ok = m_session->openDataset(path);
@@ -196,7 +213,7 @@ bool MainWindow::saveModelAs()
 MainWindow::CloseAnswer MainWindow::maybeSave()
 {
     const bool training = m_session->runState() != Session::RunState::Idle;
-    if (!training && !m_session->isModified()) return {true, {}};
+    if (!training && !m_session->hasUnsavedTraining()) return {true, {}};
     const bool wasPaused = m_session->runState() == Session::RunState::Paused;
     if (training) m_session->setPaused(true);
     const auto answer = Dialogs::question(
@@ -320,14 +337,43 @@ void MainWindow::buildSamplesMenu()
         m_ui->samplesMenu->addAction("(no samples in this build)")->setEnabled(false);
 }
 
+void MainWindow::start()
+{
+    if (m_session->runState() != Session::RunState::Idle) return;
+    if (m_session->needsNewModel())
+        m_guard->run("Starting a new model", [this] { m_session->start(); });
+    else
+        m_session->start();
+}
+
+void MainWindow::updateStartText()
+{
+    const bool idle = m_session->runState() == Session::RunState::Idle;
+    const int64_t trained = m_session->trainedSteps();
+    const QString steps = QLocale().toString(static_cast<qlonglong>(trained));
+    QString text = "&Start", tip = kStartTip;
+    if (idle && trained > 0 && m_session->needsNewModel()) {
+        text = "&Start new model";
+        tip = "The layer stack no longer fits the trained weights: this starts a new model from "
+              "fresh weights and replaces the trained one (" +
+              steps + " steps).";
+    } else if (idle && trained > 0) {
+        text = "&Continue";
+        tip = "Continue training the model from step " + steps + ", with the weights it has.";
+    }
+    m_ui->actionStart->setText(text);
+    m_ui->actionStart->setToolTip(tip);
+    m_ui->actionStart->setStatusTip(tip);
+    m_ui->startButton->setText(text);
+    m_ui->startButton->setToolTip(tip);
+}
+
 void MainWindow::updateRunBar()
 {
     const auto state = m_session->runState();
     const bool idle = state == Session::RunState::Idle;
     m_ui->startButton->setEnabled(idle && m_session->task() && !m_session->isRacing());
-    m_ui->startButton->setText(idle && m_session->trainedSteps() > 0 && !m_session->needsNewModel()
-                                   ? "&Continue"
-                                   : "&Start");
+    updateStartText();
     {
         QSignalBlocker block(m_ui->pauseButton);
         m_ui->pauseButton->setChecked(state == Session::RunState::Paused);

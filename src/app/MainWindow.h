@@ -2,8 +2,10 @@
 // bar (Start, Pause, Stop, Reset weights, progress), the Charts and the Output on the right.
 // It owns the Session and wires panels, menus (File, Edit, Samples, Train, Help), drag and
 // drop, recent files and the settings that persist (geometry, splitters, recent files, last
-// folders). Closing while training, or with unsaved training, asks whether to save
-// (Dialogs::question, which tests answer). A GPU that fails during a run brings up a warning
+// folders). Closing while training, or with unsaved training, asks whether to save; so does
+// every action that would replace unsaved training (UnsavedModelGuard), and the run button says
+// "Start new model" when Start would not continue the trained weights. Questions go through
+// Dialogs::question. A GPU that fails during a run brings up a warning
 // (object name "deviceFailureBox") with Continue on CPU and Close.
 #pragma once
 
@@ -21,6 +23,7 @@ namespace il::app {
 
 class RaceWindow;
 class Session;
+class UnsavedModelGuard;
 struct TrainingOutcome;
 struct TrainingUpdate;
 
@@ -30,8 +33,9 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a data file or a model (.safetensors), as the command line and drops do. Errors
-    // are shown inline in the Data panel; returns false then.
+    // Opens a data file or a model (.safetensors), as the command line and drops do, after
+    // asking to save unsaved training. Errors are shown inline in the Data panel; returns false
+    // then, or when the question was cancelled (true when the file opens after a save).
     bool openFile(const QString& path);
     bool saveModel();
     bool saveModelAs();
@@ -48,7 +52,12 @@ protected:
 private:
     // The window's answers to the session's signals (run state, files, saving, messages).
     void connectSession();
+    bool openFileNow(const QString& path);
     void openDatasetDialog();
+    // Start or Continue; a Start that replaces unsaved training asks first.
+    void start();
+    // "Start", "Continue" or "Start new model", on the button and in the Train menu.
+    void updateStartText();
     void openModelDialog();
     // Asks whether to save a modified model before closing; stops a run when closing.
     struct CloseAnswer {
@@ -75,6 +84,7 @@ private:
     std::unique_ptr<Ui::MainWindow> m_ui;
     Session* m_session;
     QLabel* m_deviceLabel;
+    UnsavedModelGuard* m_guard;   // a child
     RaceWindow* m_race = nullptr; // a child window, made by showRace()
     // Closing with a save: the window waits for the worker's modelSaved, then closes.
     enum class Closing { No, Saving, Saved };

@@ -304,7 +304,9 @@ bool Session::saveModel(const QString& path)
 {
     QString why;
     if (!m_hasNetwork && !m_task) why = "there is no model to save yet: open a dataset first";
-    if (why.isEmpty() && m_runState == RunState::Idle) buildIfNeeded(&why);
+    // Trained weights are saved as they are: building the edited stack here would replace them.
+    const bool trained = m_hasNetwork && m_trainedSteps > 0;
+    if (why.isEmpty() && m_runState == RunState::Idle && !trained) buildIfNeeded(&why);
     if (!why.isEmpty()) {
         emit saveFailed(why);
         return false;
@@ -395,6 +397,8 @@ bool Session::buildIfNeeded(QString* error)
     m_hasNetwork = true;
     m_builtSpec = m_spec;
     m_builtSeed = m_config.seed;
+    // A file that held the trained model does not hold this one: Save asks for a new name.
+    if (m_trainedSteps > 0) m_modelPath.clear();
     m_trainedSteps = 0;
     m_history.clear();
     m_snapshots.clear();

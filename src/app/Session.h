@@ -79,16 +79,22 @@ public:
     // modelFailed follows. False, with modelFailed, when it cannot start (while training).
     bool openModel(const QString& path);
     // Saves through the worker (between two steps while training); modelSaved or saveFailed
-    // follows. False, with saveFailed, when there is nothing to save.
+    // follows. False, with saveFailed, when there is nothing to save. A trained model is saved
+    // as it trained, even when the stack has been edited since (the edit waits for Start); an
+    // untrained one is built from the current stack first.
     bool saveModel(const QString& path);
     QString modelPath() const { return m_modelPath; }
     bool isModified() const { return m_modified; }
+    // The worker's model has trained steps that no file holds: replacing it (other data, another
+    // model, Reset weights, a new model after a stack change) would lose them.
+    bool hasUnsavedTraining() const { return m_modified && m_trainedSteps > 0; }
     bool hasModel() const { return m_hasNetwork || m_task; }
 
     QString spec() const { return m_spec; }
     // The Model panel's stack; error: why it cannot be built ("" when it can).
     void setSpec(const QString& spec, const QString& error = {});
-    // The next Start builds a new network (the stack, seed or data changed).
+    // The next Start builds a new network (the stack, seed or data changed); it replaces a
+    // trained one, which then has no file (modelPath() is cleared).
     bool needsNewModel() const;
     const TrainerConfig& config() const { return m_config; }
     void setConfig(const TrainerConfig& config);
