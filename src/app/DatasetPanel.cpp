@@ -73,6 +73,8 @@ void DatasetPanel::setSession(Session* session)
         updateEnabled();
     });
     connect(session, &Session::runStateChanged, this, &DatasetPanel::updateEnabled);
+    // Reset weights (or a new model) leaves nothing trained on the data: the options unlock.
+    connect(session, &Session::historyReset, this, &DatasetPanel::updateEnabled);
     connect(session, &Session::progressed, this, [this] {
         if (m_ui->trainingSizeSpinBox->isEnabled() == m_session->hasTrained()) updateEnabled();
     });

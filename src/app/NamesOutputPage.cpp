@@ -34,11 +34,14 @@ void NamesOutputPage::setSession(Session* session)
     m_session = session;
     connect(session, &Session::namesGenerated, this, &NamesOutputPage::generated);
     connect(session, &Session::nextCharReady, this, &NamesOutputPage::nextCharReady);
-    connect(session, &Session::modelChanged, this, [this] {
+    // New data, another model or fresh weights: names from the old weights no longer apply.
+    const auto clear = [this] {
         m_ui->generatedListWidget->clear();
         m_ui->innovationLabel->clear();
         requestNextChar();
-    });
+    };
+    connect(session, &Session::modelChanged, this, clear);
+    connect(session, &Session::historyReset, this, clear);
     connect(session, &Session::trainingFinished, this, &NamesOutputPage::requestNextChar);
     connect(session, &Session::progressed, this, [this] {
         // Reshape the bars as the network learns, about twice a second.

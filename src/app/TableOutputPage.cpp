@@ -39,14 +39,22 @@ void TableOutputPage::setSession(Session* session)
 {
     m_session = session;
     connect(session, &Session::evaluated, this, &TableOutputPage::evaluated);
-    connect(session, &Session::modelChanged, this, [this] {
-        m_ui->predictionsTableWidget->clear();
-        m_ui->predictionsTableWidget->setRowCount(0);
-        m_ui->confusionTableWidget->clear();
-        m_scatter->removeAllSeries();
-        m_ui->metricsLabel->setText("Train the model to see how well it predicts.");
-        m_ui->tableSplitter->hide();
-    });
+    connect(session, &Session::modelChanged, this, &TableOutputPage::clear);
+    // Fresh weights (Reset weights, a new model): the old metrics describe weights that are gone.
+    connect(session, &Session::historyReset, this, &TableOutputPage::clear);
+}
+
+void TableOutputPage::clear()
+{
+    m_ui->predictionsTableWidget->clear();
+    m_ui->predictionsTableWidget->setRowCount(0);
+    m_ui->confusionTableWidget->clear();
+    m_ui->confusionTableWidget->setRowCount(0);
+    m_ui->confusionTableWidget->setColumnCount(0);
+    m_scatter->removeAllSeries();
+    m_ui->metricsLabel->setText("Train the model to see how well it predicts.");
+    m_ui->metricsLabel->setToolTip(QString());
+    m_ui->tableSplitter->hide();
 }
 
 void TableOutputPage::evaluated(const Evaluation& ev)

@@ -28,6 +28,8 @@ public:
 
 private:
     void evaluated(const Evaluation& evaluation);
+    // Back to "Train the model…": no metrics, predictions, confusion matrix or scatter.
+    void clear();
     void showConfusion(const Evaluation& evaluation);
     void showScatter(const Evaluation& evaluation);
 
