@@ -158,6 +158,7 @@ bool Session::openTask(const QString& path, const QByteArray& bytes,
 void Session::adoptTask(std::shared_ptr<tasks::Task> task)
 {
     ++m_generation;
+    ++m_weightsGeneration;
     m_task = std::move(task);
     const tasks::TaskData& d = m_task->data();
     m_inputWidth = d.inputWidth;
@@ -231,6 +232,7 @@ bool Session::openModel(const QString& path)
         return false;
     }
     const int generation = ++m_generation;
+    ++m_weightsGeneration;
     const QString remembered = settings::modelDataFile(path);
     m_worker->postAndReply(
         this,
@@ -402,6 +404,7 @@ bool Session::buildIfNeeded(QString* error)
     m_trainedSteps = 0;
     m_history.clear();
     m_snapshots.clear();
+    ++m_weightsGeneration;
     emit historyReset();
     return true;
 }
@@ -469,6 +472,7 @@ void Session::resetWeights()
     m_history.clear();
     m_snapshots.clear();
     setModified(m_hasNetwork);
+    ++m_weightsGeneration;
     emit historyReset();
 }
 
@@ -519,6 +523,7 @@ void Session::onRewound(qint64 step)
     while (!m_snapshots.empty() && m_snapshots.back().step > step)
         m_snapshots.pop_back();
     m_trainedSteps = step;
+    ++m_weightsGeneration;
     emit historyReset();
 }
 

@@ -190,6 +190,9 @@ private:
     // Counts opened data and models: a model read on the worker is dropped when other data or
     // another model was opened after it was asked for.
     int m_generation = 0;
+    // Counts weight replacements (new data or model, a new network, Reset weights, a rewind): an
+    // evaluation of weights that have since been replaced is dropped.
+    int m_weightsGeneration = 0;
     tasks::TaskOptions m_options;
     std::shared_ptr<tasks::Task> m_task;
     QString m_dataPath;

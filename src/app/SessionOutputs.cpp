@@ -110,8 +110,8 @@ void Session::evaluate()
             if (m.network && m.task) ev = evaluateModel(m);
             return ev;
         },
-        [this](const std::optional<Evaluation>& ev) {
-            if (ev) emit evaluated(*ev);
+        [this, weights = m_weightsGeneration](const std::optional<Evaluation>& ev) {
+            if (ev && weights == m_weightsGeneration) emit evaluated(*ev);
         });
 }
 

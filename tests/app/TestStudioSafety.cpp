@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSemaphore>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -74,6 +75,7 @@ private slots:
     void openingOtherDataAsksToSaveTraining();
     void resetOpenModelAndQuitAskOnlyWithUnsavedTraining();
     void resetWeightsUnlocksRolesAndClearsMetrics();
+    void evaluationOfResetWeightsIsNotShown();
     void runButtonSaysStartNewModelAfterAStackEdit();
 
 private:
@@ -289,6 +291,40 @@ void TestStudioSafety::resetWeightsUnlocksRolesAndClearsMetrics()
     // The roles work again: ignoring a feature leaves 3 inputs.
     role->setCurrentIndex(2);
     QTRY_COMPARE(session()->inputWidth(), int64_t(3));
+}
+
+// Item 3, a late answer: the evaluation queued when a run ends, answered after Reset weights,
+// describes weights that are gone and is not shown.
+void TestStudioSafety::evaluationOfResetWeightsIsNotShown()
+{
+    openSample("iris");
+    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
+    find<QSpinBox>("budgetSpinBox")->setValue(30);
+    auto* predictions = find<QTableWidget>("predictionsTableWidget");
+    auto gate = std::make_shared<QSemaphore>(0);
+    int discarded = 0;
+    // When the run ends, hold the worker: the evaluation the session queues next waits behind
+    // it, and Reset weights comes first (then the worker goes on).
+    auto held = std::make_shared<QMetaObject::Connection>();
+    *held = connect(session(), &Session::trainingFinished, this, [&, gate, held] {
+        disconnect(*held);
+        session()->worker()->post([gate](ModelState&) { gate->acquire(); }, false);
+        QTimer::singleShot(0, this, [&, gate] {
+            BoxAnswerer discard(QMessageBox::Discard);
+            find<QPushButton>("resetButton")->click();
+            discarded = discard.count;
+            gate->release();
+        });
+    });
+    find<QPushButton>("startButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(discarded, 1, kTrainingWait);
+    QCOMPARE(session()->trainedSteps(), int64_t(0));
+    // Every answer the worker sent before this one has arrived.
+    bool answered = false;
+    session()->worker()->postAndReply(
+        this, [](ModelState&) { return 0; }, [&answered](int) { answered = true; }, false);
+    QTRY_VERIFY(answered);
+    QCOMPARE(predictions->rowCount(), 0);
 }
 
 // Item 5: after a stack edit or a preset choice the run button and the Train menu say "Start
