@@ -101,8 +101,10 @@ public:
     // Steps the schedule plans for the current configuration and data (0 if unknown).
     int64_t plannedSteps() const;
     int64_t trainedSteps() const { return m_trainedSteps; }
-    // True once the weights have trained: the data options then wait for Reset weights.
-    bool hasTrained() const { return m_trainedSteps > 0 && !needsNewModel(); }
+    // True once the weights have trained: the data options then wait for Reset weights. Also
+    // after a stack edit: the trained weights are still there until Start replaces them, and
+    // reopening the data would throw them away unasked.
+    bool hasTrained() const { return m_trainedSteps > 0; }
 
     // ---- device -----------------------------------------------------------------------------
     // The device the next run trains on: the CPU unless CUDA is chosen and available. The
