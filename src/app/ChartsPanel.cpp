@@ -88,6 +88,8 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     : QWidget(parent), m_ui(std::make_unique<Ui::ChartsPanel>()), m_redrawTimer(new QTimer(this))
 {
     m_ui->setupUi(this);
+    m_lossTitle = m_ui->lossTitleLabel->text();
+    m_lossToolTip = m_ui->lossTitleLabel->toolTip();
     m_lossChart = makeChart(m_ui->lossChartView);
     m_rateChart = makeChart(m_ui->learningRateChartView);
     m_metricChart = makeChart(m_ui->metricChartView);
@@ -176,9 +178,17 @@ int ChartsPanel::plannedLearningRatePointCount() const
 void ChartsPanel::reset()
 {
     const tasks::TaskType* type = m_session ? m_session->taskType() : nullptr;
-    m_metricInfo = type ? type->metric(m_session->taskJson()) : tasks::MetricInfo{"Metric", {}, {}};
+    m_metricInfo = type ? type->metric(m_session->taskJson()) : tasks::MetricInfo{};
+    if (!type) m_metricInfo.title = "Metric";
     m_metricChart->setTitle(m_metricInfo.title);
     m_ui->metricChartView->setToolTip(m_metricInfo.description);
+    // A task may say more than the form's generic title (its units, why its curve climbs).
+    m_ui->lossTitleLabel->setText(m_metricInfo.lossTitle.isEmpty()
+                                      ? m_lossTitle
+                                      : "<b>Loss</b> — " + m_metricInfo.lossTitle.toHtmlEscaped());
+    m_ui->lossTitleLabel->setToolTip(m_metricInfo.lossNote.isEmpty()
+                                         ? m_lossToolTip
+                                         : m_metricInfo.lossNote + "\n\n" + m_lossToolTip);
     updatePlannedRate();
     redraw();
 }

@@ -99,6 +99,7 @@ bool Session::openDataset(const QString& path)
     }
     tasks::TaskOptions options;
     options.seed = m_config.seed;
+    options.trainingSize = kDefaultImageTrainingSize;
     // A model opened without its data: this file may be that data.
     if (m_hasNetwork && !m_task && !m_modelTaskJson.isEmpty()) {
         auto task = std::shared_ptr<tasks::Task>(tasks::openTaskForModel(

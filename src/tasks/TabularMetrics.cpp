@@ -146,7 +146,7 @@ TabularMetrics tabularMetrics(const TabularSchema& s, const std::vector<float>& 
         return m;
     }
     const auto t = static_cast<size_t>(s.targets.size());
-    double se = 0, ae = 0;
+    double se = 0, ae = 0, normalisedSe = 0;
     for (size_t j = 0; j < t; ++j) {
         double mean = 0;
         for (size_t i = 0; i < n; ++i)
@@ -170,8 +170,11 @@ TabularMetrics tabularMetrics(const TabularSchema& s, const std::vector<float>& 
         m.r2 += rs.r2 / static_cast<double>(t);
         se += sej;
         ae += aej;
+        if (j < s.targetScale.size() && s.targetScale[j] != 0)
+            normalisedSe += rs.mse / (static_cast<double>(s.targetScale[j]) * s.targetScale[j]);
         m.perTarget.push_back(rs);
     }
+    if (s.targetScale.size() == t) m.normalisedMse = normalisedSe / static_cast<double>(t);
     m.mse = se / static_cast<double>(n * t);
     m.rmse = std::sqrt(m.mse);
     m.mae = ae / static_cast<double>(n * t);
@@ -250,13 +253,20 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
 {
     if (m.rows == 0) return where + ": no rows";
     if (!m.classification) {
-        QString out = QString("%1: MSE %2, RMSE %3, MAE %4, R2 %5 (%6 rows)")
+        // Two scales, each named: the file's units (what the numbers mean) and the normalised
+        // targets the network is trained on (what the MSE loss and early stopping see).
+        QString out = QString("%1, in %2: MSE %3, RMSE %4, MAE %5, R2 %6 (%7 rows)")
                           .arg(where)
+                          .arg(m.targets.size() == 1 ? m.targets.first() + "'s units"
+                                                     : QString("the targets' units"))
                           .arg(m.mse, 0, 'g', 5)
                           .arg(m.rmse, 0, 'g', 5)
                           .arg(m.mae, 0, 'g', 5)
                           .arg(m.r2, 0, 'f', 4)
                           .arg(m.rows);
+        if (!std::isnan(m.normalisedMse))
+            out += QString("; on normalised targets (the loss's scale): MSE %1")
+                       .arg(m.normalisedMse, 0, 'g', 4);
         if (m.perTarget.size() > 1)
             for (size_t t = 0; t < m.perTarget.size(); ++t)
                 out += QString("\n  %1  RMSE %2, MAE %3, R2 %4")

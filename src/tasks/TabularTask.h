@@ -126,6 +126,10 @@ struct TabularMetrics {
     int64_t rows = 0;
     // Regression, in the file's units: averaged over the targets, and per target.
     double mse = 0, rmse = 0, mae = 0, r2 = 0;
+    // Regression: the MSE on the targets as the network sees them (z-scores or 0..1, the
+    // schema's normalisation), i.e. on the scale of the MSE training loss; averaged over the
+    // targets. NaN without target scales.
+    double normalisedMse = NAN;
     QStringList targets;
     std::vector<RegressionScores> perTarget;
     // Classification.

@@ -2,6 +2,7 @@
 #include "TabularTask.h"
 
 #include <QFileInfo>
+#include <QJsonArray>
 
 #include <cmath>
 
@@ -123,15 +124,16 @@ public:
         }
         return out;
     }
+    // Classification: the accuracy; regression: the RMSE in the file's units (the loss is on
+    // normalised targets), both on the validation rows (the training rows without any).
     double trainingMetric(Network& net) override
     {
-        if (!m_ds.schema.isClassification()) return NAN;
         const TabularSplit& split = m_ds.val.rows > 0 ? m_ds.val : m_ds.train;
-        return tabularMetrics(m_ds.schema, predictRows(net, inputsOf(split), split.rows), split)
-            .accuracy;
+        const TabularMetrics m =
+            tabularMetrics(m_ds.schema, predictRows(net, inputsOf(split), split.rows), split);
+        return m_ds.schema.isClassification() ? m.accuracy : m.rmse;
     }
-
-    bool hasTrainingMetric() const override { return m_ds.schema.isClassification(); }
+    bool metricLowerIsBetter() const override { return !m_ds.schema.isClassification(); }
 
     Predictions predictions(Network& net, int maxRows) override;
     QStringList rowReport(Network& net, int maxRows) override
@@ -254,11 +256,27 @@ public:
     MetricInfo metric(const QJsonObject& savedTask) const override
     {
         MetricInfo m;
-        m.title = savedTask.value("kind").toString() == "regression"
-                      ? "No metric for regression: the loss is the MSE"
-                      : "Validation accuracy";
-        m.description = "The share of validation rows whose class the network gets right "
-                        "(classification tables only).";
+        if (savedTask.value("kind").toString() != "regression") {
+            m.title = "Validation accuracy";
+            m.description = "The share of validation rows whose class the network gets right.";
+            return m;
+        }
+        const QJsonArray targets = savedTask.value("targets").toArray();
+        const QString units = targets.size() == 1 ? targets.first().toString() + "'s units"
+                                                  : QString("the targets' units");
+        const bool zscore = savedTask.value("normalisation").toString() != "minmax";
+        m.title = "Validation RMSE in " + units + ", lower is better";
+        m.description = "Root mean squared error of the predictions on the validation rows (the "
+                        "training rows without any), in the file's units: how far off a typical "
+                        "prediction is. The loss chart measures the same error on the "
+                        "normalised targets the network is trained on.";
+        m.lossTitle = zscore ? "on standardised targets (z-scores), not the file's units"
+                             : "on targets scaled to 0..1, not the file's units";
+        m.lossNote = QString("The network learns ") +
+                     (zscore ? "each target standardised: (value − mean) / standard deviation"
+                             : "each target scaled: (value − minimum) / (maximum − minimum)") +
+                     ", so its loss does not depend on the file's units. The metric chart and "
+                     "the results show the error in " + units + ".";
         return m;
     }
     bool checkSaved(const QJsonObject& savedTask, QString* error) const override

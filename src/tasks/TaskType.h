@@ -39,6 +39,10 @@ struct MetricInfo {
     QString title;        // chart title, e.g. "PSNR (dB), higher is sharper"
     QString pendingTitle; // before the first point: %1 = steps between evaluations; "" = title
     QString description;  // what it measures, for a tooltip
+    // The loss chart: what its numbers are in ("" = the generic title), and what to expect of
+    // the curve (its tooltip; "" = the generic one).
+    QString lossTitle;
+    QString lossNote;
 };
 
 class TaskType {

@@ -100,7 +100,12 @@ void TestTabularOutputs::regressionMetrics()
     for (const char* key : {"mse", "rmse", "mae", "r2", "rows"})
         QVERIFY2(j.contains(key), key);
     QVERIFY(!j.contains("accuracy"));
-    QVERIFY(describeTabularMetrics(m, "validation").startsWith("validation: MSE 0.75, RMSE"));
+    // On the normalised targets (scale 2): 0.75 / 4, the scale of the MSE loss.
+    QVERIFY(near(m.normalisedMse, 0.1875));
+    const QString summary = describeTabularMetrics(m, "validation");
+    QVERIFY2(summary.startsWith("validation, in y's units: MSE 0.75, RMSE"), qPrintable(summary));
+    QVERIFY2(summary.endsWith("; on normalised targets (the loss's scale): MSE 0.1875"),
+             qPrintable(summary));
 }
 
 void TestTabularOutputs::classMetrics()

@@ -7,6 +7,7 @@
 #include "TabularTestUtil.h"
 
 #include <QBuffer>
+#include <QJsonArray>
 #include <QImage>
 #include <QTest>
 
@@ -186,8 +187,10 @@ void TestTaskTypes::presetsBuild()
 void TestTaskTypes::metric()
 {
     const TaskType& tabular = *findTaskType("tabular");
-    QCOMPARE(tabular.metric(QJsonObject{{"kind", "regression"}}).title,
-             QString("No metric for regression: the loss is the MSE"));
+    const MetricInfo regressionInfo = tabular.metric(
+        QJsonObject{{"kind", "regression"}, {"targets", QJsonArray{"price"}}});
+    QCOMPARE(regressionInfo.title, QString("Validation RMSE in price's units, lower is better"));
+    QVERIFY(regressionInfo.lossTitle.contains("standardised"));
     QCOMPARE(tabular.metric(QJsonObject{{"kind", "binary"}}).title, QString("Validation accuracy"));
     const MetricInfo image = findTaskType("image")->metric({});
     QCOMPARE(image.title, QString("PSNR (dB), higher is sharper"));
@@ -196,18 +199,21 @@ void TestTaskTypes::metric()
     for (const TaskType* t : taskTypes())
         QVERIFY(!t->metric({}).description.isEmpty());
 
-    // The trainer asks a table for its metric only when it classifies.
+    // Every table has a metric: the accuracy, or the RMSE in the file's units (lower is better).
     TaskOptions o;
     QString error;
     auto regression = openTask("l.csv", linear(30), o, &error);
     auto classes = openTask("t.csv", threeClasses(30), o, &error);
     QVERIFY(regression && classes);
-    QVERIFY(!regression->hasTrainingMetric());
-    QVERIFY(classes->hasTrainingMetric());
+    QVERIFY(regression->hasTrainingMetric() && regression->metricLowerIsBetter());
+    QVERIFY(classes->hasTrainingMetric() && !classes->metricLowerIsBetter());
     auto backend = createCpuBackend(1);
     Network net(*backend, 2, "dense", 1);
     net.initialize(1);
-    QVERIFY(std::isnan(regression->trainingMetric(net)));
+    const double rmse = regression->trainingMetric(net);
+    QVERIFY(std::isfinite(rmse) && rmse > 0);
+    QVERIFY(std::fabs(rmse * rmse - regression->evaluate(net).values["mse"].toDouble()) <
+            1e-6 * rmse * rmse);
 }
 
 void TestTaskTypes::describeSaved()
