@@ -175,6 +175,11 @@ int ChartsPanel::plannedLearningRatePointCount() const
     return static_cast<int>(m_plannedRate->count());
 }
 
+QList<QPointF> ChartsPanel::metricPoints() const
+{
+    return m_metric->points();
+}
+
 void ChartsPanel::reset()
 {
     const tasks::TaskType* type = m_session ? m_session->taskType() : nullptr;

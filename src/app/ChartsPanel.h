@@ -8,6 +8,8 @@
 
 #include "TaskType.h"
 
+#include <QList>
+#include <QPointF>
 #include <QWidget>
 
 #include <memory>
@@ -40,6 +42,8 @@ public:
     int trainPointCount() const;
     int validationPointCount() const;
     int plannedLearningRatePointCount() const;
+    // The metric chart's points (step, value) as drawn.
+    QList<QPointF> metricPoints() const;
 
 signals:
     // The user clicked the loss chart at this step.

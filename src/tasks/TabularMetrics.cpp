@@ -175,6 +175,7 @@ TabularMetrics tabularMetrics(const TabularSchema& s, const std::vector<float>& 
         m.perTarget.push_back(rs);
     }
     if (s.targetScale.size() == t) m.normalisedMse = normalisedSe / static_cast<double>(t);
+    m.minMax = s.normalisation == "minmax";
     m.mse = se / static_cast<double>(n * t);
     m.rmse = std::sqrt(m.mse);
     m.mae = ae / static_cast<double>(n * t);
@@ -265,7 +266,8 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
                           .arg(m.r2, 0, 'f', 4)
                           .arg(m.rows);
         if (!std::isnan(m.normalisedMse))
-            out += QString("; on normalised targets (the loss's scale): MSE %1")
+            out += QString("; on %1 targets (the loss's scale): MSE %2")
+                       .arg(m.minMax ? "0..1-scaled" : "standardised")
                        .arg(m.normalisedMse, 0, 'g', 4);
         if (m.perTarget.size() > 1)
             for (size_t t = 0; t < m.perTarget.size(); ++t)

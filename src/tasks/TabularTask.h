@@ -130,6 +130,7 @@ struct TabularMetrics {
     // schema's normalisation), i.e. on the scale of the MSE training loss; averaged over the
     // targets. NaN without target scales.
     double normalisedMse = NAN;
+    bool minMax = false; // the targets are scaled to 0..1 rather than standardised
     QStringList targets;
     std::vector<RegressionScores> perTarget;
     // Classification.

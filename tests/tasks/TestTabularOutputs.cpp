@@ -104,7 +104,7 @@ void TestTabularOutputs::regressionMetrics()
     QVERIFY(near(m.normalisedMse, 0.1875));
     const QString summary = describeTabularMetrics(m, "validation");
     QVERIFY2(summary.startsWith("validation, in y's units: MSE 0.75, RMSE"), qPrintable(summary));
-    QVERIFY2(summary.endsWith("; on normalised targets (the loss's scale): MSE 0.1875"),
+    QVERIFY2(summary.endsWith("; on standardised targets (the loss's scale): MSE 0.1875"),
              qPrintable(summary));
 }
 
