@@ -60,7 +60,8 @@ public:
 
     // ---- data -------------------------------------------------------------------------------
     // Reads a data file (or a bundled sample, ":/samples/...") and opens it as a task with the
-    // default options (images at kDefaultImageTrainingSize). On failure the previous data stays and datasetFailed says why.
+    // default options (images at kDefaultImageTrainingSize). On failure the previous data stays
+    // and datasetFailed says why.
     bool openDataset(const QString& path);
     // Reopens the data with other options (target, ignored columns, image size...).
     bool setTaskOptions(const tasks::TaskOptions& options);

@@ -117,13 +117,13 @@ public:
         // Adam (beta2 0.99, eps 1e-15) is the cause: with beta2 0.999 the climb shrinks to
         // 6.6e-5 -> 1.5e-4 at 256 px and is gone at 512 px. Their settings give the sharpest
         // pictures at the end of a run (README, Images), so they stay and the chart says why.
-        m.lossNote = "Why the loss can climb after its first fast drop: the hash grid's tables "
-                     "learn with Adam, which divides each step by a running average of recent "
-                     "squared gradients (β₂ 0.99: about the last 100 steps). Once the large "
-                     "early gradients have left that average, the steps are large again next "
-                     "to the now small gradients, and the fit gets noisier for a few hundred "
-                     "steps. As the cosine schedule lowers the learning rate, the loss falls "
-                     "again, well below its first low.";
+        m.lossNote = "Why the loss can climb after its first fast drop (the hash grid, the "
+                     "default stack): the grid's tables learn with Adam, which divides each step "
+                     "by a running average of recent squared gradients (β₂ 0.99: about the last "
+                     "100 steps). Once the large early gradients have left that average, the "
+                     "steps are large again next to the now small gradients, and the fit gets "
+                     "noisier for a few hundred steps. As the cosine schedule lowers the "
+                     "learning rate, the loss falls again, well below its first low.";
         return m;
     }
     bool checkSaved(const QJsonObject& savedTask, QString* error) const override

@@ -112,8 +112,7 @@ public:
         return NAN;
     }
     virtual bool metricLowerIsBetter() const { return false; }
-    // false when trainingMetric is always NaN for this data (regression tables), so the
-    // trainer need not call it.
+    // false when trainingMetric is always NaN for this data, so the trainer need not call it.
     virtual bool hasTrainingMetric() const { return true; }
     // How the trainer watches this task's runs for a stall at the loss of predicting the mean
     // or a divergence (RunPolicy::watch, TrainingWatch.h), and whether a run may recover from
