@@ -265,18 +265,20 @@ public:
         const QString units = targets.size() == 1 ? targets.first().toString() + "'s units"
                                                   : QString("the targets' units");
         const bool zscore = savedTask.value("normalisation").toString() != "minmax";
-        m.title = "Validation RMSE in " + units + ", lower is better";
-        m.description = "Root mean squared error of the predictions on the validation rows (the "
-                        "training rows without any), in the file's units: how far off a typical "
-                        "prediction is. The loss chart measures the same error on the "
-                        "normalised targets the network is trained on.";
+        m.title = "Validation RMSE in " + units; // short: the chart elides a long title
+        m.description =
+            "Root mean squared error of the predictions on the validation rows (the "
+            "training rows without any), in the file's units: how far off a typical "
+            "prediction is; lower is better. The loss chart measures the same error on the "
+            "normalised targets the network is trained on.";
         m.lossTitle = zscore ? "on standardised targets (z-scores), not the file's units"
                              : "on targets scaled to 0..1, not the file's units";
         m.lossNote = QString("The network learns ") +
                      (zscore ? "each target standardised: (value − mean) / standard deviation"
                              : "each target scaled: (value − minimum) / (maximum − minimum)") +
                      ", so its loss does not depend on the file's units. The metric chart and "
-                     "the results show the error in " + units + ".";
+                     "the results show the error in " +
+                     units + ".";
         return m;
     }
     bool checkSaved(const QJsonObject& savedTask, QString* error) const override
