@@ -436,6 +436,8 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
 
     RunPolicy policy;
     policy.watch = m.task->watchSettings();
+    // The history (saved with the model) as fine as the chart: reopened, it draws the same curve.
+    policy.historyEvery = 1;
     if (onDevice) {
         // Each read of the loss makes the host wait for the device (the trainer reads at most
         // every 25 steps there): report about 30 times a second; the charts then get one point

@@ -139,6 +139,8 @@ private:
     void watch();                  // a window of the watch ends: a stall or divergence?
     void stopOnNonFinite();
     bool evaluate();               // a history point; true to stop (target, early stopping)
+    HistoryPoint lossPoint();      // the mean loss since the previous row (pending sums reset)
+    bool lossRowDue() const;       // RunPolicy::historyEvery: a loss-only row now?
     bool targetReached(const HistoryPoint& h);
     bool earlyStopping(const HistoryPoint& h);
     void report(bool evaluated);
@@ -212,6 +214,8 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
     if (m_cfg.patience > 0 && m_cfg.restoreBest && shape.hasVal)
         m_bestParams = Buffer(&m_b, static_cast<size_t>(t.m_net.parameterCount()));
     if (m_state.stepInEpoch > 0) m_step.loadEpochOrder(m_state.epoch);
+    // Loss-only rows come every few steps: no allocation for them inside the loop.
+    if (t.m_policy.historyEvery > 0) m_state.history.reserve(m_state.history.limit());
 }
 
 TrainResult TrainingRun::run()
@@ -301,7 +305,10 @@ bool TrainingRun::afterStep(bool epochEnd)
     }
     bool stop = false;
     const bool evaluated = evalNow || (lastStep && m_state.pendingSteps > 0);
-    if (evaluated) stop = evaluate();
+    if (evaluated)
+        stop = evaluate();
+    else if (lossRowDue())
+        m_state.history.add(lossPoint());
     if (evaluated || reportNow || lastStep) report(evaluated);
     if (m_stepsSinceRead == 0) snapshotIfDue(false); // the scalars were just read: good
     return !stop;
@@ -346,7 +353,7 @@ void TrainingRun::stopOnNonFinite()
                        "rate or gradient clipping.";
 }
 
-bool TrainingRun::evaluate()
+HistoryPoint TrainingRun::lossPoint()
 {
     HistoryPoint h;
     h.step = m_state.step;
@@ -357,6 +364,20 @@ bool TrainingRun::evaluate()
     h.lr = m_lr;
     m_state.pendingLossSum = 0;
     m_state.pendingSteps = 0;
+    return h;
+}
+
+bool TrainingRun::lossRowDue() const
+{
+    const int64_t every = m_t.m_policy.historyEvery;
+    if (every <= 0 || m_stepsSinceRead > 0 || m_state.pendingSteps == 0) return false;
+    const int64_t last = m_state.history.empty() ? 0 : m_state.history.back().step;
+    return m_state.step - last >= every;
+}
+
+bool TrainingRun::evaluate()
+{
+    HistoryPoint h = lossPoint();
     if (m_shape.hasVal) {
         h.valLoss = Trainer::evaluateLoss(m_t.m_net, m_cfg.loss, m_data.valX, m_data.valY,
                                           m_evalScratch);

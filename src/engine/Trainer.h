@@ -91,6 +91,12 @@ struct RunPolicy {
     // Watch the loss for a stall at the loss of predicting the mean, or a divergence
     // (TrainingWatch.h); on by default, reporting only.
     WatchSettings watch;
+    // Between evaluations, also add a history row at the first read of the loss at least this
+    // many steps after the previous row: the mean training loss since that row and the learning
+    // rate, with no validation loss or metric (NaN). 0: rows at evaluations only. The studio
+    // uses 1, so a saved model's loss curve reads back as its chart drew it; the history's
+    // bound (TrainingHistory) keeps the rows and the file small however long the run.
+    int64_t historyEvery = 0;
 };
 
 // What a model must remember to continue training exactly where it stopped.
@@ -106,7 +112,8 @@ struct TrainingState {
     // the same epoch mean as one that never stopped.
     double pendingLossSum = 0;
     int64_t pendingSteps = 0;
-    // One row per evaluation, bounded: a long run keeps buckets of them (TrainingHistory.h).
+    // One row per evaluation (and, with RunPolicy::historyEvery, loss-only rows between them),
+    // bounded: a long run keeps buckets of them (TrainingHistory.h).
     TrainingHistory history;
 };
 

@@ -2,7 +2,8 @@
 // buckets merged in pairs; a long synthetic history stays under the limit and keeps the curve
 // (each bucket's mean, min and max are those of the evaluations it covers, the first and last
 // steps survive); means weight by count and skip NaN; a real run with a small limit stays
-// bounded while recording every evaluation.
+// bounded while recording every evaluation; RunPolicy::historyEvery adds loss-only rows
+// between evaluations, each the mean of the steps since the previous row.
 #include "Network.h"
 #include "Optimizer.h"
 #include "TestUtil.h"
@@ -48,6 +49,7 @@ private slots:
     void mergeWeightsByCountAndSkipsNaN();
     void wideRowsFromAFileJoinAsTheyAre();
     void aLongRunStaysBounded();
+    void lossRowsBetweenEvaluations();
 };
 
 void TestTrainingHistory::keepsEveryEvaluationUpToTheLimit()
@@ -184,6 +186,53 @@ void TestTrainingHistory::aLongRunStaysBounded()
     QCOMPARE(state.history.back().step, int64_t(3000));
     QCOMPARE(state.history[0].firstStep, int64_t(1));
     QVERIFY(state.history[0].trainMax > state.history.back().trainMin);
+}
+
+void TestTrainingHistory::lossRowsBetweenEvaluations()
+{
+    // XOR in batches of 2 (2 steps an epoch), evaluated every 10 steps, a loss row every 3.
+    auto cpu = createCpuBackend(1);
+    Backend& b = *cpu;
+    const Buffer x = testutil::toDevice(b, {0, 0, 0, 1, 1, 0, 1, 1});
+    const Buffer y = testutil::toDevice(b, {0, 1, 1, 0});
+    const Buffer vx = testutil::toDevice(b, {0, 1});
+    const Buffer vy = testutil::toDevice(b, {1});
+    TrainerConfig cfg;
+    cfg.optimizer = OptimizerConfig::named("adam");
+    cfg.schedule.kind = ScheduleKind::Constant;
+    cfg.schedule.lrMax = 1e-2f;
+    cfg.steps = 20;
+    cfg.batchSize = 2;
+    cfg.evalEvery = 10;
+    Network net(b, 2, "dense:8,tanh,dense", 1);
+    net.initialize(1);
+    Optimizer opt(b, cfg.optimizer, net.parameterRanges());
+    TrainingState state;
+    RunPolicy policy;
+    policy.historyEvery = 3;
+    std::vector<double> losses; // each step's loss (a report after every step)
+    policy.progressInterval = 0;
+    Trainer trainer(net, opt, cfg, state, policy);
+    trainer.setProgressCallback([&losses](const Progress& p) { losses.push_back(p.trainLoss); });
+    const TrainResult r = trainer.run({x.view(4, 2), y.view(4, 1), vx.view(1, 2), vy.view(1, 1)});
+    QVERIFY(r.reason == StopReason::Finished);
+    QCOMPARE(losses.size(), size_t(20));
+    // Rows at 3, 6, 9, 10 (evaluation), 13, 16, 19, 20 (evaluation, the last step).
+    const std::vector<int64_t> steps{3, 6, 9, 10, 13, 16, 19, 20};
+    QCOMPARE(state.history.size(), steps.size());
+    int64_t previous = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const HistoryPoint& h = state.history[i];
+        QCOMPARE(h.step, steps[i]);
+        const bool evaluation = h.step % 10 == 0;
+        QCOMPARE(std::isnan(h.valLoss), !evaluation);
+        double sum = 0;
+        for (int64_t s = previous; s < h.step; ++s)
+            sum += losses[static_cast<size_t>(s)];
+        QVERIFY(std::abs(h.trainLoss - sum / static_cast<double>(h.step - previous)) <
+                1e-9 * std::abs(h.trainLoss) + 1e-12);
+        previous = h.step;
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTrainingHistory)
