@@ -35,6 +35,7 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
         m_rendering = true;
         m_ui->renderButton->setEnabled(false);
         const QSize size = requestedSize();
+        m_renderStep = m_session->trainedSteps();
         m_ui->timelineStepLabel->setText(
             QString("rendering %1×%2…").arg(size.width()).arg(size.height()));
         m_session->render(size);
@@ -43,8 +44,11 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
     connect(m_ui->raceButton, &QPushButton::clicked, this, &ImageOutputPage::raceRequested);
     connect(m_ui->bicubicCheckBox, &QCheckBox::toggled, this, &ImageOutputPage::showOriginal);
     connect(m_ui->timelineSlider, &QSlider::valueChanged, this, &ImageOutputPage::showSnapshot);
-    connect(m_ui->timelineSlider, &QSlider::sliderPressed, this,
-            [this] { m_ui->livePreviewCheckBox->setChecked(false); });
+    // Looking back (dragging the timeline) pins the view; checking Live follows training again.
+    connect(m_ui->timelineSlider, &QSlider::sliderPressed, this, [this] { setLive(false); });
+    connect(m_ui->livePreviewCheckBox, &QCheckBox::toggled, this, [this](bool live) {
+        if (live) showLatest();
+    });
 }
 
 ImageOutputPage::~ImageOutputPage() = default;
@@ -58,6 +62,12 @@ void ImageOutputPage::setSession(Session* session)
     connect(session, &Session::snapshotAdded, this, &ImageOutputPage::snapshotAdded);
     connect(session, &Session::renderReady, this, &ImageOutputPage::rendered);
     connect(session, &Session::evaluated, this, &ImageOutputPage::evaluated);
+    // A run that starts (Start, Continue; not Resume) follows training again: an older step or
+    // a render was a look aside, not a choice for later runs.
+    connect(session, &Session::runStateChanged, this, [this](Session::RunState state) {
+        if (!m_running && state == Session::RunState::Training) setLive(true);
+        m_running = state != Session::RunState::Idle;
+    });
     reload();
 }
 
@@ -88,7 +98,12 @@ void ImageOutputPage::reload()
     m_ui->timelineSlider->setRange(0, 0);
     m_ui->timelineSlider->setEnabled(false);
     m_ui->timelineStepLabel->clear();
+    m_ui->timelineStepLabel->setToolTip({});
+    m_shownStep = -1;
+    m_rendered.clear();
     m_ui->raceButton->setEnabled(!original.isNull());
+    // Other data, another model or fresh weights: nothing older to look at, follow training.
+    setLive(true);
     snapshotAdded();
 }
 
@@ -105,7 +120,45 @@ void ImageOutputPage::snapshotAdded()
     if (follow) {
         m_ui->timelineSlider->setValue(last);
         showSnapshot(last);
+    } else if (m_shownStep >= 0) {
+        showStepLabel(); // "of" the newest step
     }
+}
+
+void ImageOutputPage::showLatest()
+{
+    const auto& snapshots = m_session->snapshots();
+    if (snapshots.empty()) return;
+    const int last = static_cast<int>(snapshots.size()) - 1;
+    QSignalBlocker block(m_ui->timelineSlider);
+    m_ui->timelineSlider->setValue(last);
+    showSnapshot(last);
+}
+
+void ImageOutputPage::setLive(bool live)
+{
+    m_ui->livePreviewCheckBox->setChecked(live); // checking it shows the newest snapshot
+}
+
+void ImageOutputPage::showStepLabel()
+{
+    const auto& snapshots = m_session->snapshots();
+    const QLocale l;
+    const auto step = [&l](int64_t s) { return l.toString(static_cast<qlonglong>(s)); };
+    QString text, tip;
+    if (m_rendered.isEmpty()) {
+        text = "step " + step(m_shownStep);
+        if (!snapshots.empty() && snapshots.back().step > m_shownStep) {
+            text += " of " + step(snapshots.back().step);
+            tip = "An earlier step of training. Check Live to follow training again.";
+        }
+    } else {
+        text = m_rendered + ", step " + step(m_shownStep);
+        tip = QString("Rendered at %1 after step %2. Check Live to follow training again.")
+                  .arg(m_rendered, step(m_shownStep));
+    }
+    m_ui->timelineStepLabel->setText(text);
+    m_ui->timelineStepLabel->setToolTip(tip);
 }
 
 void ImageOutputPage::showSnapshot(int index)
@@ -115,8 +168,9 @@ void ImageOutputPage::showSnapshot(int index)
     const Snapshot& s = snapshots[static_cast<size_t>(index)];
     m_ui->reconstructionImageView->setImage(s.image);
     showOriginal(); // snapshots are at the training size: the plain original again
-    m_ui->timelineStepLabel->setText(
-        QString("step %1").arg(QLocale().toString(static_cast<qlonglong>(s.step))));
+    m_shownStep = s.step;
+    m_rendered.clear();
+    showStepLabel();
 }
 
 void ImageOutputPage::showStep(qint64 step)
@@ -128,7 +182,8 @@ void ImageOutputPage::showStep(qint64 step)
         if (std::llabs(snapshots[static_cast<size_t>(i)].step - step) <
             std::llabs(snapshots[static_cast<size_t>(best)].step - step))
             best = i;
-    m_ui->livePreviewCheckBox->setChecked(false);
+    setLive(false);
+    QSignalBlocker block(m_ui->timelineSlider);
     m_ui->timelineSlider->setValue(best);
     showSnapshot(best);
 }
@@ -143,9 +198,11 @@ void ImageOutputPage::rendered(const QImage& image, const QString& error)
         m_ui->timelineStepLabel->setToolTip(error);
         return;
     }
-    m_ui->livePreviewCheckBox->setChecked(false);
+    setLive(false); // a render is a look aside: Live, or the next run, follows training again
     m_ui->reconstructionImageView->setImage(image);
-    m_ui->timelineStepLabel->setText(QString("%1×%2").arg(image.width()).arg(image.height()));
+    m_rendered = QString("%1×%2").arg(image.width()).arg(image.height());
+    m_shownStep = m_renderStep;
+    showStepLabel();
     showOriginal();
 }
 

@@ -26,7 +26,9 @@ public:
     void setSession(Session* session);
     // The size the resolution chooser asks for, keeping the training image's aspect ratio.
     QSize requestedSize() const;
-    // Moves the timeline to the snapshot nearest step (a click on the loss chart).
+    // Moves the timeline to the snapshot nearest step (a click on the loss chart). Like dragging
+    // the timeline or a render, it unchecks Live until the user checks it again or a run starts
+    // (Start, Continue); the step label then says "step 120 of 400".
     void showStep(qint64 step);
     // Asks for a file name and writes the reconstruction shown; false if cancelled or failed.
     bool exportPng(QString path = {});
@@ -43,6 +45,11 @@ private:
     void rendered(const QImage& image, const QString& error);
     void evaluated(const Evaluation& evaluation);
     void updateCustom();
+    // Live: follow training, showing each new snapshot (checking it shows the newest at once).
+    void setLive(bool live);
+    void showLatest();
+    // "step 120", "step 120 of 400" (an older one), "512×512, step 400" (a render).
+    void showStepLabel();
     // The left view: the training image, or (Bicubic original, after a render) its bicubic
     // upscale to the size shown on the right.
     void showOriginal();
@@ -51,6 +58,10 @@ private:
     Session* m_session = nullptr;
     bool m_rendering = false;
     QImage m_original; // the training image, as the task prepared it
+    int64_t m_shownStep = -1;  // the step of the picture shown (-1: none)
+    int64_t m_renderStep = 0;  // the weights' step when the render shown was asked for
+    QString m_rendered;        // "512×512" while a render is shown
+    bool m_running = false;    // a run is on (training or paused)
 };
 
 } // namespace il::app
