@@ -360,6 +360,9 @@ void MainWindow::updateStartText()
     } else if (idle && trained > 0) {
         text = "&Continue";
         tip = "Continue training the model from step " + steps + ", with the weights it has.";
+        if (m_session->budgetSpent())
+            tip += " The planned steps are done: it trains for as many again (the budget in "
+                   "the Training panel grows).";
     }
     m_ui->actionStart->setText(text);
     m_ui->actionStart->setToolTip(tip);
@@ -394,16 +397,29 @@ void MainWindow::updateRunBar()
     m_ui->actionExportReconstruction->setEnabled(m_session->output() == tasks::TaskOutput::Image);
     m_ui->actionRacePresets->setEnabled(m_session->output() == tasks::TaskOutput::Image &&
                                         m_session->task());
-    if (idle && m_session->trainedSteps() == 0) {
-        const int64_t planned = m_session->plannedSteps();
-        // (0, 0) would make the bar a busy indicator.
-        m_ui->progressBar->setRange(0,
-                                    static_cast<int>(std::clamp<int64_t>(planned, 1, INT32_MAX)));
-        m_ui->progressBar->setValue(0);
-        m_ui->rateLabel->setText(m_session->task() ? "Ready" : "Open data to begin");
+    if (idle) {
+        // The steps the model has (a reopened model's too) of the steps its budget plans.
+        const int64_t trained = m_session->trainedSteps();
+        showProgress(trained, std::max(m_session->plannedSteps(), trained));
+        m_ui->rateLabel->setText(
+            trained > 0 ? "Trained " + QLocale().toString(static_cast<qlonglong>(trained)) +
+                              " steps"
+            : m_session->task() ? "Ready"
+                                : "Open data to begin");
     }
     if (state == Session::RunState::Paused) m_ui->rateLabel->setText("Paused");
     updateTitle();
+}
+
+void MainWindow::showProgress(int64_t step, int64_t planned)
+{
+    planned = std::max<int64_t>(planned, 1); // (0, 0) would make the bar a busy indicator
+    step = std::clamp<int64_t>(step, 0, planned);
+    // A QProgressBar holds ints; very long runs are shown in thousandths.
+    const bool scaled = planned > INT32_MAX;
+    m_ui->progressBar->setRange(0, scaled ? 1000 : static_cast<int>(planned));
+    m_ui->progressBar->setValue(scaled ? static_cast<int>(1000 * step / planned)
+                                       : static_cast<int>(step));
 }
 
 void MainWindow::updateTitle()
@@ -417,12 +433,7 @@ void MainWindow::updateTitle()
 
 void MainWindow::onProgress(const TrainingUpdate& u)
 {
-    const int64_t planned = std::max<int64_t>(u.plannedSteps, 1);
-    // A QProgressBar holds ints; very long runs are shown in thousandths.
-    const bool scaled = planned > INT32_MAX;
-    m_ui->progressBar->setRange(0, scaled ? 1000 : static_cast<int>(planned));
-    m_ui->progressBar->setValue(scaled ? static_cast<int>(1000 * u.step / planned)
-                                       : static_cast<int>(std::min(u.step, planned)));
+    showProgress(u.step, u.plannedSteps);
     if (m_session->runState() == Session::RunState::Paused) return;
     m_ui->rateLabel->setText(
         QString("%1 steps/s · %2 left")

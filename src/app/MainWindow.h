@@ -69,6 +69,8 @@ private:
     void rebuildRecentMenu();
     void buildSamplesMenu();
     void updateRunBar();
+    // The progress bar at step of planned (thousandths when it is over what an int holds).
+    void showProgress(int64_t step, int64_t planned);
     void updateTitle();
     void onProgress(const TrainingUpdate& update);
     void onFinished(const TrainingOutcome& outcome);

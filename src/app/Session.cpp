@@ -8,6 +8,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QLocale>
 
 namespace il::app {
 
@@ -110,6 +111,7 @@ bool Session::openDataset(const QString& path)
             m_dataPath = path;
             m_dataBytes = bytes;
             m_options = options;
+            task->describeOptions(m_options);
             m_worker->post(
                 [task, path](ModelState& m) {
                     if (m.attach(task, nullptr)) m.dataPath = path;
@@ -266,6 +268,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_dataPath = st->dataPath;
     m_dataBytes = opened.dataBytes;
     m_options = opened.options;
+    if (m_task) m_task->describeOptions(m_options); // the options it trained with
     m_modelTaskJson = info.task;
     m_modelType = tasks::taskTypeOf(info.task);
     m_inputWidth = st->network->inputWidth();
@@ -433,8 +436,31 @@ void Session::start()
         emit trainingFinished(outcome);
         return;
     }
+    extendSpentBudget();
     m_worker->train(m_config, device());
     setRunState(RunState::Training);
+}
+
+bool Session::budgetSpent() const
+{
+    const int64_t planned = plannedSteps();
+    return m_hasNetwork && !needsNewModel() && planned > 0 && m_trainedSteps >= planned;
+}
+
+void Session::extendSpentBudget()
+{
+    if (!budgetSpent()) return;
+    // One more budget of the same length, in the units it was given in.
+    const int64_t planned = plannedSteps();
+    const int64_t target = m_trainedSteps + planned;
+    const int64_t perEpoch = Trainer::stepsPerEpoch(m_task->data().trainRows, m_config.batchSize);
+    if (m_config.epochs > 0) m_config.epochs = (target + perEpoch - 1) / perEpoch;
+    if (m_config.steps > 0) m_config.steps = target;
+    const QLocale l;
+    emit message(QString("The planned %1 steps were done: training on to %2 steps.")
+                     .arg(l.toString(static_cast<qlonglong>(planned)),
+                          l.toString(static_cast<qlonglong>(plannedSteps()))));
+    emit configChanged();
 }
 
 void Session::setRacing(bool racing)

@@ -109,6 +109,10 @@ public:
     // Steps the schedule plans for the current configuration and data (0 if unknown).
     int64_t plannedSteps() const;
     int64_t trainedSteps() const { return m_trainedSteps; }
+    // The trained model has done the steps its budget plans (a finished run, or a reopened
+    // model that finished): start() then continues for one more budget of the same length,
+    // raising the configuration's budget (configChanged) and saying so (message).
+    bool budgetSpent() const;
     // True once the weights have trained: the data options then wait for Reset weights. Also
     // after a stack edit: the trained weights are still there until Start replaces them, and
     // reopening the data would throw them away unasked.
@@ -187,6 +191,7 @@ private:
     void adoptTask(std::shared_ptr<tasks::Task> task);
     void adoptModel(const QString& path, OpenedModel& opened);
     bool buildIfNeeded(QString* error);
+    void extendSpentBudget();
     void setRunState(RunState state);
     void setModified(bool modified);
     void onProgress(const TrainingUpdate& update);

@@ -88,6 +88,8 @@ void TrainingPanel::setSession(Session* session)
     connect(session, &Session::specChanged, this, &TrainingPanel::showGridLr);
     connect(session, &Session::runStateChanged, this, &TrainingPanel::updateEnabled);
     connect(session, &Session::historyReset, this, &TrainingPanel::updateEnabled);
+    // Continue on a spent budget raises it (Session::budgetSpent).
+    connect(session, &Session::configChanged, this, &TrainingPanel::showBudget);
     connect(session, &Session::trainingFinished, this, [this](const TrainingOutcome& outcome) {
         // A recovery from a stall lowered the learning rate: show the rate the next run uses.
         if (outcome.recoveries > 0) load();
@@ -107,10 +109,7 @@ void TrainingPanel::load()
     showGridLr();
     m_ui->scheduleComboBox->setCurrentIndex(indexOf(kSchedules, c.schedule.kind));
     m_ui->warmupSpinBox->setValue(static_cast<int>(c.schedule.warmupSteps));
-    const bool bySteps = c.epochs <= 0 && c.steps > 0;
-    m_ui->budgetUnitComboBox->setCurrentIndex(bySteps ? 1 : 0);
-    m_ui->budgetSpinBox->setValue(
-        static_cast<int>(bySteps ? c.steps : std::max<int64_t>(c.epochs, 1)));
+    showBudget();
     m_ui->batchSizeSpinBox->setValue(static_cast<int>(c.batchSize));
     const double split = m_session->taskOptions().valSplit;
     m_ui->validationSplitSpinBox->setValue(split < 0 ? -1 : static_cast<int>(split * 100 + 0.5));
@@ -121,6 +120,22 @@ void TrainingPanel::load()
     m_ui->seedSpinBox->setValue(static_cast<int>(std::min<uint64_t>(c.seed, INT32_MAX)));
     m_loading = false;
     updateEnabled();
+    updatePlan();
+}
+
+void TrainingPanel::showBudget()
+{
+    const TrainerConfig& c = m_session->config();
+    const bool bySteps = c.epochs <= 0 && c.steps > 0;
+    const int value = static_cast<int>(bySteps ? c.steps : std::max<int64_t>(c.epochs, 1));
+    if (m_ui->budgetUnitComboBox->currentIndex() == (bySteps ? 1 : 0) &&
+        m_ui->budgetSpinBox->value() == value)
+        return; // as shown (the usual case: the edit came from here)
+    const bool loading = m_loading;
+    m_loading = true;
+    m_ui->budgetUnitComboBox->setCurrentIndex(bySteps ? 1 : 0);
+    m_ui->budgetSpinBox->setValue(value);
+    m_loading = loading;
     updatePlan();
 }
 

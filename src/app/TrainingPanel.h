@@ -47,6 +47,8 @@ private:
     void showGridLr();
     void validationEdited();
     void updatePlan();
+    // The budget (number and unit) as the configuration has it.
+    void showBudget();
     void updateEnabled();
 
     std::unique_ptr<Ui::TrainingPanel> m_ui;

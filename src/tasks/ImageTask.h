@@ -13,6 +13,8 @@
 #include <QImage>
 #include <QSize>
 
+#include <algorithm>
+
 namespace il::tasks {
 
 // Render sizes: each side from 64 to 8192 pixels.
@@ -79,6 +81,11 @@ public:
     LossKind loss() const override { return LossKind::MSE; }
     void applyDefaults(TrainerConfig& config) const override;
     QJsonObject toJson() const override { return m_geometry.toJson(); }
+    void describeOptions(TaskOptions& options) const override
+    {
+        options.trainingSize = std::max(m_training.width(), m_training.height());
+        options.grayscale = m_geometry.channels == 1;
+    }
     TaskMetrics evaluate(Network& net) override;
     double trainingMetric(Network& net) override;
     // Recovers from stalls (ImageTask.cpp says why and with what thresholds).

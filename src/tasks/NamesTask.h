@@ -108,6 +108,12 @@ constexpr int kNamesPreviewCount = 2000;
 class NamesTask : public Task {
 public:
     virtual const NamesSchema& schema() const = 0;
+    void describeOptions(TaskOptions& options) const override
+    {
+        options.context = schema().context;
+        options.keepCase = schema().keepCase;
+        options.valSplit = schema().valSplit;
+    }
     // The names in the file, and the first kNamesPreviewCount of them as read (case handled).
     virtual int64_t nameCount() const = 0;
     virtual const QStringList& firstNames() const = 0;

@@ -171,6 +171,11 @@ constexpr int64_t kTablePreviewRows = 200;
 class TabularTask : public Task {
 public:
     virtual const TabularSchema& schema() const = 0;
+    // The split (the column roles are the schema's, which the Data panel shows).
+    void describeOptions(TaskOptions& options) const override
+    {
+        options.valSplit = schema().valSplit;
+    }
     // The file as read, cut to its first kTablePreviewRows rows: every column, with the
     // whole file's counts (missing cells, distinct values).
     virtual const io::CsvTable& head() const = 0;

@@ -101,6 +101,10 @@ public:
 
     // What a model must remember about its data (the model file's "task" metadata).
     virtual QJsonObject toJson() const = 0;
+    // Writes into options the values this task was read with (image training size, names
+    // context, the validation split...), so a task reopened for a saved model shows the options
+    // it was trained with, and reading the data again with them gives the same task.
+    virtual void describeOptions(TaskOptions& options) const { (void)options; }
 
     // Metrics on the validation split (the training data when there is none): the keys of
     // --metrics-json and a summary for people.
