@@ -1,0 +1,297 @@
+// State that tells the truth: the real MainWindow, offscreen, driven by object names.
+// Live preview: an older step (a click on the loss chart, the timeline) or a render unchecks Live
+// only while it is shown; checking Live shows the newest snapshot, and a new run (Start,
+// Continue) follows training again. A reopened model: the run bar shows its trained steps of its
+// budget, Continue on a spent budget trains on (the budget grows), the loss chart reads back
+// the curve the first window drew (no single epoch mean that drops to the next run's losses),
+// and the Data, Model and Training panels show what it was trained with.
+#include "Dialogs.h"
+#include "ImageOutputPage.h"
+#include "MainWindow.h"
+#include "Session.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace il::app;
+
+namespace {
+
+constexpr int kTrainingWait = 120000; // ms: a short run on a loaded 2-core machine
+// A small SIREN on the camera at 64 px: each step is cheap.
+const QString kSmallImageSpec = "dense:32,sine:30,dense:32,sine:30,dense";
+
+} // namespace
+
+class TestStudioState : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void liveFollowsANewRunAfterARender();
+    void anOlderStepIsShownUntilLiveIsChecked();
+    void reopenedModelShowsWhatItTrainedWith();
+    void reopenedModelContinuesItsCurve();
+
+private:
+    template <typename T> T* find(const QString& name) const
+    {
+        T* w = m_window->findChild<T*>(name);
+        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
+        return w;
+    }
+    Session* session() const { return m_window->session(); }
+    void newWindow();
+    void closeWindow();
+    // The camera sample at 64 px with a small SIREN.
+    void openSmallImage();
+    // Sets a budget of `steps` steps (0: keep the budget), clicks the run button (Start or
+    // Continue) and waits for the end of the run.
+    void train(int steps);
+    // Saves through File > Save As, the file name answered.
+    void saveAs(const QString& path);
+    // Opens a model in a new window, as the studio started with the file does.
+    void reopen(const QString& path);
+    QString stepLabel() const { return find<QLabel>("timelineStepLabel")->text(); }
+    bool live() const { return find<QCheckBox>("livePreviewCheckBox")->isChecked(); }
+
+    QTemporaryDir m_dir;
+    MainWindow* m_window = nullptr;
+};
+
+void TestStudioState::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("IronLearnTests");
+    QCoreApplication::setApplicationName("testStudioState");
+    QSettings().clear();
+    QVERIFY(m_dir.isValid());
+}
+
+void TestStudioState::init()
+{
+    newWindow();
+}
+
+void TestStudioState::cleanup()
+{
+    closeWindow();
+}
+
+void TestStudioState::newWindow()
+{
+    m_window = new MainWindow;
+    m_window->resize(1280, 800);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+}
+
+void TestStudioState::closeWindow()
+{
+    if (!m_window) return;
+    session()->stop();
+    // Unsaved training asks Save / Discard / Cancel; the tests that leave some discard it.
+    QTimer::singleShot(0, m_window, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            box->button(QMessageBox::Discard)->click();
+    });
+    m_window->close();
+    delete m_window;
+    m_window = nullptr;
+}
+
+void TestStudioState::openSmallImage()
+{
+    find<QAction>("actionSample_camera")->trigger();
+    QVERIFY(session()->task());
+    auto* size = find<QSpinBox>("trainingSizeSpinBox");
+    size->setValue(64);
+    emit size->editingFinished();
+    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    auto* spec = find<QLineEdit>("specLineEdit");
+    spec->setText(kSmallImageSpec);
+    emit spec->returnPressed();
+    QCOMPARE(session()->spec(), kSmallImageSpec);
+}
+
+void TestStudioState::train(int steps)
+{
+    if (steps > 0) {
+        find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
+        find<QSpinBox>("budgetSpinBox")->setValue(steps);
+    }
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTrainingWait);
+    QVERIFY(!finished.first().first().value<TrainingOutcome>().failed);
+}
+
+void TestStudioState::saveAs(const QString& path)
+{
+    QSignalSpy saved(session(), &Session::modelSaved);
+    Dialogs::setNextFileName(path);
+    find<QAction>("actionSaveModelAs")->trigger();
+    QTRY_COMPARE(saved.count(), 1);
+}
+
+void TestStudioState::reopen(const QString& path)
+{
+    closeWindow();
+    newWindow();
+    QSignalSpy opened(session(), &Session::modelOpened);
+    m_window->openFile(path);
+    QTRY_COMPARE(opened.count(), 1);
+    QVERIFY(session()->task()); // its data (the bundled sample) was found
+    QTRY_VERIFY(!session()->snapshots().empty()); // the first look at what it learned
+}
+
+// Item 2: a render unchecks Live; a Continue after it follows the new run again (the picture
+// was frozen at the render, or at "step 0" after a new model, for every later run).
+void TestStudioState::liveFollowsANewRunAfterARender()
+{
+    openSmallImage();
+    train(30);
+    QVERIFY(live());
+    QCOMPARE(stepLabel(), QString("step 30"));
+
+    QSignalSpy rendered(session(), &Session::renderReady);
+    find<QComboBox>("resolutionComboBox")->setCurrentIndex(0); // 200 px
+    find<QPushButton>("renderButton")->click();
+    QTRY_COMPARE(rendered.count(), 1);
+    QVERIFY(!live());
+    QCOMPARE(stepLabel(), QString("200×200, step 30"));
+    QCOMPARE(m_window->findChild<ImageOutputPage*>()->reconstruction().size(), QSize(200, 200));
+
+    train(60); // Continue
+    QVERIFY(live());
+    QTRY_COMPARE(stepLabel(), QString("step 60"));
+    QCOMPARE(m_window->findChild<ImageOutputPage*>()->reconstruction().size(), QSize(64, 64));
+    QCOMPARE(session()->snapshots().back().step, int64_t(60));
+
+    // The same after a look at an older step and a new model (the preset's stack).
+    m_window->findChild<ImageOutputPage*>()->showStep(0);
+    QVERIFY(!live());
+    auto* spec = find<QLineEdit>("specLineEdit");
+    spec->setText("dense:16,sine:30,dense");
+    emit spec->returnPressed();
+    QTimer::singleShot(0, m_window, [] { // Save / Discard / Cancel: the old model goes
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            box->button(QMessageBox::Discard)->click();
+    });
+    train(40);
+    QVERIFY(live());
+    QTRY_COMPARE(stepLabel(), QString("step 40"));
+}
+
+// Item 2: a click on the loss chart (showStep) or the timeline shows an older snapshot and says
+// so; checking Live shows the newest at once.
+void TestStudioState::anOlderStepIsShownUntilLiveIsChecked()
+{
+    openSmallImage();
+    train(30);
+    const auto& snapshots = session()->snapshots();
+    QVERIFY(snapshots.size() >= 2);
+    QCOMPARE(snapshots.front().step, int64_t(0));
+
+    auto* page = m_window->findChild<ImageOutputPage*>();
+    page->showStep(0);
+    QVERIFY(!live());
+    QCOMPARE(stepLabel(), QString("step 0 of 30"));
+    QCOMPARE(page->reconstruction(), snapshots.front().image);
+
+    find<QCheckBox>("livePreviewCheckBox")->click();
+    QVERIFY(live());
+    QCOMPARE(stepLabel(), QString("step 30"));
+    QCOMPARE(page->reconstruction(), snapshots.back().image);
+
+    // Dragging the timeline is looking back too.
+    auto* timeline = find<QSlider>("timelineSlider");
+    emit timeline->sliderPressed();
+    QVERIFY(!live());
+}
+
+// Item 4: reopened (a new window, as the studio started with the file), the model shows the
+// options and settings it trained with and its steps of its budget.
+void TestStudioState::reopenedModelShowsWhatItTrainedWith()
+{
+    openSmallImage();
+    find<QDoubleSpinBox>("learningRateSpinBox")->setValue(0.003);
+    train(40);
+    const QString path = m_dir.filePath("camera64.safetensors");
+    saveAs(path);
+
+    reopen(path);
+    QCOMPARE(session()->trainedSteps(), int64_t(40));
+    QCOMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    QCOMPARE(find<QSpinBox>("trainingSizeSpinBox")->value(), 64);
+    QCOMPARE(find<QLineEdit>("specLineEdit")->text(), kSmallImageSpec);
+    QCOMPARE(find<QDoubleSpinBox>("learningRateSpinBox")->value(), 0.003);
+    QCOMPARE(find<QComboBox>("budgetUnitComboBox")->currentIndex(), 1);
+    QCOMPARE(find<QSpinBox>("budgetSpinBox")->value(), 40);
+
+    auto* bar = find<QProgressBar>("progressBar");
+    QCOMPARE(bar->value(), 40);
+    QCOMPARE(bar->maximum(), 40);
+    QCOMPARE(find<QLabel>("rateLabel")->text(), QString("Trained 40 steps"));
+    auto* start = find<QPushButton>("startButton");
+    QCOMPARE(start->text(), QString("&Continue"));
+    QVERIFY(start->toolTip().contains("as many again"));
+
+    // Continue on the spent budget trains for as many steps again.
+    train(0);
+    QCOMPARE(session()->trainedSteps(), int64_t(80));
+    QCOMPARE(find<QSpinBox>("budgetSpinBox")->value(), 80);
+    QCOMPARE(bar->value(), 80);
+    QCOMPARE(bar->maximum(), 80);
+}
+
+// Item 4: the loss chart of a reopened model is the curve the first window drew (one point a
+// step), so a Continue carries on from the loss it had, not from a mean over the whole run.
+void TestStudioState::reopenedModelContinuesItsCurve()
+{
+    openSmallImage();
+    train(40);
+    const QList<QPointF> before = session()->history().train(1000);
+    QCOMPARE(before.size(), 40);
+    const QString path = m_dir.filePath("curve.safetensors");
+    saveAs(path);
+
+    reopen(path);
+    const QList<QPointF> after = session()->history().train(1000);
+    QCOMPARE(after.size(), before.size());
+    for (qsizetype i = 0; i < after.size(); ++i) {
+        QCOMPARE(after[i].x(), before[i].x());
+        QVERIFY(qAbs(after[i].y() - before[i].y()) <= 1e-6 * before[i].y());
+    }
+
+    // Continuing: the first new losses sit next to the last saved ones (the run's loss at step
+    // 40), not an order of magnitude below a mean over 40 steps.
+    train(60);
+    const QList<QPointF> more = session()->history().train(1000);
+    QCOMPARE(more.size(), 60);
+    QCOMPARE(more[40].x(), 41.0);
+    QVERIFY2(more[40].y() < 3 * more[39].y() && more[40].y() > more[39].y() / 3,
+             qPrintable(QString("%1 then %2").arg(more[39].y()).arg(more[40].y())));
+}
+
+QTEST_MAIN(TestStudioState)
+#include "TestStudioState.moc"
