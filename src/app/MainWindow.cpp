@@ -126,6 +126,7 @@ void MainWindow::connectSession()
     connect(m_session, &Session::specChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::configChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::datasetOpened, this, [this] {
+        updateRunBar(); // data attached to a model opened without it: Continue, its budget
         addRecent(m_session->dataPath());
         m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
     });

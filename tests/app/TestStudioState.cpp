@@ -4,7 +4,8 @@
 // Continue) follows training again. A reopened model: the run bar shows its trained steps of its
 // budget, Continue on a spent budget trains on (the budget grows), the loss chart reads back
 // the curve the first window drew (no single epoch mean that drops to the next run's losses),
-// and the Data, Model and Training panels show what it was trained with.
+// and the Data, Model and Training panels show what it was trained with; the same when its data
+// is opened after it (a model opened without its data).
 #include "Dialogs.h"
 #include "ImageOutputPage.h"
 #include "MainWindow.h"
@@ -51,6 +52,7 @@ private slots:
     void anOlderStepIsShownUntilLiveIsChecked();
     void reopenedModelShowsWhatItTrainedWith();
     void reopenedModelContinuesItsCurve();
+    void dataAttachedLaterShowsTheModelsState();
 
 private:
     template <typename T> T* find(const QString& name) const
@@ -291,6 +293,43 @@ void TestStudioState::reopenedModelContinuesItsCurve()
     QCOMPARE(more[40].x(), 41.0);
     QVERIFY2(more[40].y() < 3 * more[39].y() && more[40].y() > more[39].y() / 3,
              qPrintable(QString("%1 then %2").arg(more[39].y()).arg(more[40].y())));
+}
+
+// Item 4, the model opened without its data (moved away), then the data opened: the Data
+// panel's training size is the model's and Continue is offered at 40 of 40 steps.
+void TestStudioState::dataAttachedLaterShowsTheModelsState()
+{
+    const QString image = m_dir.filePath("camera-copy.png");
+    QVERIFY(QFile::copy(":/samples/camera.png", image));
+    QSignalSpy opened(session(), &Session::datasetOpened);
+    m_window->openFile(image);
+    QCOMPARE(opened.count(), 1);
+    auto* size = find<QSpinBox>("trainingSizeSpinBox");
+    size->setValue(64);
+    emit size->editingFinished();
+    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    train(40);
+    const QString path = m_dir.filePath("camera-copy.safetensors");
+    saveAs(path);
+    const QString moved = m_dir.filePath("moved.png");
+    QVERIFY(QFile::rename(image, moved));
+
+    closeWindow();
+    newWindow();
+    QSignalSpy modelOpened(session(), &Session::modelOpened);
+    m_window->openFile(path);
+    QTRY_COMPARE(modelOpened.count(), 1);
+    QVERIFY(!session()->task());
+    QVERIFY(!find<QPushButton>("startButton")->isEnabled());
+
+    m_window->openFile(moved); // attached to the model
+    QVERIFY(session()->task());
+    QCOMPARE(session()->trainedSteps(), int64_t(40));
+    QCOMPARE(find<QSpinBox>("trainingSizeSpinBox")->value(), 64);
+    auto* start = find<QPushButton>("startButton");
+    QVERIFY(start->isEnabled());
+    QCOMPARE(start->text(), QString("&Continue"));
+    QCOMPARE(find<QProgressBar>("progressBar")->maximum(), 40);
 }
 
 QTEST_MAIN(TestStudioState)
