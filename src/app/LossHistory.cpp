@@ -76,12 +76,18 @@ void LossHistory::addEvaluation(int64_t step, double valLoss, double metric)
 void LossHistory::load(const std::vector<HistoryPoint>& history)
 {
     clear();
+    int64_t previous = 0; // the last step of the previous row
     for (const HistoryPoint& h : history) {
         // A bucket of evaluations is drawn at the middle of its steps.
         const int64_t first = h.count > 1 && h.firstStep >= 0 ? h.firstStep : h.step;
         const int64_t step = first + (h.step - first) / 2;
-        addTrainLoss(step, h.trainLoss, h.lr);
+        // A row's training loss is the mean of the steps since the previous row: drawn at their
+        // middle (a row a step, as the studio saves them, stays at its step), so a file with a
+        // row an epoch does not end in a mean that the next run's losses fall away from.
+        const int64_t since = std::min(first, previous + 1);
+        addTrainLoss(since + (h.step - since) / 2, h.trainLoss, h.lr);
         addEvaluation(step, h.valLoss, h.metric);
+        previous = h.step;
     }
 }
 

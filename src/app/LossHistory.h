@@ -30,7 +30,8 @@ public:
     // An evaluation: validation loss and task metric (NaN when absent).
     void addEvaluation(int64_t step, double valLoss, double metric);
     // A model's saved history: training loss, learning rate, validation loss and metric per
-    // recorded evaluation (a bucket of a long run's evaluations at the middle of its steps).
+    // recorded row (a bucket of a long run's evaluations at the middle of its steps; a row's
+    // training loss, the mean since the previous row, at the middle of those steps).
     void load(const std::vector<HistoryPoint>& history);
     // Forgets everything after step (a run that went back to the weights of that step).
     void truncateAfter(int64_t step);

@@ -8,8 +8,10 @@
 // is opened after it (a model opened without its data).
 #include "Dialogs.h"
 #include "ImageOutputPage.h"
+#include "LossHistory.h"
 #include "MainWindow.h"
 #include "Session.h"
+#include "TrainingHistory.h"
 
 #include <QAction>
 #include <QApplication>
@@ -53,6 +55,7 @@ private slots:
     void reopenedModelShowsWhatItTrainedWith();
     void reopenedModelContinuesItsCurve();
     void dataAttachedLaterShowsTheModelsState();
+    void anOlderFilesRowsAreDrawnAtTheirMiddle();
 
 private:
     template <typename T> T* find(const QString& name) const
@@ -330,6 +333,30 @@ void TestStudioState::dataAttachedLaterShowsTheModelsState()
     QVERIFY(start->isEnabled());
     QCOMPARE(start->text(), QString("&Continue"));
     QCOMPARE(find<QProgressBar>("progressBar")->maximum(), 40);
+}
+
+// Item 4, files saved before the studio kept a row a step: the camera model had rows at
+// steps 512 (an evaluation) and 752 (the end), each the mean loss since the row before. Drawn
+// at their steps, the chart ended in a mean over 240 steps and Continue's first losses fell off
+// a cliff below it; drawn at the middle of the steps they cover, the curve leads into them.
+void TestStudioState::anOlderFilesRowsAreDrawnAtTheirMiddle()
+{
+    il::HistoryPoint evaluation, end;
+    evaluation.step = 512;
+    evaluation.trainLoss = 0.02;
+    evaluation.metric = 30;
+    end.step = 752;
+    end.trainLoss = 0.004;
+    end.metric = 35;
+    LossHistory history;
+    history.load({evaluation, end});
+    const QList<QPointF> train = history.train(100);
+    QCOMPARE(train.size(), 2);
+    QCOMPARE(train[0], QPointF(256, 0.02)); // steps 1-512
+    QCOMPARE(train[1], QPointF(632, 0.004)); // steps 513-752
+    const QList<QPointF> metric = history.metric(100); // measured at its step
+    QCOMPARE(metric.size(), 2);
+    QCOMPARE(metric[1], QPointF(752, 35));
 }
 
 QTEST_MAIN(TestStudioState)
