@@ -363,7 +363,8 @@ void MainWindow::updateStartText()
         tip = "Continue training the model from step " + steps + ", with the weights it has.";
         if (m_session->budgetSpent())
             tip += " The planned steps are done: it trains for as many again (the budget in "
-                   "the Training panel grows).";
+                   "the Training panel grows; a cosine schedule then starts from a higher rate "
+                   "again).";
     }
     m_ui->actionStart->setText(text);
     m_ui->actionStart->setToolTip(tip);

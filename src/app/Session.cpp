@@ -457,9 +457,15 @@ void Session::extendSpentBudget()
     if (m_config.epochs > 0) m_config.epochs = (target + perEpoch - 1) / perEpoch;
     if (m_config.steps > 0) m_config.steps = target;
     const QLocale l;
-    emit message(QString("The planned %1 steps were done: training on to %2 steps.")
-                     .arg(l.toString(static_cast<qlonglong>(planned)),
-                          l.toString(static_cast<qlonglong>(plannedSteps()))));
+    QString text = QString("The planned %1 steps were done: training on to %2 steps.")
+                       .arg(l.toString(static_cast<qlonglong>(planned)),
+                            l.toString(static_cast<qlonglong>(plannedSteps())));
+    // Cosine annealing spreads over the whole budget: at the old end of it the rate is back
+    // at half its peak, and the loss jumps before it falls below where it was.
+    if (m_config.schedule.kind == ScheduleKind::Cosine)
+        text += " The cosine schedule now spans them all, so the learning rate rises again first "
+                "(the loss too, for a while).";
+    emit message(text);
     emit configChanged();
 }
 
