@@ -57,11 +57,11 @@ private:
     std::unique_ptr<Ui::ImageOutputPage> m_ui;
     Session* m_session = nullptr;
     bool m_rendering = false;
-    QImage m_original; // the training image, as the task prepared it
-    int64_t m_shownStep = -1;  // the step of the picture shown (-1: none)
-    int64_t m_renderStep = 0;  // the weights' step when the render shown was asked for
-    QString m_rendered;        // "512×512" while a render is shown
-    bool m_running = false;    // a run is on (training or paused)
+    QImage m_original;        // the training image, as the task prepared it
+    int64_t m_shownStep = -1; // the step of the picture shown (-1: none)
+    int64_t m_renderStep = 0; // the weights' step when the render shown was asked for
+    QString m_rendered;       // "512×512" while a render is shown
+    bool m_running = false;   // a run is on (training or paused)
 };
 
 } // namespace il::app

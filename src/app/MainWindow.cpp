@@ -404,8 +404,8 @@ void MainWindow::updateRunBar()
         const int64_t trained = m_session->trainedSteps();
         showProgress(trained, std::max(m_session->plannedSteps(), trained));
         m_ui->rateLabel->setText(
-            trained > 0 ? "Trained " + QLocale().toString(static_cast<qlonglong>(trained)) +
-                              " steps"
+            trained > 0
+                ? "Trained " + QLocale().toString(static_cast<qlonglong>(trained)) + " steps"
             : m_session->task() ? "Ready"
                                 : "Open data to begin");
     }

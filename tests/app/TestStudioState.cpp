@@ -165,7 +165,7 @@ void TestStudioState::reopen(const QString& path)
     QSignalSpy opened(session(), &Session::modelOpened);
     m_window->openFile(path);
     QTRY_COMPARE(opened.count(), 1);
-    QVERIFY(session()->task()); // its data (the bundled sample) was found
+    QVERIFY(session()->task());                   // its data (the bundled sample) was found
     QTRY_VERIFY(!session()->snapshots().empty()); // the first look at what it learned
 }
 
@@ -352,8 +352,8 @@ void TestStudioState::anOlderFilesRowsAreDrawnAtTheirMiddle()
     history.load({evaluation, end});
     const QList<QPointF> train = history.train(100);
     QCOMPARE(train.size(), 2);
-    QCOMPARE(train[0], QPointF(256, 0.02)); // steps 1-512
-    QCOMPARE(train[1], QPointF(632, 0.004)); // steps 513-752
+    QCOMPARE(train[0], QPointF(256, 0.02));            // steps 1-512
+    QCOMPARE(train[1], QPointF(632, 0.004));           // steps 513-752
     const QList<QPointF> metric = history.metric(100); // measured at its step
     QCOMPARE(metric.size(), 2);
     QCOMPARE(metric[1], QPointF(752, 35));
