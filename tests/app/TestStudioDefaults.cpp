@@ -5,8 +5,8 @@
 // normalised scale of the loss, the loss chart says which scale it is on, and the metric chart
 // draws the validation RMSE in the file's units over the run.
 #include "ChartsPanel.h"
-#include "MainWindow.h"
 #include "Session.h"
+#include "StudioTestCase.h"
 
 #include <QAction>
 #include <QChart>
@@ -23,10 +23,9 @@
 #include <QTest>
 
 using namespace il::app;
+using namespace studiotest;
 
 namespace {
-
-constexpr int kTrainingWait = 120000; // ms: a short run on a loaded 2-core machine
 
 // The number after `label` in text ("RMSE 55.807" -> 55.807); NaN if absent.
 double numberAfter(const QString& text, const QString& label)
@@ -38,7 +37,7 @@ double numberAfter(const QString& text, const QString& label)
 
 } // namespace
 
-class TestStudioDefaults : public QObject {
+class TestStudioDefaults : public StudioTestCase {
     Q_OBJECT
 
 private slots:
@@ -50,36 +49,16 @@ private slots:
     void imageLossChartSaysWhyItMayClimb();
     void regressionShowsBothScalesNamed();
     void regressionMetricChartDrawsRmseInFileUnits();
-
-private:
-    template <typename T> T* find(const QString& name) const
-    {
-        T* w = m_window->findChild<T*>(name);
-        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return w;
-    }
-    Session* session() const { return m_window->session(); }
-    void openSample(const QString& baseName);
-    // Trains `steps` steps from the run button and waits for the end and its evaluation.
-    void train(int steps);
-
-    MainWindow* m_window = nullptr;
 };
 
 void TestStudioDefaults::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("IronLearnTests");
-    QCoreApplication::setApplicationName("testStudioDefaults");
-    QSettings().clear();
+    isolateSettings("testStudioDefaults");
 }
 
 void TestStudioDefaults::init()
 {
-    m_window = new MainWindow;
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    newWindow();
 }
 
 void TestStudioDefaults::cleanup()
@@ -88,24 +67,6 @@ void TestStudioDefaults::cleanup()
     QTRY_VERIFY(session()->runState() == Session::RunState::Idle);
     delete m_window; // not closed: nothing asks to save
     m_window = nullptr;
-}
-
-void TestStudioDefaults::openSample(const QString& baseName)
-{
-    find<QAction>("actionSample_" + baseName)->trigger();
-    QVERIFY(session()->task());
-}
-
-void TestStudioDefaults::train(int steps)
-{
-    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
-    find<QSpinBox>("budgetSpinBox")->setValue(steps);
-    QSignalSpy finished(session(), &Session::trainingFinished);
-    QSignalSpy evaluated(session(), &Session::evaluated);
-    find<QPushButton>("startButton")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTrainingWait);
-    QVERIFY(!finished.first().first().value<TrainingOutcome>().failed);
-    QTRY_VERIFY_WITH_TIMEOUT(evaluated.count() >= 1, kTrainingWait);
 }
 
 // Item 6: the camera (512x512) trains at 256 px in the studio, the size box says so, and the
@@ -117,7 +78,8 @@ void TestStudioDefaults::imageSampleOpensAtTheStudioTrainingSize()
     QCOMPARE(Session::kDefaultImageTrainingSize, 256);
     QCOMPARE(session()->imageTrainingSize(), QSize(256, 256));
     QCOMPARE(find<QSpinBox>("trainingSizeSpinBox")->value(), 256);
-    QVERIFY2(session()->spec().contains(":1.203"), qPrintable(session()->spec())); // (256/16)^(1/15)
+    QVERIFY2(session()->spec().contains(":1.203"),
+             qPrintable(session()->spec()));            // (256/16)^(1/15)
     QCOMPARE(session()->plannedSteps(), int64_t(3008)); // 188 epochs of 16 batches of 4096
     // The user's own choice still holds: 512 reopens the picture at 512 px.
     auto* size = find<QSpinBox>("trainingSizeSpinBox");
@@ -150,7 +112,7 @@ void TestStudioDefaults::regressionShowsBothScalesNamed()
     QVERIFY2(lossTitle->text().contains("standardised targets") &&
                  lossTitle->text().contains("not the file's units"),
              qPrintable(lossTitle->text()));
-    train(48);
+    train(48, true);
     const QString headline = find<QLabel>("metricsLabel")->text();
     QVERIFY2(headline.contains("in progression's units: MSE"), qPrintable(headline));
     const double mse = numberAfter(headline, "units: MSE");
@@ -172,9 +134,8 @@ void TestStudioDefaults::regressionMetricChartDrawsRmseInFileUnits()
 {
     openSample("diabetes");
     auto* metricView = find<QChartView>("metricChartView");
-    QCOMPARE(metricView->chart()->title(),
-             QString("Validation RMSE in progression's units"));
-    train(48);
+    QCOMPARE(metricView->chart()->title(), QString("Validation RMSE in progression's units"));
+    train(48, true);
     auto* charts = m_window->findChild<ChartsPanel*>();
     QVERIFY(charts);
     QTRY_VERIFY(charts->metricPoints().size() >= 2);

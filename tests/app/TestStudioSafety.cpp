@@ -4,9 +4,7 @@
 // when Start would not continue the trained weights. The Save / Discard / Cancel box is the
 // real modal QMessageBox, found through QApplication::activeModalWidget() and clicked
 // (BoxAnswerer); only the file name of a save comes through Dialogs::setNextFileName.
-#include "Dialogs.h"
-#include "MainWindow.h"
-#include "Session.h"
+#include "StudioTestCase.h"
 
 #include <QAction>
 #include <QApplication>
@@ -25,10 +23,10 @@
 #include <QTimer>
 
 using namespace il::app;
+using namespace studiotest;
 
 namespace {
 
-constexpr int kTrainingWait = 120000; // ms: a short run on a loaded 2-core machine
 const QString kIrisSpec = "dense:32,tanh,dense:32,tanh,dense"; // iris's first preset
 
 // Answers every modal QMessageBox that opens while it lives by clicking `button`, and counts
@@ -64,7 +62,7 @@ private:
 
 } // namespace
 
-class TestStudioSafety : public QObject {
+class TestStudioSafety : public StudioTestCase {
     Q_OBJECT
 
 private slots:
@@ -79,39 +77,20 @@ private slots:
     void runButtonSaysStartNewModelAfterAStackEdit();
 
 private:
-    template <typename T> T* find(const QString& name) const
-    {
-        T* w = m_window->findChild<T*>(name);
-        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return w;
-    }
-    Session* session() const { return m_window->session(); }
-    void openSample(const QString& baseName);
-    // Trains `steps` steps from the run button (Start or Continue) and waits for the end.
-    void train(int steps);
     void setSpec(const QString& spec);
-    // Save As through the File menu, the file name answered.
-    void saveAs(const QString& path);
 
     QTemporaryDir m_dir;
-    MainWindow* m_window = nullptr;
 };
 
 void TestStudioSafety::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("IronLearnTests");
-    QCoreApplication::setApplicationName("testStudioSafety");
-    QSettings().clear();
+    isolateSettings("testStudioSafety");
     QVERIFY(m_dir.isValid());
 }
 
 void TestStudioSafety::init()
 {
-    m_window = new MainWindow;
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    newWindow();
 }
 
 void TestStudioSafety::cleanup()
@@ -125,36 +104,12 @@ void TestStudioSafety::cleanup()
     m_window = nullptr;
 }
 
-void TestStudioSafety::openSample(const QString& baseName)
-{
-    find<QAction>("actionSample_" + baseName)->trigger();
-    QVERIFY(session()->task());
-}
-
-void TestStudioSafety::train(int steps)
-{
-    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
-    find<QSpinBox>("budgetSpinBox")->setValue(steps);
-    QSignalSpy finished(session(), &Session::trainingFinished);
-    find<QPushButton>("startButton")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTrainingWait);
-    QVERIFY(!finished.first().first().value<TrainingOutcome>().failed);
-}
-
 void TestStudioSafety::setSpec(const QString& spec)
 {
     auto* edit = find<QLineEdit>("specLineEdit");
     edit->setText(spec);
     emit edit->returnPressed();
     QCOMPARE(session()->spec(), spec);
-}
-
-void TestStudioSafety::saveAs(const QString& path)
-{
-    QSignalSpy saved(session(), &Session::modelSaved);
-    Dialogs::setNextFileName(path);
-    find<QAction>("actionSaveModelAs")->trigger();
-    QTRY_COMPARE(saved.count(), 1);
 }
 
 // Item 1: Samples > another sample after training asks; Cancel keeps the model and the data,

@@ -6,11 +6,10 @@
 // the curve the first window drew (no single epoch mean that drops to the next run's losses),
 // and the Data, Model and Training panels show what it was trained with; the same when its data
 // is opened after it (a model opened without its data).
-#include "Dialogs.h"
 #include "ImageOutputPage.h"
 #include "LossHistory.h"
-#include "MainWindow.h"
 #include "Session.h"
+#include "StudioTestCase.h"
 #include "TrainingHistory.h"
 
 #include <QAction>
@@ -33,16 +32,16 @@
 #include <QTimer>
 
 using namespace il::app;
+using namespace studiotest;
 
 namespace {
 
-constexpr int kTrainingWait = 120000; // ms: a short run on a loaded 2-core machine
 // A small SIREN on the camera at 64 px: each step is cheap.
 const QString kSmallImageSpec = "dense:32,sine:30,dense:32,sine:30,dense";
 
 } // namespace
 
-class TestStudioState : public QObject {
+class TestStudioState : public StudioTestCase {
     Q_OBJECT
 
 private slots:
@@ -58,37 +57,19 @@ private slots:
     void anOlderFilesRowsAreDrawnAtTheirMiddle();
 
 private:
-    template <typename T> T* find(const QString& name) const
-    {
-        T* w = m_window->findChild<T*>(name);
-        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return w;
-    }
-    Session* session() const { return m_window->session(); }
-    void newWindow();
-    void closeWindow();
     // The camera sample at 64 px with a small SIREN.
     void openSmallImage();
-    // Sets a budget of `steps` steps (0: keep the budget), clicks the run button (Start or
-    // Continue) and waits for the end of the run.
-    void train(int steps);
-    // Saves through File > Save As, the file name answered.
-    void saveAs(const QString& path);
     // Opens a model in a new window, as the studio started with the file does.
     void reopen(const QString& path);
     QString stepLabel() const { return find<QLabel>("timelineStepLabel")->text(); }
     bool live() const { return find<QCheckBox>("livePreviewCheckBox")->isChecked(); }
 
     QTemporaryDir m_dir;
-    MainWindow* m_window = nullptr;
 };
 
 void TestStudioState::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("IronLearnTests");
-    QCoreApplication::setApplicationName("testStudioState");
-    QSettings().clear();
+    isolateSettings("testStudioState");
     QVERIFY(m_dir.isValid());
 }
 
@@ -100,28 +81,6 @@ void TestStudioState::init()
 void TestStudioState::cleanup()
 {
     closeWindow();
-}
-
-void TestStudioState::newWindow()
-{
-    m_window = new MainWindow;
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
-}
-
-void TestStudioState::closeWindow()
-{
-    if (!m_window) return;
-    session()->stop();
-    // Unsaved training asks Save / Discard / Cancel; the tests that leave some discard it.
-    QTimer::singleShot(0, m_window, [] {
-        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
-            box->button(QMessageBox::Discard)->click();
-    });
-    m_window->close();
-    delete m_window;
-    m_window = nullptr;
 }
 
 void TestStudioState::openSmallImage()
@@ -136,26 +95,6 @@ void TestStudioState::openSmallImage()
     spec->setText(kSmallImageSpec);
     emit spec->returnPressed();
     QCOMPARE(session()->spec(), kSmallImageSpec);
-}
-
-void TestStudioState::train(int steps)
-{
-    if (steps > 0) {
-        find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
-        find<QSpinBox>("budgetSpinBox")->setValue(steps);
-    }
-    QSignalSpy finished(session(), &Session::trainingFinished);
-    find<QPushButton>("startButton")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTrainingWait);
-    QVERIFY(!finished.first().first().value<TrainingOutcome>().failed);
-}
-
-void TestStudioState::saveAs(const QString& path)
-{
-    QSignalSpy saved(session(), &Session::modelSaved);
-    Dialogs::setNextFileName(path);
-    find<QAction>("actionSaveModelAs")->trigger();
-    QTRY_COMPARE(saved.count(), 1);
 }
 
 void TestStudioState::reopen(const QString& path)

@@ -1,0 +1,108 @@
+// What the studio's test classes share: the real MainWindow, shown offscreen, its widgets found
+// by object name, samples opened through their menu actions, short runs from the run button, and
+// saves through File > Save As. The helpers check with QVERIFY / QTRY_*, so a failure inside
+// one fails the test function that called it.
+#pragma once
+
+#include "Dialogs.h"
+#include "MainWindow.h"
+#include "Session.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTimer>
+
+namespace studiotest {
+
+// Generous: a short run on a loaded 2-core machine (CI runs two tests at once). A passing test
+// never waits this long.
+inline constexpr int kTrainingWait = 120000; // ms
+
+class StudioTestCase : public QObject {
+protected:
+    // For initTestCase: settings of this executable's own, empty, in QStandardPaths' test mode.
+    static void isolateSettings(const char* applicationName)
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("IronLearnTests");
+        QCoreApplication::setApplicationName(applicationName);
+        QSettings().clear();
+    }
+
+    // A new window at 1280x800, shown and exposed.
+    void newWindow()
+    {
+        m_window = new il::app::MainWindow;
+        m_window->resize(1280, 800);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    }
+
+    // Stops a run, closes the window (unsaved training is discarded when the window asks)
+    // and deletes it.
+    void closeWindow()
+    {
+        if (!m_window) return;
+        session()->stop();
+        QTimer::singleShot(0, m_window, [] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+                box->button(QMessageBox::Discard)->click();
+        });
+        m_window->close();
+        delete m_window;
+        m_window = nullptr;
+    }
+
+    // The widget or action of this name; a renamed one ends the test loudly.
+    template <typename T> T* find(const QString& name) const
+    {
+        T* w = m_window->findChild<T*>(name);
+        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
+        return w;
+    }
+    il::app::Session* session() const { return m_window->session(); }
+
+    void openSample(const QString& baseName)
+    {
+        find<QAction>("actionSample_" + baseName)->trigger();
+        QVERIFY(session()->task());
+    }
+
+    // Sets a budget of `steps` steps (0: keeps the budget), clicks the run button (Start or
+    // Continue) and waits for the end of the run, and for its evaluation when asked to.
+    void train(int steps, bool waitForEvaluation = false)
+    {
+        if (steps > 0) {
+            find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
+            find<QSpinBox>("budgetSpinBox")->setValue(steps);
+        }
+        QSignalSpy finished(session(), &il::app::Session::trainingFinished);
+        QSignalSpy evaluated(session(), &il::app::Session::evaluated);
+        find<QPushButton>("startButton")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTrainingWait);
+        QVERIFY(!finished.first().first().value<il::app::TrainingOutcome>().failed);
+        if (waitForEvaluation) QTRY_VERIFY_WITH_TIMEOUT(evaluated.count() >= 1, kTrainingWait);
+    }
+
+    // File > Save As, the file name answered; waits until the worker wrote it.
+    void saveAs(const QString& path)
+    {
+        QSignalSpy saved(session(), &il::app::Session::modelSaved);
+        il::app::Dialogs::setNextFileName(path);
+        find<QAction>("actionSaveModelAs")->trigger();
+        QTRY_COMPARE(saved.count(), 1);
+    }
+
+    il::app::MainWindow* m_window = nullptr;
+};
+
+} // namespace studiotest
