@@ -68,6 +68,8 @@ void DatasetPanel::setSession(Session* session)
     });
     connect(session, &Session::datasetFailed, this,
             [this](const QString& error) { showError(error); });
+    // A model that opened (with its data or without) answers an earlier failure to open.
+    connect(session, &Session::modelOpened, this, &DatasetPanel::clearError);
     connect(session, &Session::modelChanged, this, [this] {
         if (!m_session->task()) refresh();
         updateEnabled();

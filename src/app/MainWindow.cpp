@@ -4,6 +4,8 @@
 #include "Dialogs.h"
 #include "Duration.h"
 #include "ImageOutputPage.h"
+#include "LayerStackModel.h"
+#include "ModelPanel.h"
 #include "RaceWindow.h"
 #include "Session.h"
 #include "StudioSettings.h"
@@ -124,6 +126,7 @@ void MainWindow::connectSession()
     connect(m_session, &Session::historyReset, this, &MainWindow::updateRunBar);
     // A stack or seed edit decides whether Start continues the trained weights.
     connect(m_session, &Session::specChanged, this, &MainWindow::updateRunBar);
+    connect(m_session, &Session::specChanged, this, &MainWindow::clearStackFailure);
     connect(m_session, &Session::configChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::datasetOpened, this, [this] {
         updateRunBar(); // data attached to a model opened without it: Continue, its budget
@@ -454,6 +457,8 @@ void MainWindow::onFinished(const TrainingOutcome& outcome)
                                               ? "The GPU is unavailable"
                                               : "Stopped: see the status bar"));
         statusBar()->showMessage(outcome.message);
+        // Start refused an invalid stack: the message holds until the stack is fixed.
+        if (!m_ui->modelPanel->stackModel()->isValid()) m_stackFailure = outcome.message;
         if (gpuFailed || outcome.deviceUnavailable) showDeviceFailure(outcome);
         return;
     }
@@ -461,6 +466,15 @@ void MainWindow::onFinished(const TrainingOutcome& outcome)
     QString message = outcome.message;
     if (!message.isEmpty()) message[0] = message[0].toUpper();
     statusBar()->showMessage(message, 20000);
+}
+
+void MainWindow::clearStackFailure()
+{
+    if (m_stackFailure.isEmpty() || !m_ui->modelPanel->stackModel()->isValid()) return;
+    if (statusBar()->currentMessage() == m_stackFailure) statusBar()->clearMessage();
+    m_stackFailure.clear();
+    if (m_session->runState() == Session::RunState::Idle)
+        m_ui->rateLabel->setText(m_session->task() ? "Ready" : "Open data to begin");
 }
 
 QString MainWindow::cudaLine() const

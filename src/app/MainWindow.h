@@ -74,6 +74,9 @@ private:
     void updateTitle();
     void onProgress(const TrainingUpdate& update);
     void onFinished(const TrainingOutcome& outcome);
+    // Once the stack is valid again, "Fix the layer stack first" leaves the status bar and the
+    // run bar.
+    void clearStackFailure();
     void readSettings();
     void writeSettings();
     // The device of the next run in the status bar, with why CUDA is unavailable in its tooltip.
@@ -91,6 +94,7 @@ private:
     // Closing with a save: the window waits for the worker's modelSaved, then closes.
     enum class Closing { No, Saving, Saved };
     Closing m_closing = Closing::No;
+    QString m_stackFailure; // the status bar's message since Start refused an invalid stack
 };
 
 } // namespace il::app

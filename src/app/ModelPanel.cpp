@@ -152,6 +152,9 @@ void ModelPanel::setSession(Session* session)
     m_session = session;
     connect(session, &Session::modelChanged, this, &ModelPanel::reload);
     connect(session, &Session::runStateChanged, this, &ModelPanel::updateEnabled);
+    // Start builds the edited stack afresh, and Reset weights leaves nothing trained: either way
+    // (both reset the history) the stack no longer differs from a trained model.
+    connect(session, &Session::historyReset, this, &ModelPanel::updateNote);
     reload();
 }
 
@@ -192,14 +195,18 @@ void ModelPanel::stackChanged()
                 : QString("Open data to see sizes and parameter counts."));
     }
     if (m_session && !m_loading) m_session->setSpec(spec, m_model->errorString());
-    if (m_session) {
-        const bool fresh = m_session->trainedSteps() > 0 && m_session->needsNewModel();
-        m_ui->noteLabel->setText(fresh ? "The stack differs from the trained model: Start begins "
-                                         "a new model from fresh weights."
-                                       : QString());
-        m_ui->noteLabel->setVisible(fresh);
-    }
+    updateNote();
     updateEnabled();
+}
+
+void ModelPanel::updateNote()
+{
+    if (!m_session) return;
+    const bool fresh = m_session->trainedSteps() > 0 && m_session->needsNewModel();
+    m_ui->noteLabel->setText(fresh ? "The stack differs from the trained model: Start begins "
+                                     "a new model from fresh weights."
+                                   : QString());
+    m_ui->noteLabel->setVisible(fresh);
 }
 
 void ModelPanel::updateEnabled()

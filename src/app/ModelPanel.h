@@ -32,6 +32,7 @@ public:
 private:
     void reload();
     void stackChanged();
+    void updateNote(); // "the stack differs from the trained model", while it does
     void updateEnabled();
     int currentRow() const;
     void selectRow(int row);

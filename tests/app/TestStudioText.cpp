@@ -1,0 +1,193 @@
+// Text that tells the truth: the real MainWindow, offscreen, driven by object names. A message
+// leaves the moment its cause goes ("Fix the layer stack first", "Could not open the data",
+// "The stack differs from the trained model"); counts read "1 feature", not "1 features"; the
+// preset box names the preset the stack is; Ctrl+1/2/3 switch the setup tabs.
+#include "Dialogs.h"
+#include "MainWindow.h"
+#include "Session.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QFrame>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace il::app;
+
+namespace {
+constexpr int kTrainingWait = 120000; // ms: a short run on a loaded 2-core machine
+} // namespace
+
+class TestStudioText : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void stackFailureLeavesOnceTheStackIsValid();
+    void stackDiffersNoteLeavesOnceTheEditedStackIsTrained();
+    void dataErrorLeavesWhenAModelOpens();
+
+private:
+    template <typename T> T* find(const QString& name) const
+    {
+        T* w = m_window->findChild<T*>(name);
+        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
+        return w;
+    }
+    Session* session() const { return m_window->session(); }
+    void openSample(const QString& baseName);
+    // Trains `steps` steps from the run button and waits for the end; `failed` as expected.
+    void train(int steps, bool failed = false);
+    void setSpec(const QString& spec);
+    void saveAs(const QString& path);
+
+    QTemporaryDir m_dir;
+    MainWindow* m_window = nullptr;
+};
+
+void TestStudioText::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("IronLearnTests");
+    QCoreApplication::setApplicationName("testStudioText");
+    QSettings().clear();
+    QVERIFY(m_dir.isValid());
+}
+
+void TestStudioText::init()
+{
+    m_window = new MainWindow;
+    m_window->resize(1280, 800);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+}
+
+void TestStudioText::cleanup()
+{
+    session()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(session()->runState() == Session::RunState::Idle, kTrainingWait);
+    delete m_window; // the tests save what they train: closing asks nothing
+    m_window = nullptr;
+}
+
+void TestStudioText::openSample(const QString& baseName)
+{
+    find<QAction>("actionSample_" + baseName)->trigger();
+    QVERIFY(session()->task());
+}
+
+void TestStudioText::train(int steps, bool failed)
+{
+    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
+    find<QSpinBox>("budgetSpinBox")->setValue(steps);
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTrainingWait);
+    QCOMPARE(finished.first().first().value<TrainingOutcome>().failed, failed);
+}
+
+void TestStudioText::setSpec(const QString& spec)
+{
+    auto* edit = find<QLineEdit>("specLineEdit");
+    edit->setText(spec);
+    emit edit->returnPressed();
+    QCOMPARE(session()->spec(), spec);
+}
+
+void TestStudioText::saveAs(const QString& path)
+{
+    QSignalSpy saved(session(), &Session::modelSaved);
+    Dialogs::setNextFileName(path);
+    find<QAction>("actionSaveModelAs")->trigger();
+    QTRY_COMPARE(saved.count(), 1);
+}
+
+// Item 7: Start with a stack that cannot be built says "Fix the layer stack first" in the status
+// bar and "Stopped" in the run bar; a valid stack takes both away.
+void TestStudioText::stackFailureLeavesOnceTheStackIsValid()
+{
+    openSample("xor");
+    setSpec("dense:20000,tanh,dense:20000,tanh,dense"); // 400 million parameters
+    QVERIFY(!find<QLabel>("stackErrorLabel")->isHidden());
+    train(10, true);
+    auto* rate = find<QLabel>("rateLabel");
+    QVERIFY2(m_window->statusBar()->currentMessage().startsWith("Fix the layer stack first"),
+             qPrintable(m_window->statusBar()->currentMessage()));
+    QVERIFY2(rate->text().contains("Stopped"), qPrintable(rate->text()));
+
+    setSpec("dense:20000,tanh,dense:10000,tanh,dense"); // still too big: the message stays
+    QVERIFY(m_window->statusBar()->currentMessage().startsWith("Fix the layer stack first"));
+    setSpec("dense:8,tanh,dense");
+    QVERIFY(find<QLabel>("stackErrorLabel")->isHidden());
+    QCOMPARE(m_window->statusBar()->currentMessage(), QString());
+    QCOMPARE(rate->text(), QString("Ready"));
+}
+
+// Item 7: "The stack differs from the trained model" while it does: gone when the stack is back
+// to the trained one, and gone once a new model was trained on the edited stack.
+void TestStudioText::stackDiffersNoteLeavesOnceTheEditedStackIsTrained()
+{
+    openSample("xor");
+    const QString trained = session()->spec();
+    train(20);
+    saveAs(m_dir.filePath("xor-note.safetensors")); // nothing unsaved: Start asks nothing
+    auto* note = find<QLabel>("noteLabel");
+    QVERIFY(note->isHidden());
+    setSpec("dense:6,tanh,dense");
+    QVERIFY(!note->isHidden());
+    QVERIFY(note->text().contains("differs from the trained model"));
+    setSpec(trained);
+    QVERIFY(note->isHidden());
+    setSpec("dense:6,tanh,dense");
+    QVERIFY(!note->isHidden());
+
+    train(20); // a new model on the edited stack
+    QCOMPARE(session()->trainedSteps(), int64_t(20));
+    QVERIFY2(note->isHidden(), qPrintable(note->text()));
+}
+
+// Item 7: "Could not open the data" leaves when a model opens, here one whose data is gone (the
+// model opens alone, so no data opens to clear the message).
+void TestStudioText::dataErrorLeavesWhenAModelOpens()
+{
+    const QString csv = m_dir.filePath("xor-copy.csv");
+    QVERIFY(QFile::copy(":/samples/xor.csv", csv));
+    QFile::setPermissions(csv, QFile::ReadOwner | QFile::WriteOwner);
+    QVERIFY(m_window->openFile(csv));
+    train(10);
+    const QString model = m_dir.filePath("xor-alone.safetensors");
+    saveAs(model);
+    QVERIFY(QFile::remove(csv));
+
+    const QString bad = m_dir.filePath("broken.csv");
+    {
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("a,b\n1,2,3\nx\n");
+    }
+    QVERIFY(!m_window->openFile(bad));
+    auto* frame = find<QFrame>("errorFrame");
+    QVERIFY(!frame->isHidden());
+    QVERIFY(find<QLabel>("errorLabel")->text().contains("Could not open the data"));
+
+    QSignalSpy opened(session(), &Session::modelOpened);
+    QVERIFY(m_window->openFile(model));
+    QTRY_COMPARE(opened.count(), 1);
+    QVERIFY(!session()->task()); // opened without its data
+    QVERIFY(frame->isHidden());
+}
+
+QTEST_MAIN(TestStudioText)
+#include "TestStudioText.moc"
