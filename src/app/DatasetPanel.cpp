@@ -1,6 +1,7 @@
 #include "DatasetPanel.h"
 #include "ui_DatasetPanel.h"
 
+#include "Counting.h"
 #include "CsvPreviewModel.h"
 #include "ImageTask.h"
 #include "NamesTask.h"
@@ -21,8 +22,7 @@ enum Page { EmptyPage, TablePage, ImagePage, NamesPage };
 
 QString plural(qint64 n, const QString& word)
 {
-    const QString many = word.endsWith('s') ? word + "es" : word + "s";
-    return QLocale().toString(n) + " " + (n == 1 ? word : many);
+    return tasks::countOf(n, word, QLocale());
 }
 
 } // namespace

@@ -46,6 +46,14 @@ void normaliseLayerRows(LayerRows& rows)
     }
 }
 
+QString canonicalSpec(const QString& spec)
+{
+    LayerRows rows;
+    if (!parseLayerRows(spec, rows, nullptr)) return spec;
+    normaliseLayerRows(rows);
+    return formatLayerRows(rows);
+}
+
 int argumentIndex(const LayerRow& row, EditorColumn column)
 {
     for (size_t k = 0; k < row.type->args.size(); ++k)

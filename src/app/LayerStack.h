@@ -32,6 +32,9 @@ QString formatLayerRows(const LayerRows& rows);
 // Keeps the invariants after an edit: the output layer takes the data's width (0) and every
 // other layer whose width the data could supply has one.
 void normaliseLayerRows(LayerRows& rows);
+// The spec as the Model panel writes it (parsed, normalised, written back), so two spellings of
+// one stack compare equal; a spec that does not parse comes back as it is.
+QString canonicalSpec(const QString& spec);
 // The argument of the row's type that the editor shows in a column, or -1.
 int argumentIndex(const LayerRow& row, il::EditorColumn column);
 

@@ -1,6 +1,7 @@
 #include "ModelPanel.h"
 #include "ui_ModelPanel.h"
 
+#include "Counting.h"
 #include "LayerStackModel.h"
 #include "Session.h"
 
@@ -165,7 +166,6 @@ void ModelPanel::reload()
     if (const auto task = m_session->task()) {
         for (const QString& name : task->presets())
             m_ui->presetComboBox->addItem(name + "  —  " + task->presetSpec(name), name);
-        m_ui->presetComboBox->setCurrentIndex(-1);
         m_ui->presetComboBox->setPlaceholderText("Choose a preset…");
     }
     m_model->setDataShape(m_session->inputWidth(), m_session->outputWidth(), m_session->vocab());
@@ -188,15 +188,28 @@ void ModelPanel::stackChanged()
         m_ui->stackErrorLabel->hide();
         m_ui->totalLabel->setText(
             haveData
-                ? QString("<b>%1</b> trainable parameters · %2 inputs → %3 outputs")
-                      .arg(QLocale().toString(static_cast<qlonglong>(m_model->totalParameters())))
-                      .arg(m_session->inputWidth())
-                      .arg(m_session->outputWidth())
+                ? QString("<b>%1</b> trainable %2 · %3 → %4")
+                      .arg(QLocale().toString(static_cast<qlonglong>(m_model->totalParameters())),
+                           m_model->totalParameters() == 1 ? "parameter" : "parameters",
+                           tasks::countOf(m_session->inputWidth(), "input", QLocale()),
+                           tasks::countOf(m_session->outputWidth(), "output", QLocale()))
                 : QString("Open data to see sizes and parameter counts."));
     }
     if (m_session && !m_loading) m_session->setSpec(spec, m_model->errorString());
+    showPreset();
     updateNote();
     updateEnabled();
+}
+
+void ModelPanel::showPreset()
+{
+    const auto task = m_session ? m_session->task() : nullptr;
+    int index = -1;
+    const QString spec = m_model->spec();
+    for (int i = 0; task && i < m_ui->presetComboBox->count() && index < 0; ++i)
+        if (canonicalSpec(task->presetSpec(m_ui->presetComboBox->itemData(i).toString())) == spec)
+            index = i;
+    m_ui->presetComboBox->setCurrentIndex(index);
 }
 
 void ModelPanel::updateNote()

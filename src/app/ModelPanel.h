@@ -32,6 +32,8 @@ public:
 private:
     void reload();
     void stackChanged();
+    // The preset the stack is, by name in the preset box ("Choose a preset…" when none).
+    void showPreset();
     void updateNote(); // "the stack differs from the trained model", while it does
     void updateEnabled();
     int currentRow() const;

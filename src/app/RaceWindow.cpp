@@ -1,5 +1,6 @@
 #include "RaceWindow.h"
 
+#include "Counting.h"
 #include "RaceChart.h"
 #include "RaceRunner.h"
 #include "RaceTile.h"
@@ -162,10 +163,10 @@ void RaceWindow::onTick(const RaceTickUpdate& tick)
 {
     if (tick.index != m_running) return;
     RaceTile* tile = m_tiles[static_cast<size_t>(tick.index)];
-    tile->setCaption(QString("%1 s of %2 s · %3 steps%4")
+    tile->setCaption(QString("%1 s of %2 s · %3%4")
                          .arg(tick.elapsed, 0, 'f', 1)
                          .arg(m_seconds, 0, 'g', 4)
-                         .arg(tick.step)
+                         .arg(tasks::countOf(tick.step, "step"))
                          .arg(std::isfinite(tick.psnrEstimate)
                                   ? QString(" · ≈%1 dB").arg(tick.psnrEstimate, 0, 'f', 1)
                                   : QString()));
@@ -195,11 +196,12 @@ void RaceWindow::onPresetFinished(int index, const tasks::RaceEntry& entry)
     tile->setHighlighted(false);
     if (!entry.reconstruction.isNull()) tile->setImage(entry.reconstruction);
     const bool measured = std::isfinite(entry.psnr);
-    QString caption = measured ? QString("<b>%1</b> · SSIM %2 · %3 steps")
+    const QString steps = tasks::countOf(entry.steps, "step");
+    QString caption = measured ? QString("<b>%1</b> · SSIM %2 · %3")
                                      .arg(dB(entry.psnr))
                                      .arg(entry.ssim, 0, 'f', 3)
-                                     .arg(entry.steps)
-                               : QString("%1 steps, not measured").arg(entry.steps);
+                                     .arg(steps)
+                               : steps + ", not measured";
     if (entry.reason == StopReason::Cancelled)
         caption += QString("<br>stopped at %1 s").arg(entry.seconds, 0, 'f', 1);
     else if (entry.reason != StopReason::TimeBudget)

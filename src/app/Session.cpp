@@ -17,15 +17,6 @@ namespace {
 constexpr size_t kMaxSnapshots = 240;
 constexpr int kPreviewSide = 256;
 
-// The spec as the Model panel writes it, so two spellings of one stack compare equal.
-QString canonicalSpec(const QString& spec)
-{
-    LayerRows rows;
-    if (!parseLayerRows(spec, rows, nullptr)) return spec;
-    normaliseLayerRows(rows);
-    return formatLayerRows(rows);
-}
-
 bool readBytes(const QString& path, QByteArray& bytes, QString* error)
 {
     QFile file(path);

@@ -1,6 +1,7 @@
 #include "TrainingPanel.h"
 #include "ui_TrainingPanel.h"
 
+#include "Counting.h"
 #include "Errors.h"
 #include "LayerSpec.h"
 #include "Session.h"
@@ -312,12 +313,10 @@ void TrainingPanel::updatePlan()
         c.batchSize <= 0 || c.batchSize >= d.trainRows ? d.trainRows : c.batchSize;
     const int64_t perEpoch = Trainer::stepsPerEpoch(d.trainRows, c.batchSize);
     QLocale l;
-    QString plan = QString("Plan: <b>%1 steps</b> of %2 examples (%3 per epoch, %4 training "
-                           "examples)")
-                       .arg(l.toString(static_cast<qlonglong>(planned)))
-                       .arg(l.toString(static_cast<qlonglong>(batch)))
-                       .arg(l.toString(static_cast<qlonglong>(perEpoch)))
-                       .arg(l.toString(static_cast<qlonglong>(d.trainRows)));
+    QString plan = QString("Plan: <b>%1</b> of %2 (%3 per epoch, %4)")
+                       .arg(tasks::countOf(planned, "step", l), tasks::countOf(batch, "example", l),
+                            l.toString(static_cast<qlonglong>(perEpoch)),
+                            tasks::countOf(d.trainRows, "training example", l));
     if (m_session->trainedSteps() > 0)
         plan +=
             QString("; %1 done").arg(l.toString(static_cast<qlonglong>(m_session->trainedSteps())));

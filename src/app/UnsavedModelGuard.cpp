@@ -1,5 +1,6 @@
 #include "UnsavedModelGuard.h"
 
+#include "Counting.h"
 #include "Dialogs.h"
 #include "Session.h"
 
@@ -20,10 +21,10 @@ UnsavedModelGuard::Answer UnsavedModelGuard::ask(const QString& what,
                                                  std::function<void()> afterSave)
 {
     if (!m_session->hasUnsavedTraining()) return Answer::Proceed;
-    const QString steps = QLocale().toString(static_cast<qlonglong>(m_session->trainedSteps()));
+    const QString steps = tasks::countOf(m_session->trainedSteps(), "step", QLocale());
     const auto answer = Dialogs::question(
         m_window, "Save the trained model?",
-        QString("%1 throws away the trained model: %2 steps of training that no file holds. "
+        QString("%1 throws away the trained model: %2 of training that no file holds. "
                 "Save it first?")
             .arg(what, steps),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);

@@ -1,6 +1,7 @@
 // Images: coordinates, intensities, tiled rendering, PSNR and SSIM (declared in ImageTask.h).
 #include "ImageTask.h"
 
+#include "Counting.h"
 #include "ImageFile.h"
 #include "Limits.h"
 #include "PrintableText.h"
@@ -167,10 +168,10 @@ QImage renderImage(Network& net, const ImageGeometry& g, QSize size, QString* er
                         .arg(kMinRenderSide)
                         .arg(kMaxRenderSide));
     if (net.inputWidth() != 2 || net.outputWidth() != g.channels)
-        return fail(QString("the network takes %1 inputs and gives %2 outputs; an image model "
-                            "takes 2 and gives %3")
-                        .arg(net.inputWidth())
-                        .arg(net.outputWidth())
+        return fail(QString("the network takes %1 and gives %2; an image model takes 2 and "
+                            "gives %3")
+                        .arg(countOf(net.inputWidth(), "input"),
+                             countOf(net.outputWidth(), "output"))
                         .arg(g.channels));
     QImage image(size, g.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB32);
     if (image.isNull()) return fail(QString("out of memory for a %1x%2 image").arg(w).arg(h));

@@ -1,6 +1,7 @@
 // NamesSchema, context windows, generation and the next-character probabilities.
 #include "NamesTask.h"
 
+#include "Counting.h"
 #include "Errors.h"
 #include "NamesFile.h"
 #include "PrintableText.h"
@@ -19,10 +20,9 @@ bool fits(const Network& net, const NamesSchema& s, QString* error)
 {
     if (net.inputWidth() == s.context && net.outputWidth() == s.vocabSize()) return true;
     if (error)
-        *error = QString("the network (%1 inputs, %2 outputs) does not fit the names "
+        *error = QString("the network (%1, %2) does not fit the names "
                          "vocabulary (context %3, %4 symbols)")
-                     .arg(net.inputWidth())
-                     .arg(net.outputWidth())
+                     .arg(countOf(net.inputWidth(), "input"), countOf(net.outputWidth(), "output"))
                      .arg(s.context)
                      .arg(s.vocabSize());
     return false;

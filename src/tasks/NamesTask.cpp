@@ -1,6 +1,7 @@
 // NamesTask: a names file behind the Task interface (reading, vocabulary, split, metrics).
 #include "NamesTask.h"
 
+#include "Counting.h"
 #include "NamesFile.h"
 #include "NgramBaseline.h"
 #include "Random.h"
@@ -80,15 +81,15 @@ public:
     const TaskType& type() const override { return namesTaskType(); }
     QString description() const override
     {
-        QString d = QString("%1: %2 names, %3 characters + the boundary, context %4")
-                        .arg(m_path, number(m_fileNames))
-                        .arg(m_schema.alphabet.size())
+        QString d = QString("%1: %2, %3 + the boundary, context %4")
+                        .arg(m_path, countOf(m_fileNames, "name"),
+                             countOf(m_schema.alphabet.size(), "character"))
                         .arg(m_schema.context);
-        if (m_forEvaluation) return d + QString(", %1 windows").arg(number(m_data.valRows));
-        d += QString(" -> %1 training windows").arg(number(m_data.trainRows));
+        if (m_forEvaluation) return d + ", " + countOf(m_data.valRows, "window");
+        d += " -> " + countOf(m_data.trainRows, "training window");
         if (m_data.valRows > 0)
-            d += QString(", %1 names (%2 windows) held out for validation")
-                     .arg(number(m_valNames), number(m_data.valRows));
+            d += QString(", %1 (%2) held out for validation")
+                     .arg(countOf(m_valNames, "name"), countOf(m_data.valRows, "window"));
         return d;
     }
     QStringList notes() const override { return m_notes; }
@@ -318,7 +319,7 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
     d.targetWidth = 1;
     task->m_ngram = NgramBaseline(s.context, s.vocabSize());
     if (file.file.blankLines > 0)
-        task->m_notes << QString("%1 blank lines skipped").arg(number(file.file.blankLines));
+        task->m_notes << countOf(file.file.blankLines, "blank line") + " skipped";
 
     if (forEvaluation) {
         task->prepareEvaluation(ids);
@@ -363,10 +364,11 @@ void NamesTaskImpl::splitByName(const std::vector<std::u32string>& names, const 
     }
     const auto n = static_cast<int64_t>(distinct.size());
     int64_t nVal = n < 10 ? 0 : std::min<int64_t>(std::llround(split * n), n - 1);
-    if (split > 0 && nVal == 0) m_notes << QString("%1 distinct names: no validation split").arg(n);
+    if (split > 0 && nVal == 0)
+        m_notes << countOf(n, "distinct name") + ": no validation split";
     if (n < static_cast<int64_t>(names.size()))
-        m_notes << QString("%1 repeated names (kept; a repeat counts again)")
-                       .arg(number(static_cast<int64_t>(names.size()) - n));
+        m_notes << countOf(static_cast<int64_t>(names.size()) - n, "repeated name") +
+                       " (kept; a repeat counts again)";
     std::vector<char> isVal(static_cast<size_t>(n), 0);
     const std::vector<int32_t> perm = Rng::derive(seed, "names-split").permutation(n);
     for (int64_t i = 0; i < nVal; ++i)

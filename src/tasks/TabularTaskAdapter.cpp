@@ -1,6 +1,8 @@
 // TabularTask: tables behind the Task interface.
 #include "TabularTask.h"
 
+#include "Counting.h"
+
 #include <QFileInfo>
 #include <QJsonArray>
 
@@ -75,12 +77,12 @@ public:
     {
         const TabularSchema& s = m_ds.schema;
         const int64_t rows = m_ds.train.rows + m_ds.val.rows + m_ds.test.rows;
-        QString d =
-            QString("%1: %2 rows, %3 features").arg(m_path).arg(rows).arg(s.features.size());
+        QString d = QString("%1: %2, %3")
+                        .arg(m_path, countOf(rows, "row"), countOf(s.features.size(), "feature"));
         if (s.inputWidth() != s.features.size())
-            d += QString(" (%1 inputs after one-hot encoding)").arg(s.inputWidth());
+            d += QString(" (%1 after one-hot encoding)").arg(countOf(s.inputWidth(), "input"));
         d += " -> " + s.targets.join(", ") + " (" + s.kindName();
-        if (s.isClassification()) d += QString(", %1 classes").arg(s.classes.size());
+        if (s.isClassification()) d += ", " + countOf(s.classes.size(), "class");
         d += ")";
         if (m_ds.val.rows > 0) d += QString(", %1 held out for validation").arg(m_ds.val.rows);
         if (m_ds.test.rows > 0) d += QString(", %1 for testing").arg(m_ds.test.rows);

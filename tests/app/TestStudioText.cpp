@@ -20,6 +20,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 using namespace il::app;
 
@@ -38,6 +39,8 @@ private slots:
     void stackFailureLeavesOnceTheStackIsValid();
     void stackDiffersNoteLeavesOnceTheEditedStackIsTrained();
     void dataErrorLeavesWhenAModelOpens();
+    void countsOfOneAreSingular();
+    void presetBoxNamesThePresetTheStackIs();
 
 private:
     template <typename T> T* find(const QString& name) const
@@ -187,6 +190,50 @@ void TestStudioText::dataErrorLeavesWhenAModelOpens()
     QTRY_COMPARE(opened.count(), 1);
     QVERIFY(!session()->task()); // opened without its data
     QVERIFY(frame->isHidden());
+}
+
+// Item 9: a table with one feature and one target reads "1 feature", "1 input → 1 output" and
+// a plan of "1 step".
+void TestStudioText::countsOfOneAreSingular()
+{
+    const QString csv = m_dir.filePath("line.csv");
+    {
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,y\n");
+        for (int i = 0; i < 40; ++i)
+            f.write(QByteArray::number(i) + "," + QByteArray::number(2 * i + 1) + "\n");
+    }
+    QVERIFY(m_window->openFile(csv));
+    const QString summary = find<QLabel>("summaryLabel")->text();
+    QVERIFY2(summary.contains("1 feature") && !summary.contains("1 features"), qPrintable(summary));
+    const QString total = find<QLabel>("totalLabel")->text();
+    QVERIFY2(total.contains("1 input → 1 output") && !total.contains("outputs"),
+             qPrintable(total));
+    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
+    find<QSpinBox>("budgetSpinBox")->setValue(1);
+    const QString plan = find<QLabel>("planLabel")->text();
+    QVERIFY2(plan.contains("<b>1 step</b>"), qPrintable(plan));
+}
+
+// Item 9: the preset box shows the preset the stack is, and "Choose a preset…" for any other.
+void TestStudioText::presetBoxNamesThePresetTheStackIs()
+{
+    openSample("iris");
+    auto* box = find<QComboBox>("presetComboBox");
+    QVERIFY(box->count() >= 2);
+    QCOMPARE(box->currentIndex(), 0); // a table opens with its first preset
+    QVERIFY2(box->currentText().startsWith(box->itemData(0).toString()),
+             qPrintable(box->currentText()));
+
+    const QString second = box->itemData(1).toString();
+    setSpec(session()->task()->presetSpec(second));
+    QCOMPARE(box->currentIndex(), 1);
+    setSpec("dense:5,relu,dense");
+    QCOMPARE(box->currentIndex(), -1);
+    QCOMPARE(box->currentText(), QString());
+    find<QToolButton>("undoButton")->click(); // back to the second preset
+    QCOMPARE(box->currentIndex(), 1);
 }
 
 QTEST_MAIN(TestStudioText)

@@ -384,7 +384,7 @@ void TestImageTask::renderLimits()
     QCOMPARE(renderImage(net, g, {8192, 64}, &error).size(), QSize(8192, 64));
     g.channels = 3; // the network gives one output
     QVERIFY(renderImage(net, g, {64, 64}, &error).isNull());
-    QVERIFY(error.contains("gives 1 outputs"));
+    QVERIFY(error.contains("gives 1 output;"));
 }
 
 void TestImageTask::reopenForModel()
