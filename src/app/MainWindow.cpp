@@ -102,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->resetButton, &QPushButton::clicked, this,
             [this] { m_guard->run("Reset weights", [this] { m_session->resetWeights(); }); });
     connect(m_ui->actionRacePresets, &QAction::triggered, this, &MainWindow::showRace);
+    connectKeyboardActions();
     connect(m_ui->outputPanel->imagePage(), &ImageOutputPage::raceRequested, this,
             &MainWindow::showRace);
 
@@ -376,6 +377,20 @@ void MainWindow::updateStartText()
     m_ui->startButton->setToolTip(tip);
 }
 
+void MainWindow::connectKeyboardActions()
+{
+    // View: Ctrl+1/2/3 for the setup tabs, in the order their titles number them.
+    const std::pair<QAction*, QWidget*> tabs[] = {{m_ui->actionShowData, m_ui->datasetPanel},
+                                                  {m_ui->actionShowModel, m_ui->modelPanel},
+                                                  {m_ui->actionShowTraining, m_ui->trainingPanel}};
+    for (const auto& [action, page] : tabs)
+        connect(action, &QAction::triggered, this,
+                [this, page] { m_ui->setupTabWidget->setCurrentWidget(page); });
+    // Train > Reset Weights: the run bar's button, with its question about unsaved training.
+    connect(m_ui->actionResetWeights, &QAction::triggered, m_ui->resetButton,
+            &QPushButton::click);
+}
+
 void MainWindow::updateRunBar()
 {
     const auto state = m_session->runState();
@@ -390,6 +405,7 @@ void MainWindow::updateRunBar()
     m_ui->pauseButton->setText(state == Session::RunState::Paused ? "&Resume" : "&Pause");
     m_ui->stopButton->setEnabled(!idle);
     m_ui->resetButton->setEnabled(idle && m_session->hasModel());
+    m_ui->actionResetWeights->setEnabled(m_ui->resetButton->isEnabled());
     m_ui->actionStart->setEnabled(m_ui->startButton->isEnabled());
     m_ui->actionPause->setEnabled(!idle);
     m_ui->actionStop->setEnabled(!idle);

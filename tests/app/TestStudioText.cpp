@@ -12,12 +12,14 @@
 #include <QFrame>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -41,6 +43,8 @@ private slots:
     void dataErrorLeavesWhenAModelOpens();
     void countsOfOneAreSingular();
     void presetBoxNamesThePresetTheStackIs();
+    void ctrlNumberSwitchesTheSetupTabs();
+    void resetWeightsIsInTheTrainMenu();
 
 private:
     template <typename T> T* find(const QString& name) const
@@ -234,6 +238,45 @@ void TestStudioText::presetBoxNamesThePresetTheStackIs()
     QCOMPARE(box->currentText(), QString());
     find<QToolButton>("undoButton")->click(); // back to the second preset
     QCOMPARE(box->currentIndex(), 1);
+}
+
+// Keyboard: Ctrl+1/2/3 show the Data, Model and Training tabs, listed in the View menu.
+void TestStudioText::ctrlNumberSwitchesTheSetupTabs()
+{
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window));
+    auto* tabs = find<QTabWidget>("setupTabWidget");
+    const QList<QAction*> view = find<QMenu>("viewMenu")->actions();
+    const QStringList pages{"datasetPanel", "modelPanel", "trainingPanel"};
+    for (int key : {3, 1, 2, 3, 1}) {
+        QTest::keyClick(m_window, Qt::Key(Qt::Key_0 + key), Qt::ControlModifier);
+        QCOMPARE(tabs->currentWidget()->objectName(), pages[key - 1]);
+        QAction* action = view.value(key - 1);
+        QVERIFY(action);
+        QCOMPARE(action->shortcut(), QKeySequence(QString("Ctrl+%1").arg(key)));
+        QVERIFY2(action->text().contains(tabs->tabText(key - 1).mid(4)), qPrintable(action->text()));
+    }
+}
+
+// Keyboard: Reset weights is in the Train menu, enabled with the run bar's button, and resets.
+void TestStudioText::resetWeightsIsInTheTrainMenu()
+{
+    auto* reset = find<QAction>("actionResetWeights");
+    QVERIFY(find<QMenu>("trainMenu")->actions().contains(reset));
+    openSample("xor");
+    train(10);
+    saveAs(m_dir.filePath("xor-reset.safetensors"));
+    QVERIFY(reset->isEnabled());
+    find<QPushButton>("startButton")->click(); // while training, neither resets
+    QVERIFY(!reset->isEnabled() && !find<QPushButton>("resetButton")->isEnabled());
+    session()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(session()->runState() == Session::RunState::Idle, kTrainingWait);
+    saveAs(m_dir.filePath("xor-reset.safetensors"));
+    QVERIFY(reset->isEnabled());
+    QSignalSpy cleared(session(), &Session::historyReset);
+    reset->trigger();
+    QCOMPARE(cleared.count(), 1);
+    QCOMPARE(session()->trainedSteps(), int64_t(0));
 }
 
 QTEST_MAIN(TestStudioText)
