@@ -3,6 +3,8 @@
 // ROC AUC for classification.
 #include "TabularTask.h"
 
+#include "Counting.h"
+
 #include <QJsonArray>
 
 #include <algorithm>
@@ -256,7 +258,7 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
     if (!m.classification) {
         // Two scales, each named: the file's units (what the numbers mean) and the normalised
         // targets the network is trained on (what the MSE loss and early stopping see).
-        QString out = QString("%1, in %2: MSE %3, RMSE %4, MAE %5, R2 %6 (%7 rows)")
+        QString out = QString("%1, in %2: MSE %3, RMSE %4, MAE %5, R2 %6 (%7)")
                           .arg(where)
                           .arg(m.targets.size() == 1 ? m.targets.first() + "'s units"
                                                      : QString("the targets' units"))
@@ -264,7 +266,7 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
                           .arg(m.rmse, 0, 'g', 5)
                           .arg(m.mae, 0, 'g', 5)
                           .arg(m.r2, 0, 'f', 4)
-                          .arg(m.rows);
+                          .arg(countOf(m.rows, "row"));
         if (!std::isnan(m.normalisedMse))
             out += QString("; on %1 targets (the loss's scale): MSE %2")
                        .arg(m.minMax ? "0..1-scaled" : "standardised")
@@ -278,10 +280,10 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
                            .arg(m.perTarget[t].r2, 0, 'f', 4);
         return out;
     }
-    QString out = QString("%1: accuracy %2% (%3 rows), macro F1 %4")
+    QString out = QString("%1: accuracy %2% (%3), macro F1 %4")
                       .arg(where)
                       .arg(m.accuracy * 100, 0, 'f', 2)
-                      .arg(m.rows)
+                      .arg(countOf(m.rows, "row"))
                       .arg(m.macroF1, 0, 'f', 4);
     if (!std::isnan(m.rocAuc)) out += QString(", ROC AUC %1").arg(m.rocAuc, 0, 'f', 4);
     const auto k = m.perClass.size();
@@ -297,7 +299,7 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
                    .arg(m.perClass[c].recall, 6, 'f', 4)
                    .arg(m.perClass[c].f1, 6, 'f', 4)
                    .arg(m.perClass[c].support, 7);
-    if (shown < k) out += QString("\n  ... %1 more classes (see --metrics-json)").arg(k - shown);
+    if (shown < k) out += QString("\n  ... %1 more (see --metrics-json)").arg(countOf(static_cast<qint64>(k - shown), "class"));
     if (k > 10) return out;
     // The confusion matrix: how the rows of each actual class were predicted.
     const int cell = std::max(nameWidth, 6);
