@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 #include "ui_MainWindow.h"
 
+#include "Counting.h"
 #include "Dialogs.h"
 #include "Duration.h"
 #include "ImageOutputPage.h"
@@ -387,8 +388,7 @@ void MainWindow::connectKeyboardActions()
         connect(action, &QAction::triggered, this,
                 [this, page] { m_ui->setupTabWidget->setCurrentWidget(page); });
     // Train > Reset Weights: the run bar's button, with its question about unsaved training.
-    connect(m_ui->actionResetWeights, &QAction::triggered, m_ui->resetButton,
-            &QPushButton::click);
+    connect(m_ui->actionResetWeights, &QAction::triggered, m_ui->resetButton, &QPushButton::click);
 }
 
 void MainWindow::updateRunBar()
@@ -422,11 +422,10 @@ void MainWindow::updateRunBar()
         // The steps the model has (a reopened model's too) of the steps its budget plans.
         const int64_t trained = m_session->trainedSteps();
         showProgress(trained, std::max(m_session->plannedSteps(), trained));
-        m_ui->rateLabel->setText(
-            trained > 0
-                ? "Trained " + QLocale().toString(static_cast<qlonglong>(trained)) + " steps"
-            : m_session->task() ? "Ready"
-                                : "Open data to begin");
+        m_ui->rateLabel->setText(trained > 0
+                                     ? "Trained " + tasks::countOf(trained, "step", QLocale())
+                                 : m_session->task() ? "Ready"
+                                                     : "Open data to begin");
     }
     if (state == Session::RunState::Paused) m_ui->rateLabel->setText("Paused");
     updateTitle();
@@ -489,8 +488,7 @@ void MainWindow::clearStackFailure()
     if (m_stackFailure.isEmpty() || !m_ui->modelPanel->stackModel()->isValid()) return;
     if (statusBar()->currentMessage() == m_stackFailure) statusBar()->clearMessage();
     m_stackFailure.clear();
-    if (m_session->runState() == Session::RunState::Idle)
-        m_ui->rateLabel->setText(m_session->task() ? "Ready" : "Open data to begin");
+    updateRunBar(); // the run bar's "Stopped: see the status bar" goes too
 }
 
 QString MainWindow::cudaLine() const

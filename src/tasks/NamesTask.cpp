@@ -364,8 +364,7 @@ void NamesTaskImpl::splitByName(const std::vector<std::u32string>& names, const 
     }
     const auto n = static_cast<int64_t>(distinct.size());
     int64_t nVal = n < 10 ? 0 : std::min<int64_t>(std::llround(split * n), n - 1);
-    if (split > 0 && nVal == 0)
-        m_notes << countOf(n, "distinct name") + ": no validation split";
+    if (split > 0 && nVal == 0) m_notes << countOf(n, "distinct name") + ": no validation split";
     if (n < static_cast<int64_t>(names.size()))
         m_notes << countOf(static_cast<int64_t>(names.size()) - n, "repeated name") +
                        " (kept; a repeat counts again)";

@@ -212,8 +212,7 @@ void TestStudioText::countsOfOneAreSingular()
     const QString summary = find<QLabel>("summaryLabel")->text();
     QVERIFY2(summary.contains("1 feature") && !summary.contains("1 features"), qPrintable(summary));
     const QString total = find<QLabel>("totalLabel")->text();
-    QVERIFY2(total.contains("1 input → 1 output") && !total.contains("outputs"),
-             qPrintable(total));
+    QVERIFY2(total.contains("1 input → 1 output") && !total.contains("outputs"), qPrintable(total));
     find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
     find<QSpinBox>("budgetSpinBox")->setValue(1);
     const QString plan = find<QLabel>("planLabel")->text();
@@ -254,7 +253,8 @@ void TestStudioText::ctrlNumberSwitchesTheSetupTabs()
         QAction* action = view.value(key - 1);
         QVERIFY(action);
         QCOMPARE(action->shortcut(), QKeySequence(QString("Ctrl+%1").arg(key)));
-        QVERIFY2(action->text().contains(tabs->tabText(key - 1).mid(4)), qPrintable(action->text()));
+        QVERIFY2(action->text().contains(tabs->tabText(key - 1).mid(4)),
+                 qPrintable(action->text()));
     }
 }
 
