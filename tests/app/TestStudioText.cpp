@@ -1,42 +1,30 @@
 // Text that tells the truth: the real MainWindow, offscreen, driven by object names. A message
 // leaves the moment its cause goes ("Fix the layer stack first", "Could not open the data",
 // "The stack differs from the trained model"); counts read "1 feature", not "1 features"; the
-// preset box names the preset the stack is; Ctrl+1/2/3 switch the setup tabs.
-#include "Dialogs.h"
-#include "MainWindow.h"
-#include "Session.h"
+// preset box names the preset the stack is; Ctrl+1/2/3 switch the setup tabs and Reset weights
+// is in the Train menu. The window and the helpers are StudioTestCase.h's.
+#include "StudioTestCase.h"
 
-#include <QAction>
-#include <QComboBox>
 #include <QFile>
 #include <QFrame>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QPushButton>
-#include <QSettings>
-#include <QSignalSpy>
-#include <QSpinBox>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QToolButton>
 
 using namespace il::app;
+using studiotest::kTrainingWait;
 
-namespace {
-constexpr int kTrainingWait = 120000; // ms: a short run on a loaded 2-core machine
-} // namespace
-
-class TestStudioText : public QObject {
+class TestStudioText : public studiotest::StudioTestCase {
     Q_OBJECT
 
 private slots:
     void initTestCase();
-    void init();
-    void cleanup();
+    void init() { newWindow(); }
+    void cleanup() { closeWindow(); }
 
     void stackFailureLeavesOnceTheStackIsValid();
     void stackDiffersNoteLeavesOnceTheEditedStackIsTrained();
@@ -47,62 +35,15 @@ private slots:
     void resetWeightsIsInTheTrainMenu();
 
 private:
-    template <typename T> T* find(const QString& name) const
-    {
-        T* w = m_window->findChild<T*>(name);
-        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return w;
-    }
-    Session* session() const { return m_window->session(); }
-    void openSample(const QString& baseName);
-    // Trains `steps` steps from the run button and waits for the end; `failed` as expected.
-    void train(int steps, bool failed = false);
     void setSpec(const QString& spec);
-    void saveAs(const QString& path);
 
     QTemporaryDir m_dir;
-    MainWindow* m_window = nullptr;
 };
 
 void TestStudioText::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("IronLearnTests");
-    QCoreApplication::setApplicationName("testStudioText");
-    QSettings().clear();
+    isolateSettings("testStudioText");
     QVERIFY(m_dir.isValid());
-}
-
-void TestStudioText::init()
-{
-    m_window = new MainWindow;
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
-}
-
-void TestStudioText::cleanup()
-{
-    session()->stop();
-    QTRY_VERIFY_WITH_TIMEOUT(session()->runState() == Session::RunState::Idle, kTrainingWait);
-    delete m_window; // the tests save what they train: closing asks nothing
-    m_window = nullptr;
-}
-
-void TestStudioText::openSample(const QString& baseName)
-{
-    find<QAction>("actionSample_" + baseName)->trigger();
-    QVERIFY(session()->task());
-}
-
-void TestStudioText::train(int steps, bool failed)
-{
-    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
-    find<QSpinBox>("budgetSpinBox")->setValue(steps);
-    QSignalSpy finished(session(), &Session::trainingFinished);
-    find<QPushButton>("startButton")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTrainingWait);
-    QCOMPARE(finished.first().first().value<TrainingOutcome>().failed, failed);
 }
 
 void TestStudioText::setSpec(const QString& spec)
@@ -113,14 +54,6 @@ void TestStudioText::setSpec(const QString& spec)
     QCOMPARE(session()->spec(), spec);
 }
 
-void TestStudioText::saveAs(const QString& path)
-{
-    QSignalSpy saved(session(), &Session::modelSaved);
-    Dialogs::setNextFileName(path);
-    find<QAction>("actionSaveModelAs")->trigger();
-    QTRY_COMPARE(saved.count(), 1);
-}
-
 // Item 7: Start with a stack that cannot be built says "Fix the layer stack first" in the status
 // bar and "Stopped" in the run bar; a valid stack takes both away.
 void TestStudioText::stackFailureLeavesOnceTheStackIsValid()
@@ -128,7 +61,10 @@ void TestStudioText::stackFailureLeavesOnceTheStackIsValid()
     openSample("xor");
     setSpec("dense:20000,tanh,dense:20000,tanh,dense"); // 400 million parameters
     QVERIFY(!find<QLabel>("stackErrorLabel")->isHidden());
-    train(10, true);
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click(); // refused at once
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(finished.first().first().value<TrainingOutcome>().failed);
     auto* rate = find<QLabel>("rateLabel");
     QVERIFY2(m_window->statusBar()->currentMessage().startsWith("Fix the layer stack first"),
              qPrintable(m_window->statusBar()->currentMessage()));
