@@ -3,6 +3,7 @@
 #include "Errors.h"
 #include "LayerSpec.h"
 
+#include <QFont>
 #include <QLocale>
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -94,7 +95,7 @@ QVariant LayerStackModel::headerData(int section, Qt::Orientation o, int role) c
 {
     if (o == Qt::Vertical) return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
     if (role == Qt::DisplayRole) {
-        static const char* names[] = {"Layer", "Size", "Setting", "Init", "Output", "Parameters"};
+        static const char* names[] = {"Layer", "Size", "Setting", "Init", "Output", "Params"};
         return QString(names[section]);
     }
     if (role == Qt::ToolTipRole) {
@@ -109,7 +110,7 @@ QVariant LayerStackModel::headerData(int section, Qt::Orientation o, int role) c
         case OutputColumn:
             return QString("The width of this layer's output: the numbers each example becomes.");
         case ParamsColumn:
-            return QString("Trainable numbers in this layer: inputs \u00d7 units weights + units "
+            return QString("Parameters: the trainable numbers in this layer, inputs \u00d7 units weights + units "
                            "biases for a dense layer.");
         }
     }
@@ -142,11 +143,12 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const
         case SizeColumn:
             if (!arg) return {};
             if (output && arg->fromData == DataValue::OutputWidth)
-                return role == Qt::EditRole ? QVariant()
-                                            : QVariant(QString("%1 (output)").arg(m_outputWidth));
+                return role == Qt::EditRole ? QVariant() : QVariant::fromValue<qlonglong>(m_outputWidth);
             return QVariant::fromValue<int>(static_cast<int>(value));
         case SettingColumn:
-            return arg ? QVariant(value) : QVariant();
+            // Four significant digits on screen (1.203); the editor gets the exact value.
+            if (!arg) return {};
+            return role == Qt::EditRole ? QVariant(value) : QVariant(QLocale().toString(value, 'g', 4));
         case InitColumn:
             return arg ? QVariant(QString::fromStdString(arg->choices[static_cast<size_t>(value)]))
                        : QVariant();
@@ -159,11 +161,19 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ToolTipRole) {
         if (index.column() == SizeColumn && output)
-            return "The output layer's width comes from the data, so it always fits.";
+            return QString("The output layer's width (%1, in italics) comes from the data, so it "
+                           "always fits.")
+                .arg(m_outputWidth);
         if (index.column() == TypeColumn) return QString::fromStdString(r.type->help);
         if (index.column() == ParamsColumn && r.type->details)
             return QString::fromStdString(r.type->details(r));
         if (arg) return QString::fromStdString(arg->tooltip);
+    }
+    if (role == Qt::FontRole && index.column() == SizeColumn && output && arg &&
+        arg->fromData == DataValue::OutputWidth) {
+        QFont font;
+        font.setItalic(true);
+        return font;
     }
     if (role == Qt::TextAlignmentRole && index.column() >= SizeColumn &&
         index.column() != InitColumn)

@@ -83,8 +83,14 @@ ModelPanel::ModelPanel(QWidget* parent)
                                            QAbstractItemView::SelectedClicked |
                                            QAbstractItemView::EditKeyPressed);
     auto* header = m_ui->layersTableView->horizontalHeader();
+    // Every column as wide as its widest cell, so no layer name or count is ever cut short; a long
+    // name ("Hash grid encoding") wraps onto a second line instead of widening the table.
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(LayerStackModel::TypeColumn, QHeaderView::Stretch);
+    header->setStretchLastSection(true);
+    header->setMaximumSectionSize(fontMetrics().horizontalAdvance("Hash grid ") + 16);
+    m_ui->layersTableView->setWordWrap(true);
+    m_ui->layersTableView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_ui->layersTableView->verticalHeader()->setMinimumSectionSize(fontMetrics().height() + 12);
     m_ui->specLineEdit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_ui->newLayerComboBox->addItems(layerTypeNames());
     m_ui->stackErrorLabel->setStyleSheet(

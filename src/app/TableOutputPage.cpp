@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QScrollBar>
 #include <QValueAxis>
 
 #include <map>
@@ -98,6 +99,21 @@ void TableOutputPage::evaluated(const Evaluation& ev)
         showConfusion(ev);
     else
         showScatter(ev);
+    fitPredictions();
+}
+
+void TableOutputPage::fitPredictions()
+{
+    // The predictions get the width their columns need, so no column hides behind the scroll
+    // bar; the confusion matrix or scatter plot takes the rest (and at least a third).
+    auto* t = m_ui->predictionsTableWidget;
+    // (+2: the grid line after the last column, and rounding at high DPI.)
+    const int need = t->verticalHeader()->sizeHint().width() + t->horizontalHeader()->length() +
+                     2 * t->frameWidth() + t->verticalScrollBar()->sizeHint().width() + 2;
+    const int total = m_ui->tableSplitter->width();
+    if (total <= 0) return;
+    const int left = std::min(need, total * 2 / 3);
+    m_ui->tableSplitter->setSizes({left, total - left});
 }
 
 void TableOutputPage::showConfusion(const Evaluation& ev)

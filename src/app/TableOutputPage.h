@@ -32,6 +32,7 @@ private:
     void clear();
     void showConfusion(const Evaluation& evaluation);
     void showScatter(const Evaluation& evaluation);
+    void fitPredictions();
 
     std::unique_ptr<Ui::TableOutputPage> m_ui;
     Session* m_session = nullptr;

@@ -1,0 +1,109 @@
+// The smallest supported window, 1024x700, on every kind of sample and every setup tab: the
+// window does not grow past it, and no text is cut short. "Cut short" is checked the way a reader
+// sees it: a button or a one-line label narrower than its text needs, or a table that hides a
+// column behind a horizontal scroll bar. Run twice by CTest, the second time at
+// QT_SCALE_FACTOR=2 (high DPI). The window and the helpers are StudioTestCase.h's.
+#include "StudioTestCase.h"
+
+#include <QAbstractButton>
+#include <QLabel>
+#include <QScrollBar>
+#include <QTabWidget>
+#include <QTableView>
+
+using namespace il::app;
+
+class TestStudioLayout : public studiotest::StudioTestCase {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanup() { closeWindow(); }
+
+    void smallestWindowFitsEveryTab_data();
+    void smallestWindowFitsEveryTab();
+
+private:
+    // Every cut-short widget on screen now, one line each ("QPushButton duplicateButton
+    // 'Duplicate': 60 < 88 px").
+    QStringList clippedText() const;
+};
+
+// The smallest window the README promises.
+constexpr int kSmallestWidth = 1024;
+constexpr int kSmallestHeight = 700;
+
+void TestStudioLayout::initTestCase()
+{
+    isolateSettings("testStudioLayout");
+}
+
+QStringList TestStudioLayout::clippedText() const
+{
+    QStringList cut;
+    auto describe = [](const QWidget* w, const QString& text, int have, int need) {
+        return QString("%1 %2 '%3': %4 < %5 px")
+            .arg(w->metaObject()->className(), w->objectName(), text.left(40))
+            .arg(have)
+            .arg(need);
+    };
+    for (const QAbstractButton* b : m_window->findChildren<QAbstractButton*>()) {
+        if (!b->isVisible() || b->text().isEmpty()) continue;
+        if (b->width() < b->minimumSizeHint().width())
+            cut << describe(b, b->text(), b->width(), b->minimumSizeHint().width());
+    }
+    for (const QLabel* l : m_window->findChildren<QLabel*>()) {
+        if (!l->isVisible() || l->wordWrap() || l->text().isEmpty() || !l->pixmap().isNull())
+            continue;
+        if (l->width() < l->minimumSizeHint().width())
+            cut << describe(l, l->text(), l->width(), l->minimumSizeHint().width());
+    }
+    // Tables whose columns must all be in view (the layer stack, the predictions).
+    for (const char* name : {"layersTableView", "predictionsTableWidget"}) {
+        const auto* t = m_window->findChild<QTableView*>(name);
+        if (t && t->isVisible() && t->horizontalScrollBar()->maximum() > 0)
+            cut << describe(t, "columns", t->viewport()->width(),
+                            t->viewport()->width() + t->horizontalScrollBar()->maximum());
+    }
+    return cut;
+}
+
+void TestStudioLayout::smallestWindowFitsEveryTab_data()
+{
+    QTest::addColumn<QString>("sample");
+    QTest::addColumn<int>("steps");
+    QTest::newRow("classification table") << "iris" << 60;
+    QTest::newRow("regression table") << "diabetes" << 60;
+    QTest::newRow("image") << "camera" << 8;
+    QTest::newRow("names") << "names-ssa2018" << 30;
+}
+
+// Issue 13 item 7: at 1024x700 switching tabs grew the window to 1142 px, layer names read "De…",
+// the Duplicate button "uplicat", the prediction columns hid behind a scroll bar.
+void TestStudioLayout::smallestWindowFitsEveryTab()
+{
+    QFETCH(QString, sample);
+    QFETCH(int, steps);
+    newWindow();
+    m_window->resize(kSmallestWidth, kSmallestHeight);
+    openSample(sample);
+    train(steps, true);
+    auto* tabs = find<QTabWidget>("setupTabWidget");
+    for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QTest::qWait(50); // layouts settle in posted events
+        const QString where = sample + ", tab " + tabs->tabText(i);
+        const QSize least = m_window->minimumSizeHint();
+        QVERIFY2(least.width() <= kSmallestWidth && least.height() <= kSmallestHeight,
+                 qPrintable(QString("%1: the window needs %2x%3")
+                                .arg(where)
+                                .arg(least.width())
+                                .arg(least.height())));
+        QCOMPARE(m_window->size(), QSize(kSmallestWidth, kSmallestHeight));
+        const QStringList cut = clippedText();
+        QVERIFY2(cut.isEmpty(), qPrintable(where + ": " + cut.join("; ")));
+    }
+}
+
+QTEST_MAIN(TestStudioLayout)
+#include "TestStudioLayout.moc"
