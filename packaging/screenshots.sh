@@ -26,12 +26,15 @@ fi
 [ -x "$APP" ] || bash packaging/setup.sh
 mkdir -p "$OUT"
 
-# shot NAME ARGS...: one screenshot, the app's settings kept apart from the user's.
+# shot NAME ARGS...: one screenshot, the app's settings kept apart from the user's. SIZE (WxH,
+# default 1280x800) and SCALE (QT_SCALE_FACTOR, default 1) may be set for one call.
 shot() {
-  local name="$1"
+  local name="$1" size="${SIZE:-1280x800}" scale="${SCALE:-1}"
   shift
-  XDG_CONFIG_HOME="$(mktemp -d)" xvfb-run -a -s "-screen 0 1280x800x24" \
-    "$APP" "$@" --size 1280x800 --screenshot "$OUT/$name.png" --quit
+  local w="${size%x*}" h="${size#*x}"
+  XDG_CONFIG_HOME="$(mktemp -d)" QT_SCALE_FACTOR="$scale" \
+    xvfb-run -a -s "-screen 0 $((w * scale + 64))x$((h * scale + 64))x24" \
+    "$APP" "$@" --size "$size" --screenshot "$OUT/$name.png" --quit
   echo "  $OUT/$name.png"
 }
 
@@ -43,3 +46,14 @@ shot image-camera :sample/camera.png --train-steps 150
 shot image-astronaut :sample/astronaut.png --train-steps 100 --tab model
 shot names :sample/names-ssa2018.txt --train-steps 2000
 shot names-dark :sample/names-ssa2018.txt --train-steps 1000 --palette dark
+
+# The smallest supported window (1024x700), every setup tab of every kind of data, and the same
+# at twice the pixel density (QT_SCALE_FACTOR=2: 2048x1400 pictures of the same layout).
+for scale in 1 2; do
+  for tab in data model training; do
+    SIZE=1024x700 SCALE=$scale shot "small-x$scale-iris-$tab" :sample/iris.csv --train-steps 200 --tab $tab
+    SIZE=1024x700 SCALE=$scale shot "small-x$scale-diabetes-$tab" :sample/diabetes.csv --train-steps 200 --tab $tab
+    SIZE=1024x700 SCALE=$scale shot "small-x$scale-camera-$tab" :sample/camera.png --train-steps 60 --tab $tab
+    SIZE=1024x700 SCALE=$scale shot "small-x$scale-names-$tab" :sample/names-ssa2018.txt --train-steps 300 --tab $tab
+  done
+done

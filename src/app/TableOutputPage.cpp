@@ -71,7 +71,7 @@ void TableOutputPage::evaluated(const Evaluation& ev)
     t->setRowCount(static_cast<int>(ev.rows.size()));
     t->setColumnCount(4);
     t->setHorizontalHeaderLabels(ev.classification
-                                     ? QStringList{"Actual", "Predicted", "Confidence", "Right?"}
+                                     ? QStringList{"Actual", "Predicted", "Confidence", "✓/✗"}
                                      : QStringList{"Actual", "Predicted", "Error", ""});
     const QColor good(46, 160, 67), bad(218, 54, 51);
     for (int i = 0; i < static_cast<int>(ev.rows.size()); ++i) {
@@ -105,14 +105,24 @@ void TableOutputPage::evaluated(const Evaluation& ev)
 void TableOutputPage::fitPredictions()
 {
     // The predictions get the width their columns need, so no column hides behind the scroll
-    // bar; the confusion matrix or scatter plot takes the rest (and at least a third).
+    // bar; the confusion matrix or scatter plot takes the rest.
     auto* t = m_ui->predictionsTableWidget;
-    // (+2: the grid line after the last column, and rounding at high DPI.)
+    // (+2: the grid line after the last column, and the splitter rounding.)
     const int need = t->verticalHeader()->sizeHint().width() + t->horizontalHeader()->length() +
                      2 * t->frameWidth() + t->verticalScrollBar()->sizeHint().width() + 2;
     const int total = m_ui->tableSplitter->width();
     if (total <= 0) return;
-    const int left = std::min(need, total * 2 / 3);
+    // The confusion matrix wants its columns in view too; when both cannot have their width,
+    // each gets a share in proportion to what it needs.
+    const auto* side = m_ui->confusionTableWidget;
+    const int sideNeed =
+        m_ui->sideStackedWidget->currentWidget() == side
+            ? side->verticalHeader()->sizeHint().width() + side->horizontalHeader()->length() +
+                  2 * side->frameWidth() + 1
+            : total / 3;
+    const int left = need + sideNeed <= total ? need
+                                              : static_cast<int>(int64_t(total) * need /
+                                                                 (need + sideNeed));
     m_ui->tableSplitter->setSizes({left, total - left});
 }
 
@@ -132,13 +142,15 @@ void TableOutputPage::showConfusion(const Evaluation& ev)
     t->clear();
     t->setRowCount(static_cast<int>(classes.size()));
     t->setColumnCount(static_cast<int>(classes.size()));
-    QStringList rows, columns;
-    for (const QString& c : classes) {
-        rows << "true " + c;
-        columns << "→ " + c;
+    // Rows are the true classes, columns (→) the predicted ones; the headers say so on hover.
+    for (int i = 0; i < classes.size(); ++i) {
+        auto* row = new QTableWidgetItem(classes[i]);
+        row->setToolTip(QString("Examples whose true class is %1").arg(classes[i]));
+        t->setVerticalHeaderItem(i, row);
+        auto* column = new QTableWidgetItem("→ " + classes[i]);
+        column->setToolTip(QString("Examples the model predicted as %1").arg(classes[i]));
+        t->setHorizontalHeaderItem(i, column);
     }
-    t->setVerticalHeaderLabels(rows);
-    t->setHorizontalHeaderLabels(columns);
     const QColor highlight = palette().color(QPalette::Highlight);
     for (int a = 0; a < classes.size(); ++a)
         for (int p = 0; p < classes.size(); ++p) {

@@ -267,10 +267,11 @@ public:
         const QString units = targets.size() == 1 ? targets.first().toString() + "'s units"
                                                   : QString("the targets' units");
         const bool zscore = savedTask.value("normalisation").toString() != "minmax";
-        m.title = "Validation RMSE in " + units; // short: the chart elides a long title
+        // Short, whatever the column is called: the chart elides a long title.
+        m.title = "Validation RMSE (file units)";
         m.description =
             "Root mean squared error of the predictions on the validation rows (the "
-            "training rows without any), in the file's units: how far off a typical "
+            "training rows without any), in " + units + ": how far off a typical "
             "prediction is; lower is better. The loss chart measures the same error on the "
             "normalised targets the network is trained on.";
         m.lossTitle = zscore ? "on standardised targets (z-scores), not the file's units"

@@ -134,7 +134,7 @@ void TestStudioDefaults::regressionMetricChartDrawsRmseInFileUnits()
 {
     openSample("diabetes");
     auto* metricView = find<QChartView>("metricChartView");
-    QCOMPARE(metricView->chart()->title(), QString("Validation RMSE in progression's units"));
+    QCOMPARE(metricView->chart()->title(), QString("Validation RMSE (file units)"));
     train(48, true);
     auto* charts = m_window->findChild<ChartsPanel*>();
     QVERIFY(charts);

@@ -1,15 +1,18 @@
 // The smallest supported window, 1024x700, on every kind of sample and every setup tab: the
 // window does not grow past it, and no text is cut short. "Cut short" is checked the way a reader
-// sees it: a button or a one-line label narrower than its text needs, or a table that hides a
-// column behind a horizontal scroll bar. Run twice by CTest, the second time at
+// sees it: a button, a one-line label or a chart title narrower than its text needs, or a table
+// that hides a column behind a horizontal scroll bar. Run twice by CTest, the second time at
 // QT_SCALE_FACTOR=2 (high DPI). The window and the helpers are StudioTestCase.h's.
 #include "StudioTestCase.h"
 
 #include <QAbstractButton>
+#include <QChart>
+#include <QChartView>
 #include <QLabel>
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextDocument>
 
 using namespace il::app;
 
@@ -58,8 +61,19 @@ QStringList TestStudioLayout::clippedText() const
         if (l->width() < l->minimumSizeHint().width())
             cut << describe(l, l->text(), l->width(), l->minimumSizeHint().width());
     }
-    // Tables whose columns must all be in view (the layer stack, the predictions).
-    for (const char* name : {"layersTableView", "predictionsTableWidget"}) {
+    // Chart titles: QtCharts elides one that does not fit ("PSNR (dB): measured every 128 …").
+    for (const QChartView* v : m_window->findChildren<QChartView*>()) {
+        const QChart* chart = v->chart();
+        if (!v->isVisible() || !chart || chart->title().isEmpty()) continue;
+        QTextDocument doc;
+        doc.setHtml(chart->title());
+        const int need = QFontMetrics(chart->titleFont()).horizontalAdvance(doc.toPlainText());
+        const int have = static_cast<int>(chart->size().width()) - 2 * 12; // the title margins
+        if (have < need) cut << describe(v, doc.toPlainText(), have, need);
+    }
+    // Tables whose columns must all be in view (the layer stack, the predictions, the confusion
+    // matrix).
+    for (const char* name : {"layersTableView", "predictionsTableWidget", "confusionTableWidget"}) {
         const auto* t = m_window->findChild<QTableView*>(name);
         if (t && t->isVisible() && t->horizontalScrollBar()->maximum() > 0)
             cut << describe(t, "columns", t->viewport()->width(),
