@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -82,6 +83,36 @@ int runEvaluate(const QStringList& args)
     return ExitOk;
 }
 
+namespace {
+
+// The last five evaluations (training and validation loss at the same step). A model the studio
+// saved also keeps a training loss for every step between them: those are only shown when the
+// run had no validation at all.
+void printLastLosses(const TrainingHistory& history)
+{
+    std::vector<size_t> rows;
+    for (size_t i = history.size(); i-- > 0 && rows.size() < 5;)
+        if (!std::isnan(history[i].valLoss)) rows.push_back(i);
+    const bool validation = !rows.empty();
+    for (size_t i = history.size(); !validation && i-- > 0 && rows.size() < 5;) rows.push_back(i);
+    if (rows.empty()) return;
+    std::reverse(rows.begin(), rows.end());
+    std::printf(validation ? "last evaluations (step: train / validation)\n"
+                           : "last losses (step: train; no validation)\n");
+    for (size_t i : rows) {
+        // A long run's history holds buckets of evaluations (TrainingHistory.h): their means.
+        const HistoryPoint& h = history[i];
+        const QString steps = h.count > 1 ? QString("%1-%2").arg(h.firstStep).arg(h.step)
+                                          : QString::number(h.step);
+        const QString val = validation ? " / " + formatLoss(h.valLoss) : QString();
+        std::printf("  %8s: %s%s%s\n", steps.toUtf8().constData(),
+                    formatLoss(h.trainLoss).toUtf8().constData(), val.toUtf8().constData(),
+                    h.count > 1 ? " (means)" : "");
+    }
+}
+
+} // namespace
+
 int runInfo(const QStringList& args)
 {
     QCommandLineParser p;
@@ -137,20 +168,7 @@ int runInfo(const QStringList& args)
     const TrainingState& st = info.state;
     std::printf("trained    %lld epochs, %lld steps, %s\n", static_cast<long long>(st.epoch),
                 static_cast<long long>(st.step), formatDuration(st.seconds).toUtf8().constData());
-    const size_t n = st.history.size();
-    if (n > 0) {
-        std::printf("last losses (step: train / validation)\n");
-        for (size_t i = n > 5 ? n - 5 : 0; i < n; ++i) {
-            // A long run's history holds buckets of evaluations (TrainingHistory.h): their means.
-            const HistoryPoint& h = st.history[i];
-            const QString steps = h.count > 1 ? QString("%1-%2").arg(h.firstStep).arg(h.step)
-                                              : QString::number(h.step);
-            std::printf("  %8s: %s / %s%s\n", steps.toUtf8().constData(),
-                        formatLoss(h.trainLoss).toUtf8().constData(),
-                        formatLoss(h.valLoss).toUtf8().constData(),
-                        h.count > 1 ? " (means)" : "");
-        }
-    }
+    printLastLosses(st.history);
     return ExitOk;
 }
 

@@ -84,6 +84,7 @@ private slots:
     void evaluateMissingColumn();
     void backends();
     void samples();
+    void infoOfAStudioModel();
 };
 
 void TestCli::initTestCase()
@@ -772,6 +773,25 @@ void TestCli::samples()
     QCOMPARE(r.code, 0);
     for (const char* name : {":sample/xor.csv", ":sample/iris.csv", ":sample/diabetes.csv"})
         QVERIFY2(r.out.split('\n').contains(name), name);
+}
+
+// A model the studio saved keeps a training loss for every step and a validation loss at each
+// evaluation (tests/fixtures/studio/iris-studio.safetensors: iris, 326 steps in the studio). info
+// lists the last evaluations, not the steps in between with "-" for their validation.
+void TestCli::infoOfAStudioModel()
+{
+    const RunResult i = run({"info", IRONLEARN_FIXTURES "/studio/iris-studio.safetensors"});
+    QVERIFY2(i.code == 0, qPrintable(i.err));
+    QVERIFY2(i.out.contains("last evaluations (step: train / validation)"), qPrintable(i.out));
+    QVERIFY2(!i.out.contains("/ -"), qPrintable(i.out));
+    const QRegularExpression row(R"(^\s+(\d+): [0-9.e-]+ / [0-9.e-]+$)",
+                                 QRegularExpression::MultilineOption);
+    QList<int> steps;
+    for (auto m = row.globalMatch(i.out); m.hasNext();) steps << m.next().captured(1).toInt();
+    QCOMPARE(steps, (QList<int>{308, 312, 316, 320, 324}));
+    // A run without validation (xor: 4 rows) lists its last training losses.
+    const RunResult x = run({"info", m_xorModel});
+    QVERIFY2(x.out.contains("last losses (step: train; no validation)"), qPrintable(x.out));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
