@@ -166,6 +166,8 @@ void MainWindow::connectSession()
 
 bool MainWindow::openFile(const QString& path)
 {
+    // While training nothing opens, so there is nothing to ask: the session says why.
+    if (m_session->runState() != Session::RunState::Idle) return openFileNow(path);
     const auto answer =
         m_guard->ask("Opening " + displayName(path), [this, path] { openFileNow(path); });
     if (answer != UnsavedModelGuard::Answer::Proceed)
@@ -177,7 +179,8 @@ bool MainWindow::openFileNow(const QString& path)
 {
     if (isModelFile(path)) return m_session->openModel(path); // answered by modelOpened/Failed
     const bool ok = m_session->openDataset(path);
-    if (!ok) m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+    if (!ok && m_session->runState() == Session::RunState::Idle) // a file error, on the Data tab
+        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
     if (ok && !path.startsWith(":/")) settings::rememberFolderOf(settings::Folder::Data, path);
     updateTitle();
     return ok;

@@ -80,7 +80,8 @@ QSize Session::imageTrainingSize() const
 bool Session::openDataset(const QString& path)
 {
     if (m_runState != RunState::Idle) {
-        emit datasetFailed("Stop training before opening other data.");
+        // A refusal, not a broken file: said in the status bar, gone by itself.
+        emit message("Stop training before opening other data.");
         return false;
     }
     QByteArray bytes;
@@ -222,7 +223,7 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
 bool Session::openModel(const QString& path)
 {
     if (m_runState != RunState::Idle) {
-        emit modelFailed("Stop training before opening another model.");
+        emit message("Stop training before opening another model.");
         return false;
     }
     const int generation = ++m_generation;
@@ -243,7 +244,7 @@ bool Session::openModel(const QString& path)
             if (generation != m_generation) return; // other data or another model came since
             if (!opened->model) return emit modelFailed(opened->error);
             if (m_runState != RunState::Idle)
-                return emit modelFailed("Stop training before opening another model.");
+                return emit message("Stop training before opening another model.");
             adoptModel(path, *opened);
         },
         false);

@@ -9,11 +9,14 @@
 #include <QFrame>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QMenu>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QUrl>
+#include <QDropEvent>
 
 using namespace il::app;
 using studiotest::kTrainingWait;
@@ -33,6 +36,7 @@ private slots:
     void presetBoxNamesThePresetTheStackIs();
     void ctrlNumberSwitchesTheSetupTabs();
     void resetWeightsIsInTheTrainMenu();
+    void droppingDataWhileTrainingIsRefusedInPassing();
 
 private:
     void setSpec(const QString& spec);
@@ -213,6 +217,45 @@ void TestStudioText::resetWeightsIsInTheTrainMenu()
     reset->trigger();
     QCOMPARE(cleared.count(), 1);
     QCOMPARE(session()->trainedSteps(), int64_t(0));
+}
+
+// A file dropped on the window while training is refused in the status bar, without a question
+// and without the "Could not open the data" bar, which used to stay up after training ended.
+void TestStudioText::droppingDataWhileTrainingIsRefusedInPassing()
+{
+    openSample("iris");
+    find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
+    find<QSpinBox>("budgetSpinBox")->setValue(1000000);
+    find<QSpinBox>("patienceSpinBox")->setValue(0); // no early stop: still training at the drop
+    QSignalSpy progressed(session(), &Session::progressed);
+    find<QPushButton>("startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(progressed.count() > 0, kTrainingWait);
+    QCOMPARE(session()->runState(), Session::RunState::Training);
+    const QString other = m_dir.filePath("xor.csv");
+    QVERIFY(QFile::copy(IRONLEARN_SAMPLES "/xor.csv", other));
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(other)});
+    QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(m_window, &enter);
+    QVERIFY(enter.isAccepted());
+    bool asked = false; // a question would hold the drop in its own event loop: answer Cancel
+    QTimer::singleShot(0, m_window, [&asked] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+            asked = true;
+            box->button(QMessageBox::Cancel)->click();
+        }
+    });
+    QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(m_window, &drop);
+    QVERIFY(drop.isAccepted());
+    QVERIFY(!asked);
+    QCOMPARE(find<QStatusBar>("statusBar")->currentMessage(),
+             QString("Stop training before opening other data."));
+    QVERIFY(!find<QFrame>("errorFrame")->isVisible());
+    QVERIFY(session()->dataPath().endsWith("iris.csv"));
+    session()->stop();
+    QTRY_COMPARE(session()->runState(), Session::RunState::Idle);
+    QVERIFY(!find<QFrame>("errorFrame")->isVisible());
 }
 
 QTEST_MAIN(TestStudioText)
