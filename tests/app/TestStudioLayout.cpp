@@ -8,6 +8,9 @@
 #include <QAbstractButton>
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QLabel>
 #include <QScrollBar>
 #include <QTabWidget>
@@ -70,6 +73,17 @@ QStringList TestStudioLayout::clippedText() const
         const int need = QFontMetrics(chart->titleFont()).horizontalAdvance(doc.toPlainText());
         const int have = static_cast<int>(chart->size().width()) - 2 * 12; // the title margins
         if (have < need) cut << describe(v, doc.toPlainText(), have, need);
+        // Axis labels and titles QtCharts had to elide ("..." where 31.5 should be).
+        for (const QGraphicsItem* item : v->scene()->items()) {
+            QString text;
+            if (const auto* t = dynamic_cast<const QGraphicsTextItem*>(item))
+                text = t->toPlainText();
+            else if (const auto* t = dynamic_cast<const QGraphicsSimpleTextItem*>(item))
+                text = t->text();
+            if (item->isVisible() && (text.contains("...") || text.contains(QChar(0x2026))))
+                cut << describe(v, "label " + text, static_cast<int>(item->boundingRect().width()),
+                                static_cast<int>(v->chart()->plotArea().left()));
+        }
     }
     // Tables whose columns must all be in view (the layer stack, the predictions, the confusion
     // matrix).
@@ -88,7 +102,7 @@ void TestStudioLayout::smallestWindowFitsEveryTab_data()
     QTest::addColumn<int>("steps");
     QTest::newRow("classification table") << "iris" << 60;
     QTest::newRow("regression table") << "diabetes" << 60;
-    QTest::newRow("image") << "camera" << 8;
+    QTest::newRow("image") << "camera" << 300; // PSNR measured at 128 and 256: the axis moves
     QTest::newRow("names") << "names-ssa2018" << 30;
 }
 
