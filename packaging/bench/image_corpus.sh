@@ -49,8 +49,7 @@ py=/usr/bin/python3 # Debian's, with the packages the table and plot use
 
 if [[ -z "$dir" ]]; then
     dir="$("$here/skimage_data.sh")"
-    # Photos (gray and colour), text (binary and scanned), silhouettes, texture, synthetic.
-    images="camera astronaut coffee chelsea bw_text page text horse logo brick grass moon checker_bilevel"
+    images="$("$here/skimage_data.sh" --pictures)"
 else
     images="$(cd "$dir" && shopt -s nullglob && for f in *.png *.jpg *.jpeg; do echo "${f%.*}"; done)"
 fi

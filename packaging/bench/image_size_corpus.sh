@@ -33,7 +33,7 @@ done
 [[ -x "$cli" ]] || { echo "image_size_corpus.sh: $cli is not an executable" >&2; exit 2; }
 if [[ -z "$dir" ]]; then
     dir="$("$here/skimage_data.sh")"
-    images="camera astronaut coffee chelsea bw_text page text horse logo brick grass moon checker_bilevel"
+    images="$("$here/skimage_data.sh" --pictures)"
 else
     images="$(cd "$dir" && shopt -s nullglob && for f in *.png *.jpg *.jpeg; do echo "${f%.*}"; done)"
 fi
