@@ -3,6 +3,7 @@
 // is simulated with FaultyBackend (a CPU backend that claims device memory and fails in gemm),
 // supplied through Session::setBackendProvider.
 #include "../support/ForwardingBackend.h"
+#include "StudioTestCase.h"
 
 #include "BackendRegistry.h"
 #include "ChartsPanel.h"
@@ -56,7 +57,7 @@ namespace {
 // Generous waits: on a loaded 2-core machine (CI runs two tests at once) a 300-step run that
 // takes 4 s alone has taken 38 s. A passing test never waits this long; the waits only keep a
 // slow machine from failing a correct studio.
-constexpr int kTrainingWait = 120000; // ms, a whole training run
+using studiotest::kTrainingWait; // ms, a whole training run
 constexpr int kWorkWait = 60000;      // ms, the first steps, a render, a generation
 
 // Engine work the guard saw on the GUI thread (this test's main thread), since the last take.
@@ -71,7 +72,7 @@ QStringList takeViolations()
 
 } // namespace
 
-class TestStudio : public QObject {
+class TestStudio : public studiotest::StudioTestCase {
     Q_OBJECT
 
 private slots:
@@ -102,14 +103,6 @@ private slots:
     void studioKeepsTheEngineOffTheGuiThread();
 
 private:
-    template <typename T> T* find(const QString& name) const
-    {
-        T* w = m_window->findChild<T*>(name);
-        if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return w;
-    }
-    Session* session() const { return m_window->session(); }
-    void openSample(const QString& baseName);
     // Sets the run's budget (in steps) through the Training panel.
     void setSteps(int steps);
     // Image sample at a small training size, so tests train in milliseconds per step.
@@ -127,15 +120,11 @@ private:
     static QMessageBox* deviceFailureBox();
 
     QTemporaryDir m_dir;
-    MainWindow* m_window = nullptr;
 };
 
 void TestStudio::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("IronLearnTests");
-    QCoreApplication::setApplicationName("testStudio");
-    QSettings().clear();
+    isolateSettings("testStudio");
     QVERIFY(m_dir.isValid());
     // As the studio's main() does, and armed although this is a release build: engine work on
     // this (the GUI) thread is recorded instead of aborting, and the tests below check it.
@@ -150,10 +139,7 @@ void TestStudio::initTestCase()
 void TestStudio::init()
 {
     QSettings().remove("training"); // each test starts with the default device (the CPU)
-    m_window = new MainWindow;
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    newWindow();
 }
 
 void TestStudio::cleanup()
@@ -164,13 +150,6 @@ void TestStudio::cleanup()
     Dialogs::setNextAnswer(QMessageBox::NoButton);
     delete m_window;
     m_window = nullptr;
-}
-
-void TestStudio::openSample(const QString& baseName)
-{
-    QAction* action = find<QAction>("actionSample_" + baseName);
-    action->trigger();
-    QVERIFY(session()->task());
 }
 
 void TestStudio::setSteps(int steps)

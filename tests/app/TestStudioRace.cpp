@@ -1,6 +1,8 @@
 // The race view end to end: the real MainWindow, offscreen, its race view opened from the Train
 // menu and driven by object names. Races are short (a 48x48 picture, two presets, a second
 // each); waits are generous, so a loaded machine makes the test slower, not red.
+#include "StudioTestCase.h"
+
 #include "MainWindow.h"
 #include "RaceChart.h"
 #include "RaceTile.h"
@@ -40,7 +42,7 @@ QStringList g_violations; // engine work the guard saw on the GUI thread
 
 } // namespace
 
-class TestStudioRace : public QObject {
+class TestStudioRace : public studiotest::StudioTestCase {
     Q_OBJECT
 
 private slots:
@@ -54,29 +56,24 @@ private slots:
     void openingOtherDataOrClosingStopsTheRace();
 
 private:
+    // The widget of this name in the window or in a race view.
     template <typename T> T* find(QObject* in, const QString& name) const
     {
         T* w = in->findChild<T*>(name);
         if (!w) qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
         return w;
     }
-    Session* session() const { return m_window->session(); }
     // The camera at 48x48 and a small SIREN as the user's model.
     void openSmallImage();
     // Opens the race view from the Train menu with only these presets checked.
     RaceWindow* openRace(const QStringList& presets, double seconds);
     // The user's weights, read on the training worker.
     std::vector<float> userWeights();
-
-    MainWindow* m_window = nullptr;
 };
 
 void TestStudioRace::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("IronLearnTests");
-    QCoreApplication::setApplicationName("testStudioRace");
-    QSettings().clear();
+    isolateSettings("testStudioRace");
     // As the studio's main() does: the race must keep the engine off the GUI thread.
     il::setEngineThreadGuardEnabled(true);
     il::forbidEngineWorkOnThisThread();
@@ -88,10 +85,7 @@ void TestStudioRace::initTestCase()
 
 void TestStudioRace::init()
 {
-    m_window = new MainWindow;
-    m_window->resize(1280, 800);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    newWindow();
 }
 
 void TestStudioRace::cleanup()
