@@ -1,4 +1,4 @@
-// Putting a chart into a QChartView made by a .ui form.
+// Putting a chart into a QChartView made by a .ui form (every studio chart goes through here).
 #pragma once
 
 #include <QChart>
@@ -14,6 +14,8 @@ inline void installChart(QChartView* view, QChart* chart)
     QChart* previous = view->chart();
     view->setChart(chart);
     if (previous != chart) delete previous;
+    // A chart does nothing with keys: as a Tab stop it would take focus and show no sign of it.
+    view->setFocusPolicy(Qt::NoFocus);
 }
 
 } // namespace il::app

@@ -1,6 +1,8 @@
 #include "ImageView.h"
 
 #include <QGraphicsPixmapItem>
+#include <QKeyEvent>
+#include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
 
@@ -15,6 +17,8 @@ ImageView::ImageView(QWidget* parent) : QGraphicsView(parent), m_item(new QGraph
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setRenderHint(QPainter::SmoothPixmapTransform, false);
     setFrameShape(QFrame::NoFrame);
+    // Scrolling repaints rather than shifts the pixels, so the focus frame stays at the edges.
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
     setMinimumSize(120, 120);
     connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &ImageView::viewChanged);
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &ImageView::viewChanged);
@@ -65,13 +69,44 @@ void ImageView::followTransform(const ImageView* other)
     m_syncing = false;
 }
 
-void ImageView::wheelEvent(QWheelEvent* event)
+void ImageView::zoomBy(double factor)
 {
     if (m_image.isNull()) return;
-    const double factor = std::pow(1.0015, event->angleDelta().y());
     m_fitted = false;
     scale(factor, factor);
     emit viewChanged();
+}
+
+void ImageView::wheelEvent(QWheelEvent* event)
+{
+    zoomBy(std::pow(1.0015, event->angleDelta().y()));
+}
+
+void ImageView::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        return zoomBy(1.25);
+    case Qt::Key_Minus:
+        return zoomBy(0.8);
+    case Qt::Key_0:
+        return fit();
+    default:
+        QGraphicsView::keyPressEvent(event); // the arrow keys pan
+    }
+}
+
+void ImageView::focusInEvent(QFocusEvent* event)
+{
+    QGraphicsView::focusInEvent(event);
+    viewport()->update(); // the focus frame
+}
+
+void ImageView::focusOutEvent(QFocusEvent* event)
+{
+    QGraphicsView::focusOutEvent(event);
+    viewport()->update();
 }
 
 void ImageView::resizeEvent(QResizeEvent* event)
@@ -83,9 +118,14 @@ void ImageView::resizeEvent(QResizeEvent* event)
 void ImageView::drawForeground(QPainter* painter, const QRectF& rect)
 {
     QGraphicsView::drawForeground(painter, rect);
-    if (!m_image.isNull() || m_placeholder.isEmpty()) return;
     painter->save();
     painter->resetTransform();
+    if (hasFocus()) { // the view has no frame of its own: without this, focus is invisible
+        painter->setPen(QPen(palette().color(QPalette::Highlight), 2));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(QRectF(viewport()->rect()).adjusted(1, 1, -1, -1));
+    }
+    if (!m_image.isNull() || m_placeholder.isEmpty()) return painter->restore();
     painter->setPen(palette().color(QPalette::Disabled, QPalette::Text));
     painter->drawText(viewport()->rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
                       m_placeholder);

@@ -1,5 +1,7 @@
 // A picture that zooms with the wheel and pans by dragging, and fits itself to the view until
 // the user zooms. Two views can be linked so the original and the reconstruction move together.
+// From the keyboard (it takes focus with Tab, and draws a frame in the highlight colour while it
+// has it): + and - zoom, 0 fits, the arrow keys pan.
 #pragma once
 
 #include <QGraphicsView>
@@ -28,11 +30,15 @@ signals:
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
+    void focusOutEvent(QFocusEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
 
 private:
     void followTransform(const ImageView* other);
+    void zoomBy(double factor);
 
     QGraphicsPixmapItem* m_item;
     QImage m_image;

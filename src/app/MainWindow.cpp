@@ -9,6 +9,7 @@
 #include "ModelPanel.h"
 #include "RaceWindow.h"
 #include "Session.h"
+#include "StudioHelp.h"
 #include "StudioSettings.h"
 #include "UnsavedModelGuard.h"
 
@@ -113,6 +114,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildSamplesMenu();
     rebuildRecentMenu();
+    m_help = new StudioHelp(this, m_session, m_ui->helpMenu);
     readSettings();
     updateRunBar();
     updateTitle();

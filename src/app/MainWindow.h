@@ -23,6 +23,7 @@ namespace il::app {
 
 class RaceWindow;
 class Session;
+class StudioHelp;
 class UnsavedModelGuard;
 struct TrainingOutcome;
 struct TrainingUpdate;
@@ -43,6 +44,8 @@ public:
     // Opens the race view (Train > Race presets…), made on first use.
     RaceWindow* showRace();
     RaceWindow* raceWindow() const { return m_race; }
+    // The welcome page, the Help menu's windows and the concept links.
+    StudioHelp* help() const { return m_help; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -93,6 +96,7 @@ private:
     QLabel* m_deviceLabel;
     UnsavedModelGuard* m_guard;   // a child
     RaceWindow* m_race = nullptr; // a child window, made by showRace()
+    StudioHelp* m_help;           // a child
     // Closing with a save: the window waits for the worker's modelSaved, then closes.
     enum class Closing { No, Saving, Saved };
     Closing m_closing = Closing::No;

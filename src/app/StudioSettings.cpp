@@ -11,6 +11,7 @@ namespace {
 constexpr const char* kDeviceKey = "training/device";
 constexpr const char* kTf32Key = "training/tf32";
 constexpr const char* kRecentKey = "recentFiles";
+constexpr const char* kWelcomeKey = "help/welcomeSeen";
 
 QString modelDataKey(const QString& modelPath)
 {
@@ -83,6 +84,16 @@ void setRecentFiles(const QStringList& files)
         QSettings().remove(kRecentKey);
     else
         QSettings().setValue(kRecentKey, files);
+}
+
+bool welcomeSeen()
+{
+    return QSettings().value(kWelcomeKey, false).toBool();
+}
+
+void setWelcomeSeen(bool seen)
+{
+    QSettings().setValue(kWelcomeKey, seen);
 }
 
 WindowLayout windowLayout()

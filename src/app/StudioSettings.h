@@ -28,6 +28,10 @@ void rememberFolderOf(Folder kind, const QString& file);
 QStringList recentFiles();
 void setRecentFiles(const QStringList& files);
 
+// Whether the welcome page has been shown once (it shows by itself on the first start only).
+bool welcomeSeen();
+void setWelcomeSeen(bool seen);
+
 // The main window's geometry, dock state and splitter positions.
 struct WindowLayout {
     QByteArray geometry, state, mainSplitter, workSplitter;

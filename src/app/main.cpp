@@ -7,6 +7,7 @@
 #include "NamesOutputPage.h"
 #include "RaceWindow.h"
 #include "Session.h"
+#include "StudioHelp.h"
 #include "ThreadGuard.h"
 
 #include <QApplication>
@@ -215,6 +216,7 @@ int main(int argc, char* argv[])
                   parser.isSet("quit"), parser.value("tab"), parser.value("save"));
     };
     const QStringList files = parser.positionalArguments();
+    if (files.isEmpty()) window.help()->showWelcomeOnFirstStart();
     QString path = files.value(0);
     if (path.startsWith(":sample/")) path = ":/samples/" + path.mid(8);
     // A model opens on the worker thread: the script starts once it is open (or failed to).
