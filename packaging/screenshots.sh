@@ -39,6 +39,7 @@ shot() {
 }
 
 echo "screenshots: writing to $OUT"
+shot welcome # no file on a first start (a fresh XDG_CONFIG_HOME): the welcome page
 shot table-iris :sample/iris.csv --train-steps 400
 shot table-iris-model :sample/iris.csv --train-steps 400 --tab model
 shot table-diabetes :sample/diabetes.csv --train-steps 600 --tab training

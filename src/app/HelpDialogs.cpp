@@ -94,6 +94,9 @@ ShortcutsDialog::ShortcutsDialog(QWidget* window)
     m_table->setObjectName("shortcutsTableWidget");
     m_table->setHorizontalHeaderLabels({"Where", "What", "Keys"});
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    m_table->setShowGrid(false);
+    m_table->setAlternatingRowColors(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);

@@ -197,9 +197,9 @@ void StudioHelp::onDataOpened()
 QString StudioHelp::hintFor(const QString& sample)
 {
     if (sample == "iris")
-        return "<b>Iris flowers.</b> Press <b>Start</b> (F5). Watch the loss fall on the chart, "
-               "then look at the confusion matrix under the output: every flower named right "
-               "lands on its diagonal. The validation rows were kept out of training, so they "
+        return "<b>Iris flowers.</b> Press <b>Start</b> (F5). Watch the loss fall on the chart; "
+               "then the confusion matrix below the charts fills its diagonal, where every "
+               "flower named right lands. The validation rows were kept out of training: they "
                "show how the network does on flowers it has not seen.";
     if (sample == "camera")
         return "<b>A photograph.</b> Press <b>Start</b> (F5). Watch the loss fall on the chart; "
