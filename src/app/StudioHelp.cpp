@@ -66,6 +66,10 @@ StudioHelp::StudioHelp(QMainWindow* window, Session* session, QMenu* helpMenu)
         if (auto* open = m_window->findChild<QAction*>("actionOpenDataset")) open->trigger();
     });
     connect(m_welcome, &WelcomePage::closeRequested, this, &StudioHelp::closeWelcome);
+    // Ctrl+1/2/3 mean the studio's tabs: they leave the welcome page.
+    for (const char* name : {"actionShowData", "actionShowModel", "actionShowTraining"})
+        if (auto* show = window->findChild<QAction*>(name))
+            connect(show, &QAction::triggered, this, &StudioHelp::closeWelcome);
     connect(m_session, &Session::datasetOpened, this, &StudioHelp::onDataOpened);
     connect(m_session, &Session::modelOpened, this, [this] {
         m_guidedSample.clear();
@@ -161,7 +165,7 @@ void StudioHelp::closeWelcome()
 {
     if (!isWelcomeShown()) return;
     m_stack->setCurrentIndex(0);
-    m_window->setFocus();
+    if (auto* tabs = m_window->findChild<QWidget*>("setupTabWidget")) tabs->setFocus();
 }
 
 bool StudioHelp::isWelcomeShown() const

@@ -12,10 +12,18 @@ namespace {
 constexpr int kIcon = 48;
 
 // A small table: a header row and a few rows of figures, as the Data panel shows a CSV.
-QPixmap tableIcon(const QPalette& palette)
+// An empty icon-sized pixmap, sharp on high-DPI screens.
+QPixmap blankIcon(qreal dpr)
 {
-    QPixmap pixmap(kIcon, kIcon);
+    QPixmap pixmap(QSize(kIcon, kIcon) * dpr);
+    pixmap.setDevicePixelRatio(dpr);
     pixmap.fill(Qt::transparent);
+    return pixmap;
+}
+
+QPixmap tableIcon(const QPalette& palette, qreal dpr)
+{
+    QPixmap pixmap = blankIcon(dpr);
     QPainter p(&pixmap);
     const QRect grid(4, 8, kIcon - 8, kIcon - 16);
     p.fillRect(grid, palette.color(QPalette::Base));
@@ -33,10 +41,9 @@ QPixmap tableIcon(const QPalette& palette)
 }
 
 // Three lines of names, the first one new (in the highlight colour).
-QPixmap namesIcon(const QPalette& palette, const QFont& base)
+QPixmap namesIcon(const QPalette& palette, const QFont& base, qreal dpr)
 {
-    QPixmap pixmap(kIcon, kIcon);
-    pixmap.fill(Qt::transparent);
+    QPixmap pixmap = blankIcon(dpr);
     QPainter p(&pixmap);
     QFont font = base;
     font.setPixelSize(13);
@@ -69,11 +76,14 @@ WelcomePage::WelcomePage(QWidget* parent)
     m_ui->welcomeTitleLabel->setFont(title);
     m_ui->welcomeFooterLabel->setForegroundRole(QPalette::PlaceholderText);
 
-    m_ui->tableStartButton->setIcon(tableIcon(palette()));
-    m_ui->imageStartButton->setIcon(QPixmap(":/samples/camera.png")
-                                        .scaled(kIcon, kIcon, Qt::KeepAspectRatio,
-                                                Qt::SmoothTransformation));
-    m_ui->namesStartButton->setIcon(namesIcon(palette(), font()));
+    const qreal dpr = devicePixelRatioF();
+    m_ui->tableStartButton->setIcon(tableIcon(palette(), dpr));
+    QPixmap photo = QPixmap(":/samples/camera.png")
+                        .scaled(QSize(kIcon, kIcon) * dpr, Qt::KeepAspectRatio,
+                                Qt::SmoothTransformation);
+    photo.setDevicePixelRatio(dpr);
+    m_ui->imageStartButton->setIcon(photo);
+    m_ui->namesStartButton->setIcon(namesIcon(palette(), font(), dpr));
     m_ui->openOwnFileButton->setIconSize(QSize(32, 32));
     for (const GuidedStart& start : kStarts) {
         auto* button = findChild<QCommandLinkButton*>(start.button);

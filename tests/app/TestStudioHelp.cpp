@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QToolButton>
@@ -38,6 +39,7 @@ private slots:
     void welcomeWorksFromTheKeyboard();
     void everyConceptHasAPage();
     void helpKeyOpensTheConceptOfTheFocusedControl();
+    void helpKeyOpensTheConceptOfTheHoveredControl();
     void linkedToolTipsSayF1();
     void shortcutListFollowsTheActions();
     void chartsTakeNoFocusAndImageViewsShowIt();
@@ -132,6 +134,10 @@ void TestStudioHelp::welcomeWorksFromTheKeyboard()
                                  "openOwnFileButton", "closeWelcomeButton"}));
     QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
     QVERIFY(!help()->isWelcomeShown());
+    help()->showWelcome();
+    QTest::keyClick(m_window, Qt::Key_2, Qt::ControlModifier); // a tab of the studio
+    QVERIFY(!help()->isWelcomeShown());
+    QCOMPARE(find<QTabWidget>("setupTabWidget")->currentWidget(), find<QWidget>("modelPanel"));
 
     help()->showWelcome();
     Dialogs::setNextFileName(":/samples/wine.csv");
@@ -191,6 +197,29 @@ void TestStudioHelp::helpKeyOpensTheConceptOfTheFocusedControl()
     QVERIFY(dialog->isVisible());
     QCOMPARE(dialog->currentConcept(), QString("label-smoothing"));
     QCOMPARE(find<QAction>("actionHelpOnControl")->shortcut(), QKeySequence(Qt::Key_F1));
+}
+
+// F1 while a linked control's tooltip shows opens that control's page, even when another linked
+// control has focus: here the loss chart's title, which takes no focus at all.
+void TestStudioHelp::helpKeyOpensTheConceptOfTheHoveredControl()
+{
+    activate();
+    QTest::keyClick(m_window, Qt::Key_3, Qt::ControlModifier);
+    auto* rate = find<QWidget>("learningRateSpinBox");
+    rate->setFocus();
+    QTRY_VERIFY(rate->hasFocus());
+    auto* title = find<QWidget>("lossTitleLabel");
+    const QPoint global = title->mapToGlobal(title->rect().center());
+    QCursor::setPos(global);
+    QTRY_COMPARE(QCursor::pos(), global);
+    QHelpEvent event(QEvent::ToolTip, title->rect().center(), global);
+    QApplication::sendEvent(title, &event);
+    QVERIFY(QToolTip::isVisible());
+    QTest::keyClick(rate, Qt::Key_F1);
+    auto* dialog = m_window->findChild<ConceptsDialog*>("conceptsDialog");
+    QVERIFY(dialog && dialog->isVisible());
+    QCOMPARE(dialog->currentConcept(), QString("loss"));
+    QToolTip::hideText();
 }
 
 // A linked control's tooltip ends with the F1 line, also when its panel set the text later.
