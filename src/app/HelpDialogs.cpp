@@ -39,8 +39,7 @@ const FixedKey kFixedKeys[] = {
     {"Anywhere", "Move to the next or previous control", "Tab, Shift+Tab"},
     {"Anywhere", "Open a menu", "Alt+the underlined letter"},
     {"Anywhere", "Close a dialog or the welcome page", "Esc"},
-    {"Anywhere", "Next or previous page of a group of tabs (with a tab in focus)",
-     "Left, Right"},
+    {"Anywhere", "Next or previous page of a group of tabs (with a tab in focus)", "Left, Right"},
     {"Image views", "Zoom in, zoom out, fit the picture", "+, \u2212, 0"},
     {"Image views", "Move around a zoomed picture", "Arrow keys"},
 };
@@ -131,7 +130,8 @@ void ShortcutsDialog::refresh()
     if (auto* main = qobject_cast<QMainWindow*>(m_window))
         for (QAction* a : main->menuBar()->actions())
             if (a->menu()) walk(a->menu(), plainText(a->menu()->title()));
-    for (const FixedKey& k : kFixedKeys) rows.append({k.section, k.what, k.keys});
+    for (const FixedKey& k : kFixedKeys)
+        rows.append({k.section, k.what, k.keys});
 
     m_table->setRowCount(static_cast<int>(rows.size()));
     for (int i = 0; i < rows.size(); ++i) {

@@ -28,16 +28,11 @@ struct ConceptLink {
     const char* page; // a Concept id
 };
 const ConceptLink kConceptLinks[] = {
-    {"lossTitleLabel", "loss"},
-    {"validationSplitSpinBox", "validation"},
-    {"patienceSpinBox", "validation"},
-    {"learningRateSpinBox", "learning-rate"},
-    {"gridLrSpinBox", "learning-rate"},
-    {"scheduleComboBox", "learning-rate"},
-    {"warmupSpinBox", "learning-rate"},
-    {"labelSmoothingSpinBox", "label-smoothing"},
-    {"temperatureSlider", "temperature"},
-    {"imageMetricLabel", "psnr"},
+    {"lossTitleLabel", "loss"},           {"validationSplitSpinBox", "validation"},
+    {"patienceSpinBox", "validation"},    {"learningRateSpinBox", "learning-rate"},
+    {"gridLrSpinBox", "learning-rate"},   {"scheduleComboBox", "learning-rate"},
+    {"warmupSpinBox", "learning-rate"},   {"labelSmoothingSpinBox", "label-smoothing"},
+    {"temperatureSlider", "temperature"}, {"imageMetricLabel", "psnr"},
 };
 
 } // namespace
@@ -92,9 +87,8 @@ void StudioHelp::buildMenu(QMenu* helpMenu)
     };
     add("actionWelcome", "&Welcome", [this] { showWelcome(); });
     add("actionConcepts", "&Concepts\u2026", [this] { showConcepts(); });
-    QAction* more = add("actionHelpOnControl", "&Help on This Control", [this] {
-        showConcepts(ConceptLinks::conceptForHelpKey());
-    });
+    QAction* more = add("actionHelpOnControl", "&Help on This Control",
+                        [this] { showConcepts(ConceptLinks::conceptForHelpKey()); });
     more->setShortcut(Qt::Key_F1);
     more->setToolTip("Opens the concept page of the control in focus, or of the one under the "
                      "mouse while its tooltip shows.");
@@ -142,8 +136,7 @@ void StudioHelp::linkConcepts()
         if (control)
             m_links->link(control, link.page);
         else
-            qWarning("StudioHelp: no control named %s for the concept %s", link.control,
-                     link.page);
+            qWarning("StudioHelp: no control named %s for the concept %s", link.control, link.page);
     }
 }
 

@@ -56,12 +56,12 @@ private:
     Session* m_session;
     QStackedWidget* m_stack;
     WelcomePage* m_welcome;
-    QWidget* m_hint;    // made in the constructor's body by makeHintBanner
+    QWidget* m_hint;     // made in the constructor's body by makeHintBanner
     QLabel* m_hintLabel; // ditto
     ConceptLinks* m_links;
     ConceptsDialog* m_concepts = nullptr;   // made on first use
     ShortcutsDialog* m_shortcuts = nullptr; // made on first use
-    QString m_guidedSample; // the sample a guided start is opening ("" none)
+    QString m_guidedSample;                 // the sample a guided start is opening ("" none)
 };
 
 } // namespace il::app

@@ -52,8 +52,7 @@ QPixmap namesIcon(const QPalette& palette, const QFont& base, qreal dpr)
     const char* names[] = {"Ava", "Liam", "Zoe"};
     for (int i = 0; i < 3; ++i) {
         p.setPen(palette.color(i == 0 ? QPalette::Highlight : QPalette::Text));
-        p.drawText(QRect(2, 4 + i * 14, kIcon - 4, 14), Qt::AlignLeft | Qt::AlignVCenter,
-                   names[i]);
+        p.drawText(QRect(2, 4 + i * 14, kIcon - 4, 14), Qt::AlignLeft | Qt::AlignVCenter, names[i]);
     }
     return pixmap;
 }
@@ -78,9 +77,9 @@ WelcomePage::WelcomePage(QWidget* parent)
 
     const qreal dpr = devicePixelRatioF();
     m_ui->tableStartButton->setIcon(tableIcon(palette(), dpr));
-    QPixmap photo = QPixmap(":/samples/camera.png")
-                        .scaled(QSize(kIcon, kIcon) * dpr, Qt::KeepAspectRatio,
-                                Qt::SmoothTransformation);
+    QPixmap photo =
+        QPixmap(":/samples/camera.png")
+            .scaled(QSize(kIcon, kIcon) * dpr, Qt::KeepAspectRatio, Qt::SmoothTransformation);
     photo.setDevicePixelRatio(dpr);
     m_ui->imageStartButton->setIcon(photo);
     m_ui->namesStartButton->setIcon(namesIcon(palette(), font(), dpr));

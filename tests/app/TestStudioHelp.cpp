@@ -81,9 +81,14 @@ void TestStudioHelp::guidedStartOpensItsSampleAndHint_data()
     QTest::addColumn<QString>("button");
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("lookAt");
-    QTest::newRow("table") << "tableStartButton" << ":/samples/iris.csv" << "confusion matrix";
-    QTest::newRow("image") << "imageStartButton" << ":/samples/camera.png" << "PSNR";
-    QTest::newRow("names") << "namesStartButton" << ":/samples/names-ssa2018.txt"
+    QTest::newRow("table") << "tableStartButton"
+                           << ":/samples/iris.csv"
+                           << "confusion matrix";
+    QTest::newRow("image") << "imageStartButton"
+                           << ":/samples/camera.png"
+                           << "PSNR";
+    QTest::newRow("names") << "namesStartButton"
+                           << ":/samples/names-ssa2018.txt"
                            << "temperature";
 }
 
@@ -150,10 +155,12 @@ void TestStudioHelp::welcomeWorksFromTheKeyboard()
 // Help > Concepts lists every topic, and each has a page of 80 to 200 words.
 void TestStudioHelp::everyConceptHasAPage()
 {
-    const QStringList expected{"loss",        "validation",      "learning-rate", "psnr",
-                               "label-smoothing", "temperature", "embeddings"};
+    const QStringList expected{"loss",      "validation",      "learning-rate",
+                               "psnr",      "label-smoothing", "temperature",
+                               "embeddings"};
     QStringList ids;
-    for (const Concept& c : concepts()) ids << c.id;
+    for (const Concept& c : concepts())
+        ids << c.id;
     QCOMPARE(ids, expected);
 
     find<QAction>("actionConcepts")->trigger();
