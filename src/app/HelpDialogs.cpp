@@ -3,6 +3,7 @@
 #include "ConceptHelp.h"
 
 #include <QAction>
+#include <QDesktopServices>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,6 +15,7 @@
 #include <QRegularExpression>
 #include <QTableWidget>
 #include <QTextBrowser>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <functional>
@@ -53,7 +55,14 @@ ConceptsDialog::ConceptsDialog(QWidget* parent)
     setWindowTitle("Concepts");
     m_topics->setObjectName("conceptsListWidget");
     m_page->setObjectName("conceptTextBrowser");
-    m_page->setOpenExternalLinks(true);
+    // "See also" links name another concept's id; anything else is a web address.
+    m_page->setOpenLinks(false);
+    connect(m_page, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme().isEmpty() && !conceptTitle(url.path()).isEmpty())
+            showConcept(url.path());
+        else
+            QDesktopServices::openUrl(url);
+    });
     for (const Concept& c : concepts()) {
         auto* item = new QListWidgetItem(c.title, m_topics);
         item->setData(Qt::UserRole, c.id);

@@ -1,4 +1,5 @@
-// The Help menu's windows: Concepts (a topic list beside the page of the chosen topic) and
+// The Help menu's windows: Concepts (a topic list beside the page of the chosen topic, whose
+// "See also" links lead to other topics) and
 // Keyboard Shortcuts (a table made from the window's actions each time it opens, so it cannot go
 // stale). Both are non-modal children of the main window, made once and shown again.
 #pragma once

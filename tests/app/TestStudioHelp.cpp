@@ -177,6 +177,11 @@ void TestStudioHelp::everyConceptHasAPage()
                  qPrintable(QString("%1: %2 words").arg(concepts()[i].id).arg(words)));
         QVERIFY2(text.startsWith(concepts()[i].title), qPrintable(text.left(60)));
     }
+    // A "See also" link opens the page it names.
+    list->setCurrentRow(0);
+    QVERIFY(page->toHtml().contains("href=\"validation\""));
+    emit page->anchorClicked(QUrl("validation"));
+    QCOMPARE(dialog->currentConcept(), QString("validation"));
 }
 
 // F1 (Help > Help on This Control) opens the page of the control in focus.
