@@ -51,6 +51,7 @@ shot names-dark :sample/names-ssa2018.txt --train-steps 1000 --palette dark
 # The smallest supported window (1024x700), every setup tab of every kind of data, and the same
 # at twice the pixel density (QT_SCALE_FACTOR=2: 2048x1400 pictures of the same layout).
 for scale in 1 2; do
+  SIZE=1024x700 SCALE=$scale shot "small-x$scale-welcome"
   for tab in data model training; do
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-iris-$tab" :sample/iris.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-diabetes-$tab" :sample/diabetes.csv --train-steps 200 --tab $tab
