@@ -37,6 +37,7 @@ private slots:
     void guidedStartOpensItsSampleAndHint_data();
     void guidedStartOpensItsSampleAndHint();
     void welcomeWorksFromTheKeyboard();
+    void welcomeAndHintFitTheSmallestWindow();
     void everyConceptHasAPage();
     void helpKeyOpensTheConceptOfTheFocusedControl();
     void helpKeyOpensTheConceptOfTheHoveredControl();
@@ -152,6 +153,30 @@ void TestStudioHelp::welcomeWorksFromTheKeyboard()
     QVERIFY(!find<QWidget>("hintBanner")->isVisible()); // no hint for the user's own file
 }
 
+// At 1024x700 every part of the welcome page shows whole, and a hint does not grow the window.
+void TestStudioHelp::welcomeAndHintFitTheSmallestWindow()
+{
+    m_window->resize(1024, 700);
+    help()->showWelcome();
+    QTRY_COMPARE(m_window->size(), QSize(1024, 700));
+    QWidget* page = help()->welcomePage();
+    for (QWidget* w : page->findChildren<QWidget*>()) {
+        if (!w->isVisible() || w->objectName().isEmpty() || w->objectName().endsWith("Column"))
+            continue;
+        const QRect inPage(w->mapTo(page, QPoint(0, 0)), w->size());
+        QVERIFY2(page->rect().contains(inPage), qPrintable(w->objectName()));
+        const int needed =
+            w->hasHeightForWidth() ? w->heightForWidth(w->width()) : w->minimumSizeHint().height();
+        QVERIFY2(w->height() >= needed, qPrintable(w->objectName()));
+    }
+    find<QCommandLinkButton>("imageStartButton")->click();
+    auto* hint = find<QLabel>("hintLabel");
+    QTRY_VERIFY(hint->isVisible());
+    QApplication::processEvents();
+    QCOMPARE(m_window->size(), QSize(1024, 700));
+    QVERIFY(hint->height() >= hint->heightForWidth(hint->width()));
+}
+
 // Help > Concepts lists every topic, and each has a page of 80 to 200 words.
 void TestStudioHelp::everyConceptHasAPage()
 {
@@ -223,7 +248,9 @@ void TestStudioHelp::helpKeyOpensTheConceptOfTheHoveredControl()
     auto* title = find<QWidget>("lossTitleLabel");
     const QPoint global = title->mapToGlobal(title->rect().center());
     QCursor::setPos(global);
-    QTRY_COMPARE(QCursor::pos(), global);
+    if (!QApplication::widgetAt(global)) // the offscreen platform at QT_SCALE_FACTOR=2
+        QSKIP("this platform finds no window under a point");
+    QTRY_COMPARE(QApplication::widgetAt(QCursor::pos()), title);
     QHelpEvent event(QEvent::ToolTip, title->rect().center(), global);
     QApplication::sendEvent(title, &event);
     QVERIFY(QToolTip::isVisible());
