@@ -66,6 +66,9 @@ StudioHelp::StudioHelp(QMainWindow* window, Session* session, QMenu* helpMenu)
         if (auto* show = window->findChild<QAction*>(name))
             connect(show, &QAction::triggered, this, &StudioHelp::closeWelcome);
     connect(m_session, &Session::datasetOpened, this, &StudioHelp::onDataOpened);
+    // A file that fails says why in the Data panel: the welcome page makes way for it.
+    connect(m_session, &Session::datasetFailed, this, &StudioHelp::closeWelcome);
+    connect(m_session, &Session::modelFailed, this, &StudioHelp::closeWelcome);
     connect(m_session, &Session::modelOpened, this, [this] {
         m_guidedSample.clear();
         m_hint->hide();

@@ -13,6 +13,7 @@
 
 #include <QChartView>
 #include <QCommandLinkButton>
+#include <QDir>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QListWidget>
@@ -144,6 +145,14 @@ void TestStudioHelp::welcomeWorksFromTheKeyboard()
     QTest::keyClick(m_window, Qt::Key_2, Qt::ControlModifier); // a tab of the studio
     QVERIFY(!help()->isWelcomeShown());
     QCOMPARE(find<QTabWidget>("setupTabWidget")->currentWidget(), find<QWidget>("modelPanel"));
+
+    // A file that cannot be read: the welcome page makes way for the Data panel's message.
+    help()->showWelcome();
+    Dialogs::setNextFileName(QDir::temp().filePath("no-such-file-here.csv"));
+    QTest::keyClick(find<QWidget>("openOwnFileButton"), Qt::Key_Space);
+    QVERIFY(!help()->isWelcomeShown());
+    QCOMPARE(find<QTabWidget>("setupTabWidget")->currentWidget(), find<QWidget>("datasetPanel"));
+    QVERIFY(find<QWidget>("datasetPanel")->isVisible());
 
     help()->showWelcome();
     Dialogs::setNextFileName(":/samples/wine.csv");
