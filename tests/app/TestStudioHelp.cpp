@@ -37,6 +37,7 @@ private slots:
     void welcomeShowsOnTheFirstStartOnly();
     void guidedStartOpensItsSampleAndHint_data();
     void guidedStartOpensItsSampleAndHint();
+    void guidedStartAsksBeforeReplacingTraining();
     void welcomeWorksFromTheKeyboard();
     void welcomeAndHintFitTheSmallestWindow();
     void everyConceptHasAPage();
@@ -123,6 +124,28 @@ void TestStudioHelp::guidedStartOpensItsSampleAndHint()
     QVERIFY(banner->isVisible());
     openSample("xor");
     QVERIFY(!banner->isVisible());
+}
+
+// Help > Welcome over unsaved training: a guided start asks first, as the Samples menu does.
+void TestStudioHelp::guidedStartAsksBeforeReplacingTraining()
+{
+    openSample("xor");
+    train(5);
+    QVERIFY(session()->hasUnsavedTraining());
+    find<QAction>("actionWelcome")->trigger();
+    const int asked = Dialogs::questionCount();
+    Dialogs::setNextAnswer(QMessageBox::Cancel);
+    find<QCommandLinkButton>("tableStartButton")->click();
+    QCOMPARE(Dialogs::questionCount(), asked + 1);
+    QCOMPARE(session()->dataPath(), QString(":/samples/xor.csv"));
+    QVERIFY(help()->isWelcomeShown());
+    QVERIFY(!find<QWidget>("hintBanner")->isVisible());
+
+    Dialogs::setNextAnswer(QMessageBox::Discard);
+    find<QCommandLinkButton>("tableStartButton")->click();
+    QCOMPARE(Dialogs::questionCount(), asked + 2);
+    QCOMPARE(session()->dataPath(), QString(":/samples/iris.csv"));
+    QVERIFY(find<QWidget>("hintBanner")->isVisible());
 }
 
 // Keyboard: the first start has focus, Tab walks the starts, Esc goes to the studio; "Open your
