@@ -14,7 +14,6 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QStackedWidget>
-#include <QStatusBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -173,11 +172,8 @@ void StudioHelp::startGuided(const QString& sample)
 {
     auto* action = m_window->findChild<QAction*>("actionSample_" + sample);
     if (!action) return; // a build without samples: the welcome's text says what to open instead
-    if (m_session->runState() != Session::RunState::Idle) {
-        m_window->statusBar()->showMessage("Stop training first, then choose a start.", 10000);
-        return;
-    }
-    // Asks about unsaved training (and may open the sample only after a save); datasetOpened
+    // Asks about unsaved training (and may open the sample only after a save), or, while
+    // training, says in the status bar why nothing opens, as the Samples menu does; datasetOpened
     // shows the hint when it is this sample that opens.
     m_guidedSample = sample;
     action->trigger();
