@@ -96,7 +96,7 @@ private:
     QLabel* m_deviceLabel;
     UnsavedModelGuard* m_guard;   // a child
     RaceWindow* m_race = nullptr; // a child window, made by showRace()
-    StudioHelp* m_help;           // a child
+    StudioHelp* m_help = nullptr; // a child, made in the constructor
     // Closing with a save: the window waits for the worker's modelSaved, then closes.
     enum class Closing { No, Saving, Saved };
     Closing m_closing = Closing::No;
