@@ -82,35 +82,6 @@ void setStepTicks(QValueAxis* axis, double max)
     axis->setRange(0, max);
 }
 
-// [lo, hi] widened to round numbers with two to four ticks (1, 2 or 5 times a power of ten apart).
-// QValueAxis::applyNiceNumbers() could pick eight ticks for a 120 px chart, and QtCharts then
-// elided every label to "...".
-void setNiceTicks(QValueAxis* axis, double lo, double hi)
-{
-    if (!(hi > lo)) hi = lo + 1;
-    const double raw = (hi - lo) / 3;
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = 10 * power;
-    for (double m : {1.0, 2.0, 5.0})
-        if (m * power >= raw) {
-            step = m * power;
-            break;
-        }
-    lo = std::floor(lo / step) * step;
-    hi = std::ceil(hi / step) * step;
-    axis->setTickType(QValueAxis::TicksDynamic);
-    axis->setTickAnchor(0);
-    // The larger interval first, so no moment has a wide range and a fine interval: millions of
-    // ticks.
-    if (step < axis->tickInterval()) {
-        axis->setRange(lo, hi);
-        axis->setTickInterval(step);
-    } else {
-        axis->setTickInterval(step);
-        axis->setRange(lo, hi);
-    }
-}
-
 } // namespace
 
 ChartsPanel::ChartsPanel(QWidget* parent)

@@ -197,10 +197,9 @@ void TableOutputPage::showScatter(const Evaluation& ev)
     x->setTitleText("actual");
     y->setTitleText("predicted");
     for (QValueAxis* axis : {x, y}) {
-        axis->setRange(lo, hi);
+        setNiceTicks(axis, lo, hi);
         axis->setLabelsColor(palette().color(QPalette::Text));
         axis->setTitleBrush(palette().color(QPalette::Text));
-        axis->setLabelFormat("%.3g");
     }
     m_scatter->addAxis(x, Qt::AlignBottom);
     m_scatter->addAxis(y, Qt::AlignLeft);
