@@ -2,6 +2,8 @@
 #include "ui_ChartsPanel.h"
 
 #include "ChartViews.h"
+#include "RunList.h"
+#include "RunSettings.h"
 #include "Session.h"
 
 #include <QGraphicsLayout>
@@ -141,6 +143,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     connect(m_redrawTimer, &QTimer::timeout, this, &ChartsPanel::redraw);
     connect(m_ui->logScaleCheckBox, &QCheckBox::toggled, this, [this](bool on) {
         setLogScale(on);
+        rebuildGhosts(); // their points: only positive ones on a log axis
         redraw();
     });
     m_ui->lossChartView->viewport()->installEventFilter(this);
@@ -158,6 +161,75 @@ void ChartsPanel::setSession(Session* session)
     connect(session, &Session::configChanged, this, &ChartsPanel::updatePlannedRate);
     connect(session, &Session::trainingFinished, this, &ChartsPanel::redraw);
     reset();
+}
+
+void ChartsPanel::setRuns(RunList* runs)
+{
+    m_runs = runs;
+    m_ui->earlierRunsCheckBox->setChecked(runs->ghostsShown());
+    connect(m_ui->earlierRunsCheckBox, &QCheckBox::toggled, runs, &RunList::setGhostsShown);
+    connect(runs, &RunList::ghostsChanged, this, [this] {
+        rebuildGhosts();
+        redraw();
+    });
+    rebuildGhosts();
+    redraw();
+}
+
+QStringList ChartsPanel::ghostSeriesNames() const
+{
+    QStringList names;
+    for (const QLineSeries* s : m_ghosts)
+        names << s->name();
+    return names;
+}
+
+void ChartsPanel::rebuildGhosts()
+{
+    for (QLineSeries* s : m_ghosts) {
+        m_lossChart->removeSeries(s);
+        delete s;
+    }
+    m_ghosts.clear();
+    m_ghostXMax = 0;
+    m_ghostLo = INFINITY;
+    m_ghostHi = -INFINITY;
+    if (!m_runs) return;
+    const bool log = m_ui->logScaleCheckBox->isChecked();
+    for (int row : m_runs->ghostRows()) {
+        const Run& run = m_runs->run(row);
+        QColor colour = run.colour;
+        colour.setAlpha(110);
+        for (const auto& [points, what] : {std::pair{&run.train, "training"},
+                                           std::pair{&run.validation, "validation"}}) {
+            QList<QPointF> shown;
+            for (const QPointF& p : *points)
+                if (std::isfinite(p.y()) && (!log || p.y() > 0)) shown.append(p);
+            if (shown.isEmpty()) continue;
+            auto* series = new QLineSeries;
+            series->setName(runTitle(run) + ' ' + what);
+            series->setPen(QPen(colour, 1.5, points == &run.train ? Qt::SolidLine : Qt::DashLine));
+            series->replace(shown);
+            m_lossChart->addSeries(series);
+            series->attachAxis(m_lossX);
+            series->attachAxis(m_lossY);
+            m_lossChart->legend()->markers(series).value(0)->setVisible(false);
+            m_ghosts.push_back(series);
+            for (const QPointF& p : shown) {
+                m_ghostXMax = std::max(m_ghostXMax, p.x());
+                m_ghostLo = std::min(m_ghostLo, p.y());
+                m_ghostHi = std::max(m_ghostHi, p.y());
+            }
+        }
+    }
+    // The live curves over the ghosts: a chart draws its series in the order they were added.
+    for (QLineSeries* series : {m_train, m_trainSmooth, m_validation}) {
+        m_lossChart->removeSeries(series);
+        m_lossChart->addSeries(series);
+        series->attachAxis(m_lossX);
+        series->attachAxis(m_lossY);
+    }
+    m_lossChart->legend()->markers(m_train).value(0)->setVisible(false);
 }
 
 int ChartsPanel::trainPointCount() const
@@ -194,6 +266,7 @@ void ChartsPanel::reset()
     m_ui->lossTitleLabel->setToolTip(m_metricInfo.lossNote.isEmpty()
                                          ? m_lossToolTip
                                          : m_metricInfo.lossNote + "\n\n" + m_lossToolTip);
+    rebuildGhosts(); // other data: other earlier runs
     updatePlannedRate();
     redraw();
 }
@@ -215,9 +288,12 @@ void ChartsPanel::redraw()
     m_validation->replace(val);
     const double lastStep = static_cast<double>(h.lastStep());
     const double planned = static_cast<double>(m_session->plannedSteps());
-    const double xMax = std::max({lastStep, planned, 10.0});
+    // Earlier runs' curves are drawn whole, and the axes hold them.
+    const double xMax = std::max({lastStep, planned, m_ghostXMax, 10.0});
     setStepTicks(m_lossX, xMax);
-    const auto [lo, hi] = rangeOf(train, val, log);
+    QList<QPointF> valAndGhosts = val;
+    if (!m_ghosts.empty()) valAndGhosts << QPointF(0, m_ghostLo) << QPointF(0, m_ghostHi);
+    const auto [lo, hi] = rangeOf(train, valAndGhosts, log);
     m_lossY->setRange(lo, hi);
     if (auto* logAxis = qobject_cast<QLogValueAxis*>(m_lossY)) {
         // A log axis labels powers of its base: within less than two decades, pick a base that
@@ -270,6 +346,8 @@ void ChartsPanel::setLogScale(bool on)
 {
     if (m_lossY) {
         for (QLineSeries* series : {m_train, m_trainSmooth, m_validation})
+            series->detachAxis(m_lossY);
+        for (QLineSeries* series : m_ghosts)
             series->detachAxis(m_lossY);
         m_lossChart->removeAxis(m_lossY);
         delete m_lossY;

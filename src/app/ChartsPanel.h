@@ -12,7 +12,9 @@
 #include <QPointF>
 #include <QWidget>
 
+#include <cmath>
 #include <memory>
+#include <vector>
 
 class QChart;
 class QLineSeries;
@@ -26,6 +28,7 @@ class ChartsPanel;
 
 namespace il::app {
 
+class RunList;
 class Session;
 
 class ChartsPanel : public QWidget {
@@ -35,6 +38,9 @@ public:
     ~ChartsPanel() override;
 
     void setSession(Session* session);
+    // Earlier runs of the open data are drawn faintly behind the live curves ("ghosts"): the
+    // ones runs->ghostRows() names, while "Earlier runs" is checked.
+    void setRuns(RunList* runs);
     // Points drawn per series at most (the history keeps up to LossHistory::kMaxKept).
     static constexpr int kMaxPoints = 2000;
 
@@ -44,6 +50,8 @@ public:
     int plannedLearningRatePointCount() const;
     // The metric chart's points (step, value) as drawn.
     QList<QPointF> metricPoints() const;
+    // The ghost series on the loss chart: each one's name ("Run 2 training").
+    QStringList ghostSeriesNames() const;
 
 signals:
     // The user clicked the loss chart at this step.
@@ -60,6 +68,8 @@ private:
     void setLogScale(bool on);
     void applyPalette();
     void reset();
+    // Makes the ghost series again from the run list (runs, ticks or the axis changed).
+    void rebuildGhosts();
 
     std::unique_ptr<Ui::ChartsPanel> m_ui;
     Session* m_session = nullptr;
@@ -72,6 +82,9 @@ private:
     QLineSeries* m_plannedRate = nullptr;
     QLineSeries* m_rate = nullptr;
     QLineSeries* m_metric = nullptr;
+    RunList* m_runs = nullptr;
+    std::vector<QLineSeries*> m_ghosts;
+    double m_ghostXMax = 0, m_ghostLo = INFINITY, m_ghostHi = -INFINITY; // their extent
     QValueAxis* m_lossX = nullptr;
     QAbstractAxis* m_lossY = nullptr;
     QValueAxis* m_rateX = nullptr;

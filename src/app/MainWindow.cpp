@@ -8,6 +8,7 @@
 #include "LayerStackModel.h"
 #include "ModelPanel.h"
 #include "RaceWindow.h"
+#include "RunList.h"
 #include "Session.h"
 #include "StudioHelp.h"
 #include "StudioSettings.h"
@@ -61,6 +62,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_ui->trainingPanel->setSession(m_session);
     m_ui->chartsPanel->setSession(m_session);
     m_ui->outputPanel->setSession(m_session);
+    auto* runs = new RunList(this); // the Runs tab and the loss chart's earlier runs
+    runs->setSession(m_session);
+    m_ui->runListPanel->setRuns(runs);
+    m_ui->chartsPanel->setRuns(runs);
 
     m_deviceLabel->setObjectName("deviceStatusLabel");
     statusBar()->addPermanentWidget(m_deviceLabel);
@@ -385,10 +390,11 @@ void MainWindow::updateStartText()
 
 void MainWindow::connectKeyboardActions()
 {
-    // View: Ctrl+1/2/3 for the setup tabs, in the order their titles number them.
+    // View: Ctrl+1/2/3/4 for the setup tabs, in the order their titles number them.
     const std::pair<QAction*, QWidget*> tabs[] = {{m_ui->actionShowData, m_ui->datasetPanel},
                                                   {m_ui->actionShowModel, m_ui->modelPanel},
-                                                  {m_ui->actionShowTraining, m_ui->trainingPanel}};
+                                                  {m_ui->actionShowTraining, m_ui->trainingPanel},
+                                                  {m_ui->actionShowRuns, m_ui->runListPanel}};
     for (const auto& [action, page] : tabs)
         connect(action, &QAction::triggered, this,
                 [this, page] { m_ui->setupTabWidget->setCurrentWidget(page); });
