@@ -112,8 +112,8 @@ void RunList::beginRun()
     const int row = count();
     beginInsertRows({}, row, row);
     m_runs.push_back(std::move(run));
+    m_current = row; // before the views hear of the row: it is the current run
     endInsertRows();
-    m_current = row;
     emit ghostsChanged(); // the run before is an earlier run now
 }
 

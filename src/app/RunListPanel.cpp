@@ -42,12 +42,14 @@ void RunListPanel::setRuns(RunList* runs)
         showDetails();
     });
     connect(runs, &RunList::runChanged, this, [this](int row) {
+        updateButtons(); // the current run cannot be removed; an earlier one can
         if (selectedRows().contains(row)) showDetails();
     });
     // A new run is selected, so its details show as it trains.
     connect(runs, &QAbstractItemModel::rowsInserted, this,
             [view](const QModelIndex&, int, int last) { view->selectRow(last); });
     connect(runs, &QAbstractItemModel::rowsRemoved, this, &RunListPanel::updateButtons);
+    connect(runs, &RunList::ghostsChanged, this, &RunListPanel::updateButtons);
 }
 
 QList<int> RunListPanel::selectedRows() const

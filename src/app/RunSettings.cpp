@@ -190,7 +190,9 @@ QList<RunRow> runResults(const Run& run)
         {"steps", "Steps",
          run.firstStep > 0 ? l.toString(static_cast<qlonglong>(run.firstStep)) + " → " + steps
                            : steps},
-        {"time", "Training time", tasks::formatDuration(run.seconds)},
+        {"time", "Training time",
+         run.seconds < 60 ? QString::number(run.seconds, 'f', 1) + " s"
+                          : tasks::formatDuration(run.seconds)},
         {"ending", "Ended", run.running ? "still training" : run.ending},
         {"train_loss", "Training loss", number(run.trainLoss)},
         {"val_loss", "Validation loss", number(run.valLoss)}};
