@@ -166,8 +166,6 @@ void ChartsPanel::setSession(Session* session)
 void ChartsPanel::setRuns(RunList* runs)
 {
     m_runs = runs;
-    m_ui->earlierRunsCheckBox->setChecked(runs->ghostsShown());
-    connect(m_ui->earlierRunsCheckBox, &QCheckBox::toggled, runs, &RunList::setGhostsShown);
     connect(runs, &RunList::ghostsChanged, this, [this] {
         rebuildGhosts();
         redraw();

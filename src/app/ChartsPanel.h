@@ -39,7 +39,7 @@ public:
 
     void setSession(Session* session);
     // Earlier runs of the open data are drawn faintly behind the live curves ("ghosts"): the
-    // ones runs->ghostRows() names, while "Earlier runs" is checked.
+    // ones runs->ghostRows() names (the Runs tab ticks them, and switches them all off).
     void setRuns(RunList* runs);
     // Points drawn per series at most (the history keeps up to LossHistory::kMaxKept).
     static constexpr int kMaxPoints = 2000;

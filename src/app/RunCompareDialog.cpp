@@ -10,6 +10,7 @@
 #include <QLogValueAxis>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 
 namespace il::app {
@@ -26,7 +27,10 @@ RunCompareDialog::RunCompareDialog(const Run& a, const Run& b, QWidget* parent)
 {
     m_ui->setupUi(this);
     setWindowTitle("Compare " + runTitle(a) + " and " + runTitle(b));
-    const std::vector<RowPair> settings = pairRows(runSettings(a), runSettings(b));
+    std::vector<RowPair> settings = pairRows(runSettings(a), runSettings(b));
+    // What differs first: with some thirty settings, a difference further down is easy to miss.
+    std::stable_partition(settings.begin(), settings.end(),
+                          [](const RowPair& p) { return p.differs; });
     fillTable(m_ui->settingsTableWidget, settings, true);
     fillTable(m_ui->resultsTableWidget, pairRows(runResults(a), runResults(b)), false);
 
@@ -44,8 +48,7 @@ RunCompareDialog::RunCompareDialog(const Run& a, const Run& b, QWidget* parent)
             &RunCompareDialog::showOnlyDifferences);
     drawCurves();
     showOutputs();
-    m_ui->compareSplitter->setStretchFactor(0, 1);
-    m_ui->compareSplitter->setStretchFactor(1, 1);
+    m_ui->compareSplitter->setSizes({520, 400});
 }
 
 RunCompareDialog::~RunCompareDialog() = default;
@@ -111,7 +114,8 @@ void RunCompareDialog::drawCurves()
     auto* chart = new QChart;
     installChart(m_ui->compareChartView, chart);
     m_ui->compareChartView->setRenderHint(QPainter::Antialiasing);
-    chart->setTitle("Loss");
+    // One legend entry a run (its colour); the title says which line is which.
+    chart->setTitle("Loss — training solid, validation dashed");
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(4, 2, 4, 2));
     // A log axis when every value can go on one (as the loss chart draws it by default).
@@ -153,12 +157,18 @@ void RunCompareDialog::drawCurves()
                 if (std::isfinite(p.y())) shown << p;
             if (shown.isEmpty()) continue;
             auto* series = new QLineSeries;
+            const bool training = curve == &run->train;
             series->setName(runTitle(*run) + ' ' + what);
-            series->setPen(QPen(run->colour, 2, curve == &run->train ? Qt::SolidLine : Qt::DashLine));
+            series->setPen(QPen(run->colour, 2, training ? Qt::SolidLine : Qt::DashLine));
             series->replace(shown);
             chart->addSeries(series);
             series->attachAxis(x);
             series->attachAxis(y);
+            QLegendMarker* marker = chart->legend()->markers(series).value(0);
+            if (training)
+                marker->setLabel(runTitle(*run));
+            else
+                marker->setVisible(false);
         }
 }
 
@@ -172,14 +182,14 @@ void RunCompareDialog::showOutputs()
             label->setToolTip(runTitle(*run) + ": the reconstruction at step " +
                               QString::number(run->lastStep));
         } else if (!run->names.isEmpty()) {
-            label->setText("<b>" + runTitle(*run).toHtmlEscaped() + "</b><br>" +
-                           run->names.mid(0, kNamesShown).join(", ").toHtmlEscaped());
+            label->setText(run->names.mid(0, kNamesShown).join(", "));
             label->setToolTip("Names sampled at temperature 1 after the run.");
         } else {
-            label->setText("<b>" + runTitle(*run).toHtmlEscaped() + "</b><br>" +
-                           runHeadline(*run).toHtmlEscaped());
+            label->setText(runHeadline(*run));
         }
     }
+    m_ui->outputATitleLabel->setText("<b>" + runTitle(m_a) + "</b>");
+    m_ui->outputBTitleLabel->setText("<b>" + runTitle(m_b) + "</b>");
 }
 
 } // namespace il::app

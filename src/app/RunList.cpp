@@ -325,7 +325,7 @@ QVariant RunList::headerData(int section, Qt::Orientation orientation, int role)
         }
     }
     if (role == Qt::ToolTipRole && section == NumberColumn)
-        return "Ticked runs are drawn faintly on the loss chart (when \"Earlier runs\" is on).";
+        return "Ticked runs are drawn faintly on the loss chart (with \"Show earlier runs\").";
     return {};
 }
 

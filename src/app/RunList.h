@@ -80,7 +80,7 @@ public:
     void captureCurrent();
     // Earlier runs of the open data whose curves the loss chart draws now: each one's row.
     std::vector<int> ghostRows() const;
-    // The "Show earlier runs" switch of the loss chart (each run also has its own check box).
+    // The Runs tab's "Show earlier runs" switch (each run also has its own check box).
     bool ghostsShown() const { return m_ghostsShown; }
     void setGhostsShown(bool shown);
     void setGhost(int row, bool shown);

@@ -31,6 +31,8 @@ RunListPanel::~RunListPanel() = default;
 void RunListPanel::setRuns(RunList* runs)
 {
     m_runs = runs;
+    m_ui->showEarlierRunsCheckBox->setChecked(runs->ghostsShown());
+    connect(m_ui->showEarlierRunsCheckBox, &QCheckBox::toggled, runs, &RunList::setGhostsShown);
     QTableView* view = m_ui->runsTableView;
     view->setModel(runs);
     view->verticalHeader()->hide();

@@ -1,5 +1,7 @@
 // The Runs tab: the session's runs (RunList) as a table, a tick per run for its ghost on the
-// loss chart, the selected run's settings, results and output, and Compare for two selected
+// loss chart and "Show earlier runs" for all of them (here rather than above the chart, whose
+// title row has no room left at 1024 px), the selected run's settings, results and output,
+// and Compare for two selected
 // runs (RunCompareDialog, one at a time, not modal so training and the charts stay usable).
 #pragma once
 

@@ -191,8 +191,9 @@ QList<RunRow> runResults(const Run& run)
          run.firstStep > 0 ? l.toString(static_cast<qlonglong>(run.firstStep)) + " → " + steps
                            : steps},
         {"time", "Training time",
-         run.seconds < 60 ? QString::number(run.seconds, 'f', 1) + " s"
-                          : tasks::formatDuration(run.seconds)},
+         run.seconds < 0.1  ? QString("under 0.1 s")
+         : run.seconds < 60 ? QString::number(run.seconds, 'f', 1) + " s"
+                            : tasks::formatDuration(run.seconds)},
         {"ending", "Ended", run.running ? "still training" : run.ending},
         {"train_loss", "Training loss", number(run.trainLoss)},
         {"val_loss", "Validation loss", number(run.valLoss)}};
