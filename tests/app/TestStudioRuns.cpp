@@ -1,7 +1,7 @@
 // Runs you can compare (#13): the real MainWindow, offscreen, driven by object names. Every
 // Start of a new model begins a run and a Continue adds to it; the Runs tab lists each run with
 // the settings it trained with and its result; earlier runs of the same data stay on the loss
-// chart as ghosts, each one ticked on or off, all of them behind "Earlier runs", and none on
+// chart as ghosts, each one ticked on or off, all of them behind "Show earlier runs", and none on
 // another task's chart; Compare puts two runs side by side with the setting that differs
 // highlighted, both runs' results, both curves and both outputs.
 #include "ChartsPanel.h"
@@ -172,8 +172,8 @@ void TestStudioRuns::eachNewModelBeginsARun()
     QVERIFY(runs()->run(0).train != runs()->run(1).train);
 }
 
-// The first run stays on the loss chart behind the second, as long as it is ticked and "Earlier
-// runs" is on, and only on its own data's chart.
+// The first run stays on the loss chart behind the second, as long as it is ticked and "Show
+// earlier runs" is on, and only on its own data's chart.
 void TestStudioRuns::earlierRunsAreGhostsYouCanToggle()
 {
     trainTwoIrisRuns();
@@ -185,7 +185,7 @@ void TestStudioRuns::earlierRunsAreGhostsYouCanToggle()
     runs()->setData(runs()->index(0, RunList::NumberColumn), Qt::Checked, Qt::CheckStateRole);
     QCOMPARE(charts()->ghostSeriesNames().size(), 2);
 
-    auto* earlier = find<QCheckBox>("earlierRunsCheckBox");
+    auto* earlier = find<QCheckBox>("showEarlierRunsCheckBox");
     earlier->setChecked(false);
     QVERIFY(charts()->ghostSeriesNames().isEmpty());
     earlier->setChecked(true);
