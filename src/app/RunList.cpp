@@ -108,6 +108,7 @@ void RunList::beginRun()
     run.firstStep = run.lastStep = m_session->trainedSteps();
     run.running = true;
     m_lastConfig = run.config;
+    m_begunNow = true;
     run.colour = kRunColours[(run.number - 1) % std::size(kRunColours)];
     const int row = count();
     beginInsertRows({}, row, row);
@@ -130,6 +131,7 @@ void RunList::continueRun()
                                .arg(l.toString(static_cast<qlonglong>(m_session->trainedSteps())),
                                     p.label, p.a, p.b);
     m_lastConfig = now;
+    m_begunNow = false;
     run.config.steps = now.steps;
     run.config.epochs = now.epochs;
     run.running = true;
@@ -151,8 +153,21 @@ void RunList::onProgress(const TrainingUpdate& update)
 
 void RunList::onFinished(const TrainingOutcome& outcome)
 {
-    if (m_current < 0) return;
+    // (A Start refused before it ran, say for a broken stack, also ends with an outcome.)
+    if (m_current < 0 || !m_runs[static_cast<size_t>(m_current)].running) return;
     Run& run = m_runs[static_cast<size_t>(m_current)];
+    if (outcome.step == run.firstStep && m_begunNow) {
+        // Not a step trained (the device could not start): no run to keep, the next Start
+        // begins one.
+        const int row = m_current;
+        m_current = -1;
+        beginRemoveRows({}, row, row);
+        m_runs.erase(m_runs.begin() + row);
+        endRemoveRows();
+        --m_nextNumber;
+        emit ghostsChanged();
+        return;
+    }
     run.running = false;
     run.ending = endingOf(outcome);
     run.lastStep = outcome.step;

@@ -118,6 +118,7 @@ private:
     bool m_wasIdle = true;
     TrainerConfig m_lastConfig; // the current run's settings at its last Start or Continue
     double m_lastElapsed = 0;   // seconds of the current Start or Continue so far
+    bool m_begunNow = false;    // the current run began with this Start (not a Continue)
     bool m_ghostsShown = true;
 };
 

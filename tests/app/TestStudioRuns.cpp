@@ -4,7 +4,9 @@
 // chart as ghosts, each one ticked on or off, all of them behind "Show earlier runs", and none on
 // another task's chart; Compare puts two runs side by side with the setting that differs
 // highlighted, both runs' results, both curves and both outputs.
+#include "BackendRegistry.h"
 #include "ChartsPanel.h"
+#include "Errors.h"
 #include "RunCompareDialog.h"
 #include "RunList.h"
 #include "RunListPanel.h"
@@ -46,6 +48,7 @@ private slots:
     void compareShowsWhatDiffersAndBothResults();
     void imageRunsKeepTheirPicture();
     void namesRunsKeepSampleNames();
+    void aStartThatTrainsNothingLeavesNoRun();
 
 private:
     RunList* runs() const
@@ -282,6 +285,38 @@ void TestStudioRuns::namesRunsKeepSampleNames()
     const QString result =
         runs()->data(runs()->index(0, RunList::ResultColumn), Qt::DisplayRole).toString();
     QVERIFY2(result.contains("% new"), qPrintable(result));
+}
+
+// A GPU that cannot start: the run trained nothing and is not listed; the next Start (on the
+// CPU) is run 1.
+void TestStudioRuns::aStartThatTrainsNothingLeavesNoRun()
+{
+    BackendProvider provider;
+    provider.cudaStatus = [] {
+        il::BackendStatus s;
+        s.name = "cuda";
+        s.available = true;
+        s.device = "Test GPU that never starts";
+        return s;
+    };
+    provider.create = [](const std::string& name, const il::BackendOptions& options) {
+        if (name == "cuda") throw il::BackendError("could not start CUDA: out of memory");
+        return il::createBackend(name, options);
+    };
+    session()->setBackendProvider(provider);
+    QTRY_VERIFY(session()->cudaProbed() && session()->cudaStatus().available);
+    session()->setDevice("cuda", false, false);
+    openSample("iris");
+    QSignalSpy finished(session(), &Session::trainingFinished);
+    find<QPushButton>("startButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTrainingWait);
+    QVERIFY(finished.first().first().value<TrainingOutcome>().deviceUnavailable);
+    QCOMPARE(runs()->count(), 0);
+    QCOMPARE(runs()->currentRow(), -1);
+    train(20); // on the CPU now
+    QCOMPARE(runs()->count(), 1);
+    QCOMPARE(runs()->run(0).number, 1);
+    QCOMPARE(runs()->run(0).lastStep, 20);
 }
 
 QTEST_MAIN(TestStudioRuns)
