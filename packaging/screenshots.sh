@@ -42,6 +42,7 @@ echo "screenshots: writing to $OUT"
 shot welcome # no file on a first start (a fresh XDG_CONFIG_HOME): the welcome page
 shot table-iris :sample/iris.csv --train-steps 400
 shot table-iris-model :sample/iris.csv --train-steps 400 --tab model
+shot table-iris-runs :sample/iris.csv --train-steps 400 --tab runs
 shot table-diabetes :sample/diabetes.csv --train-steps 600 --tab training
 shot image-camera :sample/camera.png --train-steps 150
 shot image-astronaut :sample/astronaut.png --train-steps 100 --tab model
@@ -52,7 +53,7 @@ shot names-dark :sample/names-ssa2018.txt --train-steps 1000 --palette dark
 # at twice the pixel density (QT_SCALE_FACTOR=2: 2048x1400 pictures of the same layout).
 for scale in 1 2; do
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-welcome"
-  for tab in data model training; do
+  for tab in data model training runs; do
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-iris-$tab" :sample/iris.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-diabetes-$tab" :sample/diabetes.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-camera-$tab" :sample/camera.png --train-steps 60 --tab $tab

@@ -66,8 +66,11 @@ constexpr MetricLabel kMetricLabels[] = {
     {"val_perplexity", "Perplexity", MetricLabel::Plain},
     {"innovation_rate", "Innovation rate", MetricLabel::Percent},
 };
-// The first of these a run has is its headline.
-const char* const kHeadlineKeys[] = {"psnr_db", "accuracy", "rmse", "val_cross_entropy"};
+// The first of these a run has is its headline, under a short name (the list's column is narrow).
+const Label kHeadlines[] = {{"psnr_db", "PSNR"},
+                            {"accuracy", "Accuracy"},
+                            {"rmse", "RMSE"},
+                            {"val_cross_entropy", "Val. CE"}};
 
 QString number(double v)
 {
@@ -225,11 +228,12 @@ std::vector<RowPair> pairRows(const QList<RunRow>& a, const QList<RunRow>& b)
 
 QString runHeadline(const Run& run)
 {
-    for (const char* key : kHeadlineKeys)
+    for (const Label& headline : kHeadlines)
         for (const MetricLabel& m : kMetricLabels)
-            if (QLatin1String(m.key) == QLatin1String(key) && run.metrics.contains(key)) {
-                QString text = QString(m.label).section(' ', 0, 0) + ' ' +
-                               metricText(m, metricValue(run.metrics, key));
+            if (QLatin1String(m.key) == QLatin1String(headline.key) &&
+                run.metrics.contains(QLatin1String(m.key))) {
+                QString text = QString(headline.label) + ' ' +
+                               metricText(m, metricValue(run.metrics, m.key));
                 const double innovation = metricValue(run.metrics, "innovation_rate");
                 if (!std::isnan(innovation))
                     text += QString(" · %1 % new").arg(100 * innovation, 0, 'f', 0);

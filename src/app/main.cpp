@@ -184,7 +184,7 @@ int main(int argc, char* argv[])
         {"train-steps", "Train this many steps after opening FILE (more, for a model), then stop.",
          "N"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
-        {"tab", "Show this setup tab in the screenshot (data, model or training).", "NAME"},
+        {"tab", "Show this setup tab in the screenshot (data, model, training or runs).", "NAME"},
         {"size", "Window size, e.g. 1280x800.", "WxH"},
         {"palette", "dark: a dark Fusion palette (to check how the studio looks in dark themes).",
          "NAME"},
