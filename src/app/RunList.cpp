@@ -58,6 +58,13 @@ void RunList::setSession(Session* session)
     connect(session, &Session::trainingFinished, this, &RunList::onFinished);
     connect(session, &Session::evaluated, this, &RunList::onEvaluated);
     connect(session, &Session::snapshotAdded, this, &RunList::onSnapshot);
+    // The device's name comes from the worker's first answer, which a quick first Start can
+    // overtake: the run's device is named again when it arrives.
+    connect(session, &Session::devicesChanged, this, [this] {
+        if (m_current < 0 || !m_runs[static_cast<size_t>(m_current)].running) return;
+        m_runs[static_cast<size_t>(m_current)].device = m_session->deviceDescription();
+        rowChanged(m_current);
+    });
     // New data, another model, a new network or Reset weights: the next Start begins a run.
     // (A history cut back by a device failure mid-run keeps its run.)
     auto fresh = [this] {

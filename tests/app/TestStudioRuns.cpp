@@ -217,7 +217,8 @@ void TestStudioRuns::compareShowsWhatDiffersAndBothResults()
     RunCompareDialog* dialog = compare(0, 1);
     QVERIFY(dialog);
     QVERIFY(QTest::qWaitForWindowExposed(dialog));
-    QCOMPARE(dialog->differingSettings(), QStringList{"Learning rate"});
+    QVERIFY2(dialog->differingSettings() == QStringList{"Learning rate"},
+             qPrintable(dialog->differingSettings().join(", ")));
     auto* difference = dialog->findChild<QLabel*>("differenceLabel");
     QVERIFY2(difference->text().contains("Learning rate"), qPrintable(difference->text()));
 
@@ -267,7 +268,8 @@ void TestStudioRuns::imageRunsKeepTheirPicture()
     QVERIFY(runs()->run(0).picture != runs()->run(1).picture);
     RunCompareDialog* dialog = compare(0, 1);
     QVERIFY(dialog);
-    QCOMPARE(dialog->differingSettings(), QStringList{"Seed"});
+    QVERIFY2(dialog->differingSettings() == QStringList{"Seed"},
+             qPrintable(dialog->differingSettings().join(", ")));
     for (const char* name : {"outputALabel", "outputBLabel"})
         QVERIFY(!dialog->findChild<QLabel*>(name)->pixmap().isNull());
     QVERIFY(dialog->result("PSNR").first.endsWith(" dB"));
