@@ -198,8 +198,8 @@ void ChartsPanel::rebuildGhosts()
         const Run& run = m_runs->run(row);
         QColor colour = run.colour;
         colour.setAlpha(110);
-        for (const auto& [points, what] : {std::pair{&run.train, "training"},
-                                           std::pair{&run.validation, "validation"}}) {
+        for (const auto& [points, what] :
+             {std::pair{&run.train, "training"}, std::pair{&run.validation, "validation"}}) {
             QList<QPointF> shown;
             for (const QPointF& p : *points)
                 if (std::isfinite(p.y()) && (!log || p.y() > 0)) shown.append(p);

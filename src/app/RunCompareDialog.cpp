@@ -17,8 +17,8 @@ namespace il::app {
 
 namespace {
 
-constexpr int kOutputSide = 150;  // the reconstructions side by side
-constexpr int kNamesShown = 10;   // sample names per run
+constexpr int kOutputSide = 150; // the reconstructions side by side
+constexpr int kNamesShown = 10;  // sample names per run
 
 } // namespace
 
@@ -42,7 +42,9 @@ RunCompareDialog::RunCompareDialog(const Run& a, const Run& b, QWidget* parent)
         differ.isEmpty()
             ? names + " have the same settings: any difference in their results is chance."
             : QString("%1 differ in %2: <b>%3</b>.")
-                  .arg(names, differ.size() == 1 ? "one setting" : QString("%1 settings").arg(differ.size()),
+                  .arg(names,
+                       differ.size() == 1 ? "one setting"
+                                          : QString("%1 settings").arg(differ.size()),
                        differ.join(", ").toHtmlEscaped()));
     connect(m_ui->onlyDifferencesCheckBox, &QCheckBox::toggled, this,
             &RunCompareDialog::showOnlyDifferences);
@@ -134,6 +136,7 @@ void RunCompareDialog::drawCurves()
     x->setTitleText("step");
     x->setLabelFormat("%.0f");
     x->setRange(0, xMax);
+    x->applyNiceNumbers();
     QAbstractAxis* y = nullptr;
     if (positive && std::isfinite(lo)) {
         auto* log = new QLogValueAxis;
@@ -174,8 +177,8 @@ void RunCompareDialog::drawCurves()
 
 void RunCompareDialog::showOutputs()
 {
-    for (const auto& [run, label] : {std::pair{&m_a, m_ui->outputALabel},
-                                     std::pair{&m_b, m_ui->outputBLabel}}) {
+    for (const auto& [run, label] :
+         {std::pair{&m_a, m_ui->outputALabel}, std::pair{&m_b, m_ui->outputBLabel}}) {
         if (!run->picture.isNull()) {
             label->setPixmap(QPixmap::fromImage(run->picture.scaled(
                 kOutputSide, kOutputSide, Qt::KeepAspectRatio, Qt::SmoothTransformation)));

@@ -15,7 +15,7 @@ namespace il::app {
 namespace {
 
 // Ghost colours, one a run in turn: distinct from the live curves' blue and orange.
-const QColor kRunColours[] = {QColor(148, 103, 189), QColor(44, 160, 44),  QColor(214, 39, 40),
+const QColor kRunColours[] = {QColor(148, 103, 189), QColor(44, 160, 44),   QColor(214, 39, 40),
                               QColor(140, 86, 75),   QColor(227, 119, 194), QColor(127, 127, 127),
                               QColor(188, 189, 34),  QColor(23, 190, 207)};
 
@@ -24,13 +24,20 @@ QString endingOf(const TrainingOutcome& outcome)
 {
     if (outcome.failed && outcome.reason != StopReason::NonFinite) return "failed";
     switch (outcome.reason) {
-    case StopReason::Finished: return "finished";
-    case StopReason::TimeBudget: return "time limit";
-    case StopReason::EarlyStopping: return "stopped early (validation)";
-    case StopReason::TargetReached: return "target loss reached";
-    case StopReason::Cancelled: return "stopped";
-    case StopReason::NonFinite: return "diverged";
-    case StopReason::DeviceFailure: return "device failed";
+    case StopReason::Finished:
+        return "finished";
+    case StopReason::TimeBudget:
+        return "time limit";
+    case StopReason::EarlyStopping:
+        return "stopped early (validation)";
+    case StopReason::TargetReached:
+        return "target loss reached";
+    case StopReason::Cancelled:
+        return "stopped";
+    case StopReason::NonFinite:
+        return "diverged";
+    case StopReason::DeviceFailure:
+        return "device failed";
     }
     return {};
 }
@@ -83,9 +90,15 @@ QString RunList::currentDataKey() const
     if (!m_session || !m_session->task()) return {};
     const tasks::TaskOptions& o = m_session->taskOptions();
     // What makes the task (its target, columns, channels, context), not how much of it trains.
-    return QStringList{m_session->dataPath(), m_session->task()->kind(), o.target, o.kind,
-                       o.features.join(','), o.ignore.join(','), QString::number(o.grayscale),
-                       QString::number(o.context), QString::number(o.keepCase)}
+    return QStringList{m_session->dataPath(),
+                       m_session->task()->kind(),
+                       o.target,
+                       o.kind,
+                       o.features.join(','),
+                       o.ignore.join(','),
+                       QString::number(o.grayscale),
+                       QString::number(o.context),
+                       QString::number(o.keepCase)}
         .join('|');
 }
 
@@ -305,7 +318,8 @@ QVariant RunList::data(const QModelIndex& index, int role) const
                            : "Tick to draw this run's loss curve faintly on the loss chart.";
         break;
     case StepsColumn:
-        if (role == Qt::DisplayRole) return QLocale().toString(static_cast<qlonglong>(run.lastStep));
+        if (role == Qt::DisplayRole)
+            return QLocale().toString(static_cast<qlonglong>(run.lastStep));
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case ResultColumn:
@@ -340,10 +354,14 @@ QVariant RunList::headerData(int section, Qt::Orientation orientation, int role)
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case NumberColumn: return "Run";
-        case StepsColumn: return "Steps";
-        case ResultColumn: return "Result";
-        case SettingsColumn: return "Data · settings";
+        case NumberColumn:
+            return "Run";
+        case StepsColumn:
+            return "Steps";
+        case ResultColumn:
+            return "Result";
+        case SettingsColumn:
+            return "Data · settings";
         }
     }
     if (role == Qt::ToolTipRole && section == NumberColumn)

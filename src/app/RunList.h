@@ -33,29 +33,30 @@ struct TrainingUpdate;
 struct Evaluation;
 
 struct Run {
-    int number = 0;       // 1, 2, 3… in the order the runs began
-    QString dataKey;      // the data and the options that make its task: ghosts stay on it
-    QString dataName;     // "iris.csv"
-    QString dataSummary;  // the task's description line
-    QString taskName;     // "tabular", "image", "names"
-    QString spec;         // the layer stack
-    TrainerConfig config; // the settings as the run began
-    QString device;       // what it trained on
+    int number = 0;        // 1, 2, 3… in the order the runs began
+    QString dataKey;       // the data and the options that make its task: ghosts stay on it
+    QString dataName;      // "iris.csv"
+    QString dataSummary;   // the task's description line
+    QString taskName;      // "tabular", "image", "names"
+    QString spec;          // the layer stack
+    TrainerConfig config;  // the settings as the run began
+    QString device;        // what it trained on
     int64_t firstStep = 0; // the model's step when the run began (0: a new model)
     int64_t lastStep = 0;
     double seconds = 0; // training time, pauses excluded
     bool running = false;
-    QString ending;      // "finished", "stopped", "stopped early"… ("" while it runs)
-    QStringList changes; // settings changed for a Continue: "at step 200: Learning rate 0.01 → 0.005"
+    QString ending; // "finished", "stopped", "stopped early"… ("" while it runs)
+    QStringList
+        changes; // settings changed for a Continue: "at step 200: Learning rate 0.01 → 0.005"
     QList<QPointF> train;      // the smoothed training loss (as the chart draws it), by step
     QList<QPointF> validation; // the validation loss, by step
     double trainLoss = NAN, valLoss = NAN; // at the end
-    QJsonObject metrics;       // the last evaluation (Task::evaluate's keys)
-    QString metricsSummary;    // its text for people
-    QImage picture;            // images: the reconstruction at the end, at most kPictureSide
-    QStringList names;         // names: sample names from the last evaluation
-    bool ghost = true;         // drawn faintly on the loss chart while it is an earlier run
-    QColor colour;             // its ghost's colour (and its swatch in the list)
+    QJsonObject metrics;                   // the last evaluation (Task::evaluate's keys)
+    QString metricsSummary;                // its text for people
+    QImage picture;    // images: the reconstruction at the end, at most kPictureSide
+    QStringList names; // names: sample names from the last evaluation
+    bool ghost = true; // drawn faintly on the loss chart while it is an earlier run
+    QColor colour;     // its ghost's colour (and its swatch in the list)
 };
 
 class RunList : public QAbstractTableModel {

@@ -95,11 +95,11 @@ void RunListPanel::showDetails()
     if (!run.names.isEmpty())
         html += "Sample names: " + run.names.mid(0, 8).join(", ").toHtmlEscaped();
     m_ui->runDetailsLabel->setText(html);
-    m_ui->runPictureLabel->setPixmap(
-        run.picture.isNull()
-            ? QPixmap()
-            : QPixmap::fromImage(run.picture.scaled(kPanelPictureSide, kPanelPictureSide,
-                                                    Qt::KeepAspectRatio, Qt::SmoothTransformation)));
+    m_ui->runPictureLabel->setPixmap(run.picture.isNull()
+                                         ? QPixmap()
+                                         : QPixmap::fromImage(run.picture.scaled(
+                                               kPanelPictureSide, kPanelPictureSide,
+                                               Qt::KeepAspectRatio, Qt::SmoothTransformation)));
 }
 
 void RunListPanel::removeSelected()

@@ -83,9 +83,12 @@ QString metricText(const MetricLabel& m, double v)
 {
     if (std::isnan(v)) return kNone;
     switch (m.format) {
-    case MetricLabel::Percent: return QString::number(100 * v, 'f', 1) + " %";
-    case MetricLabel::Decibel: return std::isinf(v) ? "∞ dB" : QString::number(v, 'f', 2) + " dB";
-    case MetricLabel::Plain: break;
+    case MetricLabel::Percent:
+        return QString::number(100 * v, 'f', 1) + " %";
+    case MetricLabel::Decibel:
+        return std::isinf(v) ? "∞ dB" : QString::number(v, 'f', 2) + " dB";
+    case MetricLabel::Plain:
+        break;
     }
     return number(v);
 }
@@ -117,7 +120,8 @@ QString settingText(const QString& key, const QJsonValue& v)
     return number(d);
 }
 
-void flatten(const QJsonObject& o, const QString& prefix, QList<std::pair<QString, QJsonValue>>& out)
+void flatten(const QJsonObject& o, const QString& prefix,
+             QList<std::pair<QString, QJsonValue>>& out)
 {
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString key = prefix.isEmpty() ? it.key() : prefix + '/' + it.key();
@@ -189,17 +193,17 @@ QList<RunRow> runResults(const Run& run)
 {
     const QLocale l;
     const QString steps = l.toString(static_cast<qlonglong>(run.lastStep));
-    QList<RunRow> rows{
-        {"steps", "Steps",
-         run.firstStep > 0 ? l.toString(static_cast<qlonglong>(run.firstStep)) + " → " + steps
-                           : steps},
-        {"time", "Training time",
-         run.seconds < 0.1  ? QString("under 0.1 s")
-         : run.seconds < 60 ? QString::number(run.seconds, 'f', 1) + " s"
-                            : tasks::formatDuration(run.seconds)},
-        {"ending", "Ended", run.running ? "still training" : run.ending},
-        {"train_loss", "Training loss", number(run.trainLoss)},
-        {"val_loss", "Validation loss", number(run.valLoss)}};
+    QList<RunRow> rows{{"steps", "Steps",
+                        run.firstStep > 0
+                            ? l.toString(static_cast<qlonglong>(run.firstStep)) + " → " + steps
+                            : steps},
+                       {"time", "Training time",
+                        run.seconds < 0.1  ? QString("under 0.1 s")
+                        : run.seconds < 60 ? QString::number(run.seconds, 'f', 1) + " s"
+                                           : tasks::formatDuration(run.seconds)},
+                       {"ending", "Ended", run.running ? "still training" : run.ending},
+                       {"train_loss", "Training loss", number(run.trainLoss)},
+                       {"val_loss", "Validation loss", number(run.valLoss)}};
     for (const MetricLabel& m : kMetricLabels)
         if (run.metrics.contains(QLatin1String(m.key)))
             rows.append({QString("metric/") + m.key, m.label,
@@ -232,8 +236,8 @@ QString runHeadline(const Run& run)
         for (const MetricLabel& m : kMetricLabels)
             if (QLatin1String(m.key) == QLatin1String(headline.key) &&
                 run.metrics.contains(QLatin1String(m.key))) {
-                QString text = QString(headline.label) + ' ' +
-                               metricText(m, metricValue(run.metrics, m.key));
+                QString text =
+                    QString(headline.label) + ' ' + metricText(m, metricValue(run.metrics, m.key));
                 const double innovation = metricValue(run.metrics, "innovation_rate");
                 if (!std::isnan(innovation))
                     text += QString(" · %1 % new").arg(100 * innovation, 0, 'f', 0);
@@ -247,8 +251,7 @@ QString runHeadline(const Run& run)
 QString runSummary(const Run& run)
 {
     const TrainerConfig& c = run.config;
-    QStringList parts{c.optimizer.type().label,
-                      "lr " + number(c.schedule.lrMax),
+    QStringList parts{c.optimizer.type().label, "lr " + number(c.schedule.lrMax),
                       QString::fromStdString(scheduleName(c.schedule.kind)),
                       c.batchSize > 0 ? "batch " + QString::number(c.batchSize) : "full batch",
                       "seed " + QString::number(c.seed)};
