@@ -121,7 +121,6 @@ void RunList::beginRun()
     run.dataKey = currentDataKey();
     run.dataName = QFileInfo(m_session->dataPath()).fileName();
     run.dataSummary = m_session->task() ? m_session->task()->description() : run.dataName;
-    run.taskName = m_session->task() ? m_session->task()->kind() : QString();
     run.spec = m_session->spec();
     run.config = m_session->config();
     run.device = m_session->deviceDescription();
@@ -324,6 +323,7 @@ QVariant RunList::data(const QModelIndex& index, int role) const
         break;
     case ResultColumn:
         if (role == Qt::DisplayRole) return run.running ? "training…" : runHeadline(run);
+        if (role == Qt::ToolTipRole && !run.metricsSummary.isEmpty()) return run.metricsSummary;
         break;
     case SettingsColumn:
         if (role == Qt::DisplayRole) return run.dataName + " · " + runSummary(run);

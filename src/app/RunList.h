@@ -37,17 +37,16 @@ struct Run {
     QString dataKey;       // the data and the options that make its task: ghosts stay on it
     QString dataName;      // "iris.csv"
     QString dataSummary;   // the task's description line
-    QString taskName;      // "tabular", "image", "names"
     QString spec;          // the layer stack
-    TrainerConfig config;  // the settings as the run began
+    TrainerConfig config;  // the settings as it began (the budget: its last Continue's)
     QString device;        // what it trained on
     int64_t firstStep = 0; // the model's step when the run began (0: a new model)
     int64_t lastStep = 0;
     double seconds = 0; // training time, pauses excluded
     bool running = false;
     QString ending; // "finished", "stopped", "stopped early"… ("" while it runs)
-    QStringList
-        changes; // settings changed for a Continue: "at step 200: Learning rate 0.01 → 0.005"
+    // Settings changed for a Continue: "at step 200: Learning rate 0.01 → 0.005".
+    QStringList changes;
     QList<QPointF> train;      // the smoothed training loss (as the chart draws it), by step
     QList<QPointF> validation; // the validation loss, by step
     double trainLoss = NAN, valLoss = NAN; // at the end
