@@ -145,6 +145,7 @@ void TestStudioRuns::aContinueAddsToTheRun()
     QCOMPARE(run.train.size(), static_cast<qsizetype>(session()->history().trainCount()));
     QCOMPARE(run.train.last(), session()->history().trainSmoothed(RunList::kCurvePoints).last());
     // The Runs tab is the fourth, Ctrl+4 shows it.
+    QCOMPARE(find<QAction>("actionShowRuns")->shortcut(), QKeySequence("Ctrl+4"));
     find<QAction>("actionShowRuns")->trigger();
     QCOMPARE(find<QTabWidget>("setupTabWidget")->currentWidget(),
              static_cast<QWidget*>(find<RunListPanel>("runListPanel")));
