@@ -80,6 +80,10 @@ void RunCompareDialog::fillTable(QTableWidget* table, const std::vector<RowPair>
             table->setItem(r, c, item);
         }
     }
+    // Long values (the data's summary, the stack, the device) wrap (the form's wordWrap) rather
+    // than end in "…": rows grow to their text as the columns change width.
+    connect(table->horizontalHeader(), &QHeaderView::sectionResized, table,
+            &QTableView::resizeRowsToContents, Qt::UniqueConnection);
     table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);

@@ -85,8 +85,8 @@ void RunListPanel::showDetails()
     const Run& run = m_runs->run(rows.first());
     m_ui->runDetailsGroupBox->setTitle(runTitle(run) + (run.running ? " (training)" : ""));
     QString html = "<b>" + run.dataName.toHtmlEscaped() + "</b> · " +
-                   runSummary(run).toHtmlEscaped() + "<br><i>" + run.spec.toHtmlEscaped() +
-                   "</i><br>";
+                   runSummary(run).toHtmlEscaped() + "<br><i>" +
+                   QString(run.spec).replace(',', ", ").toHtmlEscaped() + "</i><br>";
     for (const RunRow& r : runResults(run))
         if (r.value != QStringLiteral("—"))
             html += r.label.toHtmlEscaped() + ": " + r.value.toHtmlEscaped() + "<br>";

@@ -181,7 +181,7 @@ QList<RunRow> configSettings(const TrainerConfig& config)
 QList<RunRow> runSettings(const Run& run)
 {
     QList<RunRow> rows{{"data", "Data", run.dataSummary.isEmpty() ? run.dataName : run.dataSummary},
-                       {"stack", "Layer stack", run.spec},
+                       {"stack", "Layer stack", QString(run.spec).replace(',', ", ")},
                        {"device", "Device", run.device}};
     rows += configSettings(run.config);
     if (!run.changes.isEmpty())
