@@ -60,8 +60,9 @@ StudioHelp::StudioHelp(QMainWindow* window, Session* session, QMenu* helpMenu)
         if (auto* open = m_window->findChild<QAction*>("actionOpenDataset")) open->trigger();
     });
     connect(m_welcome, &WelcomePage::closeRequested, this, &StudioHelp::closeWelcome);
-    // Ctrl+1/2/3 mean the studio's tabs: they leave the welcome page.
-    for (const char* name : {"actionShowData", "actionShowModel", "actionShowTraining"})
+    // Ctrl+1/2/3/4 mean the studio's tabs: they leave the welcome page.
+    for (const char* name :
+         {"actionShowData", "actionShowModel", "actionShowTraining", "actionShowRuns"})
         if (auto* show = window->findChild<QAction*>(name))
             connect(show, &QAction::triggered, this, &StudioHelp::closeWelcome);
     connect(m_session, &Session::datasetOpened, this, &StudioHelp::onDataOpened);

@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -144,9 +145,13 @@ void TestStudioRuns::aContinueAddsToTheRun()
     // The whole curve, not its first part only.
     QCOMPARE(run.train.size(), static_cast<qsizetype>(session()->history().trainCount()));
     QCOMPARE(run.train.last(), session()->history().trainSmoothed(RunList::kCurvePoints).last());
-    // The Runs tab is the fourth, Ctrl+4 shows it.
+    // The Runs tab is the fourth, Ctrl+4 shows it, also from the welcome page (Help > Welcome).
     QCOMPARE(find<QAction>("actionShowRuns")->shortcut(), QKeySequence("Ctrl+4"));
+    find<QAction>("actionWelcome")->trigger();
+    auto* central = find<QStackedWidget>("centralStackedWidget");
+    QVERIFY(central->currentWidget()->objectName() != "studioPage");
     find<QAction>("actionShowRuns")->trigger();
+    QCOMPARE(central->currentWidget()->objectName(), QString("studioPage"));
     QCOMPARE(find<QTabWidget>("setupTabWidget")->currentWidget(),
              static_cast<QWidget*>(find<RunListPanel>("runListPanel")));
 }
