@@ -138,9 +138,7 @@ void RunCompareDialog::drawCurves()
                 }
     auto* x = new QValueAxis;
     x->setTitleText("step");
-    x->setLabelFormat("%.0f");
-    x->setRange(0, xMax);
-    x->applyNiceNumbers();
+    setNiceTicks(x, 0, xMax);
     QAbstractAxis* y = nullptr;
     if (positive && std::isfinite(lo)) {
         auto* log = new QLogValueAxis;
@@ -150,7 +148,7 @@ void RunCompareDialog::drawCurves()
         y = log;
     } else {
         auto* linear = new QValueAxis;
-        if (std::isfinite(lo)) linear->setRange(lo, hi > lo ? hi : lo + 1);
+        if (std::isfinite(lo)) setNiceTicks(linear, lo, hi);
         y = linear;
     }
     y->setTitleText("loss");
