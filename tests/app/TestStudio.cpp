@@ -402,10 +402,12 @@ void TestStudio::pausesResumesStopsAndStaysResponsive()
     find<QPushButton>("startButton")->click();
     QTRY_VERIFY_WITH_TIMEOUT(session()->trainedSteps() > 5, kWorkWait);
 
-    // Event-loop latency while training: a 10 ms probe timer must never wait 100 ms (300 ms
-    // under the sanitizers, where everything runs 2-3x slower; engine work on this thread
-    // would still block it for seconds).
-    const qint64 limit = IRONLEARN_SANITIZED ? 300 : 100;
+    // Event-loop latency while training: a 10 ms probe timer must never wait 250 ms (600 ms
+    // under the sanitizers, where everything runs 2-3x slower). Engine work on this thread is
+    // the guard's to catch (the tests at the end); this catches the window's own slow work. The
+    // limit was 100 ms, which failed now and then on a 2-core machine at load 4-6 (gaps of
+    // 105-119 ms) with nothing wrong in the studio.
+    const qint64 limit = IRONLEARN_SANITIZED ? 600 : 250;
     QElapsedTimer clock;
     qint64 last = 0, worst = 0;
     QTimer probe;
