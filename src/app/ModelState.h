@@ -4,6 +4,7 @@
 // GUI asks for what it needs through jobs.
 #pragma once
 
+#include "BestWeights.h"
 #include "ImageTask.h"
 #include "Model.h"
 #include "NamesTask.h"
@@ -34,6 +35,7 @@ struct ModelState : tasks::Model {
     QString dataPath;    // where the data came from ("" if unknown)
     DeviceChoice device; // what the backend is (the worker moves the model between runs)
     QString buildError;  // why the network could not be built (no network then)
+    BestWeights best;    // the best weights of its training so far (Revert to best weights)
 
     // Task-specific views that work with or without the data file.
     const tasks::ImageTask* imageTask() const;

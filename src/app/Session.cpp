@@ -42,6 +42,9 @@ Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<T
     connect(m_worker.get(), &TrainingWorker::previewReady, this, &Session::onPreview);
     connect(m_worker.get(), &TrainingWorker::trainingFinished, this, &Session::onFinished);
     connect(m_worker.get(), &TrainingWorker::rewound, this, &Session::onRewound);
+    // New weights (a new model, Reset weights, a rewind): the kept best is not theirs to show.
+    connect(this, &Session::historyReset, this, [this] { setBest({}); });
+    connect(this, &Session::modelChanged, this, [this] { setBest({}); });
     connect(m_worker.get(), &TrainingWorker::pausedChanged, this, [this](bool paused) {
         if (m_runState != RunState::Idle)
             setRunState(paused ? RunState::Paused : RunState::Training);
@@ -490,6 +493,7 @@ void Session::resetWeights()
             [seed](ModelState& m) {
                 m.config.seed = seed;
                 m.resetWeights();
+                m.best = {};
             },
             false);
     }
@@ -564,6 +568,7 @@ void Session::onFinished(const TrainingOutcome& outcome)
         keepLoweredRates(m_config, outcome.schedule);
         emit configChanged();
     }
+    if (outcome.best.kept()) setBest(outcome.best);
     setRunState(RunState::Idle);
     emit trainingFinished(outcome);
     evaluate();

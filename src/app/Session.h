@@ -152,6 +152,16 @@ public:
     const LossHistory& history() const { return m_history; }
     const std::vector<Snapshot>& snapshots() const { return m_snapshots; }
 
+    // ---- the best weights (SessionBest.cpp) -------------------------------------------------
+    // The weights with the best validation (or training) loss the model's training has seen,
+    // as the last run reported them; none (step -1) after a new model or Reset weights.
+    const BestWeightsInfo& best() const { return m_best; }
+    // Idle, and kept weights from an earlier step than the current weights.
+    bool canRevertToBest() const;
+    // Goes back to the kept weights, their optimizer state and step (the loss curve after it is
+    // cut off), marks the model unsaved and says so (message): Continue trains on from there.
+    void revertToBest();
+
     // ---- outputs (answered by the signals below) --------------------------------------------
     void render(QSize size);
     void generateNames(const tasks::GenerationOptions& options);
@@ -185,6 +195,7 @@ signals:
     void message(const QString& text);
     void devicesChanged(); // CUDA was probed: what is available, and why not
     void deviceChanged();  // the device of the next run
+    void bestChanged();    // best() changed (a run ended, a revert, a new model)
 
 private:
     bool openTask(const QString& path, const QByteArray& bytes, const tasks::TaskOptions& options);
@@ -200,6 +211,7 @@ private:
     void onRewound(qint64 step);
     void probeDevices();
     void sendNextChar();
+    void setBest(const BestWeightsInfo& best);
 
     std::unique_ptr<TrainingWorker> m_worker;
     // Counts opened data and models: a model read on the worker is dropped when other data or
@@ -229,6 +241,7 @@ private:
     bool m_racing = false;
     LossHistory m_history;
     std::vector<Snapshot> m_snapshots;
+    BestWeightsInfo m_best;
     // Devices: what the user asked for, and what there is.
     BackendProvider m_provider;
     QString m_backend = "cpu";

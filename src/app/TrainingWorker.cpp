@@ -197,7 +197,8 @@ bool TrainingWorker::recoverOnCpu(ModelState& m, const BackendFactory& factory,
 class TrainingWorker::RunReporter {
 public:
     RunReporter(TrainingWorker& worker, ModelState& m, bool preview)
-        : w(worker), m(m), m_preview(preview), m_rateStep(m.state.step)
+        : w(worker), m(m), m_preview(preview), m_rateStep(m.state.step),
+          m_best(m.best, m.trainingData().valX.size() > 0)
     {
         m_last.step = m.state.step;
     }
@@ -205,6 +206,7 @@ public:
     // Seconds of this run, pauses excluded.
     double elapsed() const { return secondsSince(m_start) - m_pausedSeconds; }
     double pausedSeconds() const { return m_pausedSeconds; }
+    BestKeeper& best() { return m_best; }
 
     // Sends the losses and evaluations since the previous update.
     void flush()
@@ -268,6 +270,7 @@ public:
             m_pending.evaluations.push_back(h);
         }
         if (!p.notice.empty()) m_pending.notices << QString::fromStdString(p.notice);
+        m_best.onProgress(p, *m.network, *m.optimizer, m.state, elapsed());
         if (!p.notice.empty() || elapsed() - m_lastEmit >= kUpdateInterval) flush();
         takePreview(false, false);
         w.runJobsBetweenSteps(m);
@@ -310,6 +313,7 @@ private:
     double m_lastEmit = -1, m_rate = 0, m_rateTime = 0;
     int64_t m_rateStep;
     double m_lastPreview = -1e9, m_previewEvery = 1.0;
+    BestKeeper m_best;
 };
 
 void TrainingWorker::trainNow(ModelState& m)
@@ -486,6 +490,11 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         outcome.schedule = result.schedule;
         // Saved with the model: a resumed run goes on at the rate that worked.
         if (result.recoveries > 0) keepLoweredRates(m.config, result.schedule);
+        if (result.reason != StopReason::DeviceFailure)
+            outcome.best = reporter.best().finish(
+                result.reason == StopReason::NonFinite,
+                result.reason == StopReason::EarlyStopping ? result.valLoss : NAN, *m.network,
+                *m.optimizer, m.state);
     }
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
         // The trainer rewound the state to its last host copy; rebuild the weights from it.

@@ -77,6 +77,8 @@ struct TrainingOutcome {
     // the model's configuration now has the lowered learning rates of schedule.
     int recoveries = 0;
     ScheduleConfig schedule;
+    // The best weights kept so far, and how the current ones compare (BestWeights.h).
+    BestWeightsInfo best;
 };
 
 // Creates a backend by name ("cpu" or "cuda"); throws BackendError with the reason when it
