@@ -159,6 +159,7 @@ void ChartsPanel::setSession(Session* session)
     connect(session, &Session::modelChanged, this, &ChartsPanel::reset);
     connect(session, &Session::historyReset, this, &ChartsPanel::reset);
     connect(session, &Session::configChanged, this, &ChartsPanel::updatePlannedRate);
+    connect(session, &Session::configChanged, this, &ChartsPanel::updateLegend);
     connect(session, &Session::trainingFinished, this, &ChartsPanel::redraw);
     reset();
 }
@@ -261,12 +262,31 @@ void ChartsPanel::reset()
     m_ui->lossTitleLabel->setText(m_metricInfo.lossTitle.isEmpty()
                                       ? m_lossTitle
                                       : "<b>Loss</b> — " + m_metricInfo.lossTitle.toHtmlEscaped());
-    m_ui->lossTitleLabel->setToolTip(m_metricInfo.lossNote.isEmpty()
-                                         ? m_lossToolTip
-                                         : m_metricInfo.lossNote + "\n\n" + m_lossToolTip);
+    updateLegend();
     rebuildGhosts(); // other data: other earlier runs
     updatePlannedRate();
     redraw();
+}
+
+void ChartsPanel::updateLegend()
+{
+    QString tip = m_metricInfo.lossNote.isEmpty() ? m_lossToolTip
+                                                  : m_metricInfo.lossNote + "\n\n" + m_lossToolTip;
+    const auto task = m_session ? m_session->task() : nullptr;
+    const bool validation = task ? task->data().valRows > 0
+                                 : m_session && !m_session->history().validation(2).isEmpty();
+    m_lossChart->legend()->markers(m_validation).value(0)->setVisible(validation);
+    m_validation->setVisible(validation);
+    const TrainerConfig& c = m_session ? m_session->config() : TrainerConfig{};
+    QString training = "training";
+    if (c.loss == LossKind::CrossEntropy && c.labelSmoothing > 0) {
+        const QString eps = QString("ε = %1").arg(c.labelSmoothing);
+        training += " (with label smoothing " + eps + ")";
+        tip = QString("The training loss includes label smoothing %1; the validation loss does "
+                      "not, so it can lie below the training loss.\n\n").arg(eps) + tip;
+    }
+    m_trainSmooth->setName(training);
+    m_ui->lossTitleLabel->setToolTip(tip);
 }
 
 void ChartsPanel::scheduleRedraw()

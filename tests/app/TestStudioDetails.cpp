@@ -4,6 +4,10 @@
 #include "StudioTestCase.h"
 
 #include <QAction>
+#include <QChartView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
 #include <QDoubleSpinBox>
 #include <QJsonObject>
 #include <QPushButton>
@@ -24,8 +28,13 @@ private slots:
     void cleanup() { closeWindow(); }
 
     void revertsToTheBestWeightsAfterADivergence();
+    void lossLegendSaysLabelSmoothingIsInTrainingLoss();
+    void noValidationLegendWithoutValidation();
 
 private:
+    // The loss chart's series whose name starts so (not the faint every-step one), or null.
+    QLineSeries* lossSeries(const QString& nameStart) const;
+    bool inLegend(QLineSeries* series) const;
     // Trains and returns the evaluation that follows the run.
     Evaluation trainAndEvaluate(int steps);
 };
@@ -82,6 +91,47 @@ void TestStudioDetails::revertsToTheBestWeightsAfterADivergence()
     lr->setValue(0.01);
     train(50);
     QCOMPARE(session()->trainedSteps(), int64_t(50));
+}
+
+QLineSeries* TestStudioDetails::lossSeries(const QString& nameStart) const
+{
+    for (QAbstractSeries* s : find<QChartView>("lossChartView")->chart()->series())
+        if (s->name().startsWith(nameStart) && s->name() != "training (every step)") return qobject_cast<QLineSeries*>(s);
+    return nullptr;
+}
+
+bool TestStudioDetails::inLegend(QLineSeries* series) const
+{
+    const auto markers = find<QChartView>("lossChartView")->chart()->legend()->markers(series);
+    return series->isVisible() && !markers.isEmpty() && markers.first()->isVisible();
+}
+
+// Item 9: the names' validation loss lies below the training loss because label smoothing is in
+// the training loss only: the legend and the loss title's tooltip say so; without smoothing not.
+void TestStudioDetails::lossLegendSaysLabelSmoothingIsInTrainingLoss()
+{
+    openSample("names-ssa2018");
+    QVERIFY(session()->config().labelSmoothing > 0);
+    QLineSeries* training = lossSeries("training");
+    QVERIFY(training);
+    QVERIFY(training->name().contains("label smoothing ε = 0.1"));
+    QVERIFY(find<QLabel>("lossTitleLabel")->toolTip().contains("the validation loss does not"));
+    QVERIFY(inLegend(lossSeries("validation")));
+
+    find<QDoubleSpinBox>("labelSmoothingSpinBox")->setValue(0);
+    QTRY_COMPARE(session()->config().labelSmoothing, 0.f);
+    QVERIFY(!lossSeries("training (with"));
+    QVERIFY(!find<QLabel>("lossTitleLabel")->toolTip().contains("label smoothing"));
+}
+
+// Item 9: an image has no validation data: no "validation" in the loss chart's legend.
+void TestStudioDetails::noValidationLegendWithoutValidation()
+{
+    openSample("iris");
+    QVERIFY(inLegend(lossSeries("validation")));
+    openSample("camera");
+    QVERIFY(!inLegend(lossSeries("validation")));
+    QVERIFY(inLegend(lossSeries("training")));
 }
 
 QTEST_MAIN(TestStudioDetails)
