@@ -283,7 +283,9 @@ void ChartsPanel::updateLegend()
         const QString eps = QString("ε = %1").arg(c.labelSmoothing);
         training += " (with label smoothing " + eps + ")";
         tip = QString("The training loss includes label smoothing %1; the validation loss does "
-                      "not, so it can lie below the training loss.\n\n").arg(eps) + tip;
+                      "not, so it can lie below the training loss.\n\n")
+                  .arg(eps) +
+              tip;
     }
     m_trainSmooth->setName(training);
     m_ui->lossTitleLabel->setToolTip(tip);

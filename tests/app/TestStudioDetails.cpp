@@ -5,11 +5,11 @@
 
 #include <QAction>
 #include <QChartView>
+#include <QDoubleSpinBox>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QDoubleSpinBox>
-#include <QJsonObject>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -96,7 +96,8 @@ void TestStudioDetails::revertsToTheBestWeightsAfterADivergence()
 QLineSeries* TestStudioDetails::lossSeries(const QString& nameStart) const
 {
     for (QAbstractSeries* s : find<QChartView>("lossChartView")->chart()->series())
-        if (s->name().startsWith(nameStart) && s->name() != "training (every step)") return qobject_cast<QLineSeries*>(s);
+        if (s->name().startsWith(nameStart) && s->name() != "training (every step)")
+            return qobject_cast<QLineSeries*>(s);
     return nullptr;
 }
 
