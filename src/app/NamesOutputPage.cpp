@@ -67,11 +67,13 @@ void NamesOutputPage::generated(const tasks::GenerationResult& result)
         return;
     }
     for (const tasks::GeneratedName& name : result.names) {
+        const QString mark = name.isNew ? "NEW " : name.heldOut ? "HELD" : "SEEN";
         auto* item = new QListWidgetItem(
-            QString("%1   %2%3")
-                .arg(name.isNew ? "NEW " : "SEEN", name.text, name.truncated ? "…" : ""));
-        item->setToolTip(name.isNew ? "Not in the training names: invented by the network."
-                                    : "One of the training names.");
+            QString("%1   %2%3").arg(mark, name.text, name.truncated ? "…" : ""));
+        item->setToolTip(name.isNew     ? "Not in the names file: invented by the network."
+                         : name.heldOut ? "In the names file, but held out for validation: the "
+                                          "network never trained on it and found a real name."
+                                        : "One of the training names.");
         if (!name.isNew) item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
         m_ui->generatedListWidget->addItem(item);
     }

@@ -240,7 +240,8 @@ void generateGroup(Network& net, const NamesSchema& schema, const DrawSettings& 
         GeneratedName& g = res.names[static_cast<size_t>(first + i)];
         const auto& t = text[static_cast<size_t>(i)];
         g.text = io::fromCodePoints(t);
-        g.isNew = !schema.trainingSet.contains(g.text);
+        g.heldOut = schema.heldOutSet.contains(g.text);
+        g.isNew = !g.heldOut && !schema.trainingSet.contains(g.text);
         res.newCount += g.isNew ? 1 : 0;
     }
 }

@@ -376,6 +376,7 @@ void NamesTaskImpl::splitByName(const std::vector<std::u32string>& names, const 
     for (size_t i = 0; i < names.size(); ++i) {
         const bool val = isVal[static_cast<size_t>(group[i])] != 0;
         appendNameWindows(ids[i], s.context, val ? d.valX : d.trainX, val ? d.valY : d.trainY);
+        if (val) s.heldOutSet.insert(toQString(names[i]));
         if (!val && !listed.contains(group[i])) {
             listed.insert(group[i]);
             s.trainingNames << toQString(names[i]);

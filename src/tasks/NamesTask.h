@@ -40,6 +40,9 @@ struct NamesSchema {
     int longestName = 0;       // code points, over the training names
     QStringList trainingNames; // the names the network trained on, for NEW / SEEN
     QSet<QString> trainingSet; // the same, for lookups (built by fromJson / the task)
+    // The names held out for validation, known while the data is open (a model file keeps only
+    // its training names): a generated one is real, though the network never trained on it.
+    QSet<QString> heldOutSet;
 
     int64_t vocabSize() const { return static_cast<int64_t>(alphabet.size()) + 1; }
     // The id of a code point, or -1 if it is not in the vocabulary.
@@ -71,7 +74,8 @@ struct GenerationOptions {
 
 struct GeneratedName {
     QString text;
-    bool isNew = true;      // not one of the training names
+    bool isNew = true;      // in neither the training names nor the held-out ones
+    bool heldOut = false;   // one of the names held out for validation (in the file)
     bool truncated = false; // reached maxLength before the model ended it
 };
 

@@ -7,7 +7,9 @@
 #include <QChartView>
 #include <QDoubleSpinBox>
 #include <QJsonObject>
+#include <QFile>
 #include <QLabel>
+#include <QListWidget>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPushButton>
@@ -30,6 +32,7 @@ private slots:
     void revertsToTheBestWeightsAfterADivergence();
     void lossLegendSaysLabelSmoothingIsInTrainingLoss();
     void noValidationLegendWithoutValidation();
+    void aHeldOutNameIsNotNew();
 
 private:
     // The loss chart's series whose name starts so (not the faint every-step one), or null.
@@ -133,6 +136,40 @@ void TestStudioDetails::noValidationLegendWithoutValidation()
     openSample("camera");
     QVERIFY(!inLegend(lossSeries("validation")));
     QVERIFY(inLegend(lossSeries("training")));
+}
+
+// Item 9: a generated name held out for validation is in the file: not NEW ("invented"), but
+// HELD; NEW only for names in neither part of the file.
+void TestStudioDetails::aHeldOutNameIsNotNew()
+{
+    openSample("names-ssa2018");
+    train(300);
+    QFile file(QFINDTESTDATA("../../resources/samples/names-ssa2018.txt"));
+    QVERIFY(file.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+    const QSet<QString> inFile(lines.begin(), lines.end());
+
+    find<QSpinBox>("countSpinBox")->setValue(1000);
+    QSignalSpy generated(session(), &Session::namesGenerated);
+    find<QPushButton>("generateButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, kTrainingWait);
+    auto* list = find<QListWidget>("generatedListWidget");
+    QCOMPARE(list->count(), 1000);
+    int held = 0, fresh = 0;
+    for (int i = 0; i < list->count(); ++i) {
+        const QString text = list->item(i)->text();
+        const QString name = text.mid(7).remove(QChar(u'…'));
+        if (text.startsWith("NEW")) {
+            QVERIFY2(!inFile.contains(name), qPrintable(name + " is in the file"));
+            ++fresh;
+        } else if (text.startsWith("HELD")) {
+            QVERIFY(inFile.contains(name));
+            QVERIFY(list->item(i)->toolTip().contains("held out"));
+            ++held;
+        }
+    }
+    QVERIFY(held > 0); // the case this guards happened
+    QVERIFY(fresh > 0);
 }
 
 QTEST_MAIN(TestStudioDetails)

@@ -354,8 +354,11 @@ void TestNamesTask::newAndSeen()
     o.temperature = 2.0;
     const auto r = generateNames(*m_net, schemaOf(*m_tiny), o);
     int fresh = 0;
+    const NamesSchema& s = schemaOf(*m_tiny);
     for (const auto& g : r.names) {
-        QCOMPARE(g.isNew, !schemaOf(*m_tiny).trainingSet.contains(g.text));
+        // NEW: in neither part of the file; a held-out (validation) name is real.
+        QCOMPARE(g.heldOut, s.heldOutSet.contains(g.text));
+        QCOMPARE(g.isNew, !s.trainingSet.contains(g.text) && !g.heldOut);
         fresh += g.isNew ? 1 : 0;
     }
     QCOMPARE(r.newCount, fresh);
