@@ -8,6 +8,7 @@ namespace {
 
 QMessageBox::StandardButton g_nextAnswer = QMessageBox::NoButton;
 QString g_nextFileName; // null: none set
+QString g_lastSaveStart;
 int g_questions = 0;
 
 bool takeFileName(QString& out)
@@ -54,9 +55,15 @@ QString openFileName(QWidget* parent, const QString& caption, const QString& dir
 QString saveFileName(QWidget* parent, const QString& caption, const QString& dir,
                      const QString& filter)
 {
+    g_lastSaveStart = dir;
     QString name;
     if (takeFileName(name)) return name;
     return QFileDialog::getSaveFileName(parent, caption, dir, filter);
+}
+
+QString lastSaveStart()
+{
+    return g_lastSaveStart;
 }
 
 void setNextAnswer(QMessageBox::StandardButton answer)

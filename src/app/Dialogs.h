@@ -23,6 +23,8 @@ QString saveFileName(QWidget* parent, const QString& caption, const QString& dir
 // openFileName()/saveFileName() (a null string: ask for real; an empty one: cancelled).
 void setNextAnswer(QMessageBox::StandardButton answer);
 void setNextFileName(const QString& fileName);
+// Tests: the folder or file name the last saveFileName() started in.
+QString lastSaveStart();
 // Tests: how many questions and warnings were asked so far.
 int questionCount();
 

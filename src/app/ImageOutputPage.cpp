@@ -7,6 +7,7 @@
 #include "Session.h"
 #include "StudioSettings.h"
 
+#include <QCheckBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QLocale>
@@ -26,7 +27,21 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
     m_ui->reconstructionImageView->setPlaceholder("Press Start: the network's drawing appears "
                                                   "here and sharpens as it learns.");
     m_ui->timelineSlider->setEnabled(false);
+    m_aspectLock = new QCheckBox("Keep aspect", this);
+    m_aspectLock->setObjectName("aspectLockCheckBox");
+    m_aspectLock->setChecked(true);
+    m_aspectLock->setToolTip("Keep the custom size at the image's aspect ratio: changing one side "
+                             "changes the other.");
+    m_ui->renderLayout->insertWidget(m_ui->renderLayout->indexOf(m_ui->customHeightSpinBox) + 1,
+                                     m_aspectLock);
     updateCustom();
+    connect(m_ui->customWidthSpinBox, &QSpinBox::valueChanged, this,
+            [this] { customSideEdited(true); });
+    connect(m_ui->customHeightSpinBox, &QSpinBox::valueChanged, this,
+            [this] { customSideEdited(false); });
+    connect(m_aspectLock, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) customSideEdited(true);
+    });
 
     connect(m_ui->resolutionComboBox, &QComboBox::currentIndexChanged, this,
             &ImageOutputPage::updateCustom);
@@ -102,6 +117,7 @@ void ImageOutputPage::reload()
     m_shownStep = -1;
     m_rendered.clear();
     m_ui->raceButton->setEnabled(!original.isNull());
+    resetCustomSize();
     // Other data, another model or fresh weights: nothing older to look at, follow training.
     setLive(true);
     snapshotAdded();
@@ -240,6 +256,31 @@ void ImageOutputPage::updateCustom()
     m_ui->customWidthSpinBox->setVisible(custom);
     m_ui->byLabel->setVisible(custom);
     m_ui->customHeightSpinBox->setVisible(custom);
+    m_aspectLock->setVisible(custom);
+}
+
+void ImageOutputPage::resetCustomSize()
+{
+    QSize size = m_session ? m_session->imageTrainingSize() : QSize();
+    if (size.isEmpty()) return;
+    size.scale(800, 800, Qt::KeepAspectRatio);
+    size = size.expandedTo(
+        QSize(m_ui->customWidthSpinBox->minimum(), m_ui->customHeightSpinBox->minimum()));
+    QSignalBlocker blockWidth(m_ui->customWidthSpinBox), blockHeight(m_ui->customHeightSpinBox);
+    m_ui->customWidthSpinBox->setValue(size.width());
+    m_ui->customHeightSpinBox->setValue(size.height());
+}
+
+void ImageOutputPage::customSideEdited(bool width)
+{
+    const QSize image = m_session ? m_session->imageTrainingSize() : QSize();
+    if (!m_aspectLock->isChecked() || image.isEmpty()) return;
+    QSpinBox* from = width ? m_ui->customWidthSpinBox : m_ui->customHeightSpinBox;
+    QSpinBox* to = width ? m_ui->customHeightSpinBox : m_ui->customWidthSpinBox;
+    const double ratio =
+        width ? double(image.height()) / image.width() : double(image.width()) / image.height();
+    QSignalBlocker block(to);
+    to->setValue(static_cast<int>(std::lround(from->value() * ratio)));
 }
 
 QImage ImageOutputPage::reconstruction() const
@@ -255,7 +296,11 @@ bool ImageOutputPage::exportPng(QString path)
         return false;
     }
     if (path.isEmpty()) {
-        const QString dir = settings::folder(settings::Folder::Export);
+        // The last export's folder; before the first, the model's or the data's.
+        QString near =
+            m_session->modelPath().isEmpty() ? m_session->dataPath() : m_session->modelPath();
+        near = near.startsWith(':') ? QString() : QFileInfo(near).absolutePath();
+        const QString dir = settings::folder(settings::Folder::Export, near);
         const QString name = QFileInfo(m_session->dataPath()).completeBaseName() +
                              QString("-%1x%2.png").arg(image.width()).arg(image.height());
         path = Dialogs::saveFileName(this, "Export Reconstruction", QDir(dir).filePath(name),
@@ -267,6 +312,10 @@ bool ImageOutputPage::exportPng(QString path)
         return false;
     }
     settings::rememberFolderOf(settings::Folder::Export, path);
+    emit m_session->message(QString("Saved %1 (%2×%3)")
+                                .arg(QDir::toNativeSeparators(path))
+                                .arg(image.width())
+                                .arg(image.height()));
     return true;
 }
 

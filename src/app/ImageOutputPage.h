@@ -8,6 +8,8 @@
 
 #include <memory>
 
+class QCheckBox;
+
 namespace Ui {
 class ImageOutputPage;
 }
@@ -45,6 +47,10 @@ private:
     void rendered(const QImage& image, const QString& error);
     void evaluated(const Evaluation& evaluation);
     void updateCustom();
+    // The custom size at the image's aspect, 800 px on its longest side.
+    void resetCustomSize();
+    // One custom side changed: with the aspect locked, the other follows.
+    void customSideEdited(bool width);
     // Live: follow training, showing each new snapshot (checking it shows the newest at once).
     void setLive(bool live);
     void showLatest();
@@ -62,6 +68,7 @@ private:
     int64_t m_renderStep = 0; // the weights' step when the render shown was asked for
     QString m_rendered;       // "512×512" while a render is shown
     bool m_running = false;   // a run is on (training or paused)
+    QCheckBox* m_aspectLock;  // the custom size keeps the image's aspect
 };
 
 } // namespace il::app

@@ -61,9 +61,11 @@ void setModelDataFile(const QString& modelPath, const QString& dataPath)
     QSettings().setValue(modelDataKey(modelPath), dataPath);
 }
 
-QString folder(Folder kind)
+QString folder(Folder kind, const QString& fallback)
 {
-    return QSettings().value(folderKey(kind), QDir::homePath()).toString();
+    return QSettings()
+        .value(folderKey(kind), fallback.isEmpty() ? QDir::homePath() : fallback)
+        .toString();
 }
 
 void rememberFolderOf(Folder kind, const QString& file)

@@ -18,9 +18,10 @@ void setDevice(const QString& backend, bool tf32);
 QString modelDataFile(const QString& modelPath);
 void setModelDataFile(const QString& modelPath, const QString& dataPath);
 
-// The folder the last file dialog of a kind was in (the home folder until then).
+// The folder the last file dialog of a kind was in (until then: fallback, or the home folder when
+// it is empty).
 enum class Folder { Data, Models, Export };
-QString folder(Folder kind);
+QString folder(Folder kind, const QString& fallback = {});
 // Remembers the folder that holds file (or, when it is a folder, the folder itself).
 void rememberFolderOf(Folder kind, const QString& file);
 

@@ -5,17 +5,22 @@
 
 #include <QAction>
 #include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
-#include <QJsonObject>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonObject>
 #include <QLabel>
-#include <QListWidget>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace il::app;
@@ -33,6 +38,8 @@ private slots:
     void lossLegendSaysLabelSmoothingIsInTrainingLoss();
     void noValidationLegendWithoutValidation();
     void aHeldOutNameIsNotNew();
+    void customRenderSizeKeepsTheImagesAspect();
+    void exportSaysWhereAndStartsNearTheModel();
 
 private:
     // The loss chart's series whose name starts so (not the faint every-step one), or null.
@@ -170,6 +177,67 @@ void TestStudioDetails::aHeldOutNameIsNotNew()
     }
     QVERIFY(held > 0); // the case this guards happened
     QVERIFY(fresh > 0);
+}
+
+// Item 9: the custom render size starts at the image's aspect (800x800 for a square picture,
+// not 800x600), and with the aspect kept one side follows the other.
+void TestStudioDetails::customRenderSizeKeepsTheImagesAspect()
+{
+    openSample("camera");
+    const QSize image = session()->imageTrainingSize();
+    QCOMPARE(image.width(), image.height());
+    auto* resolution = find<QComboBox>("resolutionComboBox");
+    resolution->setCurrentIndex(resolution->findData(0));
+    auto* width = find<QSpinBox>("customWidthSpinBox");
+    auto* height = find<QSpinBox>("customHeightSpinBox");
+    auto* lock = find<QCheckBox>("aspectLockCheckBox");
+    QVERIFY(lock->isVisible() && lock->isChecked());
+    QCOMPARE(width->value(), 800);
+    QCOMPARE(height->value(), 800);
+    width->setValue(300);
+    QCOMPARE(height->value(), 300);
+    height->setValue(640);
+    QCOMPARE(width->value(), 640);
+    lock->setChecked(false);
+    width->setValue(500);
+    QCOMPARE(height->value(), 640);
+    lock->setChecked(true); // back to the aspect, from the width
+    QCOMPARE(height->value(), 500);
+
+    openSample("horse"); // 400x328: 800 wide, as high as its aspect says
+    const QSize horse = session()->imageTrainingSize();
+    QCOMPARE(width->value(), 800);
+    QCOMPARE(height->value(), qRound(800.0 * horse.height() / horse.width()));
+}
+
+// Item 9: Export PNG says what it saved in the status bar, and its dialog starts next to the
+// model file (the data file's folder when unsaved), then in the last export's folder.
+void TestStudioDetails::exportSaysWhereAndStartsNearTheModel()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkdir("pictures"));
+    openSample("camera");
+    auto* size = find<QSpinBox>("trainingSizeSpinBox");
+    size->setValue(64);
+    emit size->editingFinished();
+    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    train(5);
+    saveAs(dir.filePath("camera.safetensors"));
+
+    const QString first = dir.filePath("pictures/first.png");
+    Dialogs::setNextFileName(first);
+    find<QPushButton>("exportButton")->click();
+    QCOMPARE(QFileInfo(Dialogs::lastSaveStart()).absolutePath(),
+             QFileInfo(dir.path()).absoluteFilePath());
+    QVERIFY(QFileInfo::exists(first));
+    const QString shown = m_window->statusBar()->currentMessage();
+    QVERIFY2(shown.startsWith("Saved ") && shown.contains("first.png") && shown.contains("(64×64)"),
+             qPrintable(shown));
+
+    Dialogs::setNextFileName(dir.filePath("second.png"));
+    find<QPushButton>("exportButton")->click();
+    QCOMPARE(QFileInfo(Dialogs::lastSaveStart()).absolutePath(), QFileInfo(first).absolutePath());
 }
 
 QTEST_MAIN(TestStudioDetails)
