@@ -27,6 +27,7 @@ namespace il::app {
 struct DeviceChoice {
     QString backend = "cpu"; // "cpu" or "cuda"
     bool tf32 = false;       // CUDA: TF32 matrix products (never set for the CPU)
+    int threads = 0;         // CPU: OpenMP threads, 0: one per core (the CLI's --threads)
     bool operator==(const DeviceChoice&) const = default;
 };
 

@@ -37,6 +37,7 @@ Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<T
     m_cuda.name = "cuda";
     m_backend = settings::device();
     m_tf32 = settings::tf32();
+    m_threads = settings::cpuThreads();
     m_worker->setPreview(true, kPreviewSide);
     connect(m_worker.get(), &TrainingWorker::progressed, this, &Session::onProgress);
     connect(m_worker.get(), &TrainingWorker::previewReady, this, &Session::onPreview);

@@ -127,6 +127,11 @@ public:
     // with a GPU uses it); remember: store it in the settings.
     void setDevice(const QString& backend, bool tf32, bool remember = true);
     bool tf32Wanted() const { return m_tf32; }
+    // The CPU's threads for the next run on the CPU (0: one per core, as the CLI's --threads
+    // default); remembered (QSettings "training/threads"). A change moves the model to a CPU
+    // backend of that many threads when the next run starts.
+    int cpuThreads() const { return m_threads; }
+    void setCpuThreads(int threads);
     // The CPU's model name, from the worker's first answer (devicesChanged); "" until then.
     QString cpuName() const { return m_cpuName; }
     // CUDA as last probed (on the worker thread, once at start and after setBackendProvider);
@@ -246,6 +251,7 @@ private:
     BackendProvider m_provider;
     QString m_backend = "cpu";
     bool m_tf32 = false;
+    int m_threads = 0;
     QString m_cpuName;
     BackendStatus m_cuda;
     bool m_cudaProbed = false;

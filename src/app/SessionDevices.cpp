@@ -6,6 +6,8 @@
 #include "CpuKernels.h"
 #include "StudioSettings.h"
 
+#include <algorithm>
+
 namespace il::app {
 
 // ---- device ---------------------------------------------------------------------------------
@@ -16,8 +18,20 @@ DeviceChoice Session::device() const
     if (m_backend == "cuda" && m_cudaProbed && m_cuda.available) {
         d.backend = "cuda";
         d.tf32 = m_tf32;
+    } else {
+        d.threads = m_threads;
     }
     return d;
+}
+
+void Session::setCpuThreads(int threads)
+{
+    threads = std::max(0, threads);
+    if (threads == m_threads) return;
+    const DeviceChoice before = device();
+    m_threads = threads;
+    settings::setCpuThreads(threads);
+    if (!(device() == before)) emit deviceChanged();
 }
 
 void Session::setDevice(const QString& backend, bool tf32, bool remember)

@@ -4,12 +4,15 @@
 #include <QFileInfo>
 #include <QSettings>
 
+#include <algorithm>
+
 namespace il::app::settings {
 
 namespace {
 
 constexpr const char* kDeviceKey = "training/device";
 constexpr const char* kTf32Key = "training/tf32";
+constexpr const char* kThreadsKey = "training/threads";
 constexpr const char* kRecentKey = "recentFiles";
 constexpr const char* kWelcomeKey = "help/welcomeSeen";
 
@@ -49,6 +52,16 @@ void setDevice(const QString& backend, bool tf32)
     QSettings s;
     s.setValue(kDeviceKey, backend);
     s.setValue(kTf32Key, tf32);
+}
+
+int cpuThreads()
+{
+    return std::max(0, QSettings().value(kThreadsKey, 0).toInt());
+}
+
+void setCpuThreads(int threads)
+{
+    QSettings().setValue(kThreadsKey, threads);
 }
 
 QString modelDataFile(const QString& modelPath)

@@ -13,6 +13,9 @@ namespace il::app::settings {
 QString device();
 bool tf32();
 void setDevice(const QString& backend, bool tf32);
+// The CPU threads a run uses (0: one per core).
+int cpuThreads();
+void setCpuThreads(int threads);
 
 // The data file a model was trained on, by the model's path ("" when not known).
 QString modelDataFile(const QString& modelPath);

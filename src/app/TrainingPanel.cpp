@@ -5,6 +5,7 @@
 #include "Errors.h"
 #include "LayerSpec.h"
 #include "Session.h"
+#include "TrainingPanelExtras.h"
 
 #include <QLocale>
 #include <QStandardItemModel>
@@ -82,6 +83,8 @@ TrainingPanel::~TrainingPanel() = default;
 void TrainingPanel::setSession(Session* session)
 {
     m_session = session;
+    new TrainingPanelExtras(m_ui->formLayout, m_ui->tf32CheckBox, m_ui->scheduleComboBox, session,
+                            this);
     loadDevices();
     connect(session, &Session::devicesChanged, this, &TrainingPanel::loadDevices);
     connect(session, &Session::deviceChanged, this, &TrainingPanel::showDevice);

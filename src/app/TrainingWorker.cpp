@@ -375,6 +375,7 @@ bool TrainingWorker::prepareRun(ModelState& m, const RunRequest& run, TrainingOu
     try {
         BackendOptions options;
         options.tf32 = wanted.tf32;
+        options.threads = wanted.threads;
         target = run.factory(wanted.backend.toStdString(), options);
     } catch (const std::exception& e) {
         outcome.failed = true;

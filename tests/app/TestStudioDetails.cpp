@@ -22,6 +22,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 using namespace il::app;
 using namespace studiotest;
@@ -40,6 +41,8 @@ private slots:
     void aHeldOutNameIsNotNew();
     void customRenderSizeKeepsTheImagesAspect();
     void exportSaysWhereAndStartsNearTheModel();
+    void stepDecayHasItsPeriodAndFactor();
+    void cpuThreadsAreAChoiceThatIsRemembered();
 
 private:
     // The loss chart's series whose name starts so (not the faint every-step one), or null.
@@ -238,6 +241,61 @@ void TestStudioDetails::exportSaysWhereAndStartsNearTheModel()
     Dialogs::setNextFileName(dir.filePath("second.png"));
     find<QPushButton>("exportButton")->click();
     QCOMPARE(QFileInfo(Dialogs::lastSaveStart()).absolutePath(), QFileInfo(first).absolutePath());
+}
+
+// Item 9: the step schedule's period and factor (the CLI's --step-every, --gamma) in the Training
+// panel, shown while the schedule is step decay.
+void TestStudioDetails::stepDecayHasItsPeriodAndFactor()
+{
+    openSample("iris");
+    auto* row = find<QWidget>("stepDecayRow");
+    auto* panel = find<QWidget>("trainingPanel");
+    auto* schedule = find<QComboBox>("scheduleComboBox");
+    QCOMPARE(session()->config().schedule.kind, il::ScheduleKind::Cosine);
+    QVERIFY(!row->isVisibleTo(panel));
+    schedule->setCurrentIndex(schedule->findText("step decay"));
+    QCOMPARE(session()->config().schedule.kind, il::ScheduleKind::StepDecay);
+    QVERIFY(row->isVisibleTo(panel));
+    find<QSpinBox>("stepEverySpinBox")->setValue(100);
+    find<QDoubleSpinBox>("gammaSpinBox")->setValue(0.25);
+    const il::ScheduleConfig& c = session()->config().schedule;
+    QCOMPARE(c.stepEvery, int64_t(100));
+    QCOMPARE(c.gamma, 0.25f);
+    // The planned rate drops to a quarter at step 100.
+    QCOMPARE(il::learningRate(c, 100, 1000), 0.25 * il::learningRate(c, 99, 1000));
+    schedule->setCurrentIndex(schedule->findText("constant"));
+    QVERIFY(!row->isVisibleTo(panel));
+}
+
+// Item 9: a CPU threads setting (the CLI's --threads, default all cores): the next run trains
+// with it, and the next window starts with it.
+void TestStudioDetails::cpuThreadsAreAChoiceThatIsRemembered()
+{
+    auto* threads = find<QSpinBox>("cpuThreadsSpinBox");
+    QCOMPARE(threads->value(), 0); // the CLI's default: one per core
+    QVERIFY(threads->text().startsWith("all cores"));
+    openSample("iris");
+    const auto backendThreads = [this] {
+        int n = -1;
+        session()->worker()->post([&n](ModelState& m) { n = m.backend->info().threads; });
+        session()->worker()->waitForIdle();
+        return n;
+    };
+    train(2);
+    QCOMPARE(backendThreads(), std::max(1, QThread::idealThreadCount()));
+    threads->setValue(1);
+    QCOMPARE(session()->cpuThreads(), 1);
+    QCOMPARE(session()->device().threads, 1);
+    train(4);
+    QCOMPARE(backendThreads(), 1);
+    QCOMPARE(session()->trainedSteps(), int64_t(4)); // moving to one thread kept the weights
+
+    closeWindow();
+    newWindow();
+    QCOMPARE(find<QSpinBox>("cpuThreadsSpinBox")->value(), 1);
+    QCOMPARE(session()->cpuThreads(), 1);
+    find<QSpinBox>("cpuThreadsSpinBox")->setValue(0);
+    QCOMPARE(QSettings().value("training/threads").toInt(), 0);
 }
 
 QTEST_MAIN(TestStudioDetails)
