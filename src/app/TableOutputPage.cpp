@@ -93,6 +93,14 @@ void TableOutputPage::evaluated(const Evaluation& ev)
             if (auto* item = t->item(i, c))
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     }
+    // Each row by its place in the file (the validation rows are spread over it).
+    QStringList lines;
+    for (const PredictionRow& r : ev.rows)
+        lines << (r.line > 0 ? QString::number(r.line) : QString());
+    t->setVerticalHeaderLabels(lines);
+    t->verticalHeader()->setToolTip(m_session->dataPath().endsWith(".json", Qt::CaseInsensitive)
+                                        ? "The example's number in the data file."
+                                        : "The row's line in the data file.");
     t->setColumnHidden(3, !ev.classification);
     t->resizeColumnsToContents();
     if (ev.classification)

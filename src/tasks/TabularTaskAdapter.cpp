@@ -31,7 +31,8 @@ TabularSplit rowsFrom(const TabularSplit& in, int64_t first, size_t xWidth, size
     return out;
 }
 
-// The first rows of a table, with the whole table's column counts.
+// The first rows of a table, with the whole table's column counts and line jumps (so lineOf
+// answers for every row of the table).
 io::CsvTable headOf(io::CsvTable table, int64_t rows)
 {
     const auto n = static_cast<size_t>(std::min(rows, table.rows));
@@ -45,7 +46,6 @@ io::CsvTable headOf(io::CsvTable table, int64_t rows)
         cut(c.missing);
         cut(c.codes);
     }
-    std::erase_if(table.lineJumps, [&](const auto& jump) { return jump.first >= table.rows; });
     return table;
 }
 
@@ -191,6 +191,13 @@ private:
     {
         return &split == &m_ds.train ? m_data.trainX : &split == &m_ds.val ? m_data.valX : split.x;
     }
+    // Where row r of split is in the file: its CSV line, or its JSON example's number.
+    int64_t lineOf(const TabularSplit& split, size_t r) const
+    {
+        if (r >= split.source.size()) return 0;
+        const int64_t row = split.source[r];
+        return m_head.jsonRows ? row + 1 : m_head.lineOf(row);
+    }
 
     QString m_path;
     TabularDataset m_ds;
@@ -223,6 +230,7 @@ Predictions TabularTaskImpl::predictions(Network& net, int maxRows)
             row.predicted = schema.classes.value(static_cast<int>(cls));
             row.confidence = r * k + cls < probs.size() ? probs[r * k + cls] : NAN;
             row.correct = cls == actual ? 1 : 0;
+            row.line = lineOf(split, r);
             out.rows.push_back(row);
         }
         return out;
@@ -238,6 +246,7 @@ Predictions TabularTaskImpl::predictions(Network& net, int maxRows)
         row.actual = QString::number(actual, 'g', 6);
         row.predicted = QString::number(value, 'g', 6);
         row.error = value - actual;
+        row.line = lineOf(split, r);
         out.rows.push_back(row);
     }
     return out;

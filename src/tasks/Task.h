@@ -34,6 +34,7 @@ struct PredictionRow {
     double confidence = NAN; // classification: the probability of the predicted class
     int correct = -1;        // 1 right, 0 wrong, -1 regression (see error)
     double error = NAN;      // regression: predicted - actual
+    int64_t line = 0;        // where the row is in its file: a CSV line, a JSON example; 0: unknown
 };
 
 struct Predictions {

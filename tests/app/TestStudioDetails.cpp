@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -43,6 +44,7 @@ private slots:
     void exportSaysWhereAndStartsNearTheModel();
     void stepDecayHasItsPeriodAndFactor();
     void cpuThreadsAreAChoiceThatIsRemembered();
+    void predictionRowsAreNumberedByFileLine();
 
 private:
     // The loss chart's series whose name starts so (not the faint every-step one), or null.
@@ -296,6 +298,29 @@ void TestStudioDetails::cpuThreadsAreAChoiceThatIsRemembered()
     QCOMPARE(session()->cpuThreads(), 1);
     find<QSpinBox>("cpuThreadsSpinBox")->setValue(0);
     QCOMPARE(QSettings().value("training/threads").toInt(), 0);
+}
+
+// Item 9: the validation predictions are numbered by their line in the file (they are spread
+// over it), not 1 to 30.
+void TestStudioDetails::predictionRowsAreNumberedByFileLine()
+{
+    QFile file(QFINDTESTDATA("../../resources/samples/iris.csv"));
+    QVERIFY(file.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split('\n');
+    openSample("iris");
+    train(2, true);
+    auto* table = find<QTableWidget>("predictionsTableWidget");
+    QCOMPARE(table->rowCount(), 30);
+    int beyond = 0;
+    for (int i = 0; i < table->rowCount(); ++i) {
+        bool ok = false;
+        const int line = table->verticalHeaderItem(i)->text().toInt(&ok);
+        QVERIFY(ok && line >= 2 && line <= lines.size());
+        // The row shown is the one on that line: its species is the actual class.
+        QCOMPARE(table->item(i, 0)->text(), lines[line - 1].section(',', -1).trimmed());
+        beyond += line > 31 ? 1 : 0;
+    }
+    QVERIFY(beyond > 0);
 }
 
 QTEST_MAIN(TestStudioDetails)
