@@ -1,5 +1,6 @@
 #include "BestWeightsControl.h"
 
+#include "NumberFormat.h"
 #include "Session.h"
 
 #include <QAction>
@@ -45,14 +46,13 @@ void BestWeightsControl::update()
     if (best.kept()) {
         const QString kind = best.validation ? "validation" : "training";
         tip = QString("Go back to the weights of step %1, the best %2 loss seen (%3)")
-                  .arg(l.toString(static_cast<qlonglong>(best.step)), kind,
-                       l.toString(best.loss, 'g', 4));
+                  .arg(l.toString(static_cast<qlonglong>(best.step)), kind, fmt::loss(best.loss));
         if (best.diverged)
             tip += "; the run since diverged (a non-finite loss)";
         else if (std::isfinite(best.currentLoss) && best.currentStep > best.step)
             tip += QString("; at step %1 it is %2")
                        .arg(l.toString(static_cast<qlonglong>(best.currentStep)),
-                            l.toString(best.currentLoss, 'g', 4));
+                            fmt::loss(best.currentLoss));
         tip += ". Continue then trains on from there; the model is unsaved until you save it.";
     }
     m_action->setEnabled(can);

@@ -4,6 +4,7 @@
 #include "Dialogs.h"
 #include "ImageFile.h"
 #include "ImageTask.h"
+#include "NumberFormat.h"
 #include "Session.h"
 #include "StudioSettings.h"
 
@@ -247,7 +248,7 @@ void ImageOutputPage::evaluated(const Evaluation& ev)
     const double ssim = ev.values.value("ssim").toDouble(NAN);
     if (std::isnan(psnr)) return;
     m_ui->imageMetricLabel->setText(
-        QString("PSNR <b>%1 dB</b> · SSIM %2").arg(psnr, 0, 'f', 2).arg(ssim, 0, 'f', 3));
+        QString("PSNR <b>%1</b> · SSIM %2").arg(fmt::decibels(psnr), fmt::score(ssim)));
 }
 
 void ImageOutputPage::updateCustom()

@@ -1,6 +1,7 @@
 #include "NamesOutputPage.h"
 #include "ui_NamesOutputPage.h"
 
+#include "NumberFormat.h"
 #include "Session.h"
 
 #include <QElapsedTimer>
@@ -77,8 +78,8 @@ void NamesOutputPage::generated(const tasks::GenerationResult& result)
         if (!name.isNew) item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
         m_ui->generatedListWidget->addItem(item);
     }
-    m_ui->innovationLabel->setText(QString("Innovation rate: <b>%1%</b> new (%2 of %3)")
-                                       .arg(100.0 * result.innovationRate(), 0, 'f', 0)
+    m_ui->innovationLabel->setText(QString("Innovation rate: <b>%1</b> new (%2 of %3)")
+                                       .arg(fmt::percent(result.innovationRate()))
                                        .arg(result.newCount)
                                        .arg(result.names.size()));
 }

@@ -1,6 +1,7 @@
 // Session: the best weights a model's training has seen, and the way back to them.
 #include "Session.h"
 
+#include "NumberFormat.h"
 #include "Snapshot.h"
 
 #include <QLocale>
@@ -64,7 +65,7 @@ void Session::revertToBest()
                                  "Continue trains on from there.")
                              .arg(l.toString(static_cast<qlonglong>(step)),
                                   best.validation ? "validation" : "training",
-                                  l.toString(best.loss, 'g', 4)));
+                                  fmt::loss(best.loss)));
             evaluate();
         },
         false);

@@ -2,6 +2,7 @@
 #include "ui_TableOutputPage.h"
 
 #include "ChartViews.h"
+#include "NumberFormat.h"
 #include "Session.h"
 
 #include <QHeaderView>
@@ -79,15 +80,14 @@ void TableOutputPage::evaluated(const Evaluation& ev)
         t->setItem(i, 0, new QTableWidgetItem(r.actual));
         t->setItem(i, 1, new QTableWidgetItem(r.predicted));
         if (ev.classification) {
-            t->setItem(i, 2,
-                       new QTableWidgetItem(QString("%1%").arg(100 * r.confidence, 0, 'f', 1)));
+            t->setItem(i, 2, new QTableWidgetItem(fmt::percent(r.confidence)));
             auto* mark = new QTableWidgetItem(r.correct ? QString::fromUtf8("\u2713")
                                                         : QString::fromUtf8("\u2717"));
             mark->setForeground(r.correct ? good : bad);
             mark->setTextAlignment(Qt::AlignCenter);
             t->setItem(i, 3, mark);
         } else {
-            t->setItem(i, 2, new QTableWidgetItem(QString::number(r.error, 'g', 4)));
+            t->setItem(i, 2, new QTableWidgetItem(fmt::loss(r.error)));
         }
         for (int c = 0; c < 3; ++c)
             if (auto* item = t->item(i, c))

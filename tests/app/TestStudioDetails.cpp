@@ -17,6 +17,7 @@
 #include <QLineSeries>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -182,6 +183,11 @@ void TestStudioDetails::aHeldOutNameIsNotNew()
     }
     QVERIFY(held > 0); // the case this guards happened
     QVERIFY(fresh > 0);
+    // Item 9, one number format: a percentage has one decimal here as in the predictions table.
+    const QString innovation = find<QLabel>("innovationLabel")->text();
+    QVERIFY2(
+        QRegularExpression(R"(<b>\d+\.\d%</b> new \(\d+ of 1000\))").match(innovation).hasMatch(),
+        qPrintable(innovation));
 }
 
 // Item 9: the custom render size starts at the image's aspect (800x800 for a square picture,
@@ -319,6 +325,10 @@ void TestStudioDetails::predictionRowsAreNumberedByFileLine()
         // The row shown is the one on that line: its species is the actual class.
         QCOMPARE(table->item(i, 0)->text(), lines[line - 1].section(',', -1).trimmed());
         beyond += line > 31 ? 1 : 0;
+        // Item 9, one number format: percentages with one decimal, as on the names page.
+        const QString confidence = table->item(i, 2)->text();
+        QVERIFY2(QRegularExpression(R"(^\d+\.\d%$)").match(confidence).hasMatch(),
+                 qPrintable(confidence));
     }
     QVERIFY(beyond > 0);
 }
