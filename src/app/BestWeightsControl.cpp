@@ -17,13 +17,13 @@ BestWeightsControl::BestWeightsControl(Session* session, QMenu* menu, QAction* a
                                        QBoxLayout* runLayout, QWidget* afterButton, QObject* parent)
     : QObject(parent), m_session(session)
 {
-    m_action = new QAction("Re&vert to Best Weights", menu);
+    m_action = new QAction("Revert to &Best Weights", menu);
     m_action->setObjectName("actionRevertToBest");
     const QList<QAction*> actions = menu->actions();
     const qsizetype at = actions.indexOf(after);
     menu->insertAction(at >= 0 && at + 1 < actions.size() ? actions[at + 1] : nullptr, m_action);
 
-    m_button = new QPushButton("Re&vert to best");
+    m_button = new QPushButton("Revert to &best");
     m_button->setObjectName("revertButton");
     runLayout->insertWidget(runLayout->indexOf(afterButton) + 1, m_button);
     m_button->hide();
