@@ -1,5 +1,8 @@
 // The studio's smaller details (issue 13, item 9), driven through the real MainWindow offscreen:
-// Revert to best weights after a run that went wrong, ...
+// Revert to best weights after a run that went wrong; the loss legend says when label smoothing is
+// in the training loss and shows no validation where there is none; a held-out name is not NEW;
+// the custom render size keeps the image's aspect; Export PNG confirms and starts near the model;
+// step decay's period and factor; CPU threads; one number format; predictions by file line.
 #include "Session.h"
 #include "StudioTestCase.h"
 
