@@ -5,6 +5,9 @@
 
 #include <QAction>
 #include <QBoxLayout>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QLocale>
 #include <QMenu>
 #include <QPushButton>
@@ -14,7 +17,7 @@
 namespace il::app {
 
 BestWeightsControl::BestWeightsControl(Session* session, QMenu* menu, QAction* after,
-                                       QBoxLayout* runLayout, QWidget* afterButton, QObject* parent)
+                                       QBoxLayout* layout, QWidget* afterWidget, QObject* parent)
     : QObject(parent), m_session(session)
 {
     m_action = new QAction("Revert to &Best Weights", menu);
@@ -23,10 +26,21 @@ BestWeightsControl::BestWeightsControl(Session* session, QMenu* menu, QAction* a
     const qsizetype at = actions.indexOf(after);
     menu->insertAction(at >= 0 && at + 1 < actions.size() ? actions[at + 1] : nullptr, m_action);
 
-    m_button = new QPushButton("Revert to &best");
+    m_bar = new QFrame;
+    m_bar->setObjectName("revertFrame");
+    m_bar->setFrameShape(QFrame::StyledPanel);
+    auto* row = new QHBoxLayout(m_bar);
+    row->setContentsMargins(6, 2, 6, 2);
+    m_note = new QLabel;
+    m_note->setObjectName("revertNoteLabel");
+    m_note->setWordWrap(true);
+    m_note->setTextFormat(Qt::PlainText);
+    m_button = new QPushButton("Revert to &best weights");
     m_button->setObjectName("revertButton");
-    runLayout->insertWidget(runLayout->indexOf(afterButton) + 1, m_button);
-    m_button->hide();
+    row->addWidget(m_note, 1);
+    row->addWidget(m_button);
+    layout->insertWidget(layout->indexOf(afterWidget) + 1, m_bar);
+    m_bar->hide();
 
     connect(m_action, &QAction::triggered, session, &Session::revertToBest);
     connect(m_button, &QPushButton::clicked, session, &Session::revertToBest);
@@ -59,7 +73,19 @@ void BestWeightsControl::update()
     m_action->setToolTip(tip);
     m_action->setStatusTip(tip);
     m_button->setToolTip(tip);
-    m_button->setVisible(can && best.worseThanKept());
+    const bool worse = can && best.worseThanKept();
+    if (worse) {
+        const QString kind = best.validation ? "validation" : "training";
+        const QString step = l.toString(static_cast<qlonglong>(best.step));
+        m_note->setText(best.diverged || !std::isfinite(best.currentLoss)
+                            ? QString("Training diverged. The best %1 loss was %2, at step %3.")
+                                  .arg(kind, fmt::loss(best.loss), step)
+                            : QString("The %1 loss rose from %2 at step %3 to %4 at step %5.")
+                                  .arg(kind, fmt::loss(best.loss), step,
+                                       fmt::loss(best.currentLoss),
+                                       l.toString(static_cast<qlonglong>(best.currentStep))));
+    }
+    m_bar->setVisible(worse);
 }
 
 } // namespace il::app

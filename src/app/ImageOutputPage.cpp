@@ -11,6 +11,8 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QLocale>
 
 namespace il::app {
@@ -33,8 +35,26 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
     m_aspectLock->setChecked(true);
     m_aspectLock->setToolTip("Keep the custom size at the image's aspect ratio: changing one side "
                              "changes the other.");
-    m_ui->renderLayout->insertWidget(m_ui->renderLayout->indexOf(m_ui->customHeightSpinBox) + 1,
-                                     m_aspectLock);
+    // The custom size on a row of its own under the render row (shown for Custom…), so the
+    // render row keeps its width in a small window.
+    m_customRow = new QWidget(this);
+    m_customRow->setObjectName("customSizeRow");
+    auto* row = new QHBoxLayout(m_customRow);
+    row->setContentsMargins(0, 0, 0, 0);
+    auto* sizeLabel = new QLabel("Custom size:", m_customRow);
+    sizeLabel->setBuddy(m_ui->customWidthSpinBox);
+    row->addWidget(sizeLabel);
+    for (QWidget* w :
+         {static_cast<QWidget*>(m_ui->customWidthSpinBox), static_cast<QWidget*>(m_ui->byLabel),
+          static_cast<QWidget*>(m_ui->customHeightSpinBox)}) {
+        m_ui->renderLayout->removeWidget(w);
+        row->addWidget(w);
+    }
+    row->addWidget(m_aspectLock);
+    row->addStretch(1);
+    QVBoxLayout* page = m_ui->imageOutputLayout;
+    for (int i = 0; i < page->count(); ++i)
+        if (page->itemAt(i)->layout() == m_ui->renderLayout) page->insertWidget(i + 1, m_customRow);
     updateCustom();
     connect(m_ui->customWidthSpinBox, &QSpinBox::valueChanged, this,
             [this] { customSideEdited(true); });
@@ -254,10 +274,7 @@ void ImageOutputPage::evaluated(const Evaluation& ev)
 void ImageOutputPage::updateCustom()
 {
     const bool custom = m_ui->resolutionComboBox->currentData().toInt() == 0;
-    m_ui->customWidthSpinBox->setVisible(custom);
-    m_ui->byLabel->setVisible(custom);
-    m_ui->customHeightSpinBox->setVisible(custom);
-    m_aspectLock->setVisible(custom);
+    m_customRow->setVisible(custom);
 }
 
 void ImageOutputPage::resetCustomSize()

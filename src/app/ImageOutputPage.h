@@ -69,6 +69,7 @@ private:
     QString m_rendered;       // "512×512" while a render is shown
     bool m_running = false;   // a run is on (training or paused)
     QCheckBox* m_aspectLock;  // the custom size keeps the image's aspect
+    QWidget* m_customRow;     // the custom size and m_aspectLock, under the render row
 };
 
 } // namespace il::app

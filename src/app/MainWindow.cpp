@@ -110,8 +110,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->resetButton, &QPushButton::clicked, this,
             [this] { m_guard->run("Reset weights", [this] { m_session->resetWeights(); }); });
     connect(m_ui->actionRacePresets, &QAction::triggered, this, &MainWindow::showRace);
-    new BestWeightsControl(m_session, m_ui->trainMenu, m_ui->actionResetWeights, m_ui->runLayout,
-                           m_ui->resetButton, this);
+    new BestWeightsControl(m_session, m_ui->trainMenu, m_ui->actionResetWeights, m_ui->workLayout,
+                           m_ui->runFrame, this);
     connectKeyboardActions();
     connect(m_ui->outputPanel->imagePage(), &ImageOutputPage::raceRequested, this,
             &MainWindow::showRace);

@@ -82,7 +82,7 @@ void TestStudioDetails::revertsToTheBestWeightsAfterADivergence()
     QVERIFY(!good.values.isEmpty());
     QCOMPARE(session()->best().step, int64_t(40)); // the last evaluation of a falling curve
     QVERIFY(session()->best().validation);
-    QVERIFY(revert->isHidden()); // nothing better to go back to
+    QVERIFY(!revert->isVisibleTo(m_window)); // nothing better to go back to
     QVERIFY(!action->isEnabled());
 
     lr->setValue(10);
@@ -90,9 +90,12 @@ void TestStudioDetails::revertsToTheBestWeightsAfterADivergence()
     const BestWeightsInfo best = session()->best();
     QCOMPARE(best.step, int64_t(40));
     QVERIFY(best.worseThanKept());
-    QVERIFY(!revert->isHidden());
+    QVERIFY(revert->isVisibleTo(m_window));
     QVERIFY(action->isEnabled());
     QVERIFY(revert->toolTip().contains("step 40"));
+    const QString note = find<QLabel>("revertNoteLabel")->text();
+    QVERIFY2(note.startsWith("The validation loss rose from ") && note.contains("at step 40 to "),
+             qPrintable(note));
 
     QSignalSpy evaluated(session(), &Session::evaluated);
     revert->click();
@@ -103,7 +106,7 @@ void TestStudioDetails::revertsToTheBestWeightsAfterADivergence()
     QVERIFY(m_window->statusBar()->currentMessage().contains("step 40"));
     QVERIFY(session()->isModified());
     QVERIFY(session()->history().lastStep() <= 40);
-    QVERIFY(revert->isHidden());
+    QVERIFY(!revert->isVisibleTo(m_window));
     QVERIFY(!action->isEnabled());
 
     // Continue goes on from step 40.
