@@ -41,6 +41,7 @@ private slots:
     void cleanup() { closeWindow(); }
 
     void revertsToTheBestWeightsAfterADivergence();
+    void revertsAnImageToItsBestTrainingLoss();
     void lossLegendSaysLabelSmoothingIsInTrainingLoss();
     void noValidationLegendWithoutValidation();
     void aHeldOutNameIsNotNew();
@@ -113,6 +114,28 @@ void TestStudioDetails::revertsToTheBestWeightsAfterADivergence()
     lr->setValue(0.01);
     train(50);
     QCOMPARE(session()->trainedSteps(), int64_t(50));
+}
+
+// Without validation (an image) the best is the lowest mean training loss between evaluations;
+// the reconstruction shown after the revert is drawn from the weights gone back to.
+void TestStudioDetails::revertsAnImageToItsBestTrainingLoss()
+{
+    openSample("camera");
+    auto* size = find<QSpinBox>("trainingSizeSpinBox");
+    size->setValue(64); // one step per epoch: an evaluation each step
+    emit size->editingFinished();
+    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    train(20);
+    QCOMPARE(session()->best().step, int64_t(20));
+    QVERIFY(!session()->best().validation);
+    find<QDoubleSpinBox>("learningRateSpinBox")->setValue(10);
+    train(30);
+    QVERIFY(session()->best().worseThanKept());
+    QVERIFY(find<QLabel>("revertNoteLabel")->text().contains("training loss"));
+    find<QPushButton>("revertButton")->click();
+    QTRY_COMPARE(session()->trainedSteps(), int64_t(20));
+    QTRY_COMPARE(find<QLabel>("timelineStepLabel")->text(), QString("step 20"));
+    QVERIFY(!find<QPushButton>("revertButton")->isVisibleTo(m_window));
 }
 
 QLineSeries* TestStudioDetails::lossSeries(const QString& nameStart) const
