@@ -258,10 +258,6 @@ void ChartsPanel::reset()
     if (!type) m_metricInfo.title = "Metric";
     m_metricChart->setTitle(m_metricInfo.title);
     m_ui->metricChartView->setToolTip(m_metricInfo.description);
-    // A task may say more than the form's generic title (its units, why its curve climbs).
-    m_ui->lossTitleLabel->setText(m_metricInfo.lossTitle.isEmpty()
-                                      ? m_lossTitle
-                                      : "<b>Loss</b> — " + m_metricInfo.lossTitle.toHtmlEscaped());
     updateLegend();
     rebuildGhosts(); // other data: other earlier runs
     updatePlannedRate();
@@ -277,17 +273,21 @@ void ChartsPanel::updateLegend()
                                  : m_session && !m_session->history().validation(2).isEmpty();
     m_lossChart->legend()->markers(m_validation).value(0)->setVisible(validation);
     m_validation->setVisible(validation);
+    // A task may say more than the form's generic title (its units, why its curve climbs).
+    QString title = m_metricInfo.lossTitle.isEmpty()
+                        ? m_lossTitle
+                        : "<b>Loss</b> — " + m_metricInfo.lossTitle.toHtmlEscaped();
     const TrainerConfig& c = m_session ? m_session->config() : TrainerConfig{};
-    QString training = "training";
     if (c.loss == LossKind::CrossEntropy && c.labelSmoothing > 0) {
+        // In the title, not the legend: a legend entry that long is cut short in a small window.
         const QString eps = QString("ε = %1").arg(c.labelSmoothing);
-        training += " (with label smoothing " + eps + ")";
+        title += "; training includes label smoothing " + eps;
         tip = QString("The training loss includes label smoothing %1; the validation loss does "
                       "not, so it can lie below the training loss.\n\n")
                   .arg(eps) +
               tip;
     }
-    m_trainSmooth->setName(training);
+    m_ui->lossTitleLabel->setText(title);
     m_ui->lossTitleLabel->setToolTip(tip);
 }
 

@@ -70,8 +70,9 @@ private:
     void reset();
     // Makes the ghost series again from the run list (runs, ticks or the axis changed).
     void rebuildGhosts();
-    // The validation series only for data with validation; the training series says when it
-    // includes label smoothing (then the validation loss, without it, can lie below it).
+    // The validation series only for data with validation; the loss title says when the
+    // training loss includes label smoothing (then the validation loss, without it, can lie
+    // below it).
     void updateLegend();
 
     std::unique_ptr<Ui::ChartsPanel> m_ui;
