@@ -1,4 +1,4 @@
-// ironlearn-studio [FILE] [--train-steps N | --race S] [--screenshot PNG] [--save MODEL] [--quit]
+// ironlearn-studio [FILE] [--train-steps N [--runs JSON] | --race S] [--screenshot PNG] [--save MODEL] [--quit]
 // The thin executable: the window, plus a scripted mode for screenshots and demos.
 #include "CpuKernels.h"
 #include "CpuThreading.h"
@@ -6,6 +6,7 @@
 #include "MainWindow.h"
 #include "NamesOutputPage.h"
 #include "RaceWindow.h"
+#include "ScriptedRuns.h"
 #include "Session.h"
 #include "StudioHelp.h"
 #include "ThreadGuard.h"
@@ -14,6 +15,7 @@
 #include <QCommandLineParser>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QMessageBox>
 #include <QPalette>
 #include <QPushButton>
@@ -183,6 +185,11 @@ int main(int argc, char* argv[])
          "S"},
         {"train-steps", "Train this many steps after opening FILE (more, for a model), then stop.",
          "N"},
+        {"runs", "With FILE and --train-steps N: train a new model for N steps for each entry of "
+                 "this JSON array of settings (the model file's keys, e.g. "
+                 "'[{\"schedule\":{\"lr_max\":0.01}},{\"schedule\":{\"lr_max\":0.03}}]'), "
+                 "then compare the last two (--screenshot shows the comparison).",
+         "JSON"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
         {"tab", "Show this setup tab in the screenshot (data, model, training or runs).", "NAME"},
         {"size", "Window size, e.g. 1280x800.", "WxH"},
@@ -194,6 +201,19 @@ int main(int argc, char* argv[])
     parser.process(app);
     checkSimdTarget();
 
+    QList<QJsonObject> runs;
+    if (parser.isSet("runs")) {
+        QString error;
+        if (parser.positionalArguments().isEmpty() || parser.value("train-steps").toLongLong() <= 0)
+            error = "needs FILE and --train-steps N";
+        else
+            il::app::parseRunOverrides(parser.value("runs").toUtf8(), il::TrainerConfig{},
+                                       runs, &error);
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "ironlearn-studio: --runs: %s\n", error.toUtf8().constData());
+            return 2;
+        }
+    }
     if (parser.value("palette") == "dark") useDarkPalette();
     il::app::MainWindow window;
     if (parser.isSet("size")) {
@@ -211,7 +231,12 @@ int main(int argc, char* argv[])
     }
     const bool script = parser.isSet("train-steps") || parser.isSet("screenshot") ||
                         parser.isSet("quit") || parser.isSet("save");
-    auto startScript = [&window, &parser] {
+    auto startScript = [&window, &parser, runs] {
+        if (!runs.isEmpty())
+            return il::app::runScriptedRuns(window, runs, parser.value("train-steps").toLongLong(),
+                                            parser.value("screenshot"),
+                                            parser.isSet("size") ? window.size() : QSize(),
+                                            parser.isSet("quit"));
         runScript(window, parser.value("train-steps").toLongLong(), parser.value("screenshot"),
                   parser.isSet("quit"), parser.value("tab"), parser.value("save"));
     };
