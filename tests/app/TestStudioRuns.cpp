@@ -10,6 +10,7 @@
 #include "RunCompareDialog.h"
 #include "RunList.h"
 #include "RunListPanel.h"
+#include "ScriptedRuns.h"
 #include "StudioTestCase.h"
 
 #include <QChart>
@@ -18,6 +19,7 @@
 #include <QDoubleSpinBox>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -50,6 +52,8 @@ private slots:
     void imageRunsKeepTheirPicture();
     void namesRunsKeepSampleNames();
     void aStartThatTrainsNothingLeavesNoRun();
+    void scriptedRunsTrainEachEntryAndCompare();
+    void scriptedRunsRefuseBadSettings();
 
 private:
     RunList* runs() const
@@ -329,3 +333,66 @@ void TestStudioRuns::aStartThatTrainsNothingLeavesNoRun()
 
 QTEST_MAIN(TestStudioRuns)
 #include "TestStudioRuns.moc"
+
+// ironlearn-studio --runs: each entry's settings over the data's, a new model for each, N steps,
+// then the last two compared (what --screenshot shows).
+void TestStudioRuns::scriptedRunsTrainEachEntryAndCompare()
+{
+    openSample("iris");
+    QList<QJsonObject> entries;
+    QString error;
+    QVERIFY2(parseRunOverrides(R"([{"schedule":{"lr_max":0.01}},{"schedule":{"lr_max":0.03}}])",
+                               session()->config(), entries, &error),
+             qPrintable(error));
+    QCOMPARE(entries.size(), 2);
+    ScriptedRuns script(*m_window, entries, 40);
+    QSignalSpy finished(&script, &ScriptedRuns::finished);
+    QSignalSpy failed(&script, &ScriptedRuns::failed);
+    script.start();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 2 * kTrainingWait);
+    QCOMPARE(failed.count(), 0);
+    QCOMPARE(runs()->count(), 2);
+    const float rates[] = {0.01f, 0.03f};
+    for (int row : {0, 1}) {
+        const Run& run = runs()->run(row);
+        QCOMPARE(run.config.schedule.lrMax, rates[row]);
+        QCOMPARE(run.firstStep, 0); // a new model each
+        QVERIFY2(run.lastStep > 0 && run.lastStep <= 40, qPrintable(QString::number(run.lastStep)));
+        QVERIFY(run.metrics.contains("accuracy")); // its evaluation arrived before the next run
+        QVERIFY(!run.running);
+    }
+    RunCompareDialog* dialog = script.comparison();
+    QVERIFY(dialog);
+    QCOMPARE(find<RunListPanel>("runListPanel")->compareDialog(), dialog);
+    QCOMPARE(dialog->differingSettings(), QStringList{"Learning rate"});
+    QCOMPARE(dialog->result("Accuracy").first.isEmpty(), false);
+}
+
+// Not JSON, not an array of objects, an unknown key at any depth, a wrong type: refused with a
+// line that says what and which run, and the entries left as they were.
+void TestStudioRuns::scriptedRunsRefuseBadSettings()
+{
+    const il::TrainerConfig base;
+    const std::pair<const char*, const char*> bad[] = {
+        {R"([{"schedule":{"lr_max":0.01})", "not JSON"},
+        {R"({"schedule":{"lr_max":0.01}})", "JSON array"},
+        {R"([])", "JSON array"},
+        {R"([{"seed":1}, 3])", "run 2 is not a JSON object"},
+        {R"([{"seed":1}, {"schedule":{"lr_mxa":0.03}}])", "run 2: unknown setting schedule.lr_mxa"},
+        {R"([{"learning_rate":0.03}])", "run 1: unknown setting learning_rate"},
+        {R"([{"schedule":{"lr_max":"fast"}}])", "lr_max"},
+    };
+    for (const auto& [json, expected] : bad) {
+        QList<QJsonObject> entries{QJsonObject{{"seed", 7}}};
+        QString error;
+        QVERIFY2(!parseRunOverrides(json, base, entries, &error), json);
+        QVERIFY2(error.contains(expected), qPrintable(error));
+        QCOMPARE(entries.size(), 1);
+    }
+    // Another optimizer's settings are known once the entry chooses it.
+    QList<QJsonObject> entries;
+    QString error;
+    QVERIFY2(parseRunOverrides(R"([{"optimizer":{"kind":"momentum","momentum":0.5}}])", base, entries,
+                               &error),
+             qPrintable(error));
+}

@@ -1,0 +1,82 @@
+// The studio's scripted mode from the command line: the real ironlearn-studio executable, run
+// offscreen with QProcess and settings of its own. --runs trains a new model for each entry and
+// saves a picture of the comparison; settings it cannot read are refused before anything trains.
+#include <QFile>
+#include <QImage>
+#include <QRegularExpression>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestStudioScript : public QObject {
+    Q_OBJECT
+
+private slots:
+    void runsTrainsEachEntryAndPicturesTheComparison();
+    void badRunsAreRefusedWithStatus2();
+
+private:
+    struct Result {
+        int status = -1;
+        QString err;
+    };
+    Result studio(const QStringList& args);
+    QTemporaryDir m_dir;
+};
+
+TestStudioScript::Result TestStudioScript::studio(const QStringList& args)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CONFIG_HOME", m_dir.filePath("config")); // not the user's settings
+    p.setProcessEnvironment(env);
+    p.start(IRONLEARN_STUDIO, args);
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+void TestStudioScript::runsTrainsEachEntryAndPicturesTheComparison()
+{
+    const QString png = m_dir.filePath("compare.png");
+    const Result r = studio({":sample/iris.csv", "--train-steps", "40", "--size", "1024x700",
+                             "--runs", R"([{"schedule":{"lr_max":0.01}},{"schedule":{"lr_max":0.03}}])",
+                             "--screenshot", png, "--quit"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains(QRegularExpression("run 1: \\d+ steps, lr_max 0.01, validation")),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains(QRegularExpression("run 2: \\d+ steps, lr_max 0.03, validation")),
+             qPrintable(r.err));
+    QVERIFY2(!r.err.contains("run 3:"), qPrintable(r.err));
+    // The comparison's picture, at the size asked for (not the main window's).
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1024, 700));
+}
+
+void TestStudioScript::badRunsAreRefusedWithStatus2()
+{
+    const QString png = m_dir.filePath("never.png");
+    const std::pair<QStringList, QString> cases[] = {
+        {{":sample/iris.csv", "--train-steps", "40", "--runs", R"([{"schedule":{"lr_max":0.01})"},
+         "--runs: not JSON"},
+        {{":sample/iris.csv", "--train-steps", "40", "--runs", R"([{"schedule":{"lr_mxa":0.01}}])"},
+         "--runs: run 1: unknown setting schedule.lr_mxa"},
+        {{":sample/iris.csv", "--runs", R"([{"seed":2}])"}, "--runs: needs FILE and --train-steps"},
+    };
+    for (const auto& [args, message] : cases) {
+        const Result r = studio(args + QStringList{"--screenshot", png, "--quit"});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        // Nothing trained: no run's report.
+        QVERIFY2(!r.err.contains(QRegularExpression("run \\d+: \\d+ steps")), qPrintable(r.err));
+        QVERIFY(!QFile::exists(png));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestStudioScript)
+#include "TestStudioScript.moc"
