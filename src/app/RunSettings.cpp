@@ -180,7 +180,10 @@ QList<RunRow> configSettings(const TrainerConfig& config)
 
 QList<RunRow> runSettings(const Run& run)
 {
-    QList<RunRow> rows{{"data", "Data", run.dataSummary.isEmpty() ? run.dataName : run.dataSummary},
+    // "4 features -> species" wrapped after its hyphen reads "features -" / "> species".
+    const QString data =
+        run.dataSummary.isEmpty() ? run.dataName : QString(run.dataSummary).replace(" -> ", " → ");
+    QList<RunRow> rows{{"data", "Data", data},
                        {"stack", "Layer stack", QString(run.spec).replace(',', ", ")},
                        {"device", "Device", run.device}};
     rows += configSettings(run.config);
