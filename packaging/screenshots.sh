@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of Iron Learn Studio on each kind of bundled sample: starts the app under a
 # virtual X server (Xvfb) at 1280x800, trains briefly, saves a picture of the window, quits.
+# The compare-* pictures are of the run comparison (Runs > Compare), not the window: --runs
+# trains a new model for each settings entry and compares the last two.
 #
 #   packaging/screenshots.sh [OUTDIR]        default: out/screenshots
 #   IRONLEARN_STUDIO=path/to/ironlearn-studio packaging/screenshots.sh
@@ -38,6 +40,10 @@ shot() {
   echo "  $OUT/$name.png"
 }
 
+# --runs entries: settings as model files write them, each over the sample's own.
+RATES='[{"schedule":{"lr_max":0.01}},{"schedule":{"lr_max":0.03}}]'
+SEEDS='[{"seed":1},{"seed":2}]'
+
 echo "screenshots: writing to $OUT"
 shot welcome # no file on a first start (a fresh XDG_CONFIG_HOME): the welcome page
 shot table-iris :sample/iris.csv --train-steps 400
@@ -48,11 +54,14 @@ shot image-camera :sample/camera.png --train-steps 150
 shot image-astronaut :sample/astronaut.png --train-steps 100 --tab model
 shot names :sample/names-ssa2018.txt --train-steps 2000
 shot names-dark :sample/names-ssa2018.txt --train-steps 1000 --palette dark
+shot compare-iris :sample/iris.csv --train-steps 300 --runs "$RATES"
 
 # The smallest supported window (1024x700), every setup tab of every kind of data, and the same
 # at twice the pixel density (QT_SCALE_FACTOR=2: 2048x1400 pictures of the same layout).
 for scale in 1 2; do
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-welcome"
+  SIZE=1024x700 SCALE=$scale shot "small-x$scale-compare-iris" :sample/iris.csv --train-steps 200 --runs "$RATES"
+  SIZE=1024x700 SCALE=$scale shot "small-x$scale-compare-camera" :sample/camera.png --train-steps 60 --runs "$SEEDS"
   for tab in data model training runs; do
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-iris-$tab" :sample/iris.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-diabetes-$tab" :sample/diabetes.csv --train-steps 200 --tab $tab
