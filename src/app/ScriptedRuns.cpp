@@ -49,8 +49,8 @@ bool applyRunOverride(const QJsonObject& entry, TrainerConfig& config, QString* 
     const QStringList unknown = unknownKeys(entry, io::trainerConfigToJson(merged), {});
     if (!unknown.isEmpty()) {
         if (error)
-            *error = QString("unknown setting%1 %2").arg(unknown.size() > 1 ? "s" : "",
-                                                          unknown.join(", "));
+            *error = QString("unknown setting%1 %2")
+                         .arg(unknown.size() > 1 ? "s" : "", unknown.join(", "));
         return false;
     }
     config = merged;
@@ -67,9 +67,8 @@ bool parseRunOverrides(const QByteArray& json, const TrainerConfig& base,
     QJsonParseError parse;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parse);
     if (parse.error != QJsonParseError::NoError)
-        return fail(QString("not JSON (%1 at character %2)")
-                        .arg(parse.errorString())
-                        .arg(parse.offset));
+        return fail(
+            QString("not JSON (%1 at character %2)").arg(parse.errorString()).arg(parse.offset));
     if (!doc.isArray() || doc.array().isEmpty())
         return fail("expected a JSON array of settings objects, e.g. "
                     "[{\"schedule\":{\"lr_max\":0.01}},{\"schedule\":{\"lr_max\":0.03}}]");
@@ -159,8 +158,7 @@ void ScriptedRuns::compareLastTwo()
         view->clearSelection();
         for (int row : {count - 2, count - 1})
             view->selectionModel()->select(view->model()->index(row, 0),
-                                           QItemSelectionModel::Select |
-                                               QItemSelectionModel::Rows);
+                                           QItemSelectionModel::Select | QItemSelectionModel::Rows);
         m_comparison = panel->compareSelected();
     }
     emit finished();
@@ -174,35 +172,36 @@ void runScriptedRuns(MainWindow& window, QList<QJsonObject> entries, qint64 step
         std::fprintf(stderr, "ironlearn-studio: --runs: %s\n", error.toUtf8().constData());
         QApplication::exit(1);
     });
-    QObject::connect(script, &ScriptedRuns::finished, &window, [&window, script, screenshot,
-                                                                size, quit] {
-        auto* runs = qobject_cast<RunList*>(
-            window.findChild<QTableView*>("runsTableView")->model());
-        for (int row = 0; runs && row < runs->count(); ++row) {
-            const Run& run = runs->run(row);
-            std::fprintf(stderr, "ironlearn-studio: run %d: %lld steps, lr_max %g, %s\n",
-                         run.number, static_cast<long long>(run.lastStep - run.firstStep),
-                         static_cast<double>(run.config.schedule.lrMax),
-                         run.metricsSummary.section(QLatin1Char('\n'), 0, 0).toUtf8().constData());
-        }
-        QWidget* shown = script->comparison();
-        if (!shown) {
-            std::fprintf(stderr, "ironlearn-studio: --runs: fewer than two runs to compare\n");
-            shown = &window;
-        } else if (size.isValid()) {
-            shown->resize(size);
-        }
-        // Time for the dialog to lay out and draw its charts.
-        QTimer::singleShot(500, &window, [&window, shown, screenshot, quit] {
-            if (!screenshot.isEmpty() && !shown->grab().save(screenshot))
-                std::fprintf(stderr, "ironlearn-studio: cannot write %s\n",
-                             screenshot.toUtf8().constData());
-            if (quit) {
-                window.session()->stop();
-                QApplication::exit(0);
+    QObject::connect(
+        script, &ScriptedRuns::finished, &window, [&window, script, screenshot, size, quit] {
+            auto* runs =
+                qobject_cast<RunList*>(window.findChild<QTableView*>("runsTableView")->model());
+            for (int row = 0; runs && row < runs->count(); ++row) {
+                const Run& run = runs->run(row);
+                std::fprintf(
+                    stderr, "ironlearn-studio: run %d: %lld steps, lr_max %g, %s\n", run.number,
+                    static_cast<long long>(run.lastStep - run.firstStep),
+                    static_cast<double>(run.config.schedule.lrMax),
+                    run.metricsSummary.section(QLatin1Char('\n'), 0, 0).toUtf8().constData());
             }
+            QWidget* shown = script->comparison();
+            if (!shown) {
+                std::fprintf(stderr, "ironlearn-studio: --runs: fewer than two runs to compare\n");
+                shown = &window;
+            } else if (size.isValid()) {
+                shown->resize(size);
+            }
+            // Time for the dialog to lay out and draw its charts.
+            QTimer::singleShot(500, &window, [&window, shown, screenshot, quit] {
+                if (!screenshot.isEmpty() && !shown->grab().save(screenshot))
+                    std::fprintf(stderr, "ironlearn-studio: cannot write %s\n",
+                                 screenshot.toUtf8().constData());
+                if (quit) {
+                    window.session()->stop();
+                    QApplication::exit(0);
+                }
+            });
         });
-    });
     QTimer::singleShot(200, script, &ScriptedRuns::start);
 }
 

@@ -61,7 +61,6 @@ private:
     int m_next = 0;       // the entry the next run trains
     bool m_training = false;
     bool m_awaitingEvaluation = false;
-    int m_waits = 0; // runs whose evaluation the fallback timer may still end
     QPointer<RunCompareDialog> m_comparison;
 };
 

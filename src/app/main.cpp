@@ -1,4 +1,5 @@
-// ironlearn-studio [FILE] [--train-steps N [--runs JSON] | --race S] [--screenshot PNG] [--save MODEL] [--quit]
+// ironlearn-studio [FILE] [--train-steps N [--runs JSON] | --race S] [--screenshot PNG]
+//                  [--save MODEL] [--quit]
 // The thin executable: the window, plus a scripted mode for screenshots and demos.
 #include "CpuKernels.h"
 #include "CpuThreading.h"
@@ -180,15 +181,17 @@ int main(int argc, char* argv[])
     parser.addVersionOption();
     parser.addPositionalArgument("FILE", "A data file (table, image, names) or a model to open.");
     parser.addOptions({
-        {"race", "Race the image presets on FILE for S seconds each (Train > Race presets…); "
-                  "--screenshot then shows the race view.",
+        {"race",
+         "Race the image presets on FILE for S seconds each (Train > Race presets…); "
+         "--screenshot then shows the race view.",
          "S"},
         {"train-steps", "Train this many steps after opening FILE (more, for a model), then stop.",
          "N"},
-        {"runs", "With FILE and --train-steps N: train a new model for N steps for each entry of "
-                 "this JSON array of settings (the model file's keys, e.g. "
-                 "'[{\"schedule\":{\"lr_max\":0.01}},{\"schedule\":{\"lr_max\":0.03}}]'), "
-                 "then compare the last two (--screenshot shows the comparison).",
+        {"runs",
+         "With FILE and --train-steps N: train a new model for N steps for each entry of "
+         "this JSON array of settings (the model file's keys, e.g. "
+         "'[{\"schedule\":{\"lr_max\":0.01}},{\"schedule\":{\"lr_max\":0.03}}]'), "
+         "then compare the last two (--screenshot shows the comparison).",
          "JSON"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
         {"tab", "Show this setup tab in the screenshot (data, model, training or runs).", "NAME"},
@@ -207,8 +210,8 @@ int main(int argc, char* argv[])
         if (parser.positionalArguments().isEmpty() || parser.value("train-steps").toLongLong() <= 0)
             error = "needs FILE and --train-steps N";
         else
-            il::app::parseRunOverrides(parser.value("runs").toUtf8(), il::TrainerConfig{},
-                                       runs, &error);
+            il::app::parseRunOverrides(parser.value("runs").toUtf8(), il::TrainerConfig{}, runs,
+                                       &error);
         if (!error.isEmpty()) {
             std::fprintf(stderr, "ironlearn-studio: --runs: %s\n", error.toUtf8().constData());
             return 2;
@@ -233,10 +236,9 @@ int main(int argc, char* argv[])
                         parser.isSet("quit") || parser.isSet("save");
     auto startScript = [&window, &parser, runs] {
         if (!runs.isEmpty())
-            return il::app::runScriptedRuns(window, runs, parser.value("train-steps").toLongLong(),
-                                            parser.value("screenshot"),
-                                            parser.isSet("size") ? window.size() : QSize(),
-                                            parser.isSet("quit"));
+            return il::app::runScriptedRuns(
+                window, runs, parser.value("train-steps").toLongLong(), parser.value("screenshot"),
+                parser.isSet("size") ? window.size() : QSize(), parser.isSet("quit"));
         runScript(window, parser.value("train-steps").toLongLong(), parser.value("screenshot"),
                   parser.isSet("quit"), parser.value("tab"), parser.value("save"));
     };

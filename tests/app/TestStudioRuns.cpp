@@ -18,8 +18,8 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QItemSelectionModel>
-#include <QLabel>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -392,7 +392,7 @@ void TestStudioRuns::scriptedRunsRefuseBadSettings()
     // Another optimizer's settings are known once the entry chooses it.
     QList<QJsonObject> entries;
     QString error;
-    QVERIFY2(parseRunOverrides(R"([{"optimizer":{"kind":"momentum","momentum":0.5}}])", base, entries,
-                               &error),
+    QVERIFY2(parseRunOverrides(R"([{"optimizer":{"kind":"momentum","momentum":0.5}}])", base,
+                               entries, &error),
              qPrintable(error));
 }

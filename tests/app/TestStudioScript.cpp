@@ -3,8 +3,8 @@
 // saves a picture of the comparison; settings it cannot read are refused before anything trains.
 #include <QFile>
 #include <QImage>
-#include <QRegularExpression>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -43,9 +43,10 @@ TestStudioScript::Result TestStudioScript::studio(const QStringList& args)
 void TestStudioScript::runsTrainsEachEntryAndPicturesTheComparison()
 {
     const QString png = m_dir.filePath("compare.png");
-    const Result r = studio({":sample/iris.csv", "--train-steps", "40", "--size", "1024x700",
-                             "--runs", R"([{"schedule":{"lr_max":0.01}},{"schedule":{"lr_max":0.03}}])",
-                             "--screenshot", png, "--quit"});
+    const Result r =
+        studio({":sample/iris.csv", "--train-steps", "40", "--size", "1024x700", "--runs",
+                R"([{"schedule":{"lr_max":0.01}},{"schedule":{"lr_max":0.03}}])", "--screenshot",
+                png, "--quit"});
     QVERIFY2(r.status == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains(QRegularExpression("run 1: \\d+ steps, lr_max 0.01, validation")),
              qPrintable(r.err));
