@@ -11,6 +11,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QCoreApplication>
 #include <QMessageBox>
 #include <QPushButton>
@@ -26,6 +27,8 @@ namespace studiotest {
 // Generous: a short run on a loaded 2-core machine (CI runs two tests at once). A passing test
 // never waits this long.
 inline constexpr int kTrainingWait = 120000; // ms
+// A small SIREN for pictures: steps in milliseconds.
+inline const QString kSmallImageSpec = "dense:32,sine:30,dense:32,sine:30,dense";
 
 class StudioTestCase : public QObject {
 protected:
@@ -75,6 +78,24 @@ protected:
     {
         find<QAction>("actionSample_" + baseName)->trigger();
         QVERIFY(session()->task());
+    }
+    // The image's training size (longest side) through the Data panel; waits for the re-read.
+    void setTrainingSize(int px)
+    {
+        auto* size = find<QSpinBox>("trainingSizeSpinBox");
+        size->setValue(px);
+        emit size->editingFinished();
+        QTRY_COMPARE(session()->imageTrainingSize().width(), px);
+    }
+    // The camera at 64x64 and a small SIREN (kSmallImageSpec): steps of a few milliseconds.
+    void openSmallImage()
+    {
+        openSample("camera");
+        setTrainingSize(64);
+        auto* spec = find<QLineEdit>("specLineEdit");
+        spec->setText(kSmallImageSpec);
+        emit spec->returnPressed();
+        QCOMPARE(session()->spec(), kSmallImageSpec);
     }
 
     // Sets a budget of `steps` steps (0: keeps the budget), clicks the run button (Start or

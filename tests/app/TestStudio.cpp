@@ -105,8 +105,6 @@ private slots:
 private:
     // Sets the run's budget (in steps) through the Training panel.
     void setSteps(int steps);
-    // Image sample at a small training size, so tests train in milliseconds per step.
-    void openSmallImage();
     void trainToEnd();
     // Opens a model file through the window and waits until the worker has read it.
     void openModel(const QString& path);
@@ -157,20 +155,6 @@ void TestStudio::setSteps(int steps)
     find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
     find<QSpinBox>("budgetSpinBox")->setValue(steps);
     QCOMPARE(session()->config().steps, steps);
-}
-
-void TestStudio::openSmallImage()
-{
-    openSample("camera");
-    auto* size = find<QSpinBox>("trainingSizeSpinBox");
-    size->setValue(64);
-    emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
-    // A small SIREN keeps each step cheap.
-    auto* spec = find<QLineEdit>("specLineEdit");
-    spec->setText("dense:32,sine:30,dense:32,sine:30,dense");
-    emit spec->returnPressed();
-    QCOMPARE(session()->spec(), QString("dense:32,sine:30,dense:32,sine:30,dense"));
 }
 
 void TestStudio::trainToEnd()

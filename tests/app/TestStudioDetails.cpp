@@ -121,10 +121,7 @@ void TestStudioDetails::revertsToTheBestWeightsAfterADivergence()
 void TestStudioDetails::revertsAnImageToItsBestTrainingLoss()
 {
     openSample("camera");
-    auto* size = find<QSpinBox>("trainingSizeSpinBox");
-    size->setValue(64); // one step per epoch: an evaluation each step
-    emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    setTrainingSize(64); // one step per epoch: an evaluation each step
     train(20);
     QCOMPARE(session()->best().step, int64_t(20));
     QVERIFY(!session()->best().validation);
@@ -259,10 +256,7 @@ void TestStudioDetails::exportSaysWhereAndStartsNearTheModel()
     QVERIFY(dir.isValid());
     QVERIFY(QDir(dir.path()).mkdir("pictures"));
     openSample("camera");
-    auto* size = find<QSpinBox>("trainingSizeSpinBox");
-    size->setValue(64);
-    emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    setTrainingSize(64);
     train(5);
     saveAs(dir.filePath("camera.safetensors"));
 

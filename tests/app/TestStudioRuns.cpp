@@ -33,7 +33,7 @@ using namespace studiotest;
 namespace {
 
 // A small SIREN on the camera at 64 px: each step is cheap.
-const QString kSmallImageSpec = "dense:32,sine:30,dense:32,sine:30,dense";
+using studiotest::kSmallImageSpec;
 
 } // namespace
 
@@ -257,14 +257,7 @@ void TestStudioRuns::compareShowsWhatDiffersAndBothResults()
 // An image run keeps its reconstruction; the comparison shows both side by side.
 void TestStudioRuns::imageRunsKeepTheirPicture()
 {
-    openSample("camera");
-    auto* size = find<QSpinBox>("trainingSizeSpinBox");
-    size->setValue(64);
-    emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
-    auto* spec = find<QLineEdit>("specLineEdit");
-    spec->setText(kSmallImageSpec);
-    emit spec->returnPressed();
+    openSmallImage();
     train(20, true);
     resetWeights();
     find<QSpinBox>("seedSpinBox")->setValue(7);

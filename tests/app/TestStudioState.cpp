@@ -37,7 +37,7 @@ using namespace studiotest;
 namespace {
 
 // A small SIREN on the camera at 64 px: each step is cheap.
-const QString kSmallImageSpec = "dense:32,sine:30,dense:32,sine:30,dense";
+using studiotest::kSmallImageSpec;
 
 } // namespace
 
@@ -57,8 +57,6 @@ private slots:
     void anOlderFilesRowsAreDrawnAtTheirMiddle();
 
 private:
-    // The camera sample at 64 px with a small SIREN.
-    void openSmallImage();
     // Opens a model in a new window, as the studio started with the file does.
     void reopen(const QString& path);
     QString stepLabel() const { return find<QLabel>("timelineStepLabel")->text(); }
@@ -81,20 +79,6 @@ void TestStudioState::init()
 void TestStudioState::cleanup()
 {
     closeWindow();
-}
-
-void TestStudioState::openSmallImage()
-{
-    find<QAction>("actionSample_camera")->trigger();
-    QVERIFY(session()->task());
-    auto* size = find<QSpinBox>("trainingSizeSpinBox");
-    size->setValue(64);
-    emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
-    auto* spec = find<QLineEdit>("specLineEdit");
-    spec->setText(kSmallImageSpec);
-    emit spec->returnPressed();
-    QCOMPARE(session()->spec(), kSmallImageSpec);
 }
 
 void TestStudioState::reopen(const QString& path)
