@@ -96,7 +96,7 @@ private:
     QValueAxis* m_metricX = nullptr;
     QValueAxis* m_metricY = nullptr;
     QTimer* m_redrawTimer;
-    tasks::MetricInfo m_metricInfo; // of the open task: the metric chart's titles
+    tasks::MetricInfo m_metricInfo;     // of the open task: the metric chart's titles
     QString m_lossTitle, m_lossToolTip; // the form's generic loss title and tooltip
 };
 

@@ -110,8 +110,8 @@ QVariant LayerStackModel::headerData(int section, Qt::Orientation o, int role) c
         case OutputColumn:
             return QString("The width of this layer's output: the numbers each example becomes.");
         case ParamsColumn:
-            return QString("Parameters: the trainable numbers in this layer, inputs \u00d7 units weights + units "
-                           "biases for a dense layer.");
+            return QString("Parameters: the trainable numbers in this layer, inputs \u00d7 units "
+                           "weights + units biases for a dense layer.");
         }
     }
     return {};
@@ -143,12 +143,14 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const
         case SizeColumn:
             if (!arg) return {};
             if (output && arg->fromData == DataValue::OutputWidth)
-                return role == Qt::EditRole ? QVariant() : QVariant::fromValue<qlonglong>(m_outputWidth);
+                return role == Qt::EditRole ? QVariant()
+                                            : QVariant::fromValue<qlonglong>(m_outputWidth);
             return QVariant::fromValue<int>(static_cast<int>(value));
         case SettingColumn:
             // Four significant digits on screen (1.203); the editor gets the exact value.
             if (!arg) return {};
-            return role == Qt::EditRole ? QVariant(value) : QVariant(QLocale().toString(value, 'g', 4));
+            return role == Qt::EditRole ? QVariant(value)
+                                        : QVariant(QLocale().toString(value, 'g', 4));
         case InitColumn:
             return arg ? QVariant(QString::fromStdString(arg->choices[static_cast<size_t>(value)]))
                        : QVariant();

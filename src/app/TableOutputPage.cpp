@@ -123,14 +123,13 @@ void TableOutputPage::fitPredictions()
     // The confusion matrix wants its columns in view too; when both cannot have their width,
     // each gets a share in proportion to what it needs.
     const auto* side = m_ui->confusionTableWidget;
-    const int sideNeed =
-        m_ui->sideStackedWidget->currentWidget() == side
-            ? side->verticalHeader()->sizeHint().width() + side->horizontalHeader()->length() +
-                  2 * side->frameWidth() + 1
-            : total / 3;
-    const int left = need + sideNeed <= total ? need
-                                              : static_cast<int>(int64_t(total) * need /
-                                                                 (need + sideNeed));
+    const int sideNeed = m_ui->sideStackedWidget->currentWidget() == side
+                             ? side->verticalHeader()->sizeHint().width() +
+                                   side->horizontalHeader()->length() + 2 * side->frameWidth() + 1
+                             : total / 3;
+    const int left = need + sideNeed <= total
+                         ? need
+                         : static_cast<int>(int64_t(total) * need / (need + sideNeed));
     m_ui->tableSplitter->setSizes({left, total - left});
 }
 

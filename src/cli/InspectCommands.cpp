@@ -94,7 +94,8 @@ void printLastLosses(const TrainingHistory& history)
     for (size_t i = history.size(); i-- > 0 && rows.size() < 5;)
         if (!std::isnan(history[i].valLoss)) rows.push_back(i);
     const bool validation = !rows.empty();
-    for (size_t i = history.size(); !validation && i-- > 0 && rows.size() < 5;) rows.push_back(i);
+    for (size_t i = history.size(); !validation && i-- > 0 && rows.size() < 5;)
+        rows.push_back(i);
     if (rows.empty()) return;
     std::reverse(rows.begin(), rows.end());
     std::printf(validation ? "last evaluations (step: train / validation)\n"
@@ -102,8 +103,8 @@ void printLastLosses(const TrainingHistory& history)
     for (size_t i : rows) {
         // A long run's history holds buckets of evaluations (TrainingHistory.h): their means.
         const HistoryPoint& h = history[i];
-        const QString steps = h.count > 1 ? QString("%1-%2").arg(h.firstStep).arg(h.step)
-                                          : QString::number(h.step);
+        const QString steps =
+            h.count > 1 ? QString("%1-%2").arg(h.firstStep).arg(h.step) : QString::number(h.step);
         const QString val = validation ? " / " + formatLoss(h.valLoss) : QString();
         std::printf("  %8s: %s%s%s\n", steps.toUtf8().constData(),
                     formatLoss(h.trainLoss).toUtf8().constData(), val.toUtf8().constData(),
@@ -149,11 +150,11 @@ int runInfo(const QStringList& args)
                 c.labelSmoothing > 0
                     ? QString(" (label smoothing %1)").arg(c.labelSmoothing).toUtf8().constData()
                     : "");
-    std::printf(
-        "optimizer  %s, lr %g, %s schedule, batch %s\n", c.optimizer.name().c_str(),
-        c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
-        c.batchSize > 0 ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData()
-                        : "full");
+    std::printf("optimizer  %s, lr %g, %s schedule, batch %s\n", c.optimizer.name().c_str(),
+                c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),
+                c.batchSize > 0
+                    ? QByteArray::number(static_cast<qlonglong>(c.batchSize)).constData()
+                    : "full");
     for (const ParameterRange& r : net.parameterRanges()) { // groups with their own settings
         const ParameterGroupType* group = findParameterGroup(r.group);
         if (!group) continue;

@@ -280,7 +280,9 @@ public:
         m.title = "Validation RMSE (file units)";
         m.description =
             "Root mean squared error of the predictions on the validation rows (the "
-            "training rows without any), in " + units + ": how far off a typical "
+            "training rows without any), in " +
+            units +
+            ": how far off a typical "
             "prediction is; lower is better. The loss chart measures the same error on the "
             "normalised targets the network is trained on.";
         m.lossTitle = zscore ? "on standardised targets (z-scores), not the file's units"

@@ -58,7 +58,7 @@ namespace {
 // takes 4 s alone has taken 38 s. A passing test never waits this long; the waits only keep a
 // slow machine from failing a correct studio.
 using studiotest::kTrainingWait; // ms, a whole training run
-constexpr int kWorkWait = 60000;      // ms, the first steps, a render, a generation
+constexpr int kWorkWait = 60000; // ms, the first steps, a render, a generation
 
 // Engine work the guard saw on the GUI thread (this test's main thread), since the last take.
 std::mutex g_violationsMutex;

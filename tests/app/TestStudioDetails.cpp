@@ -267,8 +267,7 @@ void TestStudioDetails::exportSaysWhereAndStartsNearTheModel()
              QFileInfo(dir.path()).absoluteFilePath());
     QVERIFY(QFileInfo::exists(first));
     const QString shown = m_window->statusBar()->currentMessage();
-    QVERIFY2(shown.startsWith("Saved ") && shown.contains("first.png") &&
-                 shown.contains("(64×64)"),
+    QVERIFY2(shown.startsWith("Saved ") && shown.contains("first.png") && shown.contains("(64×64)"),
              qPrintable(shown));
 
     Dialogs::setNextFileName(dir.filePath("second.png"));

@@ -5,18 +5,18 @@
 // is in the Train menu. The window and the helpers are StudioTestCase.h's.
 #include "StudioTestCase.h"
 
+#include <QDropEvent>
 #include <QFile>
 #include <QFrame>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMimeData>
 #include <QMenu>
+#include <QMimeData>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QUrl>
-#include <QDropEvent>
 
 using namespace il::app;
 using studiotest::kTrainingWait;

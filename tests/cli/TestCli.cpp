@@ -18,9 +18,9 @@
 
 namespace {
 
+using clitest::isOneLine;
 using clitest::readBytes;
 using clitest::writeBytes;
-using clitest::isOneLine;
 
 } // namespace
 
@@ -787,7 +787,8 @@ void TestCli::infoOfAStudioModel()
     const QRegularExpression row(R"(^\s+(\d+): [0-9.e-]+ / [0-9.e-]+$)",
                                  QRegularExpression::MultilineOption);
     QList<int> steps;
-    for (auto m = row.globalMatch(i.out); m.hasNext();) steps << m.next().captured(1).toInt();
+    for (auto m = row.globalMatch(i.out); m.hasNext();)
+        steps << m.next().captured(1).toInt();
     QCOMPARE(steps, (QList<int>{308, 312, 316, 320, 324}));
     // A run without validation (xor: 4 rows) lists its last training losses.
     const RunResult x = run({"info", m_xorModel});

@@ -196,7 +196,9 @@ void TestNamesTask::caseHandling()
 void TestNamesTask::zeroWidthNoBreakSpace()
 {
     QString error;
-    auto t = open("ab\n\xEF\xBB\xBF\n\xEF\xBB\xBF" "a\n", &error);
+    auto t = open("ab\n\xEF\xBB\xBF\n\xEF\xBB\xBF"
+                  "a\n",
+                  &error);
     QVERIFY2(t, qPrintable(error));
     const NamesSchema& s = schemaOf(*t);
     const QString bom(QChar(0xFEFF));

@@ -7,8 +7,8 @@
 #include "TabularTestUtil.h"
 
 #include <QBuffer>
-#include <QJsonArray>
 #include <QImage>
+#include <QJsonArray>
 #include <QTest>
 
 #include <set>
@@ -187,8 +187,8 @@ void TestTaskTypes::presetsBuild()
 void TestTaskTypes::metric()
 {
     const TaskType& tabular = *findTaskType("tabular");
-    const MetricInfo regressionInfo = tabular.metric(
-        QJsonObject{{"kind", "regression"}, {"targets", QJsonArray{"price"}}});
+    const MetricInfo regressionInfo =
+        tabular.metric(QJsonObject{{"kind", "regression"}, {"targets", QJsonArray{"price"}}});
     QCOMPARE(regressionInfo.title, QString("Validation RMSE (file units)"));
     QVERIFY(regressionInfo.description.contains("price's units"));
     QVERIFY(regressionInfo.lossTitle.contains("standardised"));
