@@ -104,13 +104,16 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
                          if (session->trainedSteps() >= target) session->stop();
                      });
     QObject::connect(
-        session, &Session::trainingFinished, &window, [&window, session, finish, clock, first] {
+        session, &Session::trainingFinished, &window,
+        [&window, session, finish, clock, first](const il::app::TrainingOutcome& outcome) {
             const double seconds = clock->isValid() ? clock->elapsed() / 1000.0 : 0;
             const qint64 done = session->trainedSteps() - std::max<qint64>(*first, 0);
             if (seconds >= 1) // shorter runs end before the first timed report
                 std::fprintf(stderr,
-                             "ironlearn-studio: trained %lld steps in %.2f s (%.2f steps/s)\n",
-                             static_cast<long long>(done), seconds, done / seconds);
+                             "ironlearn-studio: trained %lld steps in %.2f s (%.2f steps/s); "
+                             "best weights copied %d times in %.3f s\n",
+                             static_cast<long long>(done), seconds, done / seconds,
+                             outcome.best.copies, outcome.best.copySeconds);
             if (session->output() == il::tasks::TaskOutput::Names)
                 if (auto* generate = window.findChild<QPushButton*>("generateButton"))
                     generate->click();
