@@ -122,7 +122,9 @@ OptimizerConfig OptimizerConfig::switchedTo(const OptimizerType& type) const
     for (size_t i = 0; i < m_type->settings.size(); ++i) {
         const OptimizerSetting& s = m_type->settings[i];
         const OptimizerSetting* there = type.setting(s.key);
-        if (there && m_values[i] != s.defaultValue && m_values[i] >= there->min &&
+        // The same key with another help text is another quantity (OptimizerSetting::help).
+        const bool sameMeaning = there && std::string_view(there->help) == s.help;
+        if (sameMeaning && m_values[i] != s.defaultValue && m_values[i] >= there->min &&
             m_values[i] <= there->max)
             c.set(s.key, m_values[i]);
     }

@@ -144,7 +144,10 @@ public:
     void set(std::string_view key, float v);
     // The same settings on another optimizer: a setting both have keeps its value unless it
     // was left at this optimizer's default, in which case it takes the other's default (Adam's
-    // weight decay 0 becomes AdamW's 0.01, a chosen 0.05 stays).
+    // weight decay 0 becomes SGD's 0, a chosen 0.05 stays). A setting that means something else
+    // there takes the other's default: AdamW's decoupled weight decay is no L2 penalty (the
+    // tables' AdamW decay 1 would be a crushing L2 penalty for Adam or SGD), so it does not
+    // carry over to or from the optimizers whose weight decay adds to the gradient.
     // The settings of each group keep theirs.
     OptimizerConfig switchedTo(const OptimizerType& type) const;
 

@@ -933,8 +933,16 @@ void TestTraining::optimizerRegistry()
     const OptimizerType& adamw = *findOptimizer("adamw");
     QCOMPARE(a.switchedTo(adamw).value("weight_decay"), 0.01f);
     a.set("weight_decay", 0.05f);
-    QCOMPARE(a.switchedTo(adamw).value("weight_decay"), 0.05f);
     QCOMPARE(a.switchedTo(*findOptimizer("sgd")).value("weight_decay"), 0.05f);
+    // Adam's L2 penalty and AdamW's decoupled decay are different quantities: neither carries
+    // over to the other (the tables' AdamW decay 1 would be a heavy L2 penalty for Adam).
+    QCOMPARE(a.switchedTo(adamw).value("weight_decay"), 0.01f);
+    OptimizerConfig w(adamw);
+    w.set("weight_decay", 1.f);
+    QCOMPARE(w.switchedTo(*findOptimizer("adam")).value("weight_decay"), 0.f);
+    QCOMPARE(w.switchedTo(*findOptimizer("sgd")).value("weight_decay"), 0.f);
+    w.set("beta1", 0.8f); // a setting of the same meaning still carries over
+    QCOMPARE(w.switchedTo(*findOptimizer("adam")).value("beta1"), 0.8f);
 }
 
 QTEST_GUILESS_MAIN(TestTraining)

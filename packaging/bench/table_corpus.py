@@ -1,0 +1,372 @@
+#!/usr/bin/python3
+"""The table corpus of issue #14: public regression and classification tables that no sample of
+ours is tuned on, each split once into training and test rows (fixed seeds), and on each split
+the network with our defaults (`ironlearn-cli train TRAIN` then `evaluate MODEL TEST`) next to
+scikit-learn's LinearRegression / LogisticRegression, MLPRegressor / MLPClassifier and
+HistGradientBoosting*, all measured on the same test rows. Regression is scored by test MSE in
+the file's units, classification by balanced accuracy (the mean of the per-class recalls).
+
+    table_corpus.py [--cli PATH] [--seeds 1,2,3] [--only NAME,...] [--config NAME=ARGS ...]
+                    [--no-sklearn] [--markdown] [--keep DIR]
+
+--config NAME=ARGS adds a column: our CLI with these extra train arguments (e.g.
+"full=--batch 0 --epochs 2000"); the plain defaults are always the column "ours". Each figure is
+the mean over the split seeds. The tables come from Debian's python3-sklearn and
+python3-statsmodels (installed by table_corpus.sh); nothing is downloaded at run time.
+
+Criteria (issue #14): ours at least as good as the linear/logistic baseline on every table, and
+within 5% of scikit-learn's best MLP (MSE <= 1.05 x, balanced accuracy >= 0.95 x) on at least
+6 of 8. The verdict columns say which hold.
+"""
+
+import argparse
+import json
+import math
+import os
+import pathlib
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+# ---- the corpus: (name, kind, loader) with loader() -> (DataFrame, target column, source) ----
+def _sk(fn, target):
+    import pandas as pd
+    from sklearn import datasets
+
+    d = getattr(datasets, fn)(as_frame=True)
+    frame = d.frame.copy()
+    if target != d.target.name:
+        frame = frame.rename(columns={d.target.name: target})
+    if fn in ("load_iris", "load_wine"):
+        names = list(getattr(d, "target_names", []))
+        if names:
+            frame[target] = [names[int(v)] for v in frame[target]]
+    return frame
+
+
+def _sm(name):
+    import statsmodels.api as sm
+
+    return getattr(sm.datasets, name).load_pandas().data.copy()
+
+
+def load_diabetes():
+    return _sk("load_diabetes", "progression"), "progression", "scikit-learn diabetes (Efron et al. 2004)"
+
+
+def load_star98():
+    d = _sm("star98")
+    d["above"] = d["NABOVE"] / (d["NABOVE"] + d["NBELOW"])
+    d = d.drop(columns=["NABOVE", "NBELOW"])
+    return d, "above", "statsmodels star98 (California schools 1998): share above the median"
+
+
+def load_randhie():
+    d = _sm("randhie")
+    return d, "mdvis", "statsmodels randhie (RAND Health Insurance Experiment): doctor visits"
+
+
+def load_grunfeld():
+    d = _sm("grunfeld")
+    d["firm"] = d["firm"].astype(str)
+    return d, "invest", "statsmodels grunfeld (Grunfeld 1950): investment of 11 US firms"
+
+
+def load_macrodata():
+    d = _sm("macrodata").drop(columns=["year", "quarter"])
+    return d, "realinv", "statsmodels macrodata (US macroeconomic series 1959-2009): investment"
+
+
+def load_engel():
+    return _sm("engel"), "foodexp", "statsmodels engel (Engel 1857): food expenditure from income"
+
+
+def load_iris():
+    return _sk("load_iris", "species"), "species", "scikit-learn iris (Fisher 1936)"
+
+
+def load_wine():
+    return _sk("load_wine", "cultivar"), "cultivar", "scikit-learn wine (UCI)"
+
+
+def load_breast_cancer():
+    d = _sk("load_breast_cancer", "malignant")
+    d["malignant"] = 1 - d["malignant"]  # sklearn's target 1 is benign
+    return d, "malignant", "scikit-learn breast cancer Wisconsin (UCI)"
+
+
+def load_digits():
+    return _sk("load_digits", "digit"), "digit", "scikit-learn digits (UCI, 8x8 handwritten)"
+
+
+def load_anes96():
+    d = _sm("anes96").drop(columns=["logpopul"])
+    d["vote"] = d["vote"].astype(int)
+    return d, "vote", "statsmodels anes96 (American National Election Study 1996): vote"
+
+
+def load_fair():
+    d = _sm("fair")
+    d["affair"] = (d["affairs"] > 0).astype(int)
+    return d.drop(columns=["affairs"]), "affair", "statsmodels fair (Fair 1978): any affair"
+
+
+CORPUS = [
+    ("diabetes", "regression", load_diabetes),
+    ("star98", "regression", load_star98),
+    ("randhie", "regression", load_randhie),
+    ("grunfeld", "regression", load_grunfeld),
+    ("macrodata", "regression", load_macrodata),
+    ("engel", "regression", load_engel),
+    ("iris", "classification", load_iris),
+    ("wine", "classification", load_wine),
+    ("breast_cancer", "classification", load_breast_cancer),
+    ("digits", "classification", load_digits),
+    ("anes96", "classification", load_anes96),
+    ("fair", "classification", load_fair),
+]
+
+
+# ---- splits and scores --------------------------------------------------------------------
+def split(frame, seed, test_fraction=0.25):
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(frame))
+    n_test = max(1, int(round(len(frame) * test_fraction)))
+    return frame.iloc[order[n_test:]], frame.iloc[order[:n_test]]
+
+
+def balanced_accuracy(actual, predicted):
+    actual = [str(a) for a in actual]
+    predicted = [str(p) for p in predicted]
+    recalls = []
+    for c in sorted(set(actual)):
+        rows = [i for i, a in enumerate(actual) if a == c]
+        recalls.append(sum(predicted[i] == c for i in rows) / len(rows))
+    return float(np.mean(recalls))
+
+
+def score(kind, actual, predicted):
+    if kind == "regression":
+        a = np.asarray(actual, dtype=float)
+        p = np.asarray(predicted, dtype=float)
+        return float(np.mean((a - p) ** 2))
+    return balanced_accuracy(actual, predicted)
+
+
+def better(kind, a, b, slack=1.0):
+    """Whether a is at least as good as b (times slack: 1.05 for 'within 5%')."""
+    if kind == "regression":
+        return a <= b * slack
+    return a >= b / slack if slack == 1.0 else a >= b * (2.0 - slack)
+
+
+# ---- scikit-learn ---------------------------------------------------------------------------
+def sklearn_scores(kind, train, test, target, seed):
+    from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.neural_network import MLPClassifier, MLPRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    features = [c for c in train.columns if c != target]
+    text = [c for c in features if train[c].dtype == object]
+    numeric = [c for c in features if c not in text]
+
+    def prep():
+        parts = [("num", StandardScaler(), numeric)]
+        if text:
+            parts.append(("cat", OneHotEncoder(handle_unknown="ignore", sparse_output=False), text))
+        return ColumnTransformer(parts)
+
+    x, y = train[features], train[target]
+    xt, yt = test[features], test[target]
+    if kind == "classification":
+        y = y.astype(str)
+        models = {
+            "linear": LogisticRegression(max_iter=2000),
+            "mlp": MLPClassifier(random_state=seed, max_iter=1000),
+            "mlp_es": MLPClassifier(random_state=seed, max_iter=1000, early_stopping=True),
+            "hgb": HistGradientBoostingClassifier(random_state=seed),
+        }
+    else:
+
+        def scaled(m):  # MLPRegressor does not scale its targets: a fair comparison does
+            return TransformedTargetRegressor(regressor=m, transformer=StandardScaler())
+
+        models = {
+            "linear": LinearRegression(),
+            "mlp": scaled(MLPRegressor(random_state=seed, max_iter=1000)),
+            "mlp_es": scaled(MLPRegressor(random_state=seed, max_iter=1000, early_stopping=True)),
+            "hgb": HistGradientBoostingRegressor(random_state=seed),
+        }
+    out = {}
+    for name, model in models.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            pipe = make_pipeline(prep(), model).fit(x, y)
+        out[name] = score(kind, yt.astype(str) if kind != "regression" else yt, pipe.predict(xt))
+    out["mlp_best"] = (min if kind == "regression" else max)(out["mlp"], out["mlp_es"])
+    return out
+
+
+# ---- ours -----------------------------------------------------------------------------------
+def ours_score(cli, kind, train_csv, test_csv, target, args, workdir, tag):
+    model = workdir / f"{tag}.safetensors"
+    metrics = workdir / f"{tag}.json"
+    start = time.monotonic()
+    train = [str(cli), "train", str(train_csv), "--target", target, "--out", str(model), "--quiet"]
+    train += shlex.split(args)
+    r = subprocess.run(train, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(train)}: {r.stderr.strip()}")
+    seconds = time.monotonic() - start
+    ev = [str(cli), "evaluate", str(model), str(test_csv), "--metrics-json", str(metrics)]
+    r = subprocess.run(ev, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(ev)}: {r.stderr.strip()}")
+    m = json.loads(metrics.read_text())
+    if kind == "regression":
+        if "mse" not in m:
+            raise RuntimeError(f"{tag}: the CLI did not treat {target} as regression")
+        return m["mse"], seconds
+    if "balanced_accuracy" in m:
+        return m["balanced_accuracy"], seconds
+    conf = np.asarray(m["confusion_matrix"], dtype=float)
+    support = conf.sum(axis=1)
+    recalls = [conf[i, i] / support[i] for i in range(len(conf)) if support[i] > 0]
+    return float(np.mean(recalls)), seconds
+
+
+def fmt(kind, v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if kind == "regression":
+        return f"{v:.4g}"
+    return f"{v:.3f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cli", default=str(ROOT / "build/release/src/cli/ironlearn-cli"))
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--config", action="append", default=[], help="NAME=ARGS (extra columns)")
+    ap.add_argument("--no-defaults", action="store_true", help="only the --config columns")
+    ap.add_argument("--no-sklearn", action="store_true")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--keep", default="", help="keep the CSV splits and models in this folder")
+    ap.add_argument("--json", default="", help="also write every figure to this JSON file")
+    ap.add_argument("--sklearn-cache", default="",
+                    help="reuse scikit-learn's figures from this JSON file (they do not depend "
+                    "on our code), computing and adding the missing ones")
+    a = ap.parse_args()
+
+    if not os.access(a.cli, os.X_OK):
+        sys.exit(f"table_corpus.py: {a.cli} is not an executable; build ironlearn-cli first")
+    seeds = [int(s) for s in a.seeds.split(",") if s]
+    only = set(filter(None, a.only.split(",")))
+    configs = [] if a.no_defaults else [("ours", "")]
+    for c in a.config:
+        name, _, args = c.partition("=")
+        configs.append((name, args))
+
+    workdir = pathlib.Path(a.keep) if a.keep else pathlib.Path(tempfile.mkdtemp(prefix="corpus-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    cache = {}
+    if a.sklearn_cache and pathlib.Path(a.sklearn_cache).exists():
+        cache = json.loads(pathlib.Path(a.sklearn_cache).read_text())
+    results = []
+    for name, kind, loader in CORPUS:
+        if only and name not in only:
+            continue
+        frame, target, source = loader()
+        row = {"table": name, "kind": kind, "rows": len(frame),
+               "features": len(frame.columns) - 1, "source": source, "ours": {}, "sk": {},
+               "seconds": {}}
+        per_seed = {c: [] for c, _ in configs}
+        sk_seed = {}
+        secs = {c: [] for c, _ in configs}
+        for seed in seeds:
+            train, test = split(frame, seed)
+            tr = workdir / f"{name}-{seed}-train.csv"
+            te = workdir / f"{name}-{seed}-test.csv"
+            train.to_csv(tr, index=False)
+            test.to_csv(te, index=False)
+            for cname, args in configs:
+                v, s = ours_score(a.cli, kind, tr, te, target, args, workdir, f"{name}-{seed}-{cname}")
+                per_seed[cname].append(v)
+                secs[cname].append(s)
+            if not a.no_sklearn:
+                key = f"{name}/{seed}"
+                if key not in cache:
+                    cache[key] = sklearn_scores(kind, train, test, target, seed)
+                    if a.sklearn_cache:
+                        pathlib.Path(a.sklearn_cache).write_text(json.dumps(cache, indent=1))
+                for k, v in cache[key].items():
+                    sk_seed.setdefault(k, []).append(v)
+        row["ours"] = {c: float(np.mean(v)) for c, v in per_seed.items()}
+        row["seconds"] = {c: float(np.mean(v)) for c, v in secs.items()}
+        row["sk"] = {k: float(np.mean(v)) for k, v in sk_seed.items()}
+        results.append(row)
+        print(f"# {name}: " + ", ".join(f"{c} {fmt(kind, v)}" for c, v in row["ours"].items())
+              + ("; " + ", ".join(f"{k} {fmt(kind, v)}" for k, v in row["sk"].items())
+                 if row["sk"] else ""), file=sys.stderr, flush=True)
+
+    # The table.
+    cols = [c for c, _ in configs]
+    head = ["table", "rows", "metric"] + cols + ([] if a.no_sklearn else
+            ["sk linear", "sk MLP", "sk MLP (early stop)", "sk HistGB"])
+    verdict = not a.no_sklearn
+    if verdict:
+        head += [f"{c} >= linear" for c in cols] + [f"{c} within 5% of best MLP" for c in cols]
+    lines = []
+    counts = {c: [0, 0] for c in cols}
+    for r in results:
+        k = r["kind"]
+        cells = [r["table"], str(r["rows"]), "MSE" if k == "regression" else "bal. acc."]
+        cells += [fmt(k, r["ours"][c]) for c in cols]
+        if verdict:
+            sk = r["sk"]
+            cells += [fmt(k, sk["linear"]), fmt(k, sk["mlp"]), fmt(k, sk["mlp_es"]),
+                      fmt(k, sk["hgb"])]
+            for c in cols:
+                ok = better(k, r["ours"][c], sk["linear"])
+                counts[c][0] += ok
+                cells.append("yes" if ok else "**no**")
+            for c in cols:
+                ok = better(k, r["ours"][c], sk["mlp_best"], 1.05)
+                counts[c][1] += ok
+                cells.append("yes" if ok else "no")
+        lines.append(cells)
+    if a.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for cells in lines:
+            print("| " + " | ".join(cells) + " |")
+    else:
+        widths = [max(len(h), *(len(c[i]) for c in lines)) for i, h in enumerate(head)]
+        print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+        for cells in lines:
+            print("  ".join(c.ljust(w) for c, w in zip(cells, widths)))
+    if verdict:
+        n = len(results)
+        for c in cols:
+            print(f"{c}: at least the linear baseline on {counts[c][0]} of {n}; within 5% of "
+                  f"scikit-learn's best MLP on {counts[c][1]} of {n}; mean training time "
+                  f"{np.mean([r['seconds'][c] for r in results]):.1f} s")
+    if a.json:
+        pathlib.Path(a.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
