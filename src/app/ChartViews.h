@@ -31,12 +31,14 @@ inline void setNiceTicks(QValueAxis* axis, double lo, double hi)
     if (!(hi > lo)) hi = lo + 1;
     const double raw = (hi - lo) / 3;
     const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    // The smallest round step (1, 2 or 5 times a power of ten) that gives at most three
+    // intervals once the ends are rounded out to it: four labels fit the smallest charts
+    // (110 px high at 1024x700), five did not (QtCharts elided them all to "...").
     double step = 10 * power;
-    for (double m : {1.0, 2.0, 5.0})
-        if (m * power >= raw) {
-            step = m * power;
-            break;
-        }
+    for (double m : {1.0, 2.0, 5.0, 10.0, 20.0}) {
+        step = m * power;
+        if (std::ceil(hi / step) - std::floor(lo / step) <= 3.0 + 1e-9) break;
+    }
     lo = std::floor(lo / step) * step;
     hi = std::ceil(hi / step) * step;
     axis->setTickType(QValueAxis::TicksDynamic);

@@ -318,8 +318,15 @@ void ChartsPanel::redraw()
     if (auto* logAxis = qobject_cast<QLogValueAxis*>(m_lossY)) {
         // A log axis labels powers of its base: within less than two decades, pick a base that
         // still gives a few labels (2.2 ... 2.6 would otherwise show none).
+        // Over many decades (a divergence), a label every few decades: one per decade drew
+        // sixteen on a 150 px axis, which QtCharts elided to "...".
         const double span = hi / lo;
-        logAxis->setBase(span < 100 ? std::max(1.0001, std::pow(span, 0.25)) : 10.0);
+        const double decades = std::log10(span);
+        logAxis->setBase(span < 100 ? std::max(1.0001, std::pow(span, 0.25))
+                                    : std::pow(10.0, std::max(1.0, std::ceil(decades / 4))));
+        // Minor lines split an interval evenly, base - 2 of them by default: thousands of
+        // lines across a label every few decades.
+        logAxis->setMinorTickCount(logAxis->base() > 10.5 ? 0 : -1);
         logAxis->setLabelFormat(span < 100 ? "%.3g" : "%.2g");
     }
 
