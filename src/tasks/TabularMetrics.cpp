@@ -1,5 +1,5 @@
 // Predictions in the file's units and the metrics people know: MSE, RMSE, MAE and R2 for
-// regression; accuracy, per-class precision/recall/F1, the confusion matrix and (two classes)
+// regression; accuracy, balanced accuracy, per-class precision/recall/F1, the confusion matrix and (two classes)
 // ROC AUC for classification.
 #include "TabularTask.h"
 
@@ -123,6 +123,7 @@ TabularMetrics tabularMetrics(const TabularSchema& s, const std::vector<float>& 
             correct += actual == predicted;
         }
         m.accuracy = static_cast<double>(correct) / static_cast<double>(n);
+        int64_t present = 0; // classes with rows here
         for (size_t c = 0; c < k; ++c) {
             ClassScores cs;
             int64_t predictedAs = 0;
@@ -136,8 +137,13 @@ TabularMetrics tabularMetrics(const TabularSchema& s, const std::vector<float>& 
             const double pr = cs.precision + cs.recall;
             cs.f1 = pr > 0 ? 2 * cs.precision * cs.recall / pr : 0.0;
             m.macroF1 += cs.f1 / static_cast<double>(k);
+            if (cs.support > 0) {
+                m.balancedAccuracy += cs.recall;
+                ++present;
+            }
             m.perClass.push_back(cs);
         }
+        m.balancedAccuracy /= static_cast<double>(std::max<int64_t>(present, 1));
         if (s.kind == TabularKind::Binary) {
             std::vector<double> scores(outputs.begin(), outputs.begin() + static_cast<long>(n));
             std::vector<int> labels(n);
@@ -209,6 +215,7 @@ QJsonObject tabularMetricsJson(const TabularSchema& schema, const TabularMetrics
         return j;
     }
     j["accuracy"] = m.accuracy;
+    j["balanced_accuracy"] = m.balancedAccuracy;
     j["macro_f1"] = m.macroF1;
     j["classes"] = QJsonArray::fromStringList(m.classes);
     QJsonObject per;
@@ -280,10 +287,11 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
                            .arg(m.perTarget[t].r2, 0, 'f', 4);
         return out;
     }
-    QString out = QString("%1: accuracy %2% (%3), macro F1 %4")
+    QString out = QString("%1: accuracy %2% (%3), balanced accuracy %4%, macro F1 %5")
                       .arg(where)
                       .arg(m.accuracy * 100, 0, 'f', 2)
                       .arg(countOf(m.rows, "row"))
+                      .arg(m.balancedAccuracy * 100, 0, 'f', 2)
                       .arg(m.macroF1, 0, 'f', 4);
     if (!std::isnan(m.rocAuc)) out += QString(", ROC AUC %1").arg(m.rocAuc, 0, 'f', 4);
     const auto k = m.perClass.size();

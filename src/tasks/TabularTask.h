@@ -135,6 +135,9 @@ struct TabularMetrics {
     std::vector<RegressionScores> perTarget;
     // Classification.
     double accuracy = 0;
+    // The mean recall of the classes that occur in these rows (scikit-learn's
+    // balanced_accuracy_score): always answering the majority class scores 1 / classes.
+    double balancedAccuracy = 0;
     double macroF1 = 0;
     QStringList classes;
     std::vector<ClassScores> perClass;
@@ -155,7 +158,7 @@ TabularMetrics tabularMetrics(const TabularSchema& schema, const std::vector<flo
 double rocAuc(const std::vector<double>& scores, const std::vector<int>& labels);
 
 // The metric keys of --metrics-json: mse, rmse, mae, r2 (and per_target); or accuracy,
-// per_class, confusion_matrix, classes, macro_f1 and, for two classes, roc_auc. And a summary
+// balanced_accuracy, per_class, confusion_matrix, classes, macro_f1 and, for two classes, roc_auc. And a summary
 // for people (several lines for classification: per-class table, confusion matrix).
 QJsonObject tabularMetricsJson(const TabularSchema& schema, const TabularMetrics& m,
                                const std::vector<float>& outputs, const TabularSplit& data);

@@ -2,11 +2,13 @@
 #include "TabularTask.h"
 
 #include "Counting.h"
+#include "TabularBaselines.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
 
 #include <cmath>
+#include <mutex>
 
 namespace il::tasks {
 
@@ -58,11 +60,16 @@ constexpr int64_t kLargeTableBatch = 1024;
 
 class TabularTaskImpl final : public TabularTask {
 public:
+    // savedBaselines: for evaluation, the baselines the model file holds (null: none; then
+    // baselinesMissing says why).
     TabularTaskImpl(QString path, TabularDataset ds, io::CsvTable head, bool forEvaluation,
-                    QString evaluatedPart)
+                    QString evaluatedPart, const TabularBaselines* savedBaselines,
+                    QString baselinesMissing)
         : m_path(std::move(path)), m_ds(std::move(ds)), m_head(std::move(head)),
-          m_forEvaluation(forEvaluation), m_evaluatedPart(std::move(evaluatedPart))
+          m_forEvaluation(forEvaluation), m_evaluatedPart(std::move(evaluatedPart)),
+          m_baselinesMissing(std::move(baselinesMissing))
     {
+        if (savedBaselines) m_baselines = *savedBaselines;
         const TabularSchema& s = m_ds.schema;
         m_data.inputWidth = s.inputWidth();
         m_data.outputWidth = s.outputWidth();
@@ -129,7 +136,13 @@ public:
             cfg.patience = hasVal ? kTableSteps / 10 / 10 : 0;
         }
     }
-    QJsonObject toJson() const override { return m_ds.schema.toJson(); }
+    // The schema, and the baselines' coefficients so `evaluate` can measure them on other rows.
+    QJsonObject toJson() const override
+    {
+        QJsonObject o = m_ds.schema.toJson();
+        if (baselines().available()) o["baselines"] = baselines().toJson();
+        return o;
+    }
 
     TaskMetrics evaluate(Network& net) override
     {
@@ -144,11 +157,14 @@ public:
                               : onVal         ? "validation"
                                               : "training";
         out.summary = describeTabularMetrics(m, where);
+        addBaselines(out.values, out.summary, inputsOf(split), split, m, where);
         if (m_ds.test.rows > 0) { // reported apart: the test rows never steer training
             const auto testOut = predictRows(net, m_ds.test.x, m_ds.test.rows);
             const TabularMetrics t = tabularMetrics(m_ds.schema, testOut, m_ds.test);
-            out.values["test"] = tabularMetricsJson(m_ds.schema, t, testOut, m_ds.test);
+            QJsonObject test = tabularMetricsJson(m_ds.schema, t, testOut, m_ds.test);
             out.summary += "\n" + describeTabularMetrics(t, "test");
+            addBaselines(test, out.summary, m_ds.test.x, m_ds.test, t, "test");
+            out.values["test"] = test;
         }
         return out;
     }
@@ -213,6 +229,31 @@ public:
     }
 
 private:
+    // Fitted once, on first use (a table's first evaluation or save), on the training rows;
+    // for evaluation, the model file's.
+    const TabularBaselines& baselines() const
+    {
+        if (!m_forEvaluation)
+            std::call_once(m_baselinesFitted, [this] {
+                m_baselines = fitTabularBaselines(m_ds.schema, m_data.trainX, m_ds.train.y,
+                                                  m_ds.train.rows);
+            });
+        return m_baselines;
+    }
+    // The "baselines" key of a metrics object and its lines in the summary.
+    void addBaselines(QJsonObject& values, QString& summary, const std::vector<float>& x,
+                      const TabularSplit& rows, const TabularMetrics& network,
+                      const QString& where) const
+    {
+        const TabularBaselines& b = baselines();
+        const QJsonObject j = b.available()
+                                  ? tabularBaselinesJson(m_ds.schema, b, x, rows, network)
+                                  : QJsonObject{{"not_available", m_baselinesMissing}};
+        if (!b.available() && m_baselinesMissing.isEmpty()) return;
+        values["baselines"] = j;
+        for (const QString& line : describeTabularBaselines(j, values, where, false))
+            summary += "\n" + line;
+    }
     const std::vector<float>& inputsOf(const TabularSplit& split) const
     {
         return &split == &m_ds.train ? m_data.trainX : &split == &m_ds.val ? m_data.valX : split.x;
@@ -231,6 +272,9 @@ private:
     bool m_forEvaluation = false;
     QString m_evaluatedPart; // " (test examples)" when evaluating a JSON file's test rows
     TaskData m_data;
+    mutable std::once_flag m_baselinesFitted;
+    mutable TabularBaselines m_baselines;
+    QString m_baselinesMissing; // evaluation without saved baselines: why
 };
 
 Predictions TabularTaskImpl::predictions(Network& net, int maxRows)
@@ -383,7 +427,16 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
     }
     TabularDataset ds;
     QString part;
+    TabularBaselines savedBaselines;
+    QString baselinesMissing;
     if (savedTask && forEvaluation) {
+        // The baselines of the model's own training rows, saved with it (the rows are not).
+        if (!savedTask->contains("baselines"))
+            baselinesMissing = "not available: the model file has none (saved by an older "
+                               "version); train it again to compare";
+        else if (!TabularBaselines::fromJson((*savedTask)["baselines"].toObject(), saved,
+                                             savedBaselines, &baselinesMissing))
+            baselinesMissing = "not available: " + baselinesMissing;
         // Every row is measured: encode the whole file with the saved schema as "validation".
         ds.schema = saved;
         const QString missing =
@@ -402,10 +455,14 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
         }
     } else if (!prepareTabular(table, topt, ds, error)) {
         return nullptr;
+    } else if (const QString rare = classImbalanceNote(ds.schema, ds.train.y, ds.train.rows);
+               !rare.isEmpty()) {
+        ds.notes << rare;
     }
     ds.notes = table.notes + ds.notes;
     return std::make_unique<TabularTaskImpl>(
-        path, std::move(ds), headOf(std::move(table), kTablePreviewRows), forEvaluation, part);
+        path, std::move(ds), headOf(std::move(table), kTablePreviewRows), forEvaluation, part,
+        savedBaselines.available() ? &savedBaselines : nullptr, baselinesMissing);
 }
 
 } // namespace il::tasks

@@ -130,17 +130,20 @@ void TestTabularOutputs::classMetrics()
     QVERIFY(near(m.perClass[2].precision, 1.0) && near(m.perClass[2].recall, 0.5));
     QVERIFY(near(m.perClass[2].f1, 2.0 / 3));
     QVERIFY(near(m.macroF1, (0.5 + 0.8 + 2.0 / 3) / 3));
+    QVERIFY(near(m.balancedAccuracy, (0.5 + 1.0 + 0.5) / 3)); // the mean recall
     QCOMPARE(m.perClass[2].support, int64_t(2));
     QVERIFY(std::isnan(m.rocAuc));
     const QJsonObject j = tabularMetricsJson(s, m, outputs, data);
     QVERIFY(near(j["accuracy"].toDouble(), 4.0 / 6));
+    QVERIFY(near(j["balanced_accuracy"].toDouble(), 2.0 / 3));
     QVERIFY(near(j["per_class"]["b"]["f1"].toDouble(), 0.8));
     QCOMPARE(j["per_class"]["c"]["support"].toInteger(), qint64(2));
     QCOMPARE(j["confusion_matrix"].toArray()[2].toArray()[0].toInteger(), qint64(1));
     QCOMPARE(j["classes"].toArray().size(), qsizetype(3));
     QVERIFY(!j.contains("roc_auc")); // three classes
     const QString text = describeTabularMetrics(m, "validation");
-    QVERIFY2(text.startsWith("validation: accuracy 66.67% (6 rows), macro F1 0.6556"),
+    QVERIFY2(text.startsWith(
+                 "validation: accuracy 66.67% (6 rows), balanced accuracy 66.67%, macro F1 0.6556"),
              qPrintable(text));
     QVERIFY(text.contains("confusion matrix"));
 }
