@@ -68,6 +68,7 @@ private slots:
     void trainXor();
     void regression();
     void irisTextTarget();
+    void tableBaselines();
     void predict();
     void predictBadInput_data();
     void predictBadInput();
@@ -343,6 +344,88 @@ void TestCli::irisTextTarget()
                      .match(e.out)
                      .hasMatch(),
                  qPrintable(e.out));
+}
+
+void TestCli::tableBaselines()
+{
+    // 400 rows, 8% of them "spam" (x > 0.92, a line logistic regression finds); one epoch of
+    // training leaves the network behind it.
+    QByteArray csv = "x,noise,label\n";
+    QRandomGenerator rng(7);
+    for (int i = 0; i < 400; ++i) {
+        const double x = rng.generateDouble();
+        csv += QByteArray::number(x, 'f', 5) + "," + QByteArray::number(rng.generateDouble(), 'f', 5) +
+               (x > 0.92 ? ",spam\n" : ",ham\n");
+    }
+    QVERIFY(writeBytes(path("spam.csv"), csv));
+    const RunResult r = run({"train", "spam.csv", "--test-split", "0.2", "--epochs", "1",
+                             "--metrics-json", "spam.json", "--out", "spam.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    // At load, the rare class with what always answering the other scores.
+    QVERIFY2(QRegularExpression(R"(^note: class 'spam' is \d+\.\d% of the training rows: always )"
+                                R"(answering 'ham' scores \d+\.\d% accuracy; look at balanced )"
+                                R"(accuracy, or weight the classes \(--class-weight balanced\)$)",
+                                QRegularExpression::MultilineOption)
+                 .match(r.err)
+                 .hasMatch(),
+             qPrintable(r.err));
+    QVERIFY2(QRegularExpression(R"(^validation: accuracy [\d.]+% \(80 rows\), balanced accuracy )",
+                                QRegularExpression::MultilineOption)
+                 .match(r.out)
+                 .hasMatch(),
+             qPrintable(r.out));
+    QVERIFY2(QRegularExpression(R"(^baselines on validation: majority class \(always 'ham'\) )"
+                                R"(accuracy [\d.]+% \(balanced 50\.00%\), logistic regression )"
+                                R"(accuracy [\d.]+% \(balanced [\d.]+%\); the network accuracy )",
+                                QRegularExpression::MultilineOption)
+                 .match(r.out)
+                 .hasMatch(),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("\nbaselines on test: majority class (always 'ham')"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("\nthe network does not beat logistic regression here: "),
+             qPrintable(r.out));
+    // --metrics-json: each baseline with the network's metric keys, for the test rows too.
+    const QJsonObject m = readJson("spam.json");
+    QVERIFY(m.contains("balanced_accuracy"));
+    const QJsonObject b = m["baselines"].toObject();
+    for (const char* part : {"majority_class", "logistic_regression"})
+        for (const char* key :
+             {"accuracy", "balanced_accuracy", "macro_f1", "per_class", "confusion_matrix", "rows"})
+            QVERIFY2(b[part].toObject().contains(key), qPrintable(QString(part) + "." + key));
+    QCOMPARE(b["majority_class"]["class"].toString(), QString("ham"));
+    QCOMPARE(b["majority_class"]["balanced_accuracy"].toDouble(), 0.5);
+    QVERIFY(b["logistic_regression"]["balanced_accuracy"].toDouble() > 0.6); // 0.75 here
+    QCOMPARE(b["network_beats_linear_model"].toBool(true), false);
+    QCOMPARE(b["training_rows"].toInteger(), qint64(240));
+    QVERIFY(m["test"]["baselines"]["logistic_regression"].isObject());
+    QCOMPARE(m["test"]["baselines"]["logistic_regression"]["rows"].toInteger(), qint64(80));
+
+    // evaluate: the baselines of the model's own training rows, measured on the file.
+    const RunResult e = run({"evaluate", "spam.safetensors", "spam.csv", "--metrics-json", "e.json"});
+    QVERIFY2(e.code == 0, qPrintable(e.err));
+    QVERIFY2(e.out.contains("\nbaselines on spam.csv: majority class (always 'ham')"),
+             qPrintable(e.out));
+    const QJsonObject j = readJson("e.json");
+    QCOMPARE(j["baselines"]["logistic_regression"]["rows"].toInteger(), qint64(400));
+    QCOMPARE(j["baselines"]["training_rows"].toInteger(), qint64(240));
+
+    // Regression: the mean and least squares, in the file's units.
+    const RunResult g = run({"train", "linear.csv", "--steps", "1", "--metrics-json", "g.json",
+                             "--out", "g.safetensors", "--quiet"});
+    QVERIFY2(g.code == 0, qPrintable(g.err));
+    QVERIFY2(QRegularExpression(R"(^baselines on validation: the mean MSE [\d.e+-]+ \(R2 )"
+                                R"([\d.-]+\), linear regression \(least squares\) MSE )",
+                                QRegularExpression::MultilineOption)
+                 .match(g.out)
+                 .hasMatch(),
+             qPrintable(g.out));
+    QVERIFY2(g.out.contains("\nthe network does not beat linear regression here: MSE "),
+             qPrintable(g.out));
+    const QJsonObject k = readJson("g.json")["baselines"].toObject();
+    for (const char* part : {"mean", "linear_regression"})
+        for (const char* key : {"mse", "rmse", "mae", "r2", "rows"})
+            QVERIFY2(k[part].toObject().contains(key), qPrintable(QString(part) + "." + key));
+    QVERIFY(k["linear_regression"]["r2"].toDouble() > 0.9999); // y = 3 x1 - 2 x2 + 0.5
 }
 
 void TestCli::predict()
