@@ -4,6 +4,7 @@
 #include "ChartViews.h"
 #include "NumberFormat.h"
 #include "Session.h"
+#include "TabularBaselines.h"
 
 #include <QHeaderView>
 #include <QLineSeries>
@@ -63,9 +64,17 @@ void TableOutputPage::evaluated(const Evaluation& ev)
 {
     if (m_session->output() != tasks::TaskOutput::Table) return;
     m_ui->tableSplitter->show();
-    // The first line (the headline metric) in the label; the full report as its tooltip.
+    // The first line (the headline metric) in the label, the simple models it must beat below
+    // it (and, in red, when it does not); the full report as its tooltip.
     const QString headline = ev.summary.section('\n', 0, 0);
-    m_ui->metricsLabel->setText("<b>" + headline.toHtmlEscaped() + "</b>");
+    QString text = "<b>" + headline.toHtmlEscaped() + "</b>";
+    const QStringList baselines = tasks::describeTabularBaselines(
+        ev.values.value("baselines").toObject(), ev.values, ev.where, true);
+    for (qsizetype i = 0; i < baselines.size(); ++i)
+        text += i == 0 ? "<br>Baselines — " + baselines[i].toHtmlEscaped()
+                       : "<br><span style=\"color:#da3633\">" + baselines[i].toHtmlEscaped() +
+                             "</span>";
+    m_ui->metricsLabel->setText(text);
     m_ui->metricsLabel->setToolTip("<pre>" + ev.summary.toHtmlEscaped() + "</pre>");
     auto* t = m_ui->predictionsTableWidget;
     t->clear();

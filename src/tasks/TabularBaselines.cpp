@@ -577,7 +577,7 @@ QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& ne
                            : percent(num(o, key));
         };
         if (compact) {
-            line = "Accuracy: network " + acc(net, "accuracy") +
+            line = "accuracy: network " + acc(net, "accuracy") +
                    (haveLinear ? ", logistic " + acc(linear, "accuracy") : "") + ", majority " +
                    acc(constant, "accuracy") + " · balanced: network " +
                    acc(net, "balanced_accuracy") +

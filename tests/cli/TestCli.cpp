@@ -410,7 +410,14 @@ void TestCli::tableBaselines()
     QCOMPARE(j["baselines"]["training_rows"].toInteger(), qint64(240));
 
     // Regression: the mean and least squares, in the file's units.
-    const RunResult g = run({"train", "linear.csv", "--steps", "1", "--metrics-json", "g.json",
+    QByteArray plane = "x1,x2,y\n";
+    for (int i = 0; i < 100; ++i) {
+        const double x1 = rng.bounded(4.0) - 2, x2 = rng.bounded(4.0) - 2;
+        plane += QByteArray::number(x1, 'f', 5) + "," + QByteArray::number(x2, 'f', 5) + "," +
+                 QByteArray::number(3 * x1 - 2 * x2 + 0.5, 'f', 5) + "\n";
+    }
+    QVERIFY(writeBytes(path("plane.csv"), plane));
+    const RunResult g = run({"train", "plane.csv", "--steps", "1", "--metrics-json", "g.json",
                              "--out", "g.safetensors", "--quiet"});
     QVERIFY2(g.code == 0, qPrintable(g.err));
     QVERIFY2(QRegularExpression(R"(^baselines on validation: the mean MSE [\d.e+-]+ \(R2 )"

@@ -310,7 +310,7 @@ void TestTabularBaselines::reportLines()
                                "network's 50.00%: look at balanced accuracy"));
     QVERIFY(describeTabularBaselines(k, QJsonObject{{"accuracy", 0.5}}, "v", true)
                 .first()
-                .startsWith("Accuracy: network 50.0%, logistic 83.3%, majority 58.3% · balanced:"));
+                .startsWith("accuracy: network 50.0%, logistic 83.3%, majority 58.3% · balanced:"));
     QVERIFY(describeTabularBaselines(QJsonObject(), net, "v", false).isEmpty());
 }
 
