@@ -170,7 +170,8 @@ LogisticFit logistic(const std::vector<float>& x, const std::vector<float>& y,
                      const std::vector<int64_t>& rows, size_t d, bool binary,
                      const std::vector<int>& column) // class id -> logit column, -1 absent
 {
-    const size_t k = binary ? 1 : static_cast<size_t>(*std::max_element(column.begin(), column.end()) + 1);
+    const size_t k =
+        binary ? 1 : static_cast<size_t>(*std::max_element(column.begin(), column.end()) + 1);
     const size_t np = (d + 1) * k;
     const auto n = static_cast<double>(rows.size());
     const double lambda = 1.0 / n; // scikit-learn's C = 1 on the summed loss
@@ -440,7 +441,8 @@ TabularBaselines fitTabularBaselines(const TabularSchema& s, const std::vector<f
                           .arg(kMaxBaselineCoefficients);
         return b;
     }
-    const auto picked = sampleRows(rows, kLogisticBudget / (2 * width * static_cast<double>(logits)));
+    const auto picked =
+        sampleRows(rows, kLogisticBudget / (2 * width * static_cast<double>(logits)));
     b.fittedRows = static_cast<int64_t>(picked.size());
     const LogisticFit fit = logistic(x, y, picked, d, binary, column);
     b.iterations = fit.iterations;
@@ -477,8 +479,8 @@ QJsonObject TabularBaselines::toJson() const
     return o;
 }
 
-bool TabularBaselines::fromJson(const QJsonObject& o, const TabularSchema& s,
-                                TabularBaselines& b, QString* error)
+bool TabularBaselines::fromJson(const QJsonObject& o, const TabularSchema& s, TabularBaselines& b,
+                                QString* error)
 {
     b = TabularBaselines{};
     b.classification = s.isClassification();
@@ -489,10 +491,10 @@ bool TabularBaselines::fromJson(const QJsonObject& o, const TabularSchema& s,
     b.notFitted = o["not_fitted"].toString();
     b.iterations = o["iterations"].toInt(0);
     b.converged = o["converged"].toBool(true);
-    const bool ok = mapFromJson(o["constant"], inputs, outputs, false, b.constant) &&
-                    (!o.contains("linear") ||
-                     mapFromJson(o["linear"], inputs, outputs, true, b.linear)) &&
-                    b.majorityClass >= 0 && b.majorityClass < std::max<qsizetype>(1, s.classes.size());
+    const bool ok =
+        mapFromJson(o["constant"], inputs, outputs, false, b.constant) &&
+        (!o.contains("linear") || mapFromJson(o["linear"], inputs, outputs, true, b.linear)) &&
+        b.majorityClass >= 0 && b.majorityClass < std::max<qsizetype>(1, s.classes.size());
     if (!ok) {
         b = TabularBaselines{};
         if (error)
@@ -588,8 +590,7 @@ QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& ne
                 return "accuracy " + acc(o, "accuracy") + " (balanced " +
                        acc(o, "balanced_accuracy") + ")";
             };
-            line = "baselines on " + where + ": majority class (" + always + ") " +
-                   both(constant);
+            line = "baselines on " + where + ": majority class (" + always + ") " + both(constant);
             if (haveLinear) line += ", logistic regression " + both(linear);
             line += "; the network " + both(net);
         }
@@ -598,7 +599,8 @@ QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& ne
         line += QString(compact ? " (%1 not fitted: %2)" : "; %1 not fitted: %2")
                     .arg(cls ? "logistic regression" : "linear regression")
                     .arg(b["not_fitted"].toString());
-    const qint64 fitted = b["fitted_on_rows"].toInteger(), training = b["training_rows"].toInteger();
+    const qint64 fitted = b["fitted_on_rows"].toInteger(),
+                 training = b["training_rows"].toInteger();
     if (!compact && haveLinear && fitted < training)
         line += QString(" (fitted on an even sample of %1 of the %2 training rows)")
                     .arg(fitted)
@@ -636,8 +638,10 @@ QString classImbalanceNote(const TabularSchema& s, const std::vector<float>& y, 
         ++count[std::min(static_cast<size_t>(y[r]), k - 1)];
     // Rare: under 15% and under half of an even share (ten even classes are 10% each).
     const double threshold = std::min(kRareClassShare, 0.5 / static_cast<double>(k));
-    const auto rarest = static_cast<size_t>(std::min_element(count.begin(), count.end()) - count.begin());
-    const auto majority = static_cast<size_t>(std::max_element(count.begin(), count.end()) - count.begin());
+    const auto rarest =
+        static_cast<size_t>(std::min_element(count.begin(), count.end()) - count.begin());
+    const auto majority =
+        static_cast<size_t>(std::max_element(count.begin(), count.end()) - count.begin());
     const double n = static_cast<double>(rows);
     const double share = static_cast<double>(count[rarest]) / n;
     if (share >= threshold) return {};

@@ -79,7 +79,6 @@ QStringList describeTabularBaselines(const QJsonObject& baselines, const QJsonOb
 
 // "class 'spam' is 7.4% of the training rows: always answering 'ham' scores 92.6% ..." when a
 // class is rare in y (class ids or 0/1), empty otherwise.
-QString classImbalanceNote(const TabularSchema& schema, const std::vector<float>& y,
-                           int64_t rows);
+QString classImbalanceNote(const TabularSchema& schema, const std::vector<float>& y, int64_t rows);
 
 } // namespace il::tasks

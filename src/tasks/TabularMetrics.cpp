@@ -1,6 +1,6 @@
 // Predictions in the file's units and the metrics people know: MSE, RMSE, MAE and R2 for
-// regression; accuracy, balanced accuracy, per-class precision/recall/F1, the confusion matrix and (two classes)
-// ROC AUC for classification.
+// regression; accuracy, balanced accuracy, per-class precision/recall/F1, the confusion matrix and
+// (two classes) ROC AUC for classification.
 #include "TabularTask.h"
 
 #include "Counting.h"

@@ -158,8 +158,8 @@ TabularMetrics tabularMetrics(const TabularSchema& schema, const std::vector<flo
 double rocAuc(const std::vector<double>& scores, const std::vector<int>& labels);
 
 // The metric keys of --metrics-json: mse, rmse, mae, r2 (and per_target); or accuracy,
-// balanced_accuracy, per_class, confusion_matrix, classes, macro_f1 and, for two classes, roc_auc. And a summary
-// for people (several lines for classification: per-class table, confusion matrix).
+// balanced_accuracy, per_class, confusion_matrix, classes, macro_f1 and, for two classes, roc_auc.
+// And a summary for people (several lines for classification: per-class table, confusion matrix).
 QJsonObject tabularMetricsJson(const TabularSchema& schema, const TabularMetrics& m,
                                const std::vector<float>& outputs, const TabularSplit& data);
 QString describeTabularMetrics(const TabularMetrics& m, const QString& where);

@@ -235,8 +235,8 @@ private:
     {
         if (!m_forEvaluation)
             std::call_once(m_baselinesFitted, [this] {
-                m_baselines = fitTabularBaselines(m_ds.schema, m_data.trainX, m_ds.train.y,
-                                                  m_ds.train.rows);
+                m_baselines =
+                    fitTabularBaselines(m_ds.schema, m_data.trainX, m_ds.train.y, m_ds.train.rows);
             });
         return m_baselines;
     }
@@ -246,9 +246,8 @@ private:
                       const QString& where) const
     {
         const TabularBaselines& b = baselines();
-        const QJsonObject j = b.available()
-                                  ? tabularBaselinesJson(m_ds.schema, b, x, rows, network)
-                                  : QJsonObject{{"not_available", m_baselinesMissing}};
+        const QJsonObject j = b.available() ? tabularBaselinesJson(m_ds.schema, b, x, rows, network)
+                                            : QJsonObject{{"not_available", m_baselinesMissing}};
         if (!b.available() && m_baselinesMissing.isEmpty()) return;
         values["baselines"] = j;
         for (const QString& line : describeTabularBaselines(j, values, where, false))

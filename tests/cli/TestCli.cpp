@@ -354,8 +354,8 @@ void TestCli::tableBaselines()
     QRandomGenerator rng(7);
     for (int i = 0; i < 400; ++i) {
         const double x = rng.generateDouble();
-        csv += QByteArray::number(x, 'f', 5) + "," + QByteArray::number(rng.generateDouble(), 'f', 5) +
-               (x > 0.92 ? ",spam\n" : ",ham\n");
+        csv += QByteArray::number(x, 'f', 5) + "," +
+               QByteArray::number(rng.generateDouble(), 'f', 5) + (x > 0.92 ? ",spam\n" : ",ham\n");
     }
     QVERIFY(writeBytes(path("spam.csv"), csv));
     const RunResult r = run({"train", "spam.csv", "--test-split", "0.2", "--epochs", "1",
@@ -381,7 +381,8 @@ void TestCli::tableBaselines()
                  .match(r.out)
                  .hasMatch(),
              qPrintable(r.out));
-    QVERIFY2(r.out.contains("\nbaselines on test: majority class (always 'ham')"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("\nbaselines on test: majority class (always 'ham')"),
+             qPrintable(r.out));
     QVERIFY2(r.out.contains("\nthe network does not beat logistic regression here: "),
              qPrintable(r.out));
     // --metrics-json: each baseline with the network's metric keys, for the test rows too.
@@ -401,7 +402,8 @@ void TestCli::tableBaselines()
     QCOMPARE(m["test"]["baselines"]["logistic_regression"]["rows"].toInteger(), qint64(80));
 
     // evaluate: the baselines of the model's own training rows, measured on the file.
-    const RunResult e = run({"evaluate", "spam.safetensors", "spam.csv", "--metrics-json", "e.json"});
+    const RunResult e =
+        run({"evaluate", "spam.safetensors", "spam.csv", "--metrics-json", "e.json"});
     QVERIFY2(e.code == 0, qPrintable(e.err));
     QVERIFY2(e.out.contains("\nbaselines on spam.csv: majority class (always 'ham')"),
              qPrintable(e.out));

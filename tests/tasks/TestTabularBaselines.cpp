@@ -163,9 +163,8 @@ void TestTabularBaselines::severalTargets()
 
 void TestTabularBaselines::logisticBinary()
 {
-    const TabularDataset ds = trainOnAll(squares(12, [](int i) {
-        return i == 3 || i == 5 || i == 6 || i >= 8 ? 1 : 0;
-    }));
+    const TabularDataset ds =
+        trainOnAll(squares(12, [](int i) { return i == 3 || i == 5 || i == 6 || i >= 8 ? 1 : 0; }));
     QCOMPARE(ds.schema.kind, TabularKind::Binary);
     const TabularBaselines b = fit(ds);
     QVERIFY(b.converged);
@@ -187,9 +186,8 @@ void TestTabularBaselines::logisticMulticlass()
     const TabularBaselines b = fit(ds);
     QVERIFY(b.converged);
     // Softmax over three classes, every class's weights penalised, intercepts free.
-    const double w[3][2] = {{0.01650173, -0.10601743},
-                            {-0.00981593, -0.07798575},
-                            {-0.0066858, 0.18400318}};
+    const double w[3][2] = {
+        {0.01650173, -0.10601743}, {-0.00981593, -0.07798575}, {-0.0066858, 0.18400318}};
     const double bias[3] = {0.40169764, 0.40276625, -0.80446389};
     for (size_t c = 0; c < 3; ++c) {
         for (size_t j = 0; j < 2; ++j)
@@ -217,16 +215,15 @@ void TestTabularBaselines::majorityAndOneClass()
 
     // Training rows of one class: no logistic regression, said so, the majority stands.
     const std::vector<float> zeros(static_cast<size_t>(ds.train.rows), 0.f);
-    const TabularBaselines one =
-        fitTabularBaselines(ds.schema, ds.train.x, zeros, ds.train.rows);
+    const TabularBaselines one = fitTabularBaselines(ds.schema, ds.train.x, zeros, ds.train.rows);
     QVERIFY(one.available());
     QVERIFY(!one.linear.fitted());
     QCOMPARE(one.notFitted, QString("the training rows hold one class"));
     const QJsonObject k = scored(ds, one);
     QVERIFY(k["logistic_regression"].isNull());
     QVERIFY(near(k["majority_class"]["accuracy"].toDouble(), 13.0 / 30, 1e-12));
-    const QStringList lines = describeTabularBaselines(k, QJsonObject{{"accuracy", 0.5}}, "t",
-                                                       false);
+    const QStringList lines =
+        describeTabularBaselines(k, QJsonObject{{"accuracy", 0.5}}, "t", false);
     QVERIFY2(lines.first().contains("logistic regression not fitted: the training rows hold one "
                                     "class"),
              qPrintable(lines.join('\n')));
@@ -250,7 +247,8 @@ void TestTabularBaselines::savedCoefficients()
     TabularBaselines back;
     QString error;
     QVERIFY2(TabularBaselines::fromJson(b.toJson(), ds.schema, back, &error), qPrintable(error));
-    QCOMPARE(back.linear.apply(ds.train.x, ds.train.rows), b.linear.apply(ds.train.x, ds.train.rows));
+    QCOMPARE(back.linear.apply(ds.train.x, ds.train.rows),
+             b.linear.apply(ds.train.x, ds.train.rows));
     QCOMPARE(back.constant.apply(ds.train.x, ds.train.rows),
              b.constant.apply(ds.train.x, ds.train.rows));
     QCOMPARE(back.majorityClass, 0);
@@ -290,9 +288,8 @@ void TestTabularBaselines::reportLines()
     QCOMPARE(describeTabularBaselines(j, QJsonObject{{"mse", 0.5}}, "training", false).size(), 1);
 
     // Classes: the majority beating the network's accuracy is named too.
-    const TabularDataset c = trainOnAll(squares(12, [](int i) {
-        return i == 3 || i == 5 || i == 6 || i >= 8 ? 1 : 0;
-    }));
+    const TabularDataset c =
+        trainOnAll(squares(12, [](int i) { return i == 3 || i == 5 || i == 6 || i >= 8 ? 1 : 0; }));
     TabularMetrics poor;
     poor.accuracy = 0.5;
     poor.balancedAccuracy = 0.5;
