@@ -16,8 +16,9 @@ namespace {
 
 // How much work a fit may do, in multiply-adds: the normal equations cost rows x (d+1)^2 / 2,
 // logistic regression about 2 x rows x (d+1) x logits per evaluation of the loss and up to a few
-// hundred evaluations. A table past the budget is fitted on an even sample of its training rows
-// (at least kMinSampleRows): each budget is about a second on one core.
+// hundred evaluations. A table past the budget is fitted on an even sample of its training rows;
+// one whose sample would be under kMinSampleRows rows (thousands of inputs, hundreds of classes)
+// is not fitted. Each budget is about a second on one core.
 constexpr double kLeastSquaresBudget = 2e9;
 constexpr double kLogisticBudget = 4e7; // per loss evaluation
 constexpr int64_t kMinSampleRows = 2000;
@@ -46,15 +47,21 @@ bool fromArray(const QJsonValue& value, size_t size, std::vector<double>& out)
     return true;
 }
 
-// The training rows a fit uses: all of them, or an even sample when there are more than cap.
+// The training rows a fit uses: all of them, an even sample when there are more than cap, or
+// none when that sample would be under kMinSampleRows (too few to stand for the table).
 std::vector<int64_t> sampleRows(int64_t rows, double cap)
 {
-    const auto n = static_cast<int64_t>(std::clamp<double>(cap, kMinSampleRows, 1e15));
-    std::vector<int64_t> picked(static_cast<size_t>(std::min(rows, n)));
-    const auto m = static_cast<int64_t>(picked.size());
+    if (cap < static_cast<double>(std::min(rows, kMinSampleRows))) return {};
+    const auto m = std::min(rows, static_cast<int64_t>(std::min(cap, 1e15)));
+    std::vector<int64_t> picked(static_cast<size_t>(m));
     for (int64_t i = 0; i < m; ++i)
         picked[static_cast<size_t>(i)] = m == rows ? i : i * rows / m;
     return picked;
+}
+
+QString tooSlow(size_t inputs, size_t outputs)
+{
+    return QString("%1 inputs x %2 outputs take too long to fit").arg(inputs).arg(outputs);
 }
 
 // Solves (A + ridge I) W = B in place (A p x p symmetric, B p x t, row-major) by Cholesky; a
@@ -400,6 +407,11 @@ TabularBaselines fitTabularBaselines(const TabularSchema& s, const std::vector<f
             return b;
         }
         const auto picked = sampleRows(rows, 2 * kLeastSquaresBudget / (width * width));
+        if (picked.empty()) {
+            b.notFitted = tooSlow(d, t);
+            b.fittedRows = rows;
+            return b;
+        }
         b.fittedRows = static_cast<int64_t>(picked.size());
         b.linear = leastSquares(x, y, picked, d, t);
         return b;
@@ -443,6 +455,10 @@ TabularBaselines fitTabularBaselines(const TabularSchema& s, const std::vector<f
     }
     const auto picked =
         sampleRows(rows, kLogisticBudget / (2 * width * static_cast<double>(logits)));
+    if (picked.empty()) {
+        b.notFitted = tooSlow(d, outputs);
+        return b;
+    }
     b.fittedRows = static_cast<int64_t>(picked.size());
     const LogisticFit fit = logistic(x, y, picked, d, binary, column);
     b.iterations = fit.iterations;
