@@ -6,6 +6,7 @@
 #pragma once
 
 #include "LossHistory.h"
+#include "TabularBoundary.h"
 #include "TrainingWorker.h"
 
 #include <QByteArray>
@@ -172,6 +173,10 @@ public:
     void generateNames(const tasks::GenerationOptions& options);
     void requestNextChar(const QString& prefix, double temperature);
     void evaluate();
+    // A table model's prediction over a plane of two features (SessionBoundary.cpp), answered by
+    // boundaryReady: one request in flight, the latest one waiting (a burst of requests while
+    // training costs the worker one grid at a time).
+    void requestBoundary(const tasks::BoundaryPlane& plane);
 
 signals:
     void datasetOpened();
@@ -197,6 +202,8 @@ signals:
     void nextCharReady(const QString& prefix, double temperature, const std::vector<float>& probs,
                        const QStringList& symbols, const QString& error);
     void evaluated(const il::app::Evaluation& evaluation);
+    // step: the weights' step; error: why there is no grid (no model yet, not a table...).
+    void boundaryReady(qint64 step, const il::tasks::BoundaryGrid& grid, const QString& error);
     void message(const QString& text);
     void devicesChanged(); // CUDA was probed: what is available, and why not
     void deviceChanged();  // the device of the next run
@@ -216,6 +223,7 @@ private:
     void onRewound(qint64 step);
     void probeDevices();
     void sendNextChar();
+    void sendBoundary();
     void setBest(const BestWeightsInfo& best);
 
     std::unique_ptr<TrainingWorker> m_worker;
@@ -258,9 +266,13 @@ private:
     // The next-character inspector: one request in flight, the latest one waiting.
     bool m_nextCharBusy = false;
     std::optional<std::pair<QString, double>> m_nextCharWanted;
+    // The decision boundary likewise.
+    bool m_boundaryBusy = false;
+    std::optional<tasks::BoundaryPlane> m_boundaryWanted;
 };
 
 } // namespace il::app
 
 Q_DECLARE_METATYPE(il::app::Session::RunState)
 Q_DECLARE_METATYPE(il::app::Evaluation)
+Q_DECLARE_METATYPE(il::tasks::BoundaryGrid)

@@ -1,6 +1,7 @@
 #include "TableOutputPage.h"
 #include "ui_TableOutputPage.h"
 
+#include "BoundaryPanel.h"
 #include "ChartViews.h"
 #include "NumberFormat.h"
 #include "Session.h"
@@ -34,6 +35,13 @@ TableOutputPage::TableOutputPage(QWidget* parent)
     connect(m_ui->evaluateButton, &QPushButton::clicked, this, [this] {
         if (m_session) m_session->evaluate();
     });
+    // The splitter keeps the width it had when its tab was last on screen.
+    connect(m_ui->tableOutputTabWidget, &QTabWidget::currentChanged, this, [this] {
+        if (m_ui->tableOutputTabWidget->currentWidget() == m_ui->predictionsTab) fitPredictions();
+    });
+    connect(m_ui->boundaryPanel, &BoundaryPanel::availabilityChanged, this,
+            &TableOutputPage::updateBoundaryTab);
+    updateBoundaryTab();
 }
 
 TableOutputPage::~TableOutputPage() = default;
@@ -45,6 +53,30 @@ void TableOutputPage::setSession(Session* session)
     connect(session, &Session::modelChanged, this, &TableOutputPage::clear);
     // Fresh weights (Reset weights, a new model): the old metrics describe weights that are gone.
     connect(session, &Session::historyReset, this, &TableOutputPage::clear);
+    m_ui->boundaryPanel->setSession(session);
+    connect(session, &Session::datasetOpened, this, &TableOutputPage::showBoundaryForTwoFeatures);
+}
+
+void TableOutputPage::updateBoundaryTab()
+{
+    auto* tabs = m_ui->tableOutputTabWidget;
+    const int i = tabs->indexOf(m_ui->boundaryPanel);
+    const bool available = m_ui->boundaryPanel->isAvailable();
+    tabs->setTabEnabled(i, available);
+    tabs->setTabToolTip(i, available ? "The network's prediction over a plane of two features, "
+                                       "with the rows on top: watch it bend round the data "
+                                       "while it trains."
+                                     : m_ui->boundaryPanel->unavailableReason());
+    if (!available && tabs->currentIndex() == i) tabs->setCurrentWidget(m_ui->predictionsTab);
+}
+
+void TableOutputPage::showBoundaryForTwoFeatures()
+{
+    // A table of two numbers (moons, circles, spiral) is what the picture is for: it opens on
+    // the boundary. Other tables keep the tab the user chose.
+    const auto* table = dynamic_cast<const tasks::TabularTask*>(m_session->task().get());
+    if (table && table->schema().features.size() == 2 && m_ui->boundaryPanel->isAvailable())
+        m_ui->tableOutputTabWidget->setCurrentWidget(m_ui->boundaryPanel);
 }
 
 void TableOutputPage::clear()

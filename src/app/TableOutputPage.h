@@ -1,6 +1,7 @@
 // Output for tables: the metrics in the file's units, a predictions table with ✓ / ✗ per row
 // (classification) or the error (regression), a confusion matrix for classes and a
-// predicted-versus-actual scatter for numbers.
+// predicted-versus-actual scatter for numbers; in a second tab the decision boundary over two
+// features (BoundaryPanel).
 #pragma once
 
 #include <QWidget>
@@ -33,6 +34,9 @@ private:
     void showConfusion(const Evaluation& evaluation);
     void showScatter(const Evaluation& evaluation);
     void fitPredictions();
+    // The boundary tab usable only when the data has two numeric features (its tooltip says why).
+    void updateBoundaryTab();
+    void showBoundaryForTwoFeatures();
 
     std::unique_ptr<Ui::TableOutputPage> m_ui;
     Session* m_session = nullptr;

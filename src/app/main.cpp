@@ -13,6 +13,7 @@
 #include "ThreadGuard.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -45,6 +46,26 @@ void checkSimdTarget()
 }
 
 // Opens FILE, trains N steps, waits for the outputs, saves a screenshot, quits.
+// The Model tab's preset, chosen as a user chooses it; false, with a message, when the open
+// data has no preset of that name.
+bool choosePreset(il::app::MainWindow& window, const QString& name)
+{
+    auto* box = window.findChild<QComboBox*>("presetComboBox");
+    const int i = box ? box->findData(name) : -1;
+    if (i < 0) {
+        QStringList names;
+        for (int k = 0; box && k < box->count(); ++k)
+            if (!box->itemData(k).toString().isEmpty()) names << box->itemData(k).toString();
+        std::fprintf(stderr, "ironlearn-studio: --preset: no preset \"%s\" for this data (%s)\n",
+                     name.toUtf8().constData(),
+                     names.isEmpty() ? "open a data file first" : names.join(", ").toUtf8().constData());
+        return false;
+    }
+    box->setCurrentIndex(i);
+    emit box->activated(i);
+    return true;
+}
+
 void runScript(il::app::MainWindow& window, qint64 steps, const QString& screenshot, bool quit,
                const QString& tab, const QString& save)
 {
@@ -198,6 +219,10 @@ int main(int argc, char* argv[])
          "JSON"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
         {"tab", "Show this setup tab in the screenshot (data, model, training or runs).", "NAME"},
+        {"preset",
+         "Start FILE's model from this layer preset (the Model tab's list, e.g. linear) before "
+         "--train-steps.",
+         "NAME"},
         {"size", "Window size, e.g. 1280x800.", "WxH"},
         {"palette", "dark: a dark Fusion palette (to check how the studio looks in dark themes).",
          "NAME"},
@@ -264,6 +289,7 @@ int main(int argc, char* argv[])
         window.openFile(path);
     } else {
         if (!path.isEmpty()) window.openFile(path);
+        if (parser.isSet("preset") && !choosePreset(window, parser.value("preset"))) return 2;
         if (script) startScript();
     }
     return QApplication::exec();

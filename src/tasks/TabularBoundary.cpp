@@ -204,7 +204,7 @@ bool boundaryGrid(Network& net, const TabularSchema& s, const TaskData& d,
     out.yName = s.features[b];
     out.classification = s.isClassification();
     out.classes = s.classes;
-    out.held = plane.held.empty() ? boundaryHeldValues(s, d, -1) : plane.held;
+    out.held = plane.held.empty() ? boundaryHeldValues(s, d, plane.heldRow) : plane.held;
     out.heldText = heldDescription(s, out.held, a, b);
     out.trainRows = d.trainRows;
     out.valRows = d.valRows;

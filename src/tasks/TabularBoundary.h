@@ -27,8 +27,10 @@ constexpr int64_t kMaxBoundaryTrainPoints = 1500, kMaxBoundaryValPoints = 500;
 struct BoundaryPlane {
     int featureA = 0, featureB = 1; // the axes: indices into schema.features, numeric ones only
     // One value per feature in the file's units (one-hot features: the category's index); the
-    // axes' entries are ignored. Empty: boundaryHeldValues(schema, data, -1).
+    // axes' entries are ignored. Empty: boundaryHeldValues(schema, data, heldRow), i.e. the
+    // training means (heldRow < 0) or that training row's values.
     std::vector<double> held;
+    int64_t heldRow = -1;
     int width = 72, height = 72; // grid points along x (featureA) and y (featureB)
 };
 

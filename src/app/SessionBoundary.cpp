@@ -1,0 +1,65 @@
+// Session: the decision boundary of a table model, computed on the training worker (between two
+// steps while training, so the grid sees one consistent set of weights) and answered on the GUI
+// thread.
+#include "Session.h"
+
+namespace il::app {
+
+namespace {
+
+struct BoundaryAnswer {
+    qint64 step = 0;
+    tasks::BoundaryGrid grid;
+    QString error;
+};
+
+BoundaryAnswer boundaryOf(ModelState& m, const tasks::BoundaryPlane& plane)
+{
+    BoundaryAnswer a;
+    a.step = m.state.step;
+    const auto* table = dynamic_cast<const tasks::TabularTask*>(m.task.get());
+    if (!table) {
+        a.error = m.network ? "Open the data this model was trained on to see its decision "
+                              "boundary (File > Open Dataset)."
+                            : "Only table models have a decision boundary.";
+        return a;
+    }
+    if (!m.network) {
+        a.error = "Press Start: the network's prediction over two features appears here and "
+                  "changes as it learns.";
+        return a;
+    }
+    // A reply must come even when the backend fails, or no request would follow this one.
+    try {
+        tasks::boundaryGrid(*m.network, table->schema(), table->data(), plane, a.grid, &a.error);
+    } catch (const std::exception& e) {
+        a.error = QString("no decision boundary: ") + e.what();
+    }
+    return a;
+}
+
+} // namespace
+
+void Session::requestBoundary(const tasks::BoundaryPlane& plane)
+{
+    m_boundaryWanted = plane;
+    if (!m_boundaryBusy) sendBoundary();
+}
+
+void Session::sendBoundary()
+{
+    if (!m_boundaryWanted) return;
+    const tasks::BoundaryPlane plane = *m_boundaryWanted;
+    m_boundaryWanted.reset();
+    m_boundaryBusy = true;
+    m_worker->postAndReply(
+        this, [plane](ModelState& m) { return boundaryOf(m, plane); },
+        [this, weights = m_weightsGeneration](const BoundaryAnswer& a) {
+            m_boundaryBusy = false;
+            // Weights replaced since (other data, a new model): the panel asks again.
+            if (weights == m_weightsGeneration) emit boundaryReady(a.step, a.grid, a.error);
+            sendBoundary();
+        });
+}
+
+} // namespace il::app
