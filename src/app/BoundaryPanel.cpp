@@ -127,10 +127,9 @@ void BoundaryPanel::refill()
     view()->setMessage(available ? "Press Start: the network's prediction over two features "
                                    "appears here and changes as it learns."
                                  : m_unavailable);
-    if (available != m_available) {
-        m_available = available;
-        emit availabilityChanged(available);
-    }
+    m_available = available;
+    emit availabilityChanged(available); // also when only the reason changed
+
     if (available) request();
 }
 

@@ -42,6 +42,7 @@ public:
     DecisionBoundaryView* view() const;
 
 signals:
+    // After each refill (other data or model): isAvailable() and unavailableReason() are new.
     void availabilityChanged(bool available);
 
 protected:
