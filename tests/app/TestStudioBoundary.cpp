@@ -20,9 +20,12 @@
 
 using namespace il::app;
 
+// A picture takes milliseconds of the worker: generous for a loaded 2-core machine.
+constexpr int kPictureWait = 30000; // ms
+
 // Waits for a picture after the `after`th (a QTRY macro: it returns from the test on failure).
 #define WAIT_FOR_PICTURE_AFTER(after)                                                             \
-    QTRY_VERIFY_WITH_TIMEOUT(view()->pictures() > (after), studiotest::kTrainingWait)
+    QTRY_VERIFY_WITH_TIMEOUT(view()->pictures() > (after), kPictureWait)
 
 class TestStudioBoundary : public studiotest::StudioTestCase {
     Q_OBJECT

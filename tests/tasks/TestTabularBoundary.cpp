@@ -207,6 +207,11 @@ void TestTabularBoundary::heldAtTheMeanOrARow()
     QVERIFY2(boundaryGrid(net, s, data, plane, grid, &error), qPrintable(error));
     QCOMPARE(grid.held, mean);
     QVERIFY2(grid.heldText.startsWith("colour = red, c = "), qPrintable(grid.heldText));
+    // Or at the row asked for.
+    plane.heldRow = at - ds.train.source.begin();
+    QVERIFY2(boundaryGrid(net, s, data, plane, grid, &error), qPrintable(error));
+    QCOMPARE(grid.held, row);
+    QVERIFY2(grid.heldText.startsWith("colour = blue, c = "), qPrintable(grid.heldText));
 }
 
 void TestTabularBoundary::pointsAreTheRowsInFileUnits()
