@@ -96,8 +96,11 @@ void BoundaryPanel::refill()
         const std::vector<int> axes = tasks::boundaryAxes(s);
         for (QComboBox* box : {m_ui->boundaryXComboBox, m_ui->boundaryYComboBox}) {
             const QSignalBlocker block(box);
-            for (int f : axes)
+            for (int f : axes) {
                 box->addItem(s.features[f], f);
+                // A long name may be cut short in the box; its tooltip has it whole.
+                box->setItemData(box->count() - 1, s.features[f], Qt::ToolTipRole);
+            }
         }
         available = axes.size() >= 2;
         m_unavailable = available ? QString()

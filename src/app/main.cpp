@@ -76,10 +76,11 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
     auto wrapUp = [&window, screenshot, quit, tab] {
         QTimer::singleShot(1500, &window, [&window, screenshot, quit, tab] {
             if (!tab.isEmpty())
-                if (auto* tabs = window.findChild<QTabWidget*>("setupTabWidget"))
-                    for (int i = 0; i < tabs->count(); ++i)
-                        if (tabs->tabText(i).contains(tab, Qt::CaseInsensitive))
-                            tabs->setCurrentIndex(i);
+                for (const char* name : {"setupTabWidget", "tableOutputTabWidget"})
+                    if (auto* tabs = window.findChild<QTabWidget*>(name))
+                        for (int i = 0; i < tabs->count(); ++i)
+                            if (tabs->tabText(i).contains(tab, Qt::CaseInsensitive))
+                                tabs->setCurrentIndex(i);
             QTimer::singleShot(300, &window, [&window, screenshot, quit] {
                 if (!screenshot.isEmpty() && !window.grab().save(screenshot))
                     std::fprintf(stderr, "ironlearn-studio: cannot write %s\n",
@@ -218,7 +219,10 @@ int main(int argc, char* argv[])
          "then compare the last two (--screenshot shows the comparison).",
          "JSON"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
-        {"tab", "Show this setup tab in the screenshot (data, model, training or runs).", "NAME"},
+        {"tab",
+         "Show this setup tab in the screenshot (data, model, training or runs), or this tab of "
+         "a table's output (predictions or boundary).",
+         "NAME"},
         {"preset",
          "Start FILE's model from this layer preset (the Model tab's list, e.g. linear) before "
          "--train-steps.",

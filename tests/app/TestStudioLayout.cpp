@@ -121,6 +121,8 @@ void TestStudioLayout::smallestWindowFitsEveryTab_data()
     QTest::addColumn<double>("learningRate"); // 0: the task's
     QTest::newRow("classification table") << "iris" << 60 << 0.0;
     QTest::newRow("regression table") << "diabetes" << 60 << 0.0;
+    // Two numbers: the table output opens on the decision boundary (BoundaryPanel).
+    QTest::newRow("two-feature table") << "spiral" << 60 << 0.0;
     QTest::newRow("image") << "camera" << 300 << 0.0; // PSNR at 128 and 256: the axis moves
     QTest::newRow("names") << "names-ssa2018" << 30 << 0.0;
     QTest::newRow("diverged regression") << "diabetes" << 60 << 10.0; // the loss explodes
