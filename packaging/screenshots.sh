@@ -50,6 +50,11 @@ shot table-iris :sample/iris.csv --train-steps 400
 shot table-iris-model :sample/iris.csv --train-steps 400 --tab model
 shot table-iris-runs :sample/iris.csv --train-steps 400 --tab runs
 shot table-diabetes :sample/diabetes.csv --train-steps 600 --tab training
+# The decision boundary (the table output's second tab) on the spiral: a line fails (about 50%),
+# the default mlp bends round both arms (98-100%). The runs end early (early stopping).
+shot table-spiral-linear :sample/spiral.csv --preset linear --train-steps 4000
+shot table-spiral-mlp :sample/spiral.csv --train-steps 4000
+shot table-iris-boundary :sample/iris.csv --train-steps 400 --tab boundary
 shot image-camera :sample/camera.png --train-steps 150
 shot image-astronaut :sample/astronaut.png --train-steps 100 --tab model
 shot names :sample/names-ssa2018.txt --train-steps 2000
@@ -65,6 +70,7 @@ for scale in 1 2; do
   for tab in data model training runs; do
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-iris-$tab" :sample/iris.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-diabetes-$tab" :sample/diabetes.csv --train-steps 200 --tab $tab
+    SIZE=1024x700 SCALE=$scale shot "small-x$scale-spiral-$tab" :sample/spiral.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-camera-$tab" :sample/camera.png --train-steps 60 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-names-$tab" :sample/names-ssa2018.txt --train-steps 300 --tab $tab
   done
