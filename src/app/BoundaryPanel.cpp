@@ -31,8 +31,8 @@ BoundaryPanel::BoundaryPanel(QWidget* parent)
 {
     m_ui->setupUi(this);
     // The controls keep to a narrow column; the picture takes the rest.
-    for (QLabel* l : {m_ui->boundaryHeldValuesLabel, m_ui->boundaryLegendLabel,
-                      m_ui->boundaryStepLabel})
+    for (QLabel* l :
+         {m_ui->boundaryHeldValuesLabel, m_ui->boundaryLegendLabel, m_ui->boundaryStepLabel})
         l->setMaximumWidth(fontMetrics().horizontalAdvance(QString(26, 'x')));
     m_later.setSingleShot(true);
     connect(&m_later, &QTimer::timeout, this, &BoundaryPanel::request);
@@ -103,11 +103,12 @@ void BoundaryPanel::refill()
             }
         }
         available = axes.size() >= 2;
-        m_unavailable = available ? QString()
-                                  : QString("The decision boundary spans two numeric features; "
-                                            "this table has %1.")
-                                        .arg(tasks::countOf(static_cast<qint64>(axes.size()),
-                                                            "numeric feature"));
+        m_unavailable =
+            available
+                ? QString()
+                : QString("The decision boundary spans two numeric features; "
+                          "this table has %1.")
+                      .arg(tasks::countOf(static_cast<qint64>(axes.size()), "numeric feature"));
         if (available) {
             const QSignalBlocker bx(m_ui->boundaryXComboBox), by(m_ui->boundaryYComboBox);
             const int x = m_ui->boundaryXComboBox->findText(keptX);

@@ -54,18 +54,17 @@ DecisionBoundaryView::DecisionBoundaryView(QWidget* parent) : QWidget(parent)
 QColor DecisionBoundaryView::classColour(int c)
 {
     // Tableau's ten: told apart by most colour-blind readers in the first few.
-    static const QColor colours[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},
-                                     {214, 39, 40},   {148, 103, 189}, {140, 86, 75},
-                                     {227, 119, 194}, {127, 127, 127}, {188, 189, 34},
-                                     {23, 190, 207}};
+    static const QColor colours[] = {
+        {31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
+        {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
     return colours[static_cast<size_t>(std::max(c, 0)) % std::size(colours)];
 }
 
 QColor DecisionBoundaryView::rampColour(double t)
 {
     // Viridis at five stops: dark to light, readable in grey and by colour-blind readers.
-    static const QColor stops[] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98},
-                                   {253, 231, 37}};
+    static const QColor stops[] = {
+        {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
     t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0) * 4;
     const int i = std::min(3, static_cast<int>(t));
     return mix(stops[i], stops[i + 1], t - i);
@@ -163,8 +162,12 @@ void DecisionBoundaryView::paintEvent(QPaintEvent*)
     const tasks::BoundaryGrid& g = m_grid;
     const QRectF plot = plotRect();
     const QFontMetrics fm = fontMetrics();
-    auto px = [&](double x) { return plot.left() + (x - g.xMin) / (g.xMax - g.xMin) * plot.width(); };
-    auto py = [&](double y) { return plot.bottom() - (y - g.yMin) / (g.yMax - g.yMin) * plot.height(); };
+    auto px = [&](double x) {
+        return plot.left() + (x - g.xMin) / (g.xMax - g.xMin) * plot.width();
+    };
+    auto py = [&](double y) {
+        return plot.bottom() - (y - g.yMin) / (g.yMax - g.yMin) * plot.height();
+    };
 
     // The field: each grid value at the centre of its cell, blended between cells.
     p.setRenderHint(QPainter::SmoothPixmapTransform);
@@ -200,7 +203,8 @@ void DecisionBoundaryView::paintEvent(QPaintEvent*)
     p.drawRect(plot);
     p.setPen(text);
     const int line = fm.height();
-    const int xMost = std::max(2, static_cast<int>(plot.width() / (fm.horizontalAdvance("-0.000") + 12)));
+    const int xMost =
+        std::max(2, static_cast<int>(plot.width() / (fm.horizontalAdvance("-0.000") + 12)));
     for (double v : niceTicks(g.xMin, g.xMax, xMost)) {
         const double x = px(v);
         p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
@@ -211,8 +215,8 @@ void DecisionBoundaryView::paintEvent(QPaintEvent*)
     for (double v : niceTicks(g.yMin, g.yMax, yMost)) {
         const double y = py(v);
         p.drawLine(QPointF(plot.left() - 4, y), QPointF(plot.left(), y));
-        p.drawText(QRectF(0, y - line / 2.0, plot.left() - 6, line), Qt::AlignRight | Qt::AlignVCenter,
-                   tickText(v));
+        p.drawText(QRectF(0, y - line / 2.0, plot.left() - 6, line),
+                   Qt::AlignRight | Qt::AlignVCenter, tickText(v));
     }
     p.drawText(QRectF(plot.left(), plot.bottom() + 5 + line, plot.width(), line + 2),
                Qt::AlignHCenter | Qt::AlignTop,

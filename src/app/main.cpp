@@ -58,7 +58,8 @@ bool choosePreset(il::app::MainWindow& window, const QString& name)
             if (!box->itemData(k).toString().isEmpty()) names << box->itemData(k).toString();
         std::fprintf(stderr, "ironlearn-studio: --preset: no preset \"%s\" for this data (%s)\n",
                      name.toUtf8().constData(),
-                     names.isEmpty() ? "open a data file first" : names.join(", ").toUtf8().constData());
+                     names.isEmpty() ? "open a data file first"
+                                     : names.join(", ").toUtf8().constData());
         return false;
     }
     box->setCurrentIndex(i);

@@ -115,7 +115,8 @@ std::vector<double> boundaryHeldValues(const TabularSchema& s, const TaskData& d
     const std::vector<size_t> starts = inputStarts(s);
     std::vector<double> held(static_cast<size_t>(s.features.size()), 0.0);
     if (trainRow >= 0 && rows > 0) {
-        const float* row = d.trainX.data() + static_cast<size_t>(std::min(trainRow, rows - 1)) * width;
+        const float* row =
+            d.trainX.data() + static_cast<size_t>(std::min(trainRow, rows - 1)) * width;
         for (size_t f = 0; f < held.size(); ++f) {
             const QStringList& cats = s.featureCategories[f];
             if (cats.isEmpty()) {
@@ -223,8 +224,8 @@ bool boundaryGrid(Network& net, const TabularSchema& s, const TaskData& d,
             values[static_cast<size_t>(b)] = out.yAt(j);
             const std::vector<float> row = encodeFeatureValues(s, values);
             std::copy(row.begin(), row.end(),
-                      x.begin() + static_cast<long>((static_cast<size_t>(j) * plane.width + i) *
-                                                    width));
+                      x.begin() +
+                          static_cast<long>((static_cast<size_t>(j) * plane.width + i) * width));
         }
     const std::vector<float> outputs = predictRows(net, x, static_cast<int64_t>(cells));
     if (out.classification) {
@@ -239,8 +240,7 @@ bool boundaryGrid(Network& net, const TabularSchema& s, const TaskData& d,
         out.valueName = s.target;
     }
 
-    addPoints(s, d.trainX, d.trainY, d.trainRows, a, b, false, kMaxBoundaryTrainPoints,
-              out.points);
+    addPoints(s, d.trainX, d.trainY, d.trainRows, a, b, false, kMaxBoundaryTrainPoints, out.points);
     addPoints(s, d.valX, d.valY, d.valRows, a, b, true, kMaxBoundaryValPoints, out.points);
     if (!out.classification) {
         // The ramp spans the targets the rows have, so a point and the field under it share

@@ -36,8 +36,8 @@ struct BoundaryPlane {
 
 struct BoundaryPoint {
     double x = 0, y = 0;
-    int label = 0;     // classification: the class index
-    double value = 0;  // regression: the first target, in the file's units
+    int label = 0;    // classification: the class index
+    double value = 0; // regression: the first target, in the file's units
     bool validation = false;
 };
 

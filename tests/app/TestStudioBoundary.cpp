@@ -24,7 +24,7 @@ using namespace il::app;
 constexpr int kPictureWait = 30000; // ms
 
 // Waits for a picture after the `after`th (a QTRY macro: it returns from the test on failure).
-#define WAIT_FOR_PICTURE_AFTER(after)                                                             \
+#define WAIT_FOR_PICTURE_AFTER(after)                                                              \
     QTRY_VERIFY_WITH_TIMEOUT(view()->pictures() > (after), kPictureWait)
 
 class TestStudioBoundary : public studiotest::StudioTestCase {
@@ -42,7 +42,10 @@ private slots:
     void disabledWithoutTwoNumericFeatures();
 
 private:
-    DecisionBoundaryView* view() const { return find<DecisionBoundaryView>("decisionBoundaryView"); }
+    DecisionBoundaryView* view() const
+    {
+        return find<DecisionBoundaryView>("decisionBoundaryView");
+    }
     QTabWidget* tabs() const { return find<QTabWidget>("tableOutputTabWidget"); }
     void showBoundaryTab() { tabs()->setCurrentWidget(find<BoundaryPanel>("boundaryPanel")); }
     void choose(const QString& comboName, int index)
@@ -224,10 +227,12 @@ void TestStudioBoundary::regressionOnTheValueRamp()
             const QColor ramp = DecisionBoundaryView::rampColour(t);
             const QColor got = field.pixelColor(i, j);
             auto near = [](double a, double b) { return std::abs(a - b) <= 2.0 / 255; };
-            QVERIFY2(near(got.redF(), base.redF() + (ramp.redF() - base.redF()) * 0.75) &&
-                         near(got.greenF(), base.greenF() + (ramp.greenF() - base.greenF()) * 0.75) &&
-                         near(got.blueF(), base.blueF() + (ramp.blueF() - base.blueF()) * 0.75),
-                     qPrintable(QString("cell %1,%2: %3 for t = %4").arg(i).arg(j).arg(got.name()).arg(t)));
+            QVERIFY2(
+                near(got.redF(), base.redF() + (ramp.redF() - base.redF()) * 0.75) &&
+                    near(got.greenF(), base.greenF() + (ramp.greenF() - base.greenF()) * 0.75) &&
+                    near(got.blueF(), base.blueF() + (ramp.blueF() - base.blueF()) * 0.75),
+                qPrintable(
+                    QString("cell %1,%2: %3 for t = %4").arg(i).arg(j).arg(got.name()).arg(t)));
             colours.insert(got.rgb());
         }
     QVERIFY2(colours.size() > 10, qPrintable(QString::number(colours.size())));

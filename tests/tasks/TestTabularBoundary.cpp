@@ -239,7 +239,8 @@ void TestTabularBoundary::pointsAreTheRowsInFileUnits()
         const size_t r = val ? p - static_cast<size_t>(ds.train.rows) : p;
         const int i = static_cast<int>(split.source[r]);
         QCOMPARE(pt.validation, val);
-        QVERIFY2(near(pt.x, 100.0 + 37.0 * ((i * 7) % 11), 1e-3), qPrintable(QString::number(pt.x)));
+        QVERIFY2(near(pt.x, 100.0 + 37.0 * ((i * 7) % 11), 1e-3),
+                 qPrintable(QString::number(pt.x)));
         QVERIFY(near(pt.y, std::sin(i) * 3, 1e-4));
         QCOMPARE(pt.label, static_cast<int>(split.y[r]));
         // Inside the axes, which leave a margin.
