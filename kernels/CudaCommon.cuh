@@ -146,10 +146,11 @@ public:
     void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override;
     void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override;
 
-    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                             Tensor grad, float* lossOut, bool accumulate) override;
-    void lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                     float* lossOut, bool accumulate) override;
+    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
+                             ConstTensor pred, ConstTensor target, Tensor grad, float* lossOut,
+                             bool accumulate) override;
+    void lossForward(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
+                     ConstTensor target, float* lossOut, bool accumulate) override;
     void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override;
     void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
                     Tensor ids) override;
@@ -183,8 +184,8 @@ private:
     void scaleInPlace(float* y, int64_t n, float b);
     // Grow-only vector of ones for sumRows (cuBLAS gemv); never grows while recording.
     void ensureOnes(int64_t count);
-    void computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                     float* grad, float* lossOut, bool accumulate);
+    void computeLoss(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
+                     ConstTensor target, float* grad, float* lossOut, bool accumulate);
     void flushDeferredFrees() noexcept;
 
     int m_device = 0;

@@ -85,9 +85,10 @@ __global__ void __launch_bounds__(kBlock)
 
 // MSE, MAE and BCE-with-logits: per-element loss summed, gradient of the mean written when grad
 // is not null. The formulas are LossMath.h's, as on the CPU (CpuLoss.cpp).
+// weights: null, or BCE's two class weights (device memory): an element weighs w0 + t (w1 - w0).
 __global__ void __launch_bounds__(kBlock)
-    pointLossKernel(LossKind kind, const float* z, const float* t, float* grad, int64_t n,
-                    float invN, double* partials, ScalarOut out)
+    pointLossKernel(LossKind kind, const float* z, const float* t, const float* weights,
+                    float* grad, int64_t n, float invN, double* partials, ScalarOut out)
 {
     __shared__ float warpSums[kWarps];
     const int64_t first = globalThread(), stride = globalStride();
@@ -108,11 +109,21 @@ __global__ void __launch_bounds__(kBlock)
         }
         break;
     case LossKind::BinaryCrossEntropy:
+        if (!weights) {
+            for (int64_t i = first; i < n; i += stride) {
+                const float zi = z[i], ti = t[i];
+                const float e = expf(-fabsf(zi));
+                acc += lossmath::bceTerm<DeviceLane>(zi, ti, e);
+                if (grad) grad[i] = lossmath::bceGradient(zi, ti, e, invN);
+            }
+            break;
+        }
         for (int64_t i = first; i < n; i += stride) {
             const float zi = z[i], ti = t[i];
             const float e = expf(-fabsf(zi));
-            acc += lossmath::bceTerm<DeviceLane>(zi, ti, e);
-            if (grad) grad[i] = lossmath::bceGradient(zi, ti, e, invN);
+            const float w = lossmath::bceWeight(ti, weights[0], weights[1]);
+            acc += w * lossmath::bceTerm<DeviceLane>(zi, ti, e);
+            if (grad) grad[i] = lossmath::bceGradient(zi, ti, e, w * invN);
         }
         break;
     case LossKind::CrossEntropy:
@@ -123,13 +134,15 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // Softmax cross-entropy with label smoothing, one warp per row (grid-stride over rows):
-// loss_i = (1 - s) * (logsumexp - z_cls) + s * (logsumexp - mean z),
-// grad = (softmax - q) / rows with q = (1 - s) * onehot + s / k.
+// loss_i = w_cls * ((1 - s) * (logsumexp - z_cls) + s * (logsumexp - mean z)),
+// grad = w_cls * (softmax - q) / rows with q = (1 - s) * onehot + s / k; weights: null (w = 1)
+// or k class weights (device memory).
 // A class id outside [0, k) (the CPU backend throws) makes the row's loss NaN, so the step guard
 // stops the update and the trainer reports a non-finite loss; its gradient row is zero.
 __global__ void __launch_bounds__(kBlock)
-    crossEntropyKernel(const float* z, const float* t, float* grad, int64_t rows, int64_t k,
-                       float s, float invRows, double* partials, ScalarOut out)
+    crossEntropyKernel(const float* z, const float* t, const float* weights, float* grad,
+                       int64_t rows, int64_t k, float s, float invRows, double* partials,
+                       ScalarOut out)
 {
     __shared__ double warpSums[kWarps];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -160,12 +173,17 @@ __global__ void __launch_bounds__(kBlock)
         sum = warpSum(sum);
         sumZ = warpSum(sumZ);
         const float logSum = logf(sum) + mx; // log sum exp
-        if (lane == 0) acc += lossmath::crossEntropyRow(logSum, zr[cls], sumZ, k, s);
+        const float w = weights ? weights[cls] : 1.f;
+        if (lane == 0) {
+            const float rowLoss = lossmath::crossEntropyRow(logSum, zr[cls], sumZ, k, s);
+            acc += weights ? w * rowLoss : rowLoss;
+        }
         if (gr) {
             const float invSum = 1.f / sum;
+            const float scale = lossmath::crossEntropyRowScale(w, invRows);
             for (int64_t j = lane; j < k; j += 32) {
-                float g = lossmath::crossEntropyGradient(expf(zr[j] - mx), invSum, off, invRows);
-                if (j == cls) g -= lossmath::crossEntropyTargetShare(s, invRows);
+                float g = lossmath::crossEntropyGradient(expf(zr[j] - mx), invSum, off, scale);
+                if (j == cls) g -= lossmath::crossEntropyTargetShare(s, scale);
                 gr[j] = g;
             }
         }
@@ -312,23 +330,27 @@ void CudaBackend::sumSquares(ConstTensor x, float* out)
 
 // ---- losses ----------------------------------------------------------------------------------
 
-void CudaBackend::lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred,
-                                      ConstTensor target, Tensor grad, float* lossOut,
-                                      bool accumulate)
+void CudaBackend::lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
+                                      ConstTensor pred, ConstTensor target, Tensor grad,
+                                      float* lossOut, bool accumulate)
 {
     shapes::same("loss gradient", pred.shape, grad.shape);
-    computeLoss(kind, smoothing, pred, target, grad.data, lossOut, accumulate);
+    computeLoss(kind, smoothing, classWeights, pred, target, grad.data, lossOut, accumulate);
 }
 
-void CudaBackend::lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                              float* lossOut, bool accumulate)
+void CudaBackend::lossForward(LossKind kind, float smoothing, ConstTensor classWeights,
+                              ConstTensor pred, ConstTensor target, float* lossOut, bool accumulate)
 {
-    computeLoss(kind, smoothing, pred, target, nullptr, lossOut, accumulate);
+    computeLoss(kind, smoothing, classWeights, pred, target, nullptr, lossOut, accumulate);
 }
 
-void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                              float* grad, float* lossOut, bool accumulate)
+void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor classWeights,
+                              ConstTensor pred, ConstTensor target, float* grad, float* lossOut,
+                              bool accumulate)
 {
+    shapes::lossWeights(kind, pred, classWeights);
+    // Device memory, read by the kernels: no copy (the trainer uploads the weights once per run).
+    const float* weights = classWeights.empty() ? nullptr : classWeights.data;
     const int64_t rows = pred.rows(), k = pred.cols(), n = pred.size();
     if (kind == LossKind::CrossEntropy) {
         shapes::lossTargets(true, pred, target);
@@ -337,8 +359,8 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor pred, 
         const int blocks = reduceBlocks(r, kWarps); // up to one row per warp
         const ScalarOut so{lossOut, static_cast<double>(std::max<int64_t>(r, 1)), accumulate};
         const float invRows = 1.f / static_cast<float>(std::max<int64_t>(r, 1));
-        crossEntropyKernel<<<blocks, kBlock, 0, m_stream>>>(pred.data, target.data, grad, r, k,
-                                                            smoothing, invRows, m_partials, so);
+        crossEntropyKernel<<<blocks, kBlock, 0, m_stream>>>(
+            pred.data, target.data, weights, grad, r, k, smoothing, invRows, m_partials, so);
         checkLaunch("cross-entropy loss");
         finishReduction(m_stream, blocks, m_partials, so, "cross-entropy loss");
         return;
@@ -349,8 +371,8 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor pred, 
     const int blocks = reduceBlocks(count, int64_t(kBlock) * 8);
     const ScalarOut so{lossOut, static_cast<double>(std::max<int64_t>(count, 1)), accumulate};
     const float invN = 1.f / static_cast<float>(std::max<int64_t>(count, 1));
-    pointLossKernel<<<blocks, kBlock, 0, m_stream>>>(kind, pred.data, target.data, grad, count,
-                                                     invN, m_partials, so);
+    pointLossKernel<<<blocks, kBlock, 0, m_stream>>>(kind, pred.data, target.data, weights, grad,
+                                                     count, invN, m_partials, so);
     checkLaunch("loss");
     finishReduction(m_stream, blocks, m_partials, so, "loss");
 }

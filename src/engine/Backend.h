@@ -49,7 +49,7 @@ enum GuardSlot : int {
 // kernels/) is refused unless it was built against the same version. The lists of activations
 // (ActivationMath.h) and optimizer rules (OptimizerMath.h) are part of the interface, so their
 // lengths are folded in.
-inline constexpr int kBackendAbiVersion = 7 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
+inline constexpr int kBackendAbiVersion = 8 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
 
 class Backend {
 public:
@@ -122,12 +122,20 @@ public:
     // Writes dL/dpred of the mean loss to grad and the mean loss to *lossOut, or adds it when
     // accumulate is set. CrossEntropy is softmax + cross-entropy fused, with label smoothing:
     // q = (1 - s) * onehot + s / k. BCE takes logits (stable form).
-    virtual void lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred,
-                                     ConstTensor target, Tensor grad, float* lossOut,
-                                     bool accumulate) = 0;
+    // classWeights (backend memory; empty: every term weighs 1) weights each term by its class:
+    // CrossEntropy: 1 x k, row i weighs w[class_i] (its smoothing part too); BCE: 1 x 2, an
+    // element with target t weighs w0 + t (w1 - w0) (w0 for t = 0, w1 for t = 1). The weighted
+    // mean still divides by the count of terms (rows, or elements), not by the sum of the
+    // weights: a minibatch's loss is then an unbiased estimate of the whole data's, and with
+    // weights that average 1 over the data (TrainerConfig::classWeights) it keeps the scale of
+    // the unweighted loss. MSE and MAE take no weights (ShapeError).
+    virtual void lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
+                                     ConstTensor pred, ConstTensor target, Tensor grad,
+                                     float* lossOut, bool accumulate) = 0;
     // Loss value only (validation); grad is not touched. Same conventions as above.
-    virtual void lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                             float* lossOut, bool accumulate) = 0;
+    virtual void lossForward(LossKind kind, float smoothing, ConstTensor classWeights,
+                             ConstTensor pred, ConstTensor target, float* lossOut,
+                             bool accumulate) = 0;
     // Row-wise softmax of logits / temperature (inference and generation).
     virtual void softmaxRows(ConstTensor logits, float temperature, Tensor probs) = 0;
 

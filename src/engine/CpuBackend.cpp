@@ -381,18 +381,19 @@ public:
     }
 
     // ---- losses -------------------------------------------------------------------------
-    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                             Tensor grad, float* lossOut, bool accumulate) override
+    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
+                             ConstTensor pred, ConstTensor target, Tensor grad, float* lossOut,
+                             bool accumulate) override
     {
         flushDenormals();
         shapes::same("loss gradient", pred.shape, grad.shape);
-        computeLoss(kind, smoothing, pred, target, grad.data, lossOut, accumulate);
+        computeLoss(kind, smoothing, classWeights, pred, target, grad.data, lossOut, accumulate);
     }
 
-    void lossForward(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                     float* lossOut, bool accumulate) override
+    void lossForward(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
+                     ConstTensor target, float* lossOut, bool accumulate) override
     {
-        computeLoss(kind, smoothing, pred, target, nullptr, lossOut, accumulate);
+        computeLoss(kind, smoothing, classWeights, pred, target, nullptr, lossOut, accumulate);
     }
 
     void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override
@@ -492,11 +493,11 @@ public:
     }
 
 private:
-    void computeLoss(LossKind kind, float smoothing, ConstTensor pred, ConstTensor target,
-                     float* grad, float* lossOut, bool accumulate)
+    void computeLoss(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
+                     ConstTensor target, float* grad, float* lossOut, bool accumulate)
     {
-        const auto value =
-            static_cast<float>(cpu::meanLoss(m_chunkedSum, kind, smoothing, pred, target, grad));
+        const auto value = static_cast<float>(
+            cpu::meanLoss(m_chunkedSum, kind, smoothing, classWeights, pred, target, grad));
         *lossOut = accumulate ? *lossOut + value : value;
     }
 

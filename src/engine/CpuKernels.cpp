@@ -362,7 +362,8 @@ void AccumulateRows(const float* x, int64_t rows, int64_t stride, int64_t cols, 
     }
 }
 
-float PointLoss(LossKind kind, const float* z, const float* t, float* grad, float invN, int64_t n)
+float PointLoss(LossKind kind, const float* z, const float* t, const float* weights, float* grad,
+                float invN, int64_t n)
 {
     namespace lm = lossmath;
     const Vf vn = Ops::k(invN);
@@ -386,10 +387,17 @@ float PointLoss(LossKind kind, const float* z, const float* t, float* grad, floa
         return Sum<2, 0>(n, {z, t}, {},
                          [](const Vf* i, Vf*) { return lm::maeTerm<Ops>(i[0] - i[1]); });
     case LossKind::BinaryCrossEntropy: {
-        auto bce = [vn](const Vf* i, Vf* o, bool withGrad) {
+        // Unweighted: the plain formulas; weighted: each element's weight from its target.
+        const Vf w0 = Ops::k(weights ? weights[0] : 1.f), w1 = Ops::k(weights ? weights[1] : 1.f);
+        auto bce = [=](const Vf* i, Vf* o, bool withGrad) {
             const Vf e = Ops::exp(Ops::neg(Ops::abs(i[0])));
-            if (withGrad) o[0] = lm::bceGradient<Ops>(i[0], i[1], e, vn);
-            return lm::bceTerm<Ops>(i[0], i[1], e);
+            if (!weights) {
+                if (withGrad) o[0] = lm::bceGradient<Ops>(i[0], i[1], e, vn);
+                return lm::bceTerm<Ops>(i[0], i[1], e);
+            }
+            const Vf w = lm::bceWeight<Ops>(i[1], w0, w1);
+            if (withGrad) o[0] = lm::bceGradient<Ops>(i[0], i[1], e, w * vn);
+            return w * lm::bceTerm<Ops>(i[0], i[1], e);
         };
         if (grad)
             return Sum<2, 1>(n, {z, t}, {grad},
@@ -402,12 +410,13 @@ float PointLoss(LossKind kind, const float* z, const float* t, float* grad, floa
     return 0.f;
 }
 
-double CrossEntropyRows(const float* z, const float* t, int64_t first, int64_t last, int64_t k,
-                        float s, float invRows, float* grad, int64_t* badRow)
+double CrossEntropyRows(const float* z, const float* t, const float* weights, int64_t first,
+                        int64_t last, int64_t k, float s, float invRows, float* grad,
+                        int64_t* badRow)
 {
     namespace lm = lossmath;
     double acc = 0;
-    const Vf vInvRows = Ops::k(invRows), vOff = Ops::k(s / static_cast<float>(k));
+    const Vf vOff = Ops::k(s / static_cast<float>(k));
     for (int64_t row = first; row < last; ++row) {
         const float* zr = z + row * k;
         const float tf = t[row];
@@ -424,14 +433,18 @@ double CrossEntropyRows(const float* z, const float* t, int64_t first, int64_t l
             Sum<1, 0>(k, {zr}, {}, [vmx](const Vf* i, Vf*) { return Ops::exp(i[0] - vmx); });
         const float sumZ = Sum<1, 0>(k, {zr}, {}, [](const Vf* i, Vf*) { return i[0]; });
         const float logSum = std::log(sum) + mx; // log sum exp
-        acc += il::lossmath::crossEntropyRow(logSum, zr[cls], sumZ, k, s);
+        const float rowLoss = il::lossmath::crossEntropyRow(logSum, zr[cls], sumZ, k, s);
+        // The row's class weight scales its loss and its gradient (1: unweighted, exactly).
+        const float w = weights ? weights[cls] : 1.f;
+        acc += weights ? w * rowLoss : rowLoss;
         if (grad) {
+            const float scale = il::lossmath::crossEntropyRowScale(w, invRows);
             float* gr = grad + row * k;
-            const Vf invSum = Ops::k(1.f / sum);
+            const Vf invSum = Ops::k(1.f / sum), vScale = Ops::k(scale);
             Map<1, 1>(k, {zr}, {gr}, [&](const Vf* i, Vf* o) {
-                o[0] = lm::crossEntropyGradient<Ops>(Ops::exp(i[0] - vmx), invSum, vOff, vInvRows);
+                o[0] = lm::crossEntropyGradient<Ops>(Ops::exp(i[0] - vmx), invSum, vOff, vScale);
             });
-            gr[cls] -= il::lossmath::crossEntropyTargetShare(s, invRows);
+            gr[cls] -= il::lossmath::crossEntropyTargetShare(s, scale);
         }
     }
     return acc;
@@ -544,14 +557,17 @@ void accumulateRows(const float* x, int64_t rows, int64_t stride, int64_t cols, 
 {
     HWY_DYNAMIC_DISPATCH(AccumulateRows)(x, rows, stride, cols, acc);
 }
-float pointLoss(LossKind kind, const float* z, const float* t, float* grad, float invN, int64_t n)
+float pointLoss(LossKind kind, const float* z, const float* t, const float* weights, float* grad,
+                float invN, int64_t n)
 {
-    return HWY_DYNAMIC_DISPATCH(PointLoss)(kind, z, t, grad, invN, n);
+    return HWY_DYNAMIC_DISPATCH(PointLoss)(kind, z, t, weights, grad, invN, n);
 }
-double crossEntropyRows(const float* z, const float* t, int64_t first, int64_t last, int64_t k,
-                        float s, float invRows, float* grad, int64_t* badRow)
+double crossEntropyRows(const float* z, const float* t, const float* weights, int64_t first,
+                        int64_t last, int64_t k, float s, float invRows, float* grad,
+                        int64_t* badRow)
 {
-    return HWY_DYNAMIC_DISPATCH(CrossEntropyRows)(z, t, first, last, k, s, invRows, grad, badRow);
+    return HWY_DYNAMIC_DISPATCH(CrossEntropyRows)(z, t, weights, first, last, k, s, invRows, grad,
+                                                  badRow);
 }
 void softmaxRow(const float* z, float invT, float* p, int64_t k)
 {

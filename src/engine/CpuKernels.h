@@ -72,13 +72,18 @@ float sumSquares(const float* x, int64_t n);
 // acc[c] += x[i * stride + c] for every row i < rows, column c < cols (rows in order).
 void accumulateRows(const float* x, int64_t rows, int64_t stride, int64_t cols, float* acc);
 // MSE, MAE or BCE-with-logits over n elements: the sum of the element losses; when grad is not
-// null it gets the gradient of the mean (invN = 1 / total elements).
-float pointLoss(LossKind kind, const float* z, const float* t, float* grad, float invN, int64_t n);
+// null it gets the gradient of the mean (invN = 1 / total elements). weights: null, or for BCE
+// the class weights w0, w1 (Backend::lossForwardBackward), each element weighing
+// w0 + t (w1 - w0).
+float pointLoss(LossKind kind, const float* z, const float* t, const float* weights, float* grad,
+                float invN, int64_t n);
 // Softmax cross-entropy with label smoothing s over rows [first, last) of k logits: the sum of
 // the row losses; grad (if not null) gets the gradient of their mean (invRows = 1 / all rows).
-// A class id outside 0..k-1 sets *badRow (the largest such row) and skips the row.
-double crossEntropyRows(const float* z, const float* t, int64_t first, int64_t last, int64_t k,
-                        float s, float invRows, float* grad, int64_t* badRow);
+// weights: null, or k class weights, row i weighing weights[class_i]. A class id outside
+// 0..k-1 sets *badRow (the largest such row) and skips the row.
+double crossEntropyRows(const float* z, const float* t, const float* weights, int64_t first,
+                        int64_t last, int64_t k, float s, float invRows, float* grad,
+                        int64_t* badRow);
 // p = softmax(z * invT) over one row of k.
 void softmaxRow(const float* z, float invT, float* p, int64_t k);
 

@@ -7,10 +7,11 @@
 
 namespace il::cpu {
 
-// The mean loss of pred against target (class ids for cross-entropy). Writes the gradient of
+// The mean loss of pred against target (class ids for cross-entropy), each term weighed by its
+// class when classWeights is not empty (Backend::lossForwardBackward). Writes the gradient of
 // that mean into grad (pred's shape) unless grad is null. Throws ShapeError for mismatched
 // shapes and BackendError for a class id outside 0..k-1.
-double meanLoss(ChunkedSum& sum, LossKind kind, float smoothing, ConstTensor pred,
-                ConstTensor target, float* grad);
+double meanLoss(ChunkedSum& sum, LossKind kind, float smoothing, ConstTensor classWeights,
+                ConstTensor pred, ConstTensor target, float* grad);
 
 } // namespace il::cpu

@@ -4,7 +4,9 @@
 // reductions on the GPU) and its own exp: the callers pass e = exp(...) in, computed with
 // FastMath.h's exp on the CPU and expf on the GPU.
 //
-// All losses are means: invN = 1 / n (elements) or invRows = 1 / rows (cross-entropy).
+// All losses are means: invN = 1 / n (elements) or invRows = 1 / rows (cross-entropy). With
+// class weights a term is multiplied by its weight w and its gradient uses w * invN (or
+// w * invRows: crossEntropyRowScale) in place of invN; the mean still divides by n.
 #pragma once
 
 #include "HostDevice.h"
@@ -33,6 +35,12 @@ IL_HOST_DEVICE inline float crossEntropyRow(float logSum, float zCls, float sumZ
 IL_HOST_DEVICE inline float crossEntropyTargetShare(float s, float invRows)
 {
     return (1.f - s) * invRows;
+}
+// A row of class weight w: its loss is w times crossEntropyRow and its gradient is that of
+// crossEntropyGradient and crossEntropyTargetShare with this scale in place of invRows.
+IL_HOST_DEVICE inline float crossEntropyRowScale(float w, float invRows)
+{
+    return w * invRows;
 }
 
 } // namespace il::lossmath

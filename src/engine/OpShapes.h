@@ -3,6 +3,7 @@
 // Each check throws ShapeError with a message naming the op and the shapes it was given.
 #pragma once
 
+#include "Backend.h"
 #include "Errors.h"
 #include "HashGridMath.h"
 #include "Tensor.h"
@@ -106,6 +107,20 @@ inline void lossTargets(bool classIds, ConstTensor pred, ConstTensor target)
         throw ShapeError("cross-entropy: targets " + target.shape.toString() + " for predictions " +
                          pred.shape.toString() + " (expected one class id per row)");
     }
+}
+
+// classWeights of a loss (Backend::lossForwardBackward): none, 1 x k for cross-entropy over k
+// classes, 1 x 2 for binary cross-entropy (targets 0 and 1).
+inline void lossWeights(LossKind kind, ConstTensor pred, ConstTensor weights)
+{
+    if (weights.empty()) return;
+    const int64_t want = kind == LossKind::CrossEntropy         ? pred.cols()
+                         : kind == LossKind::BinaryCrossEntropy ? 2
+                                                                : 0;
+    if (want == 0) throw ShapeError("class weights apply to bce and cross-entropy losses only");
+    if (weights.rows() != 1 || weights.cols() != want)
+        throw ShapeError("loss class weights " + weights.shape.toString() + " (expected 1x" +
+                         std::to_string(want) + ": one per class)");
 }
 
 inline void sampleRows(ConstTensor probs, ConstTensor uniforms, ConstTensor ids)

@@ -51,6 +51,7 @@ struct ConstTensor {
     int64_t rows() const { return shape.rows; }
     int64_t cols() const { return shape.cols; }
     int64_t size() const { return shape.size(); }
+    bool empty() const { return data == nullptr || shape.size() == 0; }
     ConstTensor rowSlice(int64_t first, int64_t count) const
     {
         return {data + first * shape.cols, {count, shape.cols}};

@@ -25,6 +25,31 @@ struct RunShape {
     bool hasVal = false;
 };
 
+// The class weights fit the loss and the setting: a weighting without weights (a caller that
+// forgot Task::classWeights) would silently train unweighted.
+void checkClassWeights(const TrainerConfig& cfg, const Network& net)
+{
+    const auto count = static_cast<int64_t>(cfg.classWeights.size());
+    if (cfg.classWeighting != ClassWeighting::None && count == 0)
+        throw EngineError("class weighting " + classWeightingName(cfg.classWeighting) +
+                          " needs the class weights of the training rows, and none were given");
+    if (count == 0) return;
+    const int64_t want = cfg.loss == LossKind::CrossEntropy         ? net.outputWidth()
+                         : cfg.loss == LossKind::BinaryCrossEntropy ? 2
+                                                                    : 0;
+    if (want == 0)
+        throw EngineError("class weights apply to classification losses (bce, cross-entropy), "
+                          "not to " +
+                          lossName(cfg.loss));
+    if (count != want)
+        throw EngineError(std::to_string(count) + " class weights for a loss over " +
+                          std::to_string(want) + " classes");
+    for (float w : cfg.classWeights)
+        if (!(w >= 0.f && std::isfinite(w)))
+            throw EngineError("class weights must be finite and not negative, got " +
+                              std::to_string(w));
+}
+
 RunShape checkRun(const Network& net, const TrainerConfig& cfg, const TrainingData& data)
 {
     RunShape s;
@@ -44,6 +69,7 @@ RunShape checkRun(const Network& net, const TrainerConfig& cfg, const TrainingDa
         throw ShapeError("validation data " + data.valX.shape.toString() + " / " +
                          data.valY.shape.toString() + " does not match the training data");
 
+    checkClassWeights(cfg, net);
     s.batch = (cfg.batchSize <= 0 || cfg.batchSize >= s.rows) ? s.rows : cfg.batchSize;
     s.stepsPerEpoch = Trainer::stepsPerEpoch(s.rows, s.batch);
     if (cfg.epochs > 0) s.planned = cfg.epochs * s.stepsPerEpoch;
@@ -58,11 +84,48 @@ double watchBaseline(const RunPolicy& policy, const TrainerConfig& cfg, const Ne
                      const TrainingData& data)
 {
     if (!policy.watch.enabled) return NAN;
-    return baselineLoss(net.backend(), cfg.loss, cfg.labelSmoothing, data.trainY,
-                        net.outputWidth());
+    return baselineLoss(net.backend(), cfg.loss, cfg.labelSmoothing, data.trainY, net.outputWidth(),
+                        cfg.classWeights);
 }
 
 } // namespace
+
+std::string classWeightingName(ClassWeighting w)
+{
+    switch (w) {
+    case ClassWeighting::None:
+        return "none";
+    case ClassWeighting::Balanced:
+        return "balanced";
+    }
+    return "?";
+}
+
+bool parseClassWeighting(const std::string& s, ClassWeighting& w)
+{
+    if (s == "none")
+        w = ClassWeighting::None;
+    else if (s == "balanced")
+        w = ClassWeighting::Balanced;
+    else
+        return false;
+    return true;
+}
+
+std::vector<float> balancedClassWeights(const std::vector<int64_t>& counts)
+{
+    int64_t rows = 0, present = 0;
+    for (int64_t c : counts) {
+        rows += std::max<int64_t>(c, 0);
+        present += c > 0 ? 1 : 0;
+    }
+    std::vector<float> w(counts.size(), 1.f);
+    for (size_t c = 0; c < counts.size(); ++c)
+        if (counts[c] > 0)
+            w[c] = static_cast<float>(static_cast<double>(rows) / (static_cast<double>(present) *
+                                                                   static_cast<double>(counts[c])));
+    return w;
+}
 
 std::string stopReasonName(StopReason r)
 {
@@ -108,7 +171,7 @@ int64_t Trainer::stepsPerEpoch(int64_t rows, int64_t batchSize)
 }
 
 double Trainer::evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTensor y,
-                             Buffer& scratch)
+                             Buffer& scratch, ConstTensor classWeights)
 {
     Backend& b = net.backend();
     if (scratch.floats() < 1) scratch = Buffer(&b, 1);
@@ -117,7 +180,7 @@ double Trainer::evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTe
     for (int64_t r = 0; r < x.rows(); r += chunk) {
         const int64_t n = std::min(chunk, x.rows() - r);
         Tensor out = net.forward(x.rowSlice(r, n));
-        b.lossForward(loss, 0.f, out, y.rowSlice(r, n), scratch.data(), false);
+        b.lossForward(loss, 0.f, classWeights, out, y.rowSlice(r, n), scratch.data(), false);
         float v = 0;
         b.download(&v, scratch.data(), sizeof(float));
         total += static_cast<double>(v) * static_cast<double>(n);
@@ -138,9 +201,9 @@ private:
     bool readScalars();            // false: the guard saw a non-finite value
     void watch();                  // a window of the watch ends: a stall or divergence?
     void stopOnNonFinite();
-    bool evaluate();               // a history point; true to stop (target, early stopping)
-    HistoryPoint lossPoint();      // the mean loss since the previous row (pending sums reset)
-    bool lossRowDue() const;       // RunPolicy::historyEvery: a loss-only row now?
+    bool evaluate();          // a history point; true to stop (target, early stopping)
+    HistoryPoint lossPoint(); // the mean loss since the previous row (pending sums reset)
+    bool lossRowDue() const;  // RunPolicy::historyEvery: a loss-only row now?
     bool targetReached(const HistoryPoint& h);
     bool earlyStopping(const HistoryPoint& h);
     void report(bool evaluated);
@@ -148,14 +211,11 @@ private:
     void deviceFailed(const BackendError& e, int64_t failedStep);
     TrainResult finish();
 
-    double elapsed() const
-    {
-        return std::chrono::duration<double>(Clock::now() - m_start).count();
-    }
+    double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
     double epochPosition() const
     {
-        return static_cast<double>(m_state.epoch) +
-               static_cast<double>(m_state.stepInEpoch) / static_cast<double>(m_shape.stepsPerEpoch);
+        return static_cast<double>(m_state.epoch) + static_cast<double>(m_state.stepInEpoch) /
+                                                        static_cast<double>(m_shape.stepsPerEpoch);
     }
     int64_t scheduleTotal() const;
 
@@ -203,8 +263,8 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
     : m_t(t), m_cfg(t.m_config), m_state(t.m_state), m_b(t.m_net.backend()), m_data(data),
       m_shape(shape), m_result(std::move(result)),
       m_step(t.m_net, t.m_opt, t.m_config, t.m_policy.recordSteps, data, shape.batch),
-      m_readEvery(std::max<int64_t>(m_b.memoryOnHost() ? 1 : kDeviceReadEvery,
-                                    t.m_policy.readEvery)),
+      m_readEvery(
+          std::max<int64_t>(m_b.memoryOnHost() ? 1 : kDeviceReadEvery, t.m_policy.readEvery)),
       m_schedule(t.m_config.schedule),
       m_watch(t.m_policy.watch, t.m_net, t.m_opt, t.m_config.loss,
               watchBaseline(t.m_policy, t.m_config, t.m_net, data), t.m_state.step),
@@ -261,8 +321,8 @@ int64_t TrainingRun::scheduleTotal() const
     const double e = elapsed();
     const int64_t done = m_state.step - m_startStep;
     if (done < 2 || e <= 0) return std::max<int64_t>(m_state.step + 1, 1000);
-    return std::max<int64_t>(m_state.step + 1,
-                             m_state.step + static_cast<int64_t>(done / e * (m_cfg.maxSeconds - e)));
+    return std::max<int64_t>(
+        m_state.step + 1, m_state.step + static_cast<int64_t>(done / e * (m_cfg.maxSeconds - e)));
 }
 
 bool TrainingRun::budgetReached()
@@ -379,8 +439,9 @@ bool TrainingRun::evaluate()
 {
     HistoryPoint h = lossPoint();
     if (m_shape.hasVal) {
+        // Weighted like the training loss, so early stopping follows the weighted objective.
         h.valLoss = Trainer::evaluateLoss(m_t.m_net, m_cfg.loss, m_data.valX, m_data.valY,
-                                          m_evalScratch);
+                                          m_evalScratch, m_step.classWeights());
         m_lastValLoss = h.valLoss;
     }
     if (m_t.m_metric) {
@@ -466,7 +527,8 @@ void TrainingRun::report(bool evaluated)
         p.eta = rate > 0 ? static_cast<double>(planned - m_state.step) / rate : NAN;
     }
     if (m_cfg.maxSeconds > 0)
-        p.eta = std::isnan(p.eta) ? m_cfg.maxSeconds - now : std::min(p.eta, m_cfg.maxSeconds - now);
+        p.eta =
+            std::isnan(p.eta) ? m_cfg.maxSeconds - now : std::min(p.eta, m_cfg.maxSeconds - now);
     p.evaluated = evaluated;
     p.notice = std::move(m_notice);
     m_notice.clear();
@@ -480,8 +542,7 @@ void TrainingRun::report(bool evaluated)
 
 void TrainingRun::snapshotIfDue(bool force)
 {
-    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.snapshotSeconds))
-        return;
+    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.snapshotSeconds)) return;
     m_lastGood = std::make_shared<HostSnapshot>(takeSnapshot(m_t.m_net, m_t.m_opt, m_state));
     m_lastSnapshot = elapsed();
 }
@@ -497,8 +558,8 @@ void TrainingRun::deviceFailed(const BackendError& e, int64_t failedStep)
     m_result = TrainResult();
     m_result.notices = std::move(notices);
     m_result.reason = StopReason::DeviceFailure;
-    m_result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " +
-                       what + " The weights after step " + std::to_string(goodStep) +
+    m_result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " + what +
+                       " The weights after step " + std::to_string(goodStep) +
                        " were kept; training can continue on the CPU.";
     m_result.lastGood = m_lastGood;
     if (!m_state.history.empty()) {
@@ -548,7 +609,8 @@ TrainResult Trainer::run(const TrainingData& data)
     if (shape.planned > 0 && m_state.step >= shape.planned) {
         result.reason = StopReason::Finished;
         result.message = "already trained " + std::to_string(m_state.step) + " of " +
-                         std::to_string(shape.planned) + " steps; raise the budget to train further";
+                         std::to_string(shape.planned) +
+                         " steps; raise the budget to train further";
         return result;
     }
     return TrainingRun(*this, data, shape, std::move(result)).run();
@@ -556,8 +618,7 @@ TrainResult Trainer::run(const TrainingData& data)
 
 void keepLoweredRates(TrainerConfig& config, const ScheduleConfig& lowered)
 {
-    const float factor =
-        config.schedule.lrMax > 0.f ? lowered.lrMax / config.schedule.lrMax : 1.f;
+    const float factor = config.schedule.lrMax > 0.f ? lowered.lrMax / config.schedule.lrMax : 1.f;
     for (const GroupSettings& g : std::vector<GroupSettings>(config.optimizer.groups()))
         if (g.lr > 0.f) config.optimizer.setGroupLr(g.group, g.lr * factor);
     config.schedule = lowered;

@@ -29,6 +29,19 @@
 
 namespace il {
 
+// How the loss weighs the classes of a classification (TrainerConfig::classWeighting).
+enum class ClassWeighting {
+    None,     // every row weighs 1
+    Balanced, // inverse class frequency of the training rows: w_c = n / (k n_c), as scikit-learn
+};
+std::string classWeightingName(ClassWeighting w); // "none", "balanced"
+bool parseClassWeighting(const std::string& s, ClassWeighting& w);
+// scikit-learn's "balanced" weights for these class counts (rows per class of the training
+// data): w_c = n / (k n_c) with n the rows and k the classes that have rows, so the weights
+// average 1 over the rows and each class weighs n / k in total. A class without rows gets 1
+// (it has nothing to weigh in training; in validation it counts as an unweighted row would).
+std::vector<float> balancedClassWeights(const std::vector<int64_t>& counts);
+
 struct TrainerConfig {
     // Budgets: training stops at the first one reached. epochs/steps are totals for the run
     // (including steps done before a resume); maxSeconds counts this call only. 0 = unused.
@@ -41,6 +54,14 @@ struct TrainerConfig {
 
     LossKind loss = LossKind::MSE;
     float labelSmoothing = 0.f; // CrossEntropy only
+    // Classification only: how the loss weighs each class (saved with the model). The weights
+    // themselves are the data's: the caller fills classWeights from its training rows before
+    // each run (tasks::Task::classWeights), one per class for CrossEntropy, two (targets 0 and
+    // 1) for BinaryCrossEntropy; empty: unweighted. Not saved: a resumed run computes them
+    // again. The training and the validation loss are both weighted (Backend::
+    // lossForwardBackward: the mean divides by the rows, not by the sum of the weights).
+    ClassWeighting classWeighting = ClassWeighting::None;
+    std::vector<float> classWeights;
     OptimizerConfig optimizer;
     ScheduleConfig schedule;
     float clipNorm = 0.f; // clip gradients to this global L2 norm; 0 = off
@@ -49,7 +70,7 @@ struct TrainerConfig {
     float minDelta = 0.f;    // what counts as an improvement of the validation loss
     bool restoreBest = true; // on early stopping, go back to the best weights
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
-    int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
+    int64_t evalEvery = 0; // validate every N steps; 0 = once per epoch
 };
 
 // The values each number of a TrainerConfig may take (ValueRange.h). The CLI's options and the
@@ -203,8 +224,9 @@ public:
     // Mean loss of the network over (x, y), in chunks of at most 4096 rows (fewer for a wide
     // network: inferenceChunkRows, Limits.h), without label smoothing
     // and without touching gradients. scratch: one float of backend memory (allocated if empty).
+    // classWeights: backend memory, as Backend::lossForward takes them (empty: unweighted).
     static double evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTensor y,
-                               Buffer& scratch);
+                               Buffer& scratch, ConstTensor classWeights = {});
 
     static int64_t stepsPerEpoch(int64_t rows, int64_t batchSize);
 

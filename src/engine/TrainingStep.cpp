@@ -45,6 +45,12 @@ TrainingStep::TrainingStep(Network& net, Optimizer& optimizer, const TrainerConf
         }
     }
     m_grad = Buffer(&b, static_cast<size_t>(batch * net.outputWidth()));
+    if (!config.classWeights.empty()) { // once per run: the steps only read them
+        const auto k = static_cast<int64_t>(config.classWeights.size());
+        m_classWeights = Buffer(&b, static_cast<size_t>(k));
+        b.upload(m_classWeights.view(1, k), config.classWeights.data());
+        m_classWeightsT = m_classWeights.view(1, k);
+    }
     m_net.reserve(batch);
     m_params = m_net.parameters();
     m_grads = m_net.gradients();
@@ -93,7 +99,8 @@ void TrainingStep::forwardBackward(ConstTensor xb, ConstTensor yb, int64_t n)
 {
     Tensor out = m_net.forward(xb);
     Tensor g = m_grad.view(n, m_net.outputWidth());
-    m_b.lossForwardBackward(m_config.loss, m_config.labelSmoothing, out, yb, g, m_stepLoss, false);
+    m_b.lossForwardBackward(m_config.loss, m_config.labelSmoothing, m_classWeightsT, out, yb, g,
+                            m_stepLoss, false);
     m_b.axpby(1.f, m_stepLossT, 1.f, m_lossSum);
     m_net.backward(xb, g);
     for (int i = 0; i < m_tensorCount; ++i)

@@ -19,8 +19,8 @@ namespace il {
 class TrainingStep {
 public:
     // Allocates everything the steps need for batches of `batch` rows: nothing allocates after.
-    TrainingStep(Network& net, Optimizer& optimizer, const TrainerConfig& config,
-                 bool recordSteps, const TrainingData& data, int64_t batch);
+    TrainingStep(Network& net, Optimizer& optimizer, const TrainerConfig& config, bool recordSteps,
+                 const TrainingData& data, int64_t batch);
     ~TrainingStep(); // drops the recorded steps: they point at the buffers below
     TrainingStep(const TrainingStep&) = delete;
     TrainingStep& operator=(const TrainingStep&) = delete;
@@ -36,6 +36,10 @@ public:
     // Downloads the scalars. Returns false if the guard saw a non-finite value; otherwise
     // returns the loss summed since the last read in lossSum and clears it on the backend.
     bool read(double& lossSum);
+    // The run's class weights in backend memory (TrainerConfig::classWeights, uploaded once);
+    // empty when the loss is unweighted.
+    ConstTensor classWeights() const { return m_classWeightsT; }
+
     // After read() returned false: the step that went bad (its update and later ones were
     // skipped), and what went bad, in words.
     int64_t badStep() const;
@@ -72,7 +76,9 @@ private:
     ConstTensor m_stepLossT;
     Buffer m_batchX, m_batchY;
     IndexBuffer m_order;
-    Buffer m_grad; // dL/dy of a batch
+    Buffer m_grad;               // dL/dy of a batch
+    Buffer m_classWeights;       // 1 x classes, or nothing
+    ConstTensor m_classWeightsT; // its view (empty: unweighted)
     Tensor m_params;
     ConstTensor m_grads;
     float m_readBack[SlotNorms]; // the scalar block up to the norms, as last read

@@ -47,15 +47,19 @@ BaselineWords wordsFor(LossKind loss)
 } // namespace
 
 double baselineLoss(Backend& backend, LossKind loss, float labelSmoothing, ConstTensor y,
-                    int64_t classes)
+                    int64_t classes, std::span<const float> classWeights)
 {
     const int64_t rows = y.rows(), cols = y.cols();
     if (rows == 0 || loss == LossKind::MAE) return NAN;
     const bool ce = loss == LossKind::CrossEntropy;
     if (ce && classes < 1) return NAN;
+    const bool weighted = !classWeights.empty() && loss != LossKind::MSE;
+    if (weighted && classWeights.size() != static_cast<size_t>(ce ? classes : 2)) return NAN;
     // Per column: sum and sum of squares, shifted by the first row (variance without
-    // cancellation); for cross-entropy, a count per class.
+    // cancellation); for cross-entropy, a count per class; for weighted BCE, the sums of the
+    // weights and of the weighted targets.
     std::vector<double> shift(static_cast<size_t>(cols)), sum(shift.size()), squares(shift.size());
+    std::vector<double> weightSum(shift.size()), weightedTargets(shift.size());
     std::vector<double> counts(ce ? static_cast<size_t>(classes) : 0);
     constexpr int64_t chunkRows = 65536;
     std::vector<float> host(static_cast<size_t>(std::min(rows, chunkRows) * cols));
@@ -68,30 +72,52 @@ double baselineLoss(Backend& backend, LossKind loss, float labelSmoothing, Const
         for (int64_t r = 0; r < n; ++r)
             for (int64_t c = 0; c < cols; ++c) {
                 const double v = host[static_cast<size_t>(r * cols + c)];
+                const auto col = static_cast<size_t>(c);
                 if (ce) {
                     const auto k = static_cast<int64_t>(v);
                     if (k >= 0 && k < classes) counts[static_cast<size_t>(k)] += 1;
                     continue;
                 }
-                const double d = v - shift[static_cast<size_t>(c)];
-                sum[static_cast<size_t>(c)] += d;
-                squares[static_cast<size_t>(c)] += d * d;
+                if (weighted) { // BCE: the element weighs w0 + t (w1 - w0)
+                    const double w = classWeights[0] + v * (classWeights[1] - classWeights[0]);
+                    weightSum[col] += w;
+                    weightedTargets[col] += w * v;
+                }
+                const double d = v - shift[col];
+                sum[col] += d;
+                squares[col] += d * d;
             }
     }
     const auto n = static_cast<double>(rows);
     double total = 0;
     if (ce) {
         // The best constant under smoothing s predicts q = (1 - s) f + s / k; its loss is H(q).
+        // Weighted, f is the weighted class frequency (w_c n_c / W, W = sum_c w_c n_c) and the
+        // loss, a mean over the rows, is W / n times H(q).
         const double s = labelSmoothing, k = static_cast<double>(classes);
-        for (double count : counts)
-            total += entropyTerm((1 - s) * count / n + s / k);
-        return total;
+        double mass = n;
+        if (weighted) {
+            mass = 0;
+            for (size_t c = 0; c < counts.size(); ++c)
+                mass += classWeights[c] * counts[c];
+            if (!(mass > 0)) return NAN;
+        }
+        for (size_t c = 0; c < counts.size(); ++c) {
+            const double count = weighted ? classWeights[c] * counts[c] : counts[c];
+            total += entropyTerm((1 - s) * count / mass + s / k);
+        }
+        return total * mass / n;
     }
     for (int64_t c = 0; c < cols; ++c) {
-        const double mean = shift[static_cast<size_t>(c)] + sum[static_cast<size_t>(c)] / n;
+        const auto col = static_cast<size_t>(c);
+        const double mean = shift[col] + sum[col] / n;
         if (loss == LossKind::MSE) {
-            const double m = sum[static_cast<size_t>(c)] / n;
-            total += std::max(0.0, squares[static_cast<size_t>(c)] / n - m * m);
+            const double m = sum[col] / n;
+            total += std::max(0.0, squares[col] / n - m * m);
+        } else if (weighted) { // weighted BCE: the weighted mean, scaled by W / n
+            if (!(weightSum[col] > 0)) return NAN;
+            const double p = std::clamp(weightedTargets[col] / weightSum[col], 0.0, 1.0);
+            total += (entropyTerm(p) + entropyTerm(1 - p)) * weightSum[col] / n;
         } else { // binary cross-entropy: predicting p = mean t costs H(p)
             const double p = std::clamp(mean, 0.0, 1.0);
             total += entropyTerm(p) + entropyTerm(1 - p);

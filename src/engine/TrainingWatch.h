@@ -26,6 +26,7 @@
 #include "Optimizer.h"
 
 #include <cmath>
+#include <span>
 #include <string>
 
 namespace il {
@@ -53,8 +54,11 @@ struct WatchSettings {
 // (their entropy, with labelSmoothing mixed in). classes: the network's outputs (cross-entropy
 // targets are class ids). NaN for MAE (its best constant, the median, would need every target
 // at once). Reads y in chunks from backend memory.
+// classWeights (host; empty: unweighted) as TrainerConfig::classWeights: the loss is then the
+// class-weighted one, whose best constant is the weighted mean (balanced weights: 1/k for
+// each class, 1/2 for BCE), and its loss (sum of weights / rows) times that mean's entropy.
 double baselineLoss(Backend& backend, LossKind loss, float labelSmoothing, ConstTensor y,
-                    int64_t classes);
+                    int64_t classes, std::span<const float> classWeights = {});
 
 // One run's watch. Trainer.cpp feeds it the loss sums it reads and asks it at window ends.
 class TrainingWatch {

@@ -271,7 +271,7 @@ void addLossCases(std::vector<Case>& cases)
                                  const Vec t = bce ? inputs(25, n, 0, 1) : inputs(25, n, -8, 8);
                                  Vec grad(withGrad ? z.size() : 0);
                                  Bytes b;
-                                 b.value(simd::pointLoss(kind, z.data(), t.data(),
+                                 b.value(simd::pointLoss(kind, z.data(), t.data(), nullptr,
                                                          withGrad ? grad.data() : nullptr,
                                                          1.f / static_cast<float>(n), n));
                                  b.add(grad);
@@ -292,8 +292,9 @@ void addLossCases(std::vector<Case>& cases)
                  Vec grad(withGrad ? z.size() : 0);
                  int64_t badRow = -1;
                  Bytes b;
-                 b.value(simd::crossEntropyRows(z.data(), t.data(), 0, rows, k, 0.1f, 1.f / rows,
-                                                withGrad ? grad.data() : nullptr, &badRow));
+                 b.value(simd::crossEntropyRows(z.data(), t.data(), nullptr, 0, rows, k, 0.1f,
+                                                1.f / rows, withGrad ? grad.data() : nullptr,
+                                                &badRow));
                  b.add(grad);
                  b.value(badRow);
                  return b;

@@ -59,6 +59,9 @@ private slots:
     void sineLargeArguments();
 
     void lossStableForExtremeLogits();
+    void lossClassWeights();
+    void lossUnitWeightsAreUnweighted_data();
+    void lossUnitWeightsAreUnweighted();
     void lossAccumulate_data();
     void lossAccumulate();
     void sampleRows_data();
@@ -165,11 +168,22 @@ void TestBackendOps::shapeErrors()
     QVERIFY_THROWS_EXCEPTION(
         ShapeError, b().activationForward(Activation::Tanh, 0.f, a.view(3, 4), c.view(3, 5)));
     QVERIFY_THROWS_EXCEPTION(ShapeError,
-                             b().lossForwardBackward(LossKind::MSE, 0.f, a.view(3, 4), c.view(3, 3),
-                                                     g.view(3, 4), l.data(), false));
+                             b().lossForwardBackward(LossKind::MSE, 0.f, {}, a.view(3, 4),
+                                                     c.view(3, 3), g.view(3, 4), l.data(), false));
     QVERIFY_THROWS_EXCEPTION(ShapeError,
-                             b().lossForwardBackward(LossKind::CrossEntropy, 0.f, a.view(3, 4),
+                             b().lossForwardBackward(LossKind::CrossEntropy, 0.f, {}, a.view(3, 4),
                                                      c.view(3, 2), g.view(3, 4), l.data(), false));
+    // Class weights: none for regression losses, one per class (two for BCE) otherwise.
+    QVERIFY_THROWS_EXCEPTION(ShapeError,
+                             b().lossForwardBackward(LossKind::MSE, 0.f, a.view(1, 2), a.view(3, 4),
+                                                     c.view(3, 4), g.view(3, 4), l.data(), false));
+    QVERIFY_THROWS_EXCEPTION(ShapeError,
+                             b().lossForward(LossKind::CrossEntropy, 0.f, a.view(1, 3),
+                                             a.view(3, 4), c.view(3, 1), l.data(), false));
+    QVERIFY_THROWS_EXCEPTION(ShapeError,
+                             b().lossForwardBackward(LossKind::BinaryCrossEntropy, 0.f,
+                                                     a.view(1, 3), a.view(3, 1), c.view(3, 1),
+                                                     g.view(3, 1), l.data(), false));
 }
 
 // ---- gemm --------------------------------------------------------------------------------------
@@ -334,9 +348,9 @@ void TestBackendOps::lossStableForExtremeLogits()
         const std::vector<float> t = {1.f, 0.f, 1.f, 0.f};
         Buffer dz = toDevice(b(), z), dt = toDevice(b(), t);
         Buffer g = testutil::filledBuffer(b(), 4, kNaN), l = testutil::filledBuffer(b(), 2, kNaN);
-        b().lossForwardBackward(LossKind::BinaryCrossEntropy, 0.f, dz.view(2, 2), dt.view(2, 2),
+        b().lossForwardBackward(LossKind::BinaryCrossEntropy, 0.f, {}, dz.view(2, 2), dt.view(2, 2),
                                 g.view(2, 2), l.data(), false);
-        b().lossForward(LossKind::BinaryCrossEntropy, 0.f, dz.view(2, 2), dt.view(2, 2),
+        b().lossForward(LossKind::BinaryCrossEntropy, 0.f, {}, dz.view(2, 2), dt.view(2, 2),
                         l.data() + 1, false);
         QCOMPARE(readScalar(b(), l.data()), 50.f);
         QCOMPARE(readScalar(b(), l.data() + 1), 50.f);
@@ -349,7 +363,7 @@ void TestBackendOps::lossStableForExtremeLogits()
         const std::vector<float> t = {1.f, 2.f};
         Buffer dz = toDevice(b(), z), dt = toDevice(b(), t);
         Buffer g = testutil::filledBuffer(b(), 6, kNaN), l = testutil::filledBuffer(b(), 1, kNaN);
-        b().lossForwardBackward(LossKind::CrossEntropy, 0.f, dz.view(2, 3), dt.view(2, 1),
+        b().lossForwardBackward(LossKind::CrossEntropy, 0.f, {}, dz.view(2, 3), dt.view(2, 1),
                                 g.view(2, 3), l.data(), false);
         // Row 0: -log softmax_1 = 2000; row 1: 0. Mean 1000.
         QCOMPARE(readScalar(b(), l.data()), 1000.f);
@@ -360,6 +374,76 @@ void TestBackendOps::lossStableForExtremeLogits()
         IL_COMPARE_CLOSE(toHost(b(), probs.view(2, 3)), (std::vector<double>{1, 0, 0, 0, 0, 1}),
                          1e-7, 0.0);
     }
+}
+
+void TestBackendOps::lossClassWeights()
+{
+    // Worked by hand. Every logit 0: each row's cross-entropy over 2 classes is log 2, each BCE
+    // element's is log 2 too. The weighted mean divides by the rows (scikit-learn's convention),
+    // not by the sum of the weights (PyTorch's): that is the documented choice.
+    const double ln2 = std::log(2.0);
+    {
+        Buffer dz = testutil::filledBuffer(b(), 4, 0.f), dt = toDevice(b(), {0.f, 1.f});
+        Buffer dw = toDevice(b(), {1.f, 3.f});
+        Buffer g = testutil::filledBuffer(b(), 4, kNaN), l = testutil::filledBuffer(b(), 2, kNaN);
+        b().lossForwardBackward(LossKind::CrossEntropy, 0.f, dw.view(1, 2), dz.view(2, 2),
+                                dt.view(2, 1), g.view(2, 2), l.data(), false);
+        b().lossForward(LossKind::CrossEntropy, 0.f, dw.view(1, 2), dz.view(2, 2), dt.view(2, 1),
+                        l.data() + 1, false);
+        // (1 + 3) / 2 rows * log 2; dL/dz = w (p - onehot) / rows with p = 1/2.
+        QVERIFY(std::fabs(readScalar(b(), l.data()) - 2 * ln2) < 1e-6);
+        QVERIFY(std::fabs(readScalar(b(), l.data() + 1) - 2 * ln2) < 1e-6);
+        IL_COMPARE_CLOSE(toHost(b(), g.view(2, 2)), (std::vector<double>{-0.25, 0.25, 0.75, -0.75}),
+                         1e-7, 0.0);
+    }
+    {
+        Buffer dz = testutil::filledBuffer(b(), 4, 0.f), dt = toDevice(b(), {1.f, 0.f, 0.f, 0.f});
+        Buffer dw = toDevice(b(), {0.5f, 2.f});
+        Buffer g = testutil::filledBuffer(b(), 4, kNaN), l = testutil::filledBuffer(b(), 1, kNaN);
+        b().lossForwardBackward(LossKind::BinaryCrossEntropy, 0.f, dw.view(1, 2), dz.view(4, 1),
+                                dt.view(4, 1), g.view(4, 1), l.data(), false);
+        // (2 + 3 * 0.5) / 4 * log 2; dL/dz = w (sigmoid(0) - t) / 4.
+        QVERIFY(std::fabs(readScalar(b(), l.data()) - 0.875 * ln2) < 1e-6);
+        IL_COMPARE_CLOSE(toHost(b(), g.view(4, 1)),
+                         (std::vector<double>{-0.25, 0.0625, 0.0625, 0.0625}), 1e-7, 0.0);
+    }
+}
+
+void TestBackendOps::lossUnitWeightsAreUnweighted_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<float>("smoothing");
+    QTest::newRow("bce") << int(LossKind::BinaryCrossEntropy) << 0.f;
+    QTest::newRow("ce") << int(LossKind::CrossEntropy) << 0.f;
+    QTest::newRow("ce smoothing 0.1") << int(LossKind::CrossEntropy) << 0.1f;
+}
+
+void TestBackendOps::lossUnitWeightsAreUnweighted()
+{
+    // Weights of 1 give the unweighted loss and gradient bit for bit: a run with balanced
+    // weights of a balanced table trains exactly as one without.
+    QFETCH(int, kind);
+    QFETCH(float, smoothing);
+    const auto lk = static_cast<LossKind>(kind);
+    const bool ce = lk == LossKind::CrossEntropy;
+    const int64_t rows = 37, k = ce ? 5 : 1;
+    Rng rng(5);
+    const auto pred = testutil::randomVector(rng, rows * k, -4, 4);
+    std::vector<float> target(static_cast<size_t>(rows));
+    for (auto& t : target)
+        t = ce ? float(rng.below(static_cast<uint64_t>(k))) : float(rng.below(2));
+    Buffer dp = toDevice(b(), pred), dt = toDevice(b(), target);
+    Buffer dw = testutil::filledBuffer(b(), ce ? k : 2, 1.f);
+    const ConstTensor w = dw.view(1, ce ? k : 2);
+    Buffer g0 = testutil::filledBuffer(b(), rows * k, kNaN),
+           g1 = testutil::filledBuffer(b(), rows * k, kNaN);
+    Buffer l = testutil::filledBuffer(b(), 2, kNaN);
+    b().lossForwardBackward(lk, smoothing, {}, dp.view(rows, k), dt.view(rows, 1), g0.view(rows, k),
+                            l.data(), false);
+    b().lossForwardBackward(lk, smoothing, w, dp.view(rows, k), dt.view(rows, 1), g1.view(rows, k),
+                            l.data() + 1, false);
+    QVERIFY(testutil::bitIdentical(toHost(b(), g1.view(rows, k)), toHost(b(), g0.view(rows, k))));
+    QCOMPARE(readScalar(b(), l.data() + 1), readScalar(b(), l.data()));
 }
 
 void TestBackendOps::lossAccumulate_data()
@@ -389,15 +473,15 @@ void TestBackendOps::lossAccumulate()
     Buffer dp = toDevice(b(), pred), dt = toDevice(b(), target);
     Buffer g = testutil::filledBuffer(b(), rows * k, kNaN);
     Buffer l = testutil::filledBuffer(b(), 1, 1.5f);
-    b().lossForwardBackward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), g.view(rows, k), l.data(),
-                            true);
+    b().lossForwardBackward(lk, 0.f, {}, dp.view(rows, k), dt.view(rows, tc), g.view(rows, k),
+                            l.data(), true);
     QVERIFY(std::fabs(readScalar(b(), l.data()) - (1.5 + lRef)) < 1e-5);
     // The loss accumulates; the gradient is still written, not added to.
     IL_COMPARE_CLOSE(toHost(b(), g.view(rows, k)), gRef, 1e-7, 1e-5);
-    b().lossForward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), l.data(), true);
+    b().lossForward(lk, 0.f, {}, dp.view(rows, k), dt.view(rows, tc), l.data(), true);
     QVERIFY(std::fabs(readScalar(b(), l.data()) - (1.5 + 2 * lRef)) < 1e-5);
     // Without accumulate the value is replaced.
-    b().lossForward(lk, 0.f, dp.view(rows, k), dt.view(rows, tc), l.data(), false);
+    b().lossForward(lk, 0.f, {}, dp.view(rows, k), dt.view(rows, tc), l.data(), false);
     QVERIFY(std::fabs(readScalar(b(), l.data()) - lRef) < 1e-6);
 }
 
@@ -754,8 +838,8 @@ void TestBackendOps::adamStep()
     Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
     const auto step = [&](const Buffer& g, int64_t t) {
         testutil::ruleStep(b(), OptimizerRule::Adam, lr, t,
-                           {beta1, beta2, 1e-8f, weightDecay, decoupled ? 1.f : 0.f},
-                           p.view(1, 4), g.view(1, 4), {m.view(1, 4), v.view(1, 4)}, guard.data());
+                           {beta1, beta2, 1e-8f, weightDecay, decoupled ? 1.f : 0.f}, p.view(1, 4),
+                           g.view(1, 4), {m.view(1, 4), v.view(1, 4)}, guard.data());
     };
     step(g1, 1);
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after1), 1e-6, 1e-6);
@@ -792,7 +876,8 @@ void TestBackendOps::rmspropStep_data()
                                                   -0.0999999967f}
                                   << QList<float>{0.011845f, 0.00717700001f, 0.03860575f, 0.09f};
     QTest::newRow("clip scale 0.5")
-        << 0.01f << 0.99f << 0.f << 0.5f << QList<float>{0.90000004f, -2.09999998f, 0.59999999f, 0.f}
+        << 0.01f << 0.99f << 0.f << 0.5f
+        << QList<float>{0.90000004f, -2.09999998f, 0.59999999f, 0.f}
         << QList<float>{0.000625f, 0.0025f, 0.01f, 0.f}
         << QList<float>{0.98953232f, -2.1449013f, 0.587535f, -0.0999999933f}
         << QList<float>{0.00311875f, 0.0031f, 0.01005625f, 0.0225f};
@@ -961,7 +1046,7 @@ void TestBackendOps::invalidIdsThrow()
         Buffer logits = testutil::filledBuffer(b(), 2 * 5, 0.f);
         Buffer g = testutil::filledBuffer(b(), 2 * 5, 0.f), l = testutil::filledBuffer(b(), 1, 0.f);
         QVERIFY_THROWS_EXCEPTION(
-            EngineError, b().lossForwardBackward(LossKind::CrossEntropy, 0.f, logits.view(2, 5),
+            EngineError, b().lossForwardBackward(LossKind::CrossEntropy, 0.f, {}, logits.view(2, 5),
                                                  ids.view(2, 1), g.view(2, 5), l.data(), false));
     }
 }

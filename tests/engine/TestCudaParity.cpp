@@ -580,8 +580,7 @@ void TestCudaParity::optimizer()
                 views.push_back(t[s]);
             if (nesterov)
                 testutil::ruleStep(b, OptimizerRule::Momentum, 0.01f, step,
-                                   {0.9f, weightDecay, 1.f}, p[s], g[s], {views[0]},
-                                   guard.ptr(s));
+                                   {0.9f, weightDecay, 1.f}, p[s], g[s], {views[0]}, guard.ptr(s));
             else
                 config.type().update(
                     OptimizerUpdate{b, config, p[s], g[s], views, 0.01f, step, guard.ptr(s)});
@@ -623,8 +622,7 @@ void TestCudaParity::optimizerSkipsBadStep()
         std::vector<Tensor> views;
         for (const Pair& t : state)
             views.push_back(t[s]);
-        config.type().update(
-            OptimizerUpdate{b, config, p[s], g[s], views, 0.1f, 4, guard.ptr(s)});
+        config.type().update(OptimizerUpdate{b, config, p[s], g[s], views, 0.1f, 4, guard.ptr(s)});
     });
     for (Side s : {Cpu, Gpu}) {
         const char* where = s == Cpu ? "CPU" : "CUDA";
@@ -706,15 +704,15 @@ void TestCudaParity::determinism()
         b2 = ids(4096, 28);
         outFloats = 1 + 4096 * 28;
         run = [&](const Buffer& out) {
-            g.lossForwardBackward(LossKind::CrossEntropy, 0.1f, a.view(4096, 28), b2.view(4096, 1),
-                                  out.view(4096, 28, 1), out.data(), false);
+            g.lossForwardBackward(LossKind::CrossEntropy, 0.1f, {}, a.view(4096, 28),
+                                  b2.view(4096, 1), out.view(4096, 28, 1), out.data(), false);
         };
     } else if (op == "loss mse 262144x1") {
         a = dev(262144, -1, 1);
         b2 = dev(262144, -1, 1);
         outFloats = 1 + 262144;
         run = [&](const Buffer& out) {
-            g.lossForwardBackward(LossKind::MSE, 0.f, a.view(262144, 1), b2.view(262144, 1),
+            g.lossForwardBackward(LossKind::MSE, 0.f, {}, a.view(262144, 1), b2.view(262144, 1),
                                   out.view(262144, 1, 1), out.data(), false);
         };
     } else if (op == "softmax 4096x28") {
@@ -783,7 +781,7 @@ struct StepState {
         b.activationForward(Activation::Sine, 30.f, h.view(rows, hidden), h.view(rows, hidden));
         b.broadcastRows(b2.view(1, 1), out.view(rows, 1));
         b.gemm(false, false, 1.f, h.view(rows, hidden), w2.view(hidden, 1), 1.f, out.view(rows, 1));
-        b.lossForwardBackward(LossKind::MSE, 0.f, out.view(rows, 1), target.view(rows, 1),
+        b.lossForwardBackward(LossKind::MSE, 0.f, {}, out.view(rows, 1), target.view(rows, 1),
                               grad.view(rows, 1), loss.data(), false);
         b.gemm(true, false, 1.f, h.view(rows, hidden), grad.view(rows, 1), 0.f,
                dw2.view(hidden, 1));
@@ -920,7 +918,7 @@ void TestCudaParity::training()
     cfg.seed = 1;
     cfg.epochs = 0;
     cfg.steps = steps;
-    cfg.patience = 0;   // no early stopping: both runs do every step
+    cfg.patience = 0; // no early stopping: both runs do every step
 
     // The CPU side on every core (its results do not depend on the thread count).
     const auto cpuBackend = createCpuBackend(0);

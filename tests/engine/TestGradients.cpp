@@ -512,11 +512,15 @@ void TestGradients::loss_data()
 {
     QTest::addColumn<int>("kind");
     QTest::addColumn<float>("smoothing");
-    QTest::newRow("mse") << int(LossKind::MSE) << 0.f;
-    QTest::newRow("mae") << int(LossKind::MAE) << 0.f;
-    QTest::newRow("bce") << int(LossKind::BinaryCrossEntropy) << 0.f;
-    QTest::newRow("ce") << int(LossKind::CrossEntropy) << 0.f;
-    QTest::newRow("ce smoothing 0.1") << int(LossKind::CrossEntropy) << 0.1f;
+    QTest::addColumn<bool>("weighted"); // class weights (lossWeights)
+    QTest::newRow("mse") << int(LossKind::MSE) << 0.f << false;
+    QTest::newRow("mae") << int(LossKind::MAE) << 0.f << false;
+    QTest::newRow("bce") << int(LossKind::BinaryCrossEntropy) << 0.f << false;
+    QTest::newRow("bce class-weighted") << int(LossKind::BinaryCrossEntropy) << 0.f << true;
+    QTest::newRow("ce") << int(LossKind::CrossEntropy) << 0.f << false;
+    QTest::newRow("ce smoothing 0.1") << int(LossKind::CrossEntropy) << 0.1f << false;
+    QTest::newRow("ce class-weighted") << int(LossKind::CrossEntropy) << 0.f << true;
+    QTest::newRow("ce class-weighted smoothing 0.1") << int(LossKind::CrossEntropy) << 0.1f << true;
 }
 
 namespace {
@@ -543,12 +547,23 @@ std::vector<float> lossTargets(LossKind kind, Rng& rng, const std::vector<float>
     }
     return t;
 }
+// Class weights far from 1 and from each other, so a weight applied to the value but not to the
+// gradient (or to the wrong class) shows: BCE's two (targets 0 and 1), or one per class.
+std::vector<float> lossWeights(LossKind kind, int64_t k)
+{
+    if (kind == LossKind::BinaryCrossEntropy) return {0.4f, 2.6f};
+    std::vector<float> w(static_cast<size_t>(k));
+    for (int64_t j = 0; j < k; ++j)
+        w[static_cast<size_t>(j)] = 0.3f + 0.9f * static_cast<float>(j);
+    return w;
+}
 } // namespace
 
 void TestGradients::loss()
 {
     QFETCH(int, kind);
     QFETCH(float, smoothing);
+    QFETCH(bool, weighted);
     const auto lk = static_cast<LossKind>(kind);
     const int64_t rows = 3, k = 4;
     Rng rng(23 + static_cast<uint64_t>(kind));
@@ -556,11 +571,15 @@ void TestGradients::loss()
     const auto target = lossTargets(lk, rng, pred, rows, k);
     const int64_t tc = lk == LossKind::CrossEntropy ? 1 : k;
     Buffer dp = toDevice(b(), pred), dt = toDevice(b(), target);
+    const auto weights = lossWeights(lk, k);
+    Buffer dw = toDevice(b(), weights);
+    const ConstTensor w =
+        weighted ? ConstTensor(dw.view(1, static_cast<int64_t>(weights.size()))) : ConstTensor();
     Buffer g = testutil::filledBuffer(b(), rows * k, 0.f), l = testutil::filledBuffer(b(), 1, 0.f);
-    b().lossForwardBackward(lk, smoothing, dp.view(rows, k), dt.view(rows, tc), g.view(rows, k),
+    b().lossForwardBackward(lk, smoothing, w, dp.view(rows, k), dt.view(rows, tc), g.view(rows, k),
                             l.data(), false);
     const auto f = [&] {
-        b().lossForward(lk, smoothing, dp.view(rows, k), dt.view(rows, tc), l.data(), false);
+        b().lossForward(lk, smoothing, w, dp.view(rows, k), dt.view(rows, tc), l.data(), false);
         return double(testutil::readScalar(b(), l.data()));
     };
     CHECK_GRADIENT(toHost(b(), g.view(rows, k)), numericGradient(b(), dp.view(rows, k), 1e-2, f),
@@ -577,6 +596,7 @@ void TestGradients::networkWithLoss()
     // The whole chain a training step runs: forward, fused loss + dL/dy, backward.
     QFETCH(int, kind);
     QFETCH(float, smoothing);
+    QFETCH(bool, weighted);
     const auto lk = static_cast<LossKind>(kind);
     const int64_t rows = 6, in = 3, k = 3;
     Network net(b(), in, "dense:5,tanh,dense:3", k);
@@ -588,14 +608,19 @@ void TestGradients::networkWithLoss()
     Buffer dt = toDevice(b(), target);
     const int64_t tc = lk == LossKind::CrossEntropy ? 1 : k;
     Buffer g = testutil::filledBuffer(b(), rows * k, 0.f), l = testutil::filledBuffer(b(), 1, 0.f);
+    const auto weights = lossWeights(lk, k);
+    Buffer dw = toDevice(b(), weights);
+    const ConstTensor w =
+        weighted ? ConstTensor(dw.view(1, static_cast<int64_t>(weights.size()))) : ConstTensor();
 
     Tensor y = net.forward(x.view(rows, in));
-    b().lossForwardBackward(lk, smoothing, y, dt.view(rows, tc), g.view(rows, k), l.data(), false);
+    b().lossForwardBackward(lk, smoothing, w, y, dt.view(rows, tc), g.view(rows, k), l.data(),
+                            false);
     net.backward(x.view(rows, in), g.view(rows, k));
     const auto analytic = toHost(b(), net.gradients());
     const auto f = [&] {
         Tensor out = net.forward(x.view(rows, in));
-        b().lossForward(lk, smoothing, out, dt.view(rows, tc), l.data(), false);
+        b().lossForward(lk, smoothing, w, out, dt.view(rows, tc), l.data(), false);
         return double(testutil::readScalar(b(), l.data()));
     };
     CHECK_GRADIENT(analytic, numericGradient(b(), net.parameters(), 1e-2, f), 2e-2, 2e-3,

@@ -235,7 +235,8 @@ void TestNoAllocation::manualSteps()
     const auto step = [&](int64_t s) {
         Tensor out = net.forward(x.view(rows, problem.in));
         Tensor g = dOut.view(rows, problem.out);
-        b.lossForwardBackward(problem.loss, 0.f, out, y.view(rows, yCols), g, loss.data(), false);
+        b.lossForwardBackward(problem.loss, 0.f, {}, out, y.view(rows, yCols), g, loss.data(),
+                              false);
         net.backward(x.view(rows, problem.in), g);
         for (int i = 0; i < count; ++i)
             b.sumSquares(grads[static_cast<size_t>(i)].tensor, sq.data() + i);
@@ -255,8 +256,12 @@ void TestNoAllocation::manualSteps()
 void TestNoAllocation::trainerSteps_data()
 {
     QTest::addColumn<Problem>("problem");
-    for (const auto& [name, p] : problems())
-        QTest::newRow(name) << p;
+    QTest::addColumn<bool>("weighted"); // class weights: uploaded once per run, not per step
+    for (const auto& [name, p] : problems()) {
+        QTest::newRow(name) << p << false;
+        if (p.loss == LossKind::BinaryCrossEntropy || p.loss == LossKind::CrossEntropy)
+            QTest::addRow("%s class-weighted", name) << p << true;
+    }
 }
 
 void TestNoAllocation::trainerSteps()
@@ -266,6 +271,7 @@ void TestNoAllocation::trainerSteps()
     // every step (progressInterval 0); the history is reserved up front so that recording an
     // epoch does not count.
     QFETCH(Problem, problem);
+    QFETCH(bool, weighted);
     Backend& b = *m_backend;
     const int64_t rows = 256;
     std::vector<float> hx, hy;
@@ -290,6 +296,12 @@ void TestNoAllocation::trainerSteps()
     cfg.epochs = 6;
     cfg.clipNorm = 1.f;
     cfg.patience = 100;
+    if (weighted) {
+        cfg.classWeighting = ClassWeighting::Balanced;
+        const bool ce = problem.loss == LossKind::CrossEntropy;
+        for (int64_t c = 0; c < (ce ? problem.out : 2); ++c)
+            cfg.classWeights.push_back(0.5f + static_cast<float>(c));
+    }
     Optimizer opt(b, cfg.optimizer, net.parameterRanges());
     TrainingState state;
     state.history.reserve(1000);

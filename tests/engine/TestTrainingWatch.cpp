@@ -110,21 +110,42 @@ void TestTrainingWatch::baselineLoss_data()
     QTest::addColumn<int>("classes");
     QTest::addColumn<QList<float>>("y");
     QTest::addColumn<double>("expected");
+    QTest::addColumn<QList<float>>("weights"); // class weights; empty: unweighted
     const auto h = [](double p) { return p > 0 ? -p * std::log(p) : 0.0; };
     // Two columns: variance 0.25 and 0 (a constant far from 0, no cancellation): mean 0.125.
     QTest::newRow("mse") << int(LossKind::MSE) << 0.f << 2 << 0
-                         << QList<float>{0, 1000, 1, 1000, 0, 1000, 1, 1000} << 0.125;
+                         << QList<float>{0, 1000, 1, 1000, 0, 1000, 1, 1000} << 0.125
+                         << QList<float>{};
     // A column with mean 0.25: the binary entropy of 0.25.
     QTest::newRow("bce") << int(LossKind::BinaryCrossEntropy) << 0.f << 1 << 0
-                         << QList<float>{1, 0, 0, 0} << h(0.25) + h(0.75);
+                         << QList<float>{1, 0, 0, 0} << h(0.25) + h(0.75) << QList<float>{};
     // Class frequencies 1/2, 1/4, 1/4; with smoothing 0.3 the best constant is 0.7 f + 0.1.
     QTest::newRow("ce") << int(LossKind::CrossEntropy) << 0.f << 1 << 3 << QList<float>{0, 0, 1, 2}
-                        << h(0.5) + 2 * h(0.25);
+                        << h(0.5) + 2 * h(0.25) << QList<float>{};
     QTest::newRow("ce smoothed") << int(LossKind::CrossEntropy) << 0.3f << 1 << 3
-                                 << QList<float>{0, 0, 1, 2} << h(0.45) + 2 * h(0.275);
+                                 << QList<float>{0, 0, 1, 2} << h(0.45) + 2 * h(0.275)
+                                 << QList<float>{};
     // MAE's best constant is the median: not computed.
-    QTest::newRow("mae") << int(LossKind::MAE) << 0.f << 1 << 0 << QList<float>{0, 1}
-                         << double(NAN);
+    QTest::newRow("mae") << int(LossKind::MAE) << 0.f << 1 << 0 << QList<float>{0, 1} << double(NAN)
+                         << QList<float>{};
+    // Class-weighted: the best constant is the weighted mean, its loss W / n times the entropy
+    // (W: the sum of the rows' weights). Balanced weights make every class weigh n / k: the
+    // best constant is uniform, its loss log k (log 2 for BCE).
+    const auto balanced = [](std::vector<int64_t> counts) {
+        const auto w = il::balancedClassWeights(counts);
+        return QList<float>(w.begin(), w.end());
+    };
+    QTest::newRow("bce balanced") << int(LossKind::BinaryCrossEntropy) << 0.f << 1 << 0
+                                  << QList<float>{1, 0, 0, 0} << std::log(2.0) << balanced({3, 1});
+    QTest::newRow("bce weighted") << int(LossKind::BinaryCrossEntropy) << 0.f << 1 << 0
+                                  << QList<float>{1, 0, 0, 0} << 1.5 * std::log(2.0)
+                                  << QList<float>{1, 3};
+    QTest::newRow("ce balanced") << int(LossKind::CrossEntropy) << 0.f << 1 << 3
+                                 << QList<float>{0, 0, 1, 2} << std::log(3.0)
+                                 << balanced({2, 1, 1});
+    QTest::newRow("ce weighted smoothed")
+        << int(LossKind::CrossEntropy) << 0.3f << 1 << 3 << QList<float>{0, 0, 1, 2}
+        << 2 * h(0.45) + h(0.1) << QList<float>{1, 2, 0};
 }
 
 void TestTrainingWatch::baselineLoss()
@@ -135,13 +156,17 @@ void TestTrainingWatch::baselineLoss()
     QFETCH(int, classes);
     QFETCH(QList<float>, y);
     QFETCH(double, expected);
+    QFETCH(QList<float>, weights);
     const Buffer buf = toDevice(*m_backend, std::vector<float>(y.begin(), y.end()));
+    const std::vector<float> w(weights.begin(), weights.end());
     const double got = il::baselineLoss(*m_backend, static_cast<LossKind>(loss), smoothing,
-                                        buf.view(y.size() / cols, cols), classes);
+                                        buf.view(y.size() / cols, cols), classes, w);
+    // Weights are floats (balanced ones rounded): a looser bound for them.
+    const double tolerance = w.empty() ? 1e-9 : 1e-6;
     if (std::isnan(expected))
         QVERIFY(std::isnan(got));
     else
-        QVERIFY2(std::abs(got - expected) < 1e-9, qPrintable(QString::number(got, 'g', 12)));
+        QVERIFY2(std::abs(got - expected) < tolerance, qPrintable(QString::number(got, 'g', 12)));
 }
 
 void TestTrainingWatch::baselineReadsInChunks()

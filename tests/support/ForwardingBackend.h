@@ -113,15 +113,16 @@ public:
     {
         run([=, this] { m_inner->embeddingBackward(ids, dy, dtable); });
     }
-    void lossForwardBackward(il::LossKind k, float s, il::ConstTensor pred, il::ConstTensor target,
-                             il::Tensor grad, float* loss, bool acc) override
+    void lossForwardBackward(il::LossKind k, float s, il::ConstTensor w, il::ConstTensor pred,
+                             il::ConstTensor target, il::Tensor grad, float* loss,
+                             bool acc) override
     {
-        run([=, this] { m_inner->lossForwardBackward(k, s, pred, target, grad, loss, acc); });
+        run([=, this] { m_inner->lossForwardBackward(k, s, w, pred, target, grad, loss, acc); });
     }
-    void lossForward(il::LossKind k, float s, il::ConstTensor pred, il::ConstTensor target,
-                     float* loss, bool acc) override
+    void lossForward(il::LossKind k, float s, il::ConstTensor w, il::ConstTensor pred,
+                     il::ConstTensor target, float* loss, bool acc) override
     {
-        run([=, this] { m_inner->lossForward(k, s, pred, target, loss, acc); });
+        run([=, this] { m_inner->lossForward(k, s, w, pred, target, loss, acc); });
     }
     void softmaxRows(il::ConstTensor logits, float t, il::Tensor probs) override
     {
@@ -143,7 +144,8 @@ public:
     {
         // The state views by value, as a recording keeps every argument.
         std::array<il::Tensor, il::kMaxOptimizerSlots> slots{};
-        if (state.size() > slots.size()) throw il::ShapeError("optimizerStep: too many state tensors");
+        if (state.size() > slots.size())
+            throw il::ShapeError("optimizerStep: too many state tensors");
         std::copy(state.begin(), state.end(), slots.begin());
         const size_t count = state.size();
         run([=, this] {

@@ -427,9 +427,22 @@ void lossInputs(LossKind kind, Rng& rng, int64_t rows, int64_t k, std::vector<fl
     }
 }
 
+// Class weights for a weighted loss case: BCE's two (targets 0 and 1), or one per class, spread
+// over [0.2, 5] the way balanced weights of an imbalanced table are (a rare class weighs much
+// more than 1), with one class at weight 0.
+std::vector<float> lossWeights(LossKind kind, Rng& rng, int64_t k)
+{
+    if (kind == LossKind::BinaryCrossEntropy) return {0.55f, 4.5f};
+    std::vector<float> w = randomVector(rng, static_cast<size_t>(k), 0.2f, 5.f);
+    if (k > 2) w[1] = 0.f;
+    return w;
+}
+
 // lossForwardBackward, then lossForward into another slot (with accumulate both start at 1.5
-// and add to it); lossForward must leave the gradient buffer alone.
-OpCase lossCase(LossKind kind, float smoothing, int64_t rows, int64_t k, bool accumulate)
+// and add to it); lossForward must leave the gradient buffer alone. weighted: with class
+// weights (lossWeights).
+OpCase lossCase(LossKind kind, float smoothing, int64_t rows, int64_t k, bool accumulate,
+                bool weighted = false)
 {
     const auto n = static_cast<size_t>(rows * k);
     Rng rng(n * 13 + static_cast<uint64_t>(kind));
@@ -437,9 +450,13 @@ OpCase lossCase(LossKind kind, float smoothing, int64_t rows, int64_t k, bool ac
     lossInputs(kind, rng, rows, k, pred, target);
     const bool ce = kind == LossKind::CrossEntropy, bce = kind == LossKind::BinaryCrossEntropy;
     const int64_t targetCols = ce ? 1 : k;
+    const std::vector<float> weights = weighted ? lossWeights(kind, rng, k) : std::vector<float>{};
+    double wMax = 1;
+    for (float w : weights)
+        wMax = std::max(wMax, double(w));
     std::vector<double> gRef;
     const double lRef =
-        refLoss(kind, smoothing, pred, target, rows, k, &gRef) + (accumulate ? 1.5 : 0.0);
+        refLoss(kind, smoothing, pred, target, rows, k, &gRef, weights) + (accumulate ? 1.5 : 0.0);
     double gMax = 0;
     for (double g : gRef)
         gMax = std::max(gMax, std::fabs(g));
@@ -460,7 +477,9 @@ OpCase lossCase(LossKind kind, float smoothing, int64_t rows, int64_t k, bool ac
     // The gradient of the mean: (softmax - q) / rows, (sigmoid - t) / n, 2 d / n or sign(d) / n.
     // Probabilities and sigmoids are at most 1, so the absolute tolerance is that of an O(1)
     // value, divided like the gradient; softmax adds a row sum of k exponentials.
-    const double denom = ce ? double(rows) : double(rows * k);
+    // A weight multiplies each gradient element once more (one rounding): the bounds scale with
+    // the largest weight.
+    const double denom = (ce ? double(rows) : double(rows * k)) / wMax;
     Tolerance gt = kElementwise;
     if (bce)
         gt = {kTranscendental.atol + expArgumentError(maxExpArgument), kTranscendental.rtol, ""};
@@ -472,14 +491,17 @@ OpCase lossCase(LossKind kind, float smoothing, int64_t rows, int64_t k, bool ac
     OpCase c;
     c.run = [=](Backend& b) -> std::vector<Output> {
         Buffer dp = toDevice(b, pred), dt = toDevice(b, target);
+        Buffer dw = toDevice(b, weights.empty() ? std::vector<float>{0.f} : weights);
+        const ConstTensor wv =
+            weights.empty() ? ConstTensor() : ConstTensor(dw.view(1, int64_t(weights.size())));
         Buffer grad = filledBuffer(b, n, kNaN);
         Buffer lossOut = filledBuffer(b, 2, accumulate ? 1.5f : kNaN);
         const Tensor pv = dp.view(rows, k), tv = dt.view(rows, targetCols);
-        b.lossForwardBackward(kind, smoothing, pv, tv, grad.view(rows, k), lossOut.data(),
+        b.lossForwardBackward(kind, smoothing, wv, pv, tv, grad.view(rows, k), lossOut.data(),
                               accumulate);
         std::vector<Output> o = {{"gradient", toHost(b, grad.view(rows, k))}};
         b.fill(grad.view(rows, k), 12345.f);
-        b.lossForward(kind, smoothing, pv, tv, lossOut.data() + 1, accumulate);
+        b.lossForward(kind, smoothing, wv, pv, tv, lossOut.data() + 1, accumulate);
         const auto losses = toHost(b, lossOut.view(1, 2));
         o.push_back({"lossForwardBackward", {losses[0]}});
         o.push_back({"lossForward", {losses[1]}});
@@ -691,6 +713,22 @@ void addLosses(std::vector<Row>& t)
                                  .arg(s)
                                  .arg(shapeName(r, c), acc ? " accumulate" : ""),
                              [=] { return lossCase(kind, s, r, c, acc); }});
+    // Class-weighted (balanced weights of an imbalanced table and the like): BCE on one logit
+    // as tables train it, and on several; cross-entropy with and without smoothing.
+    const std::pair<LossKind, float> weightedKinds[] = {{LossKind::BinaryCrossEntropy, 0.f},
+                                                        {LossKind::CrossEntropy, 0.f},
+                                                        {LossKind::CrossEntropy, 0.1f}};
+    for (const auto& [kind, s] : weightedKinds)
+        for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 1}, {1000, 3}, {4096, 28}})
+            for (bool acc : {false, true}) {
+                if (kind == LossKind::CrossEntropy && c == 1)
+                    continue; // one class: nothing to weigh
+                t.push_back({QStringLiteral("loss %1 s=%2 %3 class-weighted%4")
+                                 .arg(QString::fromStdString(lossName(kind)))
+                                 .arg(s)
+                                 .arg(shapeName(r, c), acc ? " accumulate" : ""),
+                             [=] { return lossCase(kind, s, r, c, acc, true); }});
+            }
     for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 3}, {401, 300}, {4096, 28}})
         for (float temp : {1.f, 0.5f, 2.f})
             t.push_back({QStringLiteral("softmaxRows %1 T=%2").arg(shapeName(r, c)).arg(temp),
@@ -810,8 +848,10 @@ double refDerivative(Activation a, double p, double x)
 
 // Reference loss (mean) and gradient, in double.
 double refLoss(LossKind kind, double s, const std::vector<float>& pred,
-               const std::vector<float>& target, int64_t rows, int64_t k, std::vector<double>* grad)
+               const std::vector<float>& target, int64_t rows, int64_t k, std::vector<double>* grad,
+               const std::vector<float>& weights)
 {
+    const bool weighted = !weights.empty();
     const size_t n = pred.size();
     grad->assign(n, 0.0);
     double sum = 0;
@@ -819,6 +859,7 @@ double refLoss(LossKind kind, double s, const std::vector<float>& pred,
         for (int64_t r = 0; r < rows; ++r) {
             const float* z = pred.data() + r * k;
             const auto cls = static_cast<int64_t>(target[static_cast<size_t>(r)]);
+            const double w = weighted ? double(weights[static_cast<size_t>(cls)]) : 1.0;
             double m = z[0];
             for (int64_t j = 1; j < k; ++j)
                 m = std::max(m, static_cast<double>(z[j]));
@@ -829,9 +870,9 @@ double refLoss(LossKind kind, double s, const std::vector<float>& pred,
             for (int64_t j = 0; j < k; ++j) {
                 const double q = (1 - s) * (j == cls ? 1.0 : 0.0) + s / static_cast<double>(k);
                 const double logp = z[j] - lse;
-                sum -= q * logp;
+                sum -= w * q * logp;
                 (*grad)[static_cast<size_t>(r * k + j)] =
-                    (std::exp(logp) - q) / static_cast<double>(rows);
+                    w * (std::exp(logp) - q) / static_cast<double>(rows);
             }
         }
         return sum / static_cast<double>(rows);
@@ -847,10 +888,13 @@ double refLoss(LossKind kind, double s, const std::vector<float>& pred,
             sum += std::fabs(d);
             (*grad)[i] = (d > 0 ? 1.0 : -1.0) / static_cast<double>(n);
             break;
-        case LossKind::BinaryCrossEntropy:
-            sum += std::max(p, 0.0) - p * t + std::log1p(std::exp(-std::fabs(p)));
-            (*grad)[i] = (1.0 / (1.0 + std::exp(-p)) - t) / static_cast<double>(n);
+        case LossKind::BinaryCrossEntropy: {
+            // A target t weighs w0 + t (w1 - w0).
+            const double w = weighted ? weights[0] + t * (double(weights[1]) - weights[0]) : 1.0;
+            sum += w * (std::max(p, 0.0) - p * t + std::log1p(std::exp(-std::fabs(p))));
+            (*grad)[i] = w * (1.0 / (1.0 + std::exp(-p)) - t) / static_cast<double>(n);
             break;
+        }
         case LossKind::CrossEntropy:
             break;
         }

@@ -99,10 +99,11 @@ struct Row {
 // Double-precision references, also for the tests that check one backend by hand.
 double refActivation(il::Activation a, double param, double x);
 double refDerivative(il::Activation a, double param, double x);
-// The mean loss, and its gradient into *grad.
+// The mean loss, and its gradient into *grad. weights: the class weights of
+// Backend::lossForwardBackward (empty: unweighted); the mean still divides by the term count.
 double refLoss(il::LossKind kind, double smoothing, const std::vector<float>& pred,
-               const std::vector<float>& target, int64_t rows, int64_t k,
-               std::vector<double>* grad);
+               const std::vector<float>& target, int64_t rows, int64_t k, std::vector<double>* grad,
+               const std::vector<float>& weights = {});
 
 // Every row, in a fixed order.
 const std::vector<Row>& table();
