@@ -65,7 +65,13 @@ int runEvaluate(const QStringList& args)
     // Small files: every row, as Iron Learn printed them.
     for (const QString& line : task->rowReport(net, 20)) // labels from the files: escaped
         std::printf("%s\n", io::printable(line).toUtf8().constData());
-    std::printf("loss %s\n%s\n", formatLoss(fileLoss).toUtf8().constData(),
+    // The training weights belong to the training rows: the file's loss is the plain one.
+    const ClassWeighting weighting = model->info.config.classWeighting;
+    const std::string unweighted = weighting == ClassWeighting::None
+                                       ? std::string()
+                                       : " (not class-weighted; the model trained with " +
+                                             classWeightingName(weighting) + " class weights)";
+    std::printf("loss %s%s\n%s\n", formatLoss(fileLoss).toUtf8().constData(), unweighted.c_str(),
                 metrics.summary.toUtf8().constData());
 
     if (p.isSet("metrics-json")) {
@@ -146,9 +152,12 @@ int runInfo(const QStringList& args)
     std::printf("     total                            %10lld\n\n",
                 static_cast<long long>(net.parameterCount()));
     const TrainerConfig& c = info.config;
-    std::printf("loss       %s%s\n", lossName(c.loss).c_str(),
+    std::printf("loss       %s%s%s\n", lossName(c.loss).c_str(),
                 c.labelSmoothing > 0
                     ? QString(" (label smoothing %1)").arg(c.labelSmoothing).toUtf8().constData()
+                    : "",
+                c.classWeighting != ClassWeighting::None
+                    ? (", class-weighted (" + classWeightingName(c.classWeighting) + ")").c_str()
                     : "");
     std::printf("optimizer  %s, lr %g, %s schedule, batch %s\n", c.optimizer.name().c_str(),
                 c.schedule.lrMax, scheduleName(c.schedule.kind).c_str(),

@@ -8,10 +8,12 @@
 #include "ModelJson.h"
 #include "PrintableText.h"
 #include "Snapshot.h"
+#include "TabularTask.h"
 #include "Task.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -127,6 +129,11 @@ void addTrainingOptions(QCommandLineParser& p)
         {"warmup", "Linear warm-up steps (default 0).", "N"},
         {"clip", "Clip gradients to this global L2 norm (default off).", "NORM"},
         {"label-smoothing", "Cross-entropy label smoothing, 0 to 0.5.", "S"},
+        {"class-weight",
+         "Classification tables: none, or balanced: each class weighs n / (k n_c) in the loss "
+         "(n training rows, k classes, n_c rows of the class), for a rare class (default none; "
+         "kept by --resume).",
+         "HOW"},
         {"epochs", "Epochs in total (default: from the task).", "N"},
         {"steps", "Optimizer steps in total.", "N"},
         {"max-seconds", "Stop after this many seconds of training.", "S"},
@@ -176,6 +183,10 @@ void applyOptions(const QCommandLineParser& p, TrainerConfig& cfg)
     }
     if (p.isSet("schedule") && !parseSchedule(p.value("schedule").toStdString(), cfg.schedule.kind))
         throw UsageError("--schedule must be constant, step or cosine");
+    if (p.isSet("class-weight") &&
+        !parseClassWeighting(p.value("class-weight").toStdString(), cfg.classWeighting))
+        throw UsageError("--class-weight must be none or balanced, not \"" +
+                         p.value("class-weight").toStdString() + "\"");
     for (const OptimizerSetting* s : settingKeys()) {
         const QString name = optionName(s->key);
         if (!p.isSet(name)) continue;
@@ -232,7 +243,22 @@ void checkLossFits(const QCommandLineParser& p, const tasks::Task& task, LossKin
         throw UsageError("--loss " + lossName(loss) + " does not fit " + fits);
     throw DataError(p.value("resume").toStdString() + ": its loss " + lossName(loss) +
                     " (hyperparameters.loss, or the default when the file has none) does not "
-                    "fit " + fits + "; give --loss to resume it with another");
+                    "fit " +
+                    fits + "; give --loss to resume it with another");
+}
+
+// The class weights of --class-weight (or of the resumed model's setting) from the task's
+// training rows: a table that has no classes is a usage error when the option asked for it.
+void applyClassWeighting(const QCommandLineParser& p, const tasks::Task& task, TrainerConfig& cfg)
+{
+    QString why;
+    if (tasks::applyClassWeights(task, cfg, &why)) return;
+    const std::string setting = classWeightingName(cfg.classWeighting);
+    if (p.isSet("class-weight"))
+        throw UsageError("--class-weight " + setting + ": " + why.toStdString());
+    throw DataError(p.value("resume").toStdString() + ": its class weighting " + setting +
+                    " (hyperparameters.class_weight) does not fit this data: " + why.toStdString() +
+                    "; give --class-weight none to resume it without");
 }
 
 // The data options (--target, --features, --image-size...) as the task loaders take them.
@@ -280,7 +306,8 @@ void buildNetwork(const QCommandLineParser& p, tasks::Model& model,
     }
 }
 
-// Trains the model with progress on stderr (Ctrl+C or SIGTERM stops after the step and saves), writing
+// Trains the model with progress on stderr (Ctrl+C or SIGTERM stops after the step and saves),
+// writing
 // --snapshots on the way.
 TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool quiet)
 {
@@ -360,6 +387,9 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
     std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
     if (task.data().valRows > 0)
         std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());
+    const TrainerConfig& cfg = model.config;
+    if (cfg.classWeighting != ClassWeighting::None) // both losses are the weighted ones
+        std::printf(" (class-weighted, %s)", classWeightingName(cfg.classWeighting).c_str());
     std::printf("\n%s\n", metrics.summary.toUtf8().constData());
     std::printf("saved model to %s\n", out.toUtf8().constData());
 
@@ -372,6 +402,11 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
         j["train_loss"] = io::doubleToJson(result.trainLoss);
         j["val_loss"] = io::doubleToJson(result.valLoss);
         j["stop_reason"] = QString::fromStdString(stopReasonName(result.reason));
+        j["class_weight"] = QString::fromStdString(classWeightingName(cfg.classWeighting));
+        QJsonArray weights;
+        for (float w : cfg.classWeights)
+            weights.append(io::doubleToJson(static_cast<double>(w)));
+        if (!weights.isEmpty()) j["class_weights"] = weights;
         j["model"] = out;
         writeTextFileAtomically(p.value("metrics-json"), QJsonDocument(j).toJson());
     }
@@ -389,6 +424,21 @@ void printHeader(const tasks::Model& model)
         model.network->spec().c_str(), static_cast<long long>(model.network->parameterCount()),
         model.config.optimizer.name().c_str(), model.config.schedule.lrMax,
         scheduleName(model.config.schedule.kind).c_str(), model.backend->info().details.c_str());
+    const TrainerConfig& c = model.config;
+    if (c.classWeighting != ClassWeighting::None) {
+        // Named by the table's class labels where the task has them (escaped: from the file).
+        const auto* table = dynamic_cast<const tasks::TabularTask*>(model.task.get());
+        const QStringList labels = table ? table->schema().classes : QStringList();
+        QStringList weights;
+        for (size_t i = 0; i < c.classWeights.size(); ++i)
+            weights << QString("%1: %2")
+                           .arg(i < size_t(labels.size()) ? io::printable(labels[int(i)])
+                                                          : QString::number(i))
+                           .arg(c.classWeights[i], 0, 'g', 3);
+        std::fprintf(stderr, "loss: class-weighted, %s, from the training rows: %s\n",
+                     classWeightingName(c.classWeighting).c_str(),
+                     weights.join(", ").toUtf8().constData());
+    }
 }
 
 // Options that cannot go together, and a --task that names no task.
@@ -474,6 +524,7 @@ int runTrain(const QStringList& args)
     }
     applyOptions(p, cfg);
     checkLossFits(p, *task, cfg.loss);
+    applyClassWeighting(p, *task, cfg);
 
     // ---- network ----------------------------------------------------------------------------
     if (resuming) {

@@ -201,9 +201,9 @@ private:
     bool readScalars();            // false: the guard saw a non-finite value
     void watch();                  // a window of the watch ends: a stall or divergence?
     void stopOnNonFinite();
-    bool evaluate();          // a history point; true to stop (target, early stopping)
-    HistoryPoint lossPoint(); // the mean loss since the previous row (pending sums reset)
-    bool lossRowDue() const;  // RunPolicy::historyEvery: a loss-only row now?
+    bool evaluate();               // a history point; true to stop (target, early stopping)
+    HistoryPoint lossPoint();      // the mean loss since the previous row (pending sums reset)
+    bool lossRowDue() const;       // RunPolicy::historyEvery: a loss-only row now?
     bool targetReached(const HistoryPoint& h);
     bool earlyStopping(const HistoryPoint& h);
     void report(bool evaluated);
@@ -211,11 +211,14 @@ private:
     void deviceFailed(const BackendError& e, int64_t failedStep);
     TrainResult finish();
 
-    double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
+    double elapsed() const
+    {
+        return std::chrono::duration<double>(Clock::now() - m_start).count();
+    }
     double epochPosition() const
     {
-        return static_cast<double>(m_state.epoch) + static_cast<double>(m_state.stepInEpoch) /
-                                                        static_cast<double>(m_shape.stepsPerEpoch);
+        return static_cast<double>(m_state.epoch) +
+               static_cast<double>(m_state.stepInEpoch) / static_cast<double>(m_shape.stepsPerEpoch);
     }
     int64_t scheduleTotal() const;
 
@@ -263,8 +266,8 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
     : m_t(t), m_cfg(t.m_config), m_state(t.m_state), m_b(t.m_net.backend()), m_data(data),
       m_shape(shape), m_result(std::move(result)),
       m_step(t.m_net, t.m_opt, t.m_config, t.m_policy.recordSteps, data, shape.batch),
-      m_readEvery(
-          std::max<int64_t>(m_b.memoryOnHost() ? 1 : kDeviceReadEvery, t.m_policy.readEvery)),
+      m_readEvery(std::max<int64_t>(m_b.memoryOnHost() ? 1 : kDeviceReadEvery,
+                                    t.m_policy.readEvery)),
       m_schedule(t.m_config.schedule),
       m_watch(t.m_policy.watch, t.m_net, t.m_opt, t.m_config.loss,
               watchBaseline(t.m_policy, t.m_config, t.m_net, data), t.m_state.step),
@@ -321,8 +324,8 @@ int64_t TrainingRun::scheduleTotal() const
     const double e = elapsed();
     const int64_t done = m_state.step - m_startStep;
     if (done < 2 || e <= 0) return std::max<int64_t>(m_state.step + 1, 1000);
-    return std::max<int64_t>(
-        m_state.step + 1, m_state.step + static_cast<int64_t>(done / e * (m_cfg.maxSeconds - e)));
+    return std::max<int64_t>(m_state.step + 1,
+                             m_state.step + static_cast<int64_t>(done / e * (m_cfg.maxSeconds - e)));
 }
 
 bool TrainingRun::budgetReached()
@@ -527,8 +530,7 @@ void TrainingRun::report(bool evaluated)
         p.eta = rate > 0 ? static_cast<double>(planned - m_state.step) / rate : NAN;
     }
     if (m_cfg.maxSeconds > 0)
-        p.eta =
-            std::isnan(p.eta) ? m_cfg.maxSeconds - now : std::min(p.eta, m_cfg.maxSeconds - now);
+        p.eta = std::isnan(p.eta) ? m_cfg.maxSeconds - now : std::min(p.eta, m_cfg.maxSeconds - now);
     p.evaluated = evaluated;
     p.notice = std::move(m_notice);
     m_notice.clear();
@@ -542,7 +544,8 @@ void TrainingRun::report(bool evaluated)
 
 void TrainingRun::snapshotIfDue(bool force)
 {
-    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.snapshotSeconds)) return;
+    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.snapshotSeconds))
+        return;
     m_lastGood = std::make_shared<HostSnapshot>(takeSnapshot(m_t.m_net, m_t.m_opt, m_state));
     m_lastSnapshot = elapsed();
 }
@@ -558,8 +561,8 @@ void TrainingRun::deviceFailed(const BackendError& e, int64_t failedStep)
     m_result = TrainResult();
     m_result.notices = std::move(notices);
     m_result.reason = StopReason::DeviceFailure;
-    m_result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " + what +
-                       " The weights after step " + std::to_string(goodStep) +
+    m_result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " +
+                       what + " The weights after step " + std::to_string(goodStep) +
                        " were kept; training can continue on the CPU.";
     m_result.lastGood = m_lastGood;
     if (!m_state.history.empty()) {
@@ -609,8 +612,7 @@ TrainResult Trainer::run(const TrainingData& data)
     if (shape.planned > 0 && m_state.step >= shape.planned) {
         result.reason = StopReason::Finished;
         result.message = "already trained " + std::to_string(m_state.step) + " of " +
-                         std::to_string(shape.planned) +
-                         " steps; raise the budget to train further";
+                         std::to_string(shape.planned) + " steps; raise the budget to train further";
         return result;
     }
     return TrainingRun(*this, data, shape, std::move(result)).run();
@@ -618,7 +620,8 @@ TrainResult Trainer::run(const TrainingData& data)
 
 void keepLoweredRates(TrainerConfig& config, const ScheduleConfig& lowered)
 {
-    const float factor = config.schedule.lrMax > 0.f ? lowered.lrMax / config.schedule.lrMax : 1.f;
+    const float factor =
+        config.schedule.lrMax > 0.f ? lowered.lrMax / config.schedule.lrMax : 1.f;
     for (const GroupSettings& g : std::vector<GroupSettings>(config.optimizer.groups()))
         if (g.lr > 0.f) config.optimizer.setGroupLr(g.group, g.lr * factor);
     config.schedule = lowered;

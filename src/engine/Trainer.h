@@ -70,7 +70,7 @@ struct TrainerConfig {
     float minDelta = 0.f;    // what counts as an improvement of the validation loss
     bool restoreBest = true; // on early stopping, go back to the best weights
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
-    int64_t evalEvery = 0; // validate every N steps; 0 = once per epoch
+    int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
 };
 
 // The values each number of a TrainerConfig may take (ValueRange.h). The CLI's options and the

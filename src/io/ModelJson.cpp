@@ -331,22 +331,26 @@ QJsonObject trainerConfigToJson(const TrainerConfig& c)
     const QJsonValue seed = static_cast<double>(c.seed) <= kMaxExactInteger
                                 ? QJsonValue(qint64(c.seed))
                                 : QJsonValue(QString::number(c.seed));
-    return QJsonObject{{"epochs", qint64(c.epochs)},
-                       {"steps", qint64(c.steps)},
-                       {"max_seconds", doubleToJson(c.maxSeconds)},
-                       {"batch_size", qint64(c.batchSize)},
-                       {"shuffle", c.shuffle},
-                       {"seed", seed},
-                       {"loss", QString::fromStdString(lossName(c.loss))},
-                       {"label_smoothing", floatToJson(c.labelSmoothing)},
-                       {"optimizer", optimizer},
-                       {"schedule", schedule},
-                       {"clip_norm", floatToJson(c.clipNorm)},
-                       {"patience", c.patience},
-                       {"min_delta", floatToJson(c.minDelta)},
-                       {"restore_best", c.restoreBest},
-                       {"target_loss", doubleToJson(c.targetLoss)},
-                       {"eval_every", qint64(c.evalEvery)}};
+    return QJsonObject{
+        {"epochs", qint64(c.epochs)},
+        {"steps", qint64(c.steps)},
+        {"max_seconds", doubleToJson(c.maxSeconds)},
+        {"batch_size", qint64(c.batchSize)},
+        {"shuffle", c.shuffle},
+        {"seed", seed},
+        {"loss", QString::fromStdString(lossName(c.loss))},
+        {"label_smoothing", floatToJson(c.labelSmoothing)},
+        // The rule, not the weights: a resumed run computes them again from
+        // its training rows (TrainerConfig::classWeights).
+        {"class_weight", QString::fromStdString(classWeightingName(c.classWeighting))},
+        {"optimizer", optimizer},
+        {"schedule", schedule},
+        {"clip_norm", floatToJson(c.clipNorm)},
+        {"patience", c.patience},
+        {"min_delta", floatToJson(c.minDelta)},
+        {"restore_best", c.restoreBest},
+        {"target_loss", doubleToJson(c.targetLoss)},
+        {"eval_every", qint64(c.evalEvery)}};
 }
 
 bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QString* error)
@@ -362,6 +366,8 @@ bool trainerConfigFromJson(const QJsonObject& json, TrainerConfig& config, QStri
     r.seed("seed", c.seed);
     r.name("loss", c.loss, parseLoss);
     r.number("label_smoothing", c.labelSmoothing, configRange::labelSmoothing);
+    // Files from before class weighting have no "class_weight": none, as they trained.
+    r.name("class_weight", c.classWeighting, parseClassWeighting);
     const QJsonObject optimizer = r.object("optimizer");
     const QJsonObject schedule = r.object("schedule");
     r.number("clip_norm", c.clipNorm, configRange::clipNorm);

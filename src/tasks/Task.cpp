@@ -44,6 +44,22 @@ UploadedData uploadTaskData(Backend& b, const TaskData& d)
     return u;
 }
 
+bool Task::classWeights(ClassWeighting w, std::vector<float>& out, QString* why) const
+{
+    out.clear();
+    if (w == ClassWeighting::None) return true;
+    if (why) *why = "class weighting is for classification tables, not " + kind() + " data";
+    return false;
+}
+
+bool applyClassWeights(const Task& task, TrainerConfig& config, QString* why)
+{
+    std::vector<float> weights;
+    if (!task.classWeights(config.classWeighting, weights, why)) return false;
+    config.classWeights = std::move(weights);
+    return true;
+}
+
 QStringList Task::presets() const
 {
     QStringList names;

@@ -99,6 +99,10 @@ public:
     virtual QString presetSpec(const QString& name) const;
     // Hyperparameters that suit this task and data (called before user options apply).
     virtual void applyDefaults(TrainerConfig& config) const = 0;
+    // The loss weight of each class under weighting w, from this task's training rows
+    // (TrainerConfig::classWeights: one per class, two for a binary target); empty for None.
+    // false with why when the task has no classes to weigh (regression tables, images, names).
+    virtual bool classWeights(ClassWeighting w, std::vector<float>& out, QString* why) const;
 
     // What a model must remember about its data (the model file's "task" metadata).
     virtual QJsonObject toJson() const = 0;
@@ -160,6 +164,11 @@ struct UploadedData {
     TrainingData view;
 };
 UploadedData uploadTaskData(Backend& backend, const TaskData& data);
+
+// Fills config.classWeights for config.classWeighting from the task's training rows, before a
+// run (the trainer refuses a weighting without its weights). false, changing nothing, with why
+// (one line naming the weighting) when the task cannot weigh its classes.
+bool applyClassWeights(const Task& task, TrainerConfig& config, QString* why);
 
 // Runs the network on host rows (rows x inputWidth) and returns its raw outputs
 // (rows x outputWidth), in chunks so memory stays bounded.

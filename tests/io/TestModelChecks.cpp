@@ -109,6 +109,8 @@ void TestModelChecks::refusals_data()
     QTest::newRow("label_smoothing 2")
         << hyper("", "label_smoothing", 2)
         << QStringList{"\"label_smoothing\" must be a label smoothing from 0 to 0.5"};
+    QTest::newRow("class_weight heavy")
+        << hyper("", "class_weight", "heavy") << QStringList{"\"class_weight\"", "\"heavy\""};
     QTest::newRow("clip_norm -1") << hyper("", "clip_norm", -1) << QStringList{"\"clip_norm\""};
     QTest::newRow("epochs 1e12") << hyper("", "epochs", 1e12) << QStringList{"\"epochs\""};
     QTest::newRow("batch_size 2^40")

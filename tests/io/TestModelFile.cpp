@@ -161,6 +161,8 @@ void TestModelFile::configJsonRoundTrip()
     c.seed = 0xfedcba9876543210ull; // beyond 2^53: stored as a string
     c.loss = LossKind::CrossEntropy;
     c.labelSmoothing = 0.1f;
+    c.classWeighting = ClassWeighting::Balanced;
+    c.classWeights = {0.5f, 2.f, 4.f}; // the data's, not saved
     c.optimizer = OptimizerConfig::named("adamw");
     c.optimizer.set("beta1", 0.85f);
     c.optimizer.set("beta2", 0.995f);
@@ -177,6 +179,8 @@ void TestModelFile::configJsonRoundTrip()
     const QJsonObject json = trainerConfigToJson(c);
     QCOMPARE(json["seed"].toString(), QString("18364758544493064720"));
     QCOMPARE(json["optimizer"].toObject()["kind"].toString(), QString("adamw"));
+    QCOMPARE(json["class_weight"].toString(), QString("balanced"));
+    QVERIFY(!json.contains("class_weights"));
     QCOMPARE(json["schedule"]["lr_max"].toDouble(), 0.003); // shortest form, not 0.0030000000949
     // Through text, as in a file.
     const QJsonObject reread = QJsonDocument::fromJson(QJsonDocument(json).toJson()).object();
@@ -189,6 +193,8 @@ void TestModelFile::configJsonRoundTrip()
     QVERIFY(d.optimizer == c.optimizer);
     QCOMPARE(d.schedule.gamma, c.schedule.gamma);
     QCOMPARE(d.labelSmoothing, c.labelSmoothing);
+    QCOMPARE(d.classWeighting, ClassWeighting::Balanced);
+    QVERIFY(d.classWeights.empty());
 
     // Defaults survive, including the infinite target loss.
     TrainerConfig e;
