@@ -287,6 +287,15 @@ void ChartsPanel::updateLegend()
                   .arg(eps) +
               tip;
     }
+    if (c.classWeighting != ClassWeighting::None && m_session &&
+        m_session->classWeightingApplies()) {
+        title += "; class-weighted";
+        tip = QString("Both losses are class-weighted (%1): each row weighs n / (k · n_c), so a "
+                      "rare class counts as much as a common one. Balanced accuracy, not "
+                      "accuracy, tells what it bought.\n\n")
+                  .arg(QString::fromStdString(classWeightingName(c.classWeighting))) +
+              tip;
+    }
     m_ui->lossTitleLabel->setText(title);
     m_ui->lossTitleLabel->setToolTip(tip);
 }

@@ -25,6 +25,7 @@ const QList<Concept>& concepts()
         {"learning-rate", "Learning rate and schedules"},
         {"psnr", "PSNR and SSIM"},
         {"label-smoothing", "Label smoothing"},
+        {"class-weights", "Class weights for rare classes"},
         {"temperature", "Temperature"},
         {"embeddings", "One-hot and embeddings"},
     };

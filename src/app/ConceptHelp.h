@@ -1,5 +1,6 @@
 // Help > Concepts: the short pages on the ideas behind the controls (loss, validation, learning
-// rate, PSNR, label smoothing, temperature, embeddings), and the links from controls to them.
+// rate, PSNR, label smoothing, class weights, temperature, embeddings), and the links from
+// controls to them.
 // The pages are Qt resources (resources/help/<id>.html, under :/help/). A linked control's
 // tooltip ends with "(F1: more on <title>)", and F1 (Help > Help on This Control) opens that
 // page for the control under the mouse while its tooltip shows, else for the focused control.

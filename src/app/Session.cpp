@@ -133,8 +133,16 @@ bool Session::setTaskOptions(const tasks::TaskOptions& options)
     const LossKind loss = m_config.loss;
     m_config = config;
     m_config.loss = loss;
+    // A target that is no longer a class (or other data) has nothing to weigh.
+    if (!classWeightingApplies()) m_config.classWeighting = ClassWeighting::None;
     emit modelChanged();
     return true;
+}
+
+bool Session::classWeightingApplies() const
+{
+    std::vector<float> weights;
+    return m_task && m_task->classWeights(ClassWeighting::Balanced, weights, nullptr);
 }
 
 bool Session::openTask(const QString& path, const QByteArray& bytes,

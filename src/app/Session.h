@@ -107,6 +107,9 @@ public:
     bool needsNewModel() const;
     const TrainerConfig& config() const { return m_config; }
     void setConfig(const TrainerConfig& config);
+    // Whether the open data has classes the loss can weigh (TrainerConfig::classWeighting): a
+    // classification table. The task says (Task::classWeights); false without data.
+    bool classWeightingApplies() const;
     // Steps the schedule plans for the current configuration and data (0 if unknown).
     int64_t plannedSteps() const;
     int64_t trainedSteps() const { return m_trainedSteps; }

@@ -27,11 +27,17 @@ struct ConceptLink {
     const char* page; // a Concept id
 };
 const ConceptLink kConceptLinks[] = {
-    {"lossTitleLabel", "loss"},           {"validationSplitSpinBox", "validation"},
-    {"patienceSpinBox", "validation"},    {"learningRateSpinBox", "learning-rate"},
-    {"gridLrSpinBox", "learning-rate"},   {"scheduleComboBox", "learning-rate"},
-    {"warmupSpinBox", "learning-rate"},   {"labelSmoothingSpinBox", "label-smoothing"},
-    {"temperatureSlider", "temperature"}, {"imageMetricLabel", "psnr"},
+    {"lossTitleLabel", "loss"},
+    {"validationSplitSpinBox", "validation"},
+    {"patienceSpinBox", "validation"},
+    {"learningRateSpinBox", "learning-rate"},
+    {"gridLrSpinBox", "learning-rate"},
+    {"scheduleComboBox", "learning-rate"},
+    {"warmupSpinBox", "learning-rate"},
+    {"labelSmoothingSpinBox", "label-smoothing"},
+    {"temperatureSlider", "temperature"},
+    {"imageMetricLabel", "psnr"},
+    {"balancedClassesCheckBox", "class-weights"},
 };
 
 } // namespace

@@ -73,6 +73,7 @@ TrainingPanel::TrainingPanel(QWidget* parent)
     connect(m_ui->deviceComboBox, &QComboBox::currentIndexChanged, this,
             &TrainingPanel::deviceEdited);
     connect(m_ui->tf32CheckBox, &QCheckBox::toggled, this, &TrainingPanel::tf32Edited);
+    connect(m_ui->balancedClassesCheckBox, &QCheckBox::toggled, this, &TrainingPanel::edited);
     m_ui->deviceNoteLabel->setForegroundRole(QPalette::PlaceholderText);
     m_ui->deviceNoteLabel->installEventFilter(this);
     m_deviceToolTip = m_ui->deviceComboBox->toolTip();
@@ -121,6 +122,13 @@ void TrainingPanel::load()
     m_ui->clipSpinBox->setValue(c.clipNorm);
     showWeightDecay(c.optimizer);
     m_ui->labelSmoothingSpinBox->setValue(c.labelSmoothing);
+    m_ui->balancedClassesCheckBox->setChecked(c.classWeighting == ClassWeighting::Balanced);
+    // Only classification tables have classes to weigh; a model opened without its data
+    // still shows the setting it trained with.
+    m_ui->formLayout->setRowVisible(
+        m_ui->balancedClassesCheckBox,
+        m_session->classWeightingApplies() ||
+            (!m_session->task() && c.classWeighting != ClassWeighting::None));
     m_ui->seedSpinBox->setValue(static_cast<int>(std::min<uint64_t>(c.seed, INT32_MAX)));
     m_loading = false;
     updateEnabled();
@@ -255,6 +263,10 @@ void TrainingPanel::edited()
     c.patience = m_ui->patienceSpinBox->value();
     c.clipNorm = static_cast<float>(m_ui->clipSpinBox->value());
     c.labelSmoothing = static_cast<float>(m_ui->labelSmoothingSpinBox->value());
+    c.classWeighting =
+        m_ui->balancedClassesCheckBox->isChecked() && m_session->classWeightingApplies()
+            ? ClassWeighting::Balanced
+            : ClassWeighting::None;
     c.seed = static_cast<uint64_t>(m_ui->seedSpinBox->value());
     m_session->setConfig(c);
     updatePlan();
@@ -336,6 +348,7 @@ void TrainingPanel::updateEnabled()
     m_ui->labelSmoothingSpinBox->setEnabled(idle && crossEntropy);
     m_ui->weightDecaySpinBox->setEnabled(idle && m_session->config().optimizer.has(kWeightDecay));
     m_ui->tf32CheckBox->setEnabled(idle && m_session->device().backend == "cuda");
+    m_ui->balancedClassesCheckBox->setEnabled(idle && m_session->classWeightingApplies());
     m_ui->validationSplitSpinBox->setEnabled(idle && !m_session->hasTrained() && m_session->task());
     updatePlan();
 }

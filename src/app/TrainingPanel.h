@@ -1,9 +1,10 @@
 // The Training panel: the hyperparameters of the next run (device, optimizer, learning rate and
 // schedule, the hash grid tables' own rate (for a stack with one), budget, batch size, validation
-// split, early stopping, clipping, weight decay, label smoothing, seed), each with a tooltip
-// explaining its idea. Edits go to the Session's TrainerConfig at once, so the Charts panel redraws
-// the planned learning-rate curve. The device list shows the CPU and the NVIDIA GPU; when CUDA is
-// unavailable its item is disabled and a note under the list (and the item's tooltip) says why.
+// split, early stopping, clipping, weight decay, label smoothing, balanced class weights (for a
+// classification table), seed), each with a tooltip explaining its idea. Edits go to the
+// Session's TrainerConfig at once, so the Charts panel redraws the planned learning-rate curve.
+// The device list shows the CPU and the NVIDIA GPU; when CUDA is unavailable its item is
+// disabled and a note under the list (and the item's tooltip) says why.
 #pragma once
 
 #include <QWidget>

@@ -421,7 +421,15 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
                                 const std::shared_ptr<const HostSnapshot>& before,
                                 TrainingOutcome& outcome)
 {
-    const TrainerConfig& cfg = run.config;
+    // The run's configuration (prepareRun made it the model's) with the class weights of the
+    // task's training rows: the weighting is the user's, the weights are the data's.
+    QString why;
+    if (!tasks::applyClassWeights(*m.task, m.config, &why)) {
+        outcome.failed = true;
+        outcome.message = why;
+        return;
+    }
+    const TrainerConfig& cfg = m.config;
     const bool onDevice = !m.backend->memoryOnHost();
     bool hasMetric = false;
     try {
