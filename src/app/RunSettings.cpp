@@ -39,6 +39,7 @@ constexpr Label kConfigLabels[] = {
     {"seed", "Seed"},
     {"loss", "Loss"},
     {"label_smoothing", "Label smoothing"},
+    {"class_weight", "Class weights"},
     {"clip_norm", "Gradient clipping"},
     {"patience", "Early stopping patience"},
     {"min_delta", "Early stopping: least gain"},
