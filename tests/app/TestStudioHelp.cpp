@@ -212,9 +212,9 @@ void TestStudioHelp::welcomeAndHintFitTheSmallestWindow()
 // Help > Concepts lists every topic, and each has a page of 80 to 200 words.
 void TestStudioHelp::everyConceptHasAPage()
 {
-    const QStringList expected{"loss",      "validation",      "learning-rate",
-                               "psnr",      "label-smoothing", "temperature",
-                               "embeddings"};
+    const QStringList expected{"loss",        "validation",      "learning-rate",
+                               "psnr",        "label-smoothing", "class-weights",
+                               "temperature", "embeddings"};
     QStringList ids;
     for (const Concept& c : concepts())
         ids << c.id;
@@ -301,6 +301,7 @@ void TestStudioHelp::linkedToolTipsSayF1()
         {"learningRateSpinBox", "Learning rate and schedules"},
         {"scheduleComboBox", "Learning rate and schedules"},
         {"labelSmoothingSpinBox", "Label smoothing"},
+        {"balancedClassesCheckBox", "Class weights for rare classes"},
         {"temperatureSlider", "Temperature"},
         {"imageMetricLabel", "PSNR and SSIM"},
         {"lossTitleLabel", "Loss"},
