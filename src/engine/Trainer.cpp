@@ -196,14 +196,15 @@ public:
     TrainResult run();
 
 private:
-    bool budgetReached();          // finished, time budget or cancel: sets m_result
-    bool afterStep(bool epochEnd); // reads, evaluation, progress, snapshots; false: stop
-    bool readScalars();            // false: the guard saw a non-finite value
-    void watch();                  // a window of the watch ends: a stall or divergence?
+    bool budgetReached();                // finished, time budget or cancel: sets m_result
+    bool afterStep(bool epochEnd);       // reads, evaluation, progress, snapshots; false: stop
+    bool readScalars();                  // false: the guard saw a non-finite value
+    void watch();                        // a window of the watch ends: a stall or divergence?
+    void noticeOverfitting(bool atStop); // the overfit watch saw it: a notice
     void stopOnNonFinite();
-    bool evaluate();               // a history point; true to stop (target, early stopping)
-    HistoryPoint lossPoint();      // the mean loss since the previous row (pending sums reset)
-    bool lossRowDue() const;       // RunPolicy::historyEvery: a loss-only row now?
+    bool evaluate();          // a history point; true to stop (target, early stopping)
+    HistoryPoint lossPoint(); // the mean loss since the previous row (pending sums reset)
+    bool lossRowDue() const;  // RunPolicy::historyEvery: a loss-only row now?
     bool targetReached(const HistoryPoint& h);
     bool earlyStopping(const HistoryPoint& h);
     void report(bool evaluated);
@@ -211,14 +212,11 @@ private:
     void deviceFailed(const BackendError& e, int64_t failedStep);
     TrainResult finish();
 
-    double elapsed() const
-    {
-        return std::chrono::duration<double>(Clock::now() - m_start).count();
-    }
+    double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
     double epochPosition() const
     {
-        return static_cast<double>(m_state.epoch) +
-               static_cast<double>(m_state.stepInEpoch) / static_cast<double>(m_shape.stepsPerEpoch);
+        return static_cast<double>(m_state.epoch) + static_cast<double>(m_state.stepInEpoch) /
+                                                        static_cast<double>(m_shape.stepsPerEpoch);
     }
     int64_t scheduleTotal() const;
 
@@ -238,12 +236,17 @@ private:
     // The watch for a stall or divergence, and its line for the next report.
     TrainingWatch m_watch;
     std::string m_notice;
+    // The watch for overfitting, and the training loss since the previous evaluation for it.
+    OverfitWatch m_overfit;
+    double m_evalLossSum = 0;
+    int64_t m_evalLossSteps = 0;
 
     // Evaluation and early stopping.
     Buffer m_evalScratch;
-    Buffer m_bestParams; // the best weights seen in this call (an earlier session's are gone)
-    bool m_haveBest = false;
-    HistoryPoint m_bestPoint; // the evaluation of m_bestParams
+    Buffer m_bestParams;      // the best weights seen in this call (an earlier session's are gone)
+    bool m_haveBest = false;  // m_bestParams holds weights of this call
+    bool m_bestInRun = false; // this call's evaluations improved on the best
+    HistoryPoint m_bestPoint; // the best evaluation of this call (of m_bestParams)
     double m_lastValLoss = NAN, m_lastMetric = NAN;
 
     // Progress.
@@ -266,17 +269,20 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
     : m_t(t), m_cfg(t.m_config), m_state(t.m_state), m_b(t.m_net.backend()), m_data(data),
       m_shape(shape), m_result(std::move(result)),
       m_step(t.m_net, t.m_opt, t.m_config, t.m_policy.recordSteps, data, shape.batch),
-      m_readEvery(std::max<int64_t>(m_b.memoryOnHost() ? 1 : kDeviceReadEvery,
-                                    t.m_policy.readEvery)),
+      m_readEvery(
+          std::max<int64_t>(m_b.memoryOnHost() ? 1 : kDeviceReadEvery, t.m_policy.readEvery)),
       m_schedule(t.m_config.schedule),
       m_watch(t.m_policy.watch, t.m_net, t.m_opt, t.m_config.loss,
               watchBaseline(t.m_policy, t.m_config, t.m_net, data), t.m_state.step),
-      m_evalScratch(&m_b, 1), m_startStep(t.m_state.step), m_reportStep(t.m_state.step),
-      m_device(!m_b.memoryOnHost())
+      m_overfit(t.m_policy.overfit), m_evalScratch(&m_b, 1), m_startStep(t.m_state.step),
+      m_reportStep(t.m_state.step), m_device(!m_b.memoryOnHost())
 {
     if (m_cfg.patience > 0 && m_cfg.restoreBest && shape.hasVal)
         m_bestParams = Buffer(&m_b, static_cast<size_t>(t.m_net.parameterCount()));
     if (m_state.stepInEpoch > 0) m_step.loadEpochOrder(m_state.epoch);
+    // A resumed run goes on watching the curve it continues: overfitting already seen there is
+    // not noticed again (until the validation loss recovers).
+    if (shape.hasVal) m_overfit.replay(m_state.history);
     // Loss-only rows come every few steps: no allocation for them inside the loop.
     if (t.m_policy.historyEvery > 0) m_state.history.reserve(m_state.history.limit());
 }
@@ -324,8 +330,8 @@ int64_t TrainingRun::scheduleTotal() const
     const double e = elapsed();
     const int64_t done = m_state.step - m_startStep;
     if (done < 2 || e <= 0) return std::max<int64_t>(m_state.step + 1, 1000);
-    return std::max<int64_t>(m_state.step + 1,
-                             m_state.step + static_cast<int64_t>(done / e * (m_cfg.maxSeconds - e)));
+    return std::max<int64_t>(
+        m_state.step + 1, m_state.step + static_cast<int64_t>(done / e * (m_cfg.maxSeconds - e)));
 }
 
 bool TrainingRun::budgetReached()
@@ -386,6 +392,8 @@ bool TrainingRun::readScalars()
     m_watch.add(sum, m_stepsSinceRead);
     m_reportLossSum += sum;
     m_reportLossSteps += m_stepsSinceRead;
+    m_evalLossSum += sum;
+    m_evalLossSteps += m_stepsSinceRead;
     m_stepsSinceRead = 0;
     return true;
 }
@@ -454,7 +462,31 @@ bool TrainingRun::evaluate()
     m_state.history.add(h);
     m_result.trainLoss = h.trainLoss;
     m_result.valLoss = h.valLoss;
+    if (m_shape.hasVal) {
+        // The training loss since the previous evaluation (history rows between evaluations, with
+        // RunPolicy::historyEvery, cover only part of it).
+        const double train =
+            m_evalLossSteps > 0 ? m_evalLossSum / static_cast<double>(m_evalLossSteps) : NAN;
+        if (m_overfit.add(h.step, train, h.valLoss)) noticeOverfitting(false);
+    }
+    m_evalLossSum = 0;
+    m_evalLossSteps = 0;
     return targetReached(h) || earlyStopping(h);
+}
+
+void TrainingRun::noticeOverfitting(bool atStop)
+{
+    std::string line =
+        "step " + std::to_string(m_state.step) + ": " + OverfitWatch::describe(m_overfit.last());
+    if (m_cfg.patience <= 0)
+        line += "; training goes on (early stopping is off)";
+    else if (atStop)
+        line += "; early stopping ends the run";
+    else
+        line += "; early stopping ends the run after " + std::to_string(m_cfg.patience) +
+                " evaluations without a new best";
+    m_result.notices.push_back(line);
+    m_notice = m_notice.empty() ? line : m_notice + "; " + line;
 }
 
 bool TrainingRun::targetReached(const HistoryPoint& h)
@@ -485,26 +517,36 @@ bool TrainingRun::earlyStopping(const HistoryPoint& h)
     if (h.valLoss < m_state.bestValLoss - m_cfg.minDelta) {
         m_state.bestValLoss = h.valLoss;
         m_state.evalsWithoutImprovement = 0;
+        m_bestInRun = true;
+        m_bestPoint = h;
         if (m_bestParams.floats()) {
             m_b.copy(m_bestParams.data(), params.data, bytes);
             m_haveBest = true;
-            m_bestPoint = h;
         }
         return false;
     }
     if (++m_state.evalsWithoutImprovement < m_cfg.patience) return false;
+    // The patience is a sustained stretch of its own: overfitting the watch has not yet
+    // confirmed is said now, before the run's last message.
+    if (m_overfit.stretchAtStop(m_state.step)) noticeOverfitting(true);
+    const std::string best = "best " + std::to_string(m_state.bestValLoss);
+    const std::string at = m_bestInRun ? " at step " + std::to_string(m_bestPoint.step) : "";
+    std::string kept;
     if (m_haveBest) {
         m_b.copy(params.data, m_bestParams.data(), bytes);
         // Report the losses of the weights we keep, not of the last evaluation.
         m_result.trainLoss = m_bestPoint.trainLoss;
         m_result.valLoss = m_bestPoint.valLoss;
+        kept =
+            "; the best weights, of step " + std::to_string(m_bestPoint.step) + ", were restored";
+    } else if (!m_cfg.restoreBest) {
+        kept = "; the weights of the last step were kept (restoring the best is off)";
+    } else {
+        kept = " (reached in an earlier session; the current weights were kept)";
     }
     m_result.reason = StopReason::EarlyStopping;
     m_result.message = "validation loss did not improve for " + std::to_string(m_cfg.patience) +
-                       " evaluations; best " + std::to_string(m_state.bestValLoss) +
-                       (m_haveBest ? " (those weights were restored)"
-                                   : " (reached in an earlier session; the current weights "
-                                     "were kept)");
+                       " evaluations; " + best + at + kept;
     return true;
 }
 
@@ -530,7 +572,8 @@ void TrainingRun::report(bool evaluated)
         p.eta = rate > 0 ? static_cast<double>(planned - m_state.step) / rate : NAN;
     }
     if (m_cfg.maxSeconds > 0)
-        p.eta = std::isnan(p.eta) ? m_cfg.maxSeconds - now : std::min(p.eta, m_cfg.maxSeconds - now);
+        p.eta =
+            std::isnan(p.eta) ? m_cfg.maxSeconds - now : std::min(p.eta, m_cfg.maxSeconds - now);
     p.evaluated = evaluated;
     p.notice = std::move(m_notice);
     m_notice.clear();
@@ -544,8 +587,7 @@ void TrainingRun::report(bool evaluated)
 
 void TrainingRun::snapshotIfDue(bool force)
 {
-    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.snapshotSeconds))
-        return;
+    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.snapshotSeconds)) return;
     m_lastGood = std::make_shared<HostSnapshot>(takeSnapshot(m_t.m_net, m_t.m_opt, m_state));
     m_lastSnapshot = elapsed();
 }
@@ -561,8 +603,8 @@ void TrainingRun::deviceFailed(const BackendError& e, int64_t failedStep)
     m_result = TrainResult();
     m_result.notices = std::move(notices);
     m_result.reason = StopReason::DeviceFailure;
-    m_result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " +
-                       what + " The weights after step " + std::to_string(goodStep) +
+    m_result.message = "the device failed at step " + std::to_string(failedStep + 1) + ": " + what +
+                       " The weights after step " + std::to_string(goodStep) +
                        " were kept; training can continue on the CPU.";
     m_result.lastGood = m_lastGood;
     if (!m_state.history.empty()) {
@@ -582,6 +624,17 @@ TrainResult TrainingRun::finish()
     }
     if (const std::string summary = m_watch.summary(m_schedule); !summary.empty())
         m_result.message += "; " + summary;
+    m_result.overfitting = m_overfit.last();
+    if (m_overfit.overfitting() && m_result.reason != StopReason::EarlyStopping) {
+        // Said again at the end: the weights kept are the memorising ones.
+        const int64_t since = m_overfit.last().bestStep;
+        m_result.message += "; the validation loss has risen since step " + std::to_string(since) +
+                            " while the training loss fell (overfitting): these are the weights "
+                            "of the last step";
+        if (m_cfg.patience <= 0)
+            m_result.message +=
+                ", early stopping would have kept those of step " + std::to_string(since);
+    }
     m_result.recoveries = m_watch.recoveriesDone();
     m_result.schedule = m_schedule;
     m_result.steps = m_state.step - m_startStep;
@@ -612,7 +665,8 @@ TrainResult Trainer::run(const TrainingData& data)
     if (shape.planned > 0 && m_state.step >= shape.planned) {
         result.reason = StopReason::Finished;
         result.message = "already trained " + std::to_string(m_state.step) + " of " +
-                         std::to_string(shape.planned) + " steps; raise the budget to train further";
+                         std::to_string(shape.planned) +
+                         " steps; raise the budget to train further";
         return result;
     }
     return TrainingRun(*this, data, shape, std::move(result)).run();
@@ -620,8 +674,7 @@ TrainResult Trainer::run(const TrainingData& data)
 
 void keepLoweredRates(TrainerConfig& config, const ScheduleConfig& lowered)
 {
-    const float factor =
-        config.schedule.lrMax > 0.f ? lowered.lrMax / config.schedule.lrMax : 1.f;
+    const float factor = config.schedule.lrMax > 0.f ? lowered.lrMax / config.schedule.lrMax : 1.f;
     for (const GroupSettings& g : std::vector<GroupSettings>(config.optimizer.groups()))
         if (g.lr > 0.f) config.optimizer.setGroupLr(g.group, g.lr * factor);
     config.schedule = lowered;

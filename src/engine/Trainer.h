@@ -15,6 +15,7 @@
 
 #include "Network.h"
 #include "Optimizer.h"
+#include "OverfitWatch.h"
 #include "TrainingHistory.h"
 #include "TrainingWatch.h"
 #include "ValueRange.h"
@@ -70,7 +71,7 @@ struct TrainerConfig {
     float minDelta = 0.f;    // what counts as an improvement of the validation loss
     bool restoreBest = true; // on early stopping, go back to the best weights
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
-    int64_t evalEvery = 0;         // validate every N steps; 0 = once per epoch
+    int64_t evalEvery = 0; // validate every N steps; 0 = once per epoch
 };
 
 // The values each number of a TrainerConfig may take (ValueRange.h). The CLI's options and the
@@ -112,6 +113,10 @@ struct RunPolicy {
     // Watch the loss for a stall at the loss of predicting the mean, or a divergence
     // (TrainingWatch.h); on by default, reporting only.
     WatchSettings watch;
+    // Watch the validation loss for a sustained rise while the training loss falls
+    // (OverfitWatch.h): one notice when it starts, and again only after a recovery. On by
+    // default; reporting only (early stopping is what ends such a run).
+    OverfitSettings overfit;
     // Between evaluations, also add a history row at the first read of the loss at least this
     // many steps after the previous row: the mean training loss since that row and the learning
     // rate, with no validation loss or metric (NaN). 0: rows at evaluations only. The studio
@@ -151,8 +156,8 @@ struct Progress {
     double eta = NAN;       // seconds
     bool evaluated = false; // valLoss is fresh
     // One line for the user about something the run noticed or did since the previous report
-    // (a stall, a divergence, a recovery: TrainingWatch.h); usually empty. Also in
-    // TrainResult::notices.
+    // (a stall, a divergence, a recovery: TrainingWatch.h; overfitting: OverfitWatch.h); usually
+    // empty. Also in TrainResult::notices.
     std::string notice;
 };
 
@@ -187,6 +192,9 @@ struct TrainResult {
     // (keepLoweredRates) so the model is saved, and resumes, with the rate that worked.
     int recoveries = 0;
     ScheduleConfig schedule;
+    // The latest time the validation loss was seen rising while the training loss fell, in this
+    // run or in the history it continues (OverfitWatch replays it); !valid() when never.
+    OverfitSighting overfitting;
 };
 
 // config with the schedule a recovered run ended on, and each parameter group's own learning
