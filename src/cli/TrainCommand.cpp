@@ -239,8 +239,7 @@ void checkLossFits(const QCommandLineParser& p, const tasks::Task& task, LossKin
     if (ok) return;
     const std::string fits = "this " + task.kind().toStdString() + " task (use " +
                              lossName(natural) + (regression ? " or mae" : "") + ")";
-    if (p.isSet("loss"))
-        throw UsageError("--loss " + lossName(loss) + " does not fit " + fits);
+    if (p.isSet("loss")) throw UsageError("--loss " + lossName(loss) + " does not fit " + fits);
     throw DataError(p.value("resume").toStdString() + ": its loss " + lossName(loss) +
                     " (hyperparameters.loss, or the default when the file has none) does not "
                     "fit " +
@@ -407,6 +406,15 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
         for (float w : cfg.classWeights)
             weights.append(io::doubleToJson(static_cast<double>(w)));
         if (!weights.isEmpty()) j["class_weights"] = weights;
+        // The validation loss rising while the training loss fell (OverfitWatch.h), or null.
+        const OverfitSighting& o = result.overfitting;
+        j["overfitting"] = o.valid() ? QJsonValue(QJsonObject{
+                                           {"since_step", static_cast<qint64>(o.bestStep)},
+                                           {"noticed_step", static_cast<qint64>(o.noticedStep)},
+                                           {"best_val_loss", io::doubleToJson(o.bestLoss)},
+                                           {"val_loss", io::doubleToJson(o.valLoss)},
+                                       })
+                                     : QJsonValue(QJsonValue::Null);
         j["model"] = out;
         writeTextFileAtomically(p.value("metrics-json"), QJsonDocument(j).toJson());
     }
@@ -418,6 +426,8 @@ void printHeader(const tasks::Model& model)
     // Both may quote the data (column names, labels): shown escaped.
     std::fprintf(stderr, "%s\n", io::printable(model.task->description()).toUtf8().constData());
     for (const QString& note : model.task->notes())
+        std::fprintf(stderr, "note: %s\n", io::printable(note).toUtf8().constData());
+    if (const QString note = model.task->runNote(model.config); !note.isEmpty())
         std::fprintf(stderr, "note: %s\n", io::printable(note).toUtf8().constData());
     std::fprintf(
         stderr, "network: %s (%lld parameters), %s, lr %g %s, on %s\n",

@@ -41,9 +41,12 @@ void OverfitWatch::reset()
 
 double OverfitWatch::noise()
 {
+    // The evaluations from the best window on (at most the last noiseEvaluations): the descent
+    // before it, steep and curved, would read as noise.
     const auto size = static_cast<int64_t>(m_recent.size());
-    const int64_t m = std::min(m_count, size);
-    const int64_t first = m_count > size ? m_count % size : 0;
+    const int64_t fromBest = m_count - (m_bestEnd - static_cast<int64_t>(m_winVal.size()) + 1);
+    const int64_t m = std::min({m_count, size, fromBest});
+    const int64_t first = m_count - m; // the index of the first evaluation used
     auto at = [&](int64_t i) { return m_recent[static_cast<size_t>((first + i) % size)]; };
     // Second differences v[i] - 2 v[i-1] + v[i-2]: a smooth curve, however it bends over the
     // stretch, leaves almost nothing in them (its curvature is small from one evaluation to the
@@ -158,7 +161,8 @@ bool OverfitWatch::add(int64_t step, double trainLoss, double valLoss)
 
 bool OverfitWatch::stretchAtStop(int64_t step)
 {
-    if (!m_settings.enabled || m_fired || m_sinceCount < 2 || m_count < m_settings.minEvaluations)
+    if (!m_settings.enabled || m_fired || m_sinceCount < static_cast<int64_t>(m_winVal.size()) ||
+        m_count < m_settings.minEvaluations)
         return false;
     const double valMean = m_sinceValSum / static_cast<double>(m_sinceCount);
     const double trainMean = m_sinceTrainSum / static_cast<double>(m_sinceCount);

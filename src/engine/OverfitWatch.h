@@ -12,7 +12,8 @@
 //     more than `noiseFactor` (4.5) times the noise of one evaluation, and
 //   - its training mean is below the best window's (the training loss falls: when both rise,
 //     the run diverges, TrainingWatch's case).
-// The noise is measured on the last `noiseEvaluations` (100) validation losses, from their
+// The noise is measured on the validation losses from the best window on (the steep descent
+// before it would read as noise; at most the last `noiseEvaluations`, 100), from their
 // second differences v[i] - 2 v[i-1] + v[i-2] (a smooth curve leaves almost nothing there,
 // however it bends): their robust deviation (1.4826 x the median absolute value), read as the
 // noise of a lag-1 correlated series whose correlation comes from theirs, widened by
@@ -20,7 +21,7 @@
 // further). The lowest of many noisy windows lies well below their level, hence the factor.
 // Measured on synthetic curves (TestOverfitWatch): a flat validation loss with 10 % or 20 %
 // independent noise over 1,000 evaluations is noticed in none of 100 runs; one that wanders
-// (lag-1 correlation 0.5, 500 evaluations) in about 5 of 100; a rise of 1.3 % of the best an
+// (lag-1 correlation 0.5, 500 evaluations) in about 9 of 100; a rise of 1.3 % of the best an
 // evaluation under 5 % noise is noticed about 35 evaluations after it starts. Nothing is noticed
 // before `minEvaluations` (20) evaluations. Once noticed, the watch is quiet until the
 // validation loss recovers (a window within the margin of the best, or a new best), then it

@@ -14,6 +14,9 @@ namespace il::tasks {
 
 namespace {
 
+// A run of more epochs than this, without validation rows, gets a runNote.
+constexpr int64_t kLongRunEpochs = 200;
+
 // Keeps the rows of a split whose table row is at least `first` (a JSON file's test rows).
 TabularSplit rowsFrom(const TabularSplit& in, int64_t first, size_t xWidth, size_t yWidth)
 {
@@ -198,6 +201,21 @@ public:
         return m_ds.schema.isClassification() ? m.accuracy : m.rmse;
     }
     bool metricLowerIsBetter() const override { return !m_ds.schema.isClassification(); }
+    // Without validation rows the overfit watch (OverfitWatch.h) has nothing to watch, and a
+    // small table trained for long is the run most likely to memorise its rows.
+    QString runNote(const TrainerConfig& cfg) const override
+    {
+        if (m_ds.val.rows > 0) return {};
+        const int64_t spe = Trainer::stepsPerEpoch(m_ds.train.rows, cfg.batchSize);
+        const int64_t epochs =
+            cfg.epochs > 0 ? cfg.epochs : (cfg.steps > 0 && spe > 0 ? cfg.steps / spe : 0);
+        if (epochs <= kLongRunEpochs) return {};
+        return QString("no validation rows, so nothing can tell whether %1 epochs over %2 "
+                       "overfit; a validation split (0.2, say) would show it, and early stopping "
+                       "would keep the best weights")
+            .arg(epochs)
+            .arg(countOf(m_ds.train.rows, "row"));
+    }
 
     Predictions predictions(Network& net, int maxRows) override;
     QStringList rowReport(Network& net, int maxRows) override

@@ -103,6 +103,13 @@ public:
     // (TrainerConfig::classWeights: one per class, two for a binary target); empty for None.
     // false with why when the task has no classes to weigh (regression tables, images, names).
     virtual bool classWeights(ClassWeighting w, std::vector<float>& out, QString* why) const;
+    // One line worth saying before a run of config on this data starts, or empty: a table
+    // trained for hundreds of epochs with no validation rows, where nothing can see it overfit.
+    virtual QString runNote(const TrainerConfig& config) const
+    {
+        (void)config;
+        return {};
+    }
 
     // What a model must remember about its data (the model file's "task" metadata).
     virtual QJsonObject toJson() const = 0;

@@ -161,7 +161,7 @@ void TestOverfitWatch::noisyFlatValidationIsQuiet_data()
     QTest::newRow("10% noise") << 0.10 << 0.0;
     QTest::newRow("20% noise") << 0.20 << 0.0;
     // Neighbouring evaluations that move together (a validation loss that wanders): at
-    // correlation 0.5 about 5 runs in 100 are noticed, at 0.3 none of these.
+    // correlation 0.5 about 9 runs in 100 are noticed, at 0.3 none of these.
     QTest::newRow("10% noise, correlated 0.3") << 0.10 << 0.3;
 }
 
