@@ -6,7 +6,10 @@
 #include "RunSettings.h"
 #include "Session.h"
 
+#include <QAreaSeries>
 #include <QGraphicsLayout>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -110,6 +113,33 @@ ChartsPanel::ChartsPanel(QWidget* parent)
         m_lossChart->addSeries(series);
         series->attachAxis(m_lossX);
     }
+    // The overfitting mark, under the curves (a chart draws its series in the order added).
+    m_overfitEdge = new QLineSeries;
+    m_overfitTop = new QLineSeries;
+    m_overfitBottom = new QLineSeries;
+    m_overfitBand = new QAreaSeries(m_overfitTop, m_overfitBottom);
+    m_overfitBand->setName("overfitting");
+    for (QAbstractSeries* series :
+         std::initializer_list<QAbstractSeries*>{m_overfitBand, m_overfitEdge}) {
+        m_lossChart->addSeries(series);
+        series->attachAxis(m_lossX);
+        m_lossChart->legend()->markers(series).value(0)->setVisible(false);
+        series->setVisible(false);
+    }
+    for (QLineSeries* series : {m_train, m_trainSmooth, m_validation}) { // above the mark
+        m_lossChart->removeSeries(series);
+        m_lossChart->addSeries(series);
+        series->attachAxis(m_lossX);
+    }
+    m_overfitLabelBox = new QGraphicsRectItem(m_lossChart);
+    m_overfitLabelBox->setPen(Qt::NoPen);
+    m_overfitLabel = new QGraphicsSimpleTextItem(m_overfitLabelBox);
+    QFont small = m_overfitLabel->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_overfitLabel->setFont(small);
+    m_overfitLabelBox->setZValue(100);
+    m_overfitLabelBox->setVisible(false);
+    connect(m_lossChart, &QChart::plotAreaChanged, this, &ChartsPanel::placeOverfitLabel);
     m_lossChart->legend()->markers(m_train).value(0)->setVisible(false);
     setLogScale(m_ui->logScaleCheckBox->isChecked());
 
@@ -173,6 +203,22 @@ void ChartsPanel::setRuns(RunList* runs)
     });
     rebuildGhosts();
     redraw();
+}
+
+double ChartsPanel::overfitMarkStep() const
+{
+    return m_overfitBand->isVisible() ? m_overfitStep : NAN;
+}
+
+QString ChartsPanel::overfitMarkText() const
+{
+    return m_overfitBand->isVisible() ? m_overfitText : QString();
+}
+
+bool ChartsPanel::overfitLabelInsidePlot() const
+{
+    const QRectF box = m_overfitLabelBox->mapRectToParent(m_overfitLabelBox->rect());
+    return m_overfitLabelBox->isVisible() && m_lossChart->plotArea().contains(box);
 }
 
 QStringList ChartsPanel::ghostSeriesNames() const
@@ -324,6 +370,7 @@ void ChartsPanel::redraw()
     if (!m_ghosts.empty()) valAndGhosts << QPointF(0, m_ghostLo) << QPointF(0, m_ghostHi);
     const auto [lo, hi] = rangeOf(train, valAndGhosts, log);
     m_lossY->setRange(lo, hi);
+    updateOverfitMark(lo, hi);
     if (auto* logAxis = qobject_cast<QLogValueAxis*>(m_lossY)) {
         // A log axis labels powers of its base: within less than two decades, pick a base that
         // still gives a few labels (2.2 ... 2.6 would otherwise show none).
@@ -361,6 +408,60 @@ void ChartsPanel::redraw()
     setNiceTicks(m_metricY, mlo, mhi);
 }
 
+void ChartsPanel::updateOverfitMark(double lo, double hi)
+{
+    const LossHistory& h = m_session->history();
+    const OverfitSighting& s = h.overfitting();
+    const bool show = s.valid() && m_validation->isVisible();
+    m_overfitBand->setVisible(show);
+    m_overfitEdge->setVisible(show);
+    // Showing a series shows its legend marker again: the label says what the band is.
+    for (QAbstractSeries* series : {static_cast<QAbstractSeries*>(m_overfitBand),
+                                    static_cast<QAbstractSeries*>(m_overfitEdge)})
+        for (QLegendMarker* marker : m_lossChart->legend()->markers(series))
+            marker->setVisible(false);
+    m_overfitLabelBox->setVisible(show);
+    m_overfitText.clear();
+    if (!show) return;
+    const auto x0 = static_cast<double>(s.bestStep);
+    const double x1 = std::max(static_cast<double>(h.lastStep()), x0 + 1);
+    m_overfitTop->replace({QPointF(x0, hi), QPointF(x1, hi)});
+    m_overfitBottom->replace({QPointF(x0, lo), QPointF(x1, lo)});
+    m_overfitEdge->replace({QPointF(x0, lo), QPointF(x0, hi)});
+    m_overfitStep = x0;
+    m_overfitHi = hi;
+    m_overfitText =
+        QString("validation loss rising since step %1: the network is memorising").arg(s.bestStep);
+    m_overfitLabelBox->setToolTip(
+        QString::fromStdString(OverfitWatch::describe(s)) +
+        QString(" (noticed at step %1). Early stopping (the Patience setting) ends such a run "
+                "and keeps the weights of step %2.")
+            .arg(s.noticedStep)
+            .arg(s.bestStep));
+    placeOverfitLabel();
+}
+
+void ChartsPanel::placeOverfitLabel()
+{
+    if (m_overfitText.isEmpty() || !m_overfitLabelBox->isVisible()) return;
+    const QRectF plot = m_lossChart->plotArea();
+    constexpr double pad = 3;
+    const QFontMetricsF metrics(m_overfitLabel->font());
+    // Cut short to the plot's width: a small window still shows where and what.
+    m_overfitLabel->setText(
+        metrics.elidedText(m_overfitText, Qt::ElideRight, std::max(0.0, plot.width() - 4 * pad)));
+    const QRectF text = m_overfitLabel->boundingRect();
+    const QSizeF box(text.width() + 2 * pad, text.height() + 2 * pad);
+    const QPointF edge =
+        m_lossChart->mapToPosition(QPointF(m_overfitStep, m_overfitHi), m_validation);
+    // Right of the band's edge, at the top of the plot; moved left where it would leave it.
+    const double left = std::clamp(edge.x() + pad, plot.left() + pad,
+                                   std::max(plot.left() + pad, plot.right() - pad - box.width()));
+    m_overfitLabelBox->setRect(QRectF(QPointF(0, 0), box));
+    m_overfitLabelBox->setPos(left, plot.top() + pad);
+    m_overfitLabel->setPos(pad, pad);
+}
+
 void ChartsPanel::updatePlannedRate()
 {
     QList<QPointF> points;
@@ -385,6 +486,8 @@ void ChartsPanel::setLogScale(bool on)
             series->detachAxis(m_lossY);
         for (QLineSeries* series : m_ghosts)
             series->detachAxis(m_lossY);
+        m_overfitBand->detachAxis(m_lossY);
+        m_overfitEdge->detachAxis(m_lossY);
         m_lossChart->removeAxis(m_lossY);
         delete m_lossY;
     }
@@ -403,6 +506,8 @@ void ChartsPanel::setLogScale(bool on)
     m_lossChart->addAxis(m_lossY, Qt::AlignLeft);
     for (QLineSeries* series : {m_train, m_trainSmooth, m_validation})
         series->attachAxis(m_lossY);
+    m_overfitBand->attachAxis(m_lossY);
+    m_overfitEdge->attachAxis(m_lossY);
     if (m_metric) applyPalette(); // not while the constructor is still building the charts
 }
 
@@ -439,6 +544,16 @@ void ChartsPanel::applyPalette()
     m_train->setPen(QPen(faint, 1));
     m_trainSmooth->setPen(QPen(blue, 2));
     m_validation->setPen(QPen(orange, 2));
+    const QColor red = dark ? QColor(255, 110, 110) : QColor(200, 40, 40);
+    QColor band = red;
+    band.setAlpha(dark ? 45 : 30);
+    m_overfitBand->setBrush(band);
+    m_overfitBand->setPen(Qt::NoPen);
+    m_overfitEdge->setPen(QPen(red, 1.5, Qt::DashLine));
+    QColor backing = pal.color(QPalette::Base);
+    backing.setAlpha(220);
+    m_overfitLabelBox->setBrush(backing);
+    m_overfitLabel->setBrush(red);
     QPen planned(text, 1.2, Qt::DashLine);
     planned.setColor(QColor(text.red(), text.green(), text.blue(), 140));
     m_plannedRate->setPen(planned);

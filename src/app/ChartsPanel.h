@@ -16,7 +16,10 @@
 #include <memory>
 #include <vector>
 
+class QAreaSeries;
 class QChart;
+class QGraphicsRectItem;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QAbstractAxis;
 class QValueAxis;
@@ -52,6 +55,12 @@ public:
     QList<QPointF> metricPoints() const;
     // The ghost series on the loss chart: each one's name ("Run 2 training").
     QStringList ghostSeriesNames() const;
+    // The overfitting mark on the loss chart (LossHistory::overfitting): the step its band
+    // starts at (NaN when none is shown), its label's full text (the label itself is cut short
+    // to the plot's width, the tooltip has it all) and whether the label lies inside the plot.
+    double overfitMarkStep() const;
+    QString overfitMarkText() const;
+    bool overfitLabelInsidePlot() const;
 
 signals:
     // The user clicked the loss chart at this step.
@@ -74,6 +83,10 @@ private:
     // training loss includes label smoothing (then the validation loss, without it, can lie
     // below it).
     void updateLegend();
+    // The overfitting band from the step the validation loss rose from to the last step, over
+    // the loss axis's range [lo, hi], and its label; hidden when there is nothing to mark.
+    void updateOverfitMark(double lo, double hi);
+    void placeOverfitLabel(); // at the band's left, in the plot (which moves on a resize)
 
     std::unique_ptr<Ui::ChartsPanel> m_ui;
     Session* m_session = nullptr;
@@ -87,6 +100,14 @@ private:
     QLineSeries* m_rate = nullptr;
     QLineSeries* m_metric = nullptr;
     RunList* m_runs = nullptr;
+    QLineSeries* m_overfitEdge = nullptr; // the band's left edge: the step the rise started
+    QLineSeries* m_overfitTop = nullptr;
+    QLineSeries* m_overfitBottom = nullptr;
+    QAreaSeries* m_overfitBand = nullptr;
+    QGraphicsRectItem* m_overfitLabelBox = nullptr; // a backing under the text, over the curves
+    QGraphicsSimpleTextItem* m_overfitLabel = nullptr;
+    QString m_overfitText; // the label's full text; empty: no mark
+    double m_overfitStep = NAN, m_overfitHi = NAN;
     std::vector<QLineSeries*> m_ghosts;
     double m_ghostXMax = 0, m_ghostLo = INFINITY, m_ghostHi = -INFINITY; // their extent
     QValueAxis* m_lossX = nullptr;

@@ -57,6 +57,9 @@ void LossHistory::clear()
 {
     for (Series* s : {&m_train, &m_val, &m_lr, &m_metric})
         s->clear();
+    m_overfit.reset();
+    m_trainSinceEval = 0;
+    m_trainsSinceEval = 0;
 }
 
 void LossHistory::addTrainLoss(int64_t step, double loss, double lr)
@@ -64,13 +67,51 @@ void LossHistory::addTrainLoss(int64_t step, double loss, double lr)
     const auto x = static_cast<double>(step);
     m_train.add(QPointF(x, loss), m_maxKept);
     if (std::isfinite(lr)) m_lr.add(QPointF(x, lr), m_maxKept);
+    if (std::isfinite(loss)) {
+        m_trainSinceEval += loss;
+        ++m_trainsSinceEval;
+    }
 }
 
 void LossHistory::addEvaluation(int64_t step, double valLoss, double metric)
 {
     const auto x = static_cast<double>(step);
-    if (!std::isnan(valLoss)) m_val.add(QPointF(x, valLoss), m_maxKept);
+    if (!std::isnan(valLoss)) {
+        m_val.add(QPointF(x, valLoss), m_maxKept);
+        // The watch sees what the trainer's saw: the validation loss and the mean training loss
+        // since the previous evaluation.
+        m_overfit.add(
+            step,
+            m_trainsSinceEval > 0 ? m_trainSinceEval / static_cast<double>(m_trainsSinceEval) : NAN,
+            valLoss);
+        m_trainSinceEval = 0;
+        m_trainsSinceEval = 0;
+    }
     if (!std::isnan(metric)) m_metric.add(QPointF(x, metric), m_maxKept);
+}
+
+void LossHistory::rewatch()
+{
+    m_overfit.reset();
+    m_trainSinceEval = 0;
+    m_trainsSinceEval = 0;
+    size_t t = 0;
+    for (const QPointF& v : m_val.points) {
+        for (; t < m_train.points.size() && m_train.points[t].x() <= v.x(); ++t) {
+            m_trainSinceEval += m_train.points[t].y();
+            ++m_trainsSinceEval;
+        }
+        m_overfit.add(
+            static_cast<int64_t>(v.x()),
+            m_trainsSinceEval > 0 ? m_trainSinceEval / static_cast<double>(m_trainsSinceEval) : NAN,
+            v.y());
+        m_trainSinceEval = 0;
+        m_trainsSinceEval = 0;
+    }
+    for (; t < m_train.points.size(); ++t) {
+        m_trainSinceEval += m_train.points[t].y();
+        ++m_trainsSinceEval;
+    }
 }
 
 void LossHistory::load(const std::vector<HistoryPoint>& history)
@@ -95,6 +136,7 @@ void LossHistory::truncateAfter(int64_t step)
 {
     for (Series* s : {&m_train, &m_val, &m_lr, &m_metric})
         s->truncateAfter(static_cast<double>(step));
+    rewatch(); // a rise after step is gone with the points
 }
 
 int64_t LossHistory::lastStep() const

@@ -6,6 +6,8 @@
 // thousand points (bucket means), so a long run draws as fast as a short one.
 #pragma once
 
+#include "OverfitWatch.h"
+
 #include <QList>
 #include <QPointF>
 
@@ -55,6 +57,11 @@ public:
     static QList<QPointF> decimated(const std::vector<QPointF>& points, int maxPoints,
                                     bool positiveOnly);
 
+    // The overfit watch over this curve (OverfitWatch.h), fed as the points arrive (a loaded
+    // history replays through it, so a reopened model shows what its run saw, from the
+    // evaluations it saved): the latest sighting, !valid() when none. The loss chart marks it.
+    const OverfitSighting& overfitting() const { return m_overfit.last(); }
+
 private:
     // One series: points of `width` merged points each, but the last, which holds lastCount.
     struct Series {
@@ -65,8 +72,14 @@ private:
         void truncateAfter(double x);
     };
 
+    // Feeds the watch anew from the kept points (after truncateAfter).
+    void rewatch();
+
     size_t m_maxKept;
     Series m_train, m_val, m_lr, m_metric;
+    OverfitWatch m_overfit;
+    double m_trainSinceEval = 0; // training losses since the last evaluation, for the watch
+    int64_t m_trainsSinceEval = 0;
 };
 
 } // namespace il::app

@@ -530,10 +530,16 @@ void Session::setModified(bool modified)
 
 void Session::onProgress(const TrainingUpdate& update)
 {
-    for (const LossSample& s : update.losses)
-        m_history.addTrainLoss(s.step, s.loss, s.lr);
-    for (const HistoryPoint& h : update.evaluations)
+    // In step order: each evaluation after the losses of its steps, as the run made them (the
+    // history's overfit watch takes the training loss since the previous evaluation).
+    auto loss = update.losses.begin();
+    for (const HistoryPoint& h : update.evaluations) {
+        for (; loss != update.losses.end() && loss->step <= h.step; ++loss)
+            m_history.addTrainLoss(loss->step, loss->loss, loss->lr);
         m_history.addEvaluation(h.step, h.valLoss, h.metric);
+    }
+    for (; loss != update.losses.end(); ++loss)
+        m_history.addTrainLoss(loss->step, loss->loss, loss->lr);
     m_trainedSteps = update.step;
     if (!update.losses.empty()) setModified(true);
     emit progressed(update);
