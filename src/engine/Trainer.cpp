@@ -462,16 +462,20 @@ bool TrainingRun::evaluate()
     m_state.history.add(h);
     m_result.trainLoss = h.trainLoss;
     m_result.valLoss = h.valLoss;
+    bool noticed = false;
     if (m_shape.hasVal) {
         // The training loss since the previous evaluation (history rows between evaluations, with
         // RunPolicy::historyEvery, cover only part of it).
         const double train =
             m_evalLossSteps > 0 ? m_evalLossSum / static_cast<double>(m_evalLossSteps) : NAN;
-        if (m_overfit.add(h.step, train, h.valLoss)) noticeOverfitting(false);
+        noticed = m_overfit.add(h.step, train, h.valLoss);
     }
     m_evalLossSum = 0;
     m_evalLossSteps = 0;
-    return targetReached(h) || earlyStopping(h);
+    // Early stopping may end the run at this very evaluation: the notice then says so.
+    const bool stop = targetReached(h) || earlyStopping(h);
+    if (noticed) noticeOverfitting(stop && m_result.reason == StopReason::EarlyStopping);
+    return stop;
 }
 
 void TrainingRun::noticeOverfitting(bool atStop)

@@ -102,6 +102,7 @@ private slots:
     void historyReplaysToTheSameSighting();
     void trainerSaysItWithEarlyStoppingOff();
     void trainerSaysItBeforeEarlyStopping();
+    void trainerJudgesTheStretchEarlyStoppingEnds();
     void trainerWithoutValidationIsQuiet();
 };
 
@@ -367,6 +368,22 @@ void TestOverfitWatch::trainerSaysItBeforeEarlyStopping()
                      QString("; the best weights, of step %1, were restored").arg(s.bestStep)),
              qPrintable(message));
     QVERIFY(std::abs(r.valLoss - s.bestLoss) < 1e-9);
+}
+
+void TestOverfitWatch::trainerJudgesTheStretchEarlyStoppingEnds()
+{
+    // Patience 15: early stopping ends the run before the held windows confirm the rise, and
+    // its stretch is judged then: the notice is made at the run's last evaluation.
+    Memorising m;
+    const TrainResult r = m.run(15);
+    QCOMPARE(r.reason, StopReason::EarlyStopping);
+    QCOMPARE(r.notices.size(), size_t(1));
+    QVERIFY2(text(r.notices[0]).endsWith("; early stopping ends the run"), r.notices[0].c_str());
+    QCOMPARE(r.overfitting.noticedStep, r.steps);
+    QVERIFY2(
+        text(r.message).endsWith(
+            QString("; the best weights, of step %1, were restored").arg(r.overfitting.bestStep)),
+        r.message.c_str());
 }
 
 void TestOverfitWatch::trainerWithoutValidationIsQuiet()
