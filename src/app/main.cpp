@@ -142,7 +142,21 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
                     generate->click();
             finish();
         });
-    QTimer::singleShot(200, session, &Session::start);
+    QTimer::singleShot(200, session, [session, finish] {
+        // Start can refuse without a run (a model opened without its data, a race going): say
+        // why and go on to the screenshot, instead of waiting for a run that never comes.
+        QString refusal;
+        const auto said = QObject::connect(session, &Session::message, session,
+                                           [&refusal](const QString& text) { refusal = text; });
+        session->start();
+        QObject::disconnect(said);
+        if (session->runState() != Session::RunState::Idle) return;
+        if (!refusal.isEmpty()) { // a failed build reports through trainingFinished instead
+            std::fprintf(stderr, "ironlearn-studio: --train-steps: nothing trained: %s\n",
+                         refusal.toUtf8().constData());
+            finish();
+        }
+    });
 }
 
 // Opens the race view, races every preset for `seconds`, then saves a screenshot of the race

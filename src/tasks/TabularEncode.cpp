@@ -188,7 +188,7 @@ bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset
     if (t.testStart >= 0 && testSplit > 0)
         return fail(error, t.path + ": the file has its own test rows (x_test); --test-split "
                                     "does not apply");
-    if (valSplit < 0) valSplit = n >= 20 ? 0.2 : 0.0;
+    if (valSplit < 0) valSplit = n >= kMinRowsForValidation ? 0.2 : 0.0;
     if (valSplit + std::max(testSplit, 0.0) >= 1.0)
         return fail(error, "the validation and test splits must add up to less than 1 (got " +
                                QString::number(valSplit + testSplit) + ")");

@@ -30,6 +30,8 @@ enum class TabularKind { Regression, Binary, MultiClass };
 constexpr int kMaxOneHot = 20;      // distinct values of a text feature
 constexpr int kMaxAutoClasses = 20; // distinct whole numbers that still make classes
 constexpr int kMaxClasses = 1000;
+// Tables of fewer rows get no validation split by default (TabularOptions::valSplit < 0).
+constexpr int64_t kMinRowsForValidation = 20;
 
 struct TabularOptions {
     QString target;        // name or 1-based number, or several joined by commas; empty: last

@@ -205,7 +205,8 @@ public:
     // small table trained for long is the run most likely to memorise its rows.
     QString runNote(const TrainerConfig& cfg) const override
     {
-        if (m_ds.val.rows > 0) return {};
+        // A table too small for the default split (xor's 4 rows) has nothing to hold out.
+        if (m_ds.val.rows > 0 || m_ds.train.rows < kMinRowsForValidation) return {};
         const int64_t spe = Trainer::stepsPerEpoch(m_ds.train.rows, cfg.batchSize);
         const int64_t epochs =
             cfg.epochs > 0 ? cfg.epochs : (cfg.steps > 0 && spe > 0 ? cfg.steps / spe : 0);

@@ -3,6 +3,7 @@
 // saves a picture of the comparison; settings it cannot read are refused before anything trains.
 #include <QFile>
 #include <QImage>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -14,6 +15,7 @@ class TestStudioScript : public QObject {
 private slots:
     void runsTrainsEachEntryAndPicturesTheComparison();
     void badRunsAreRefusedWithStatus2();
+    void aModelWithoutItsDataSaysWhyNothingTrained();
 
 private:
     struct Result {
@@ -77,6 +79,24 @@ void TestStudioScript::badRunsAreRefusedWithStatus2()
         QVERIFY2(!r.err.contains(QRegularExpression("run \\d+: \\d+ steps")), qPrintable(r.err));
         QVERIFY(!QFile::exists(png));
     }
+}
+
+// A model trained by the CLI, opened without its data: Start refuses (open the data first), and
+// the scripted run used to wait for a run that never came, until killed.
+void TestStudioScript::aModelWithoutItsDataSaysWhyNothingTrained()
+{
+    const QString model = m_dir.filePath("iris-adamw.safetensors");
+    QVERIFY(QFile::copy(IRONLEARN_FIXTURES "/legacy/iris-adamw.safetensors", model));
+    const QString png = m_dir.filePath("without-data.png");
+    QElapsedTimer clock;
+    clock.start();
+    const Result r = studio({model, "--train-steps", "20", "--screenshot", png, "--quit"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    QVERIFY2(clock.elapsed() < 60000, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY2(r.err.contains("--train-steps: nothing trained: Open the data this model was "
+                            "trained on"),
+             qPrintable(r.err));
+    QVERIFY(!QImage(png).isNull()); // the picture of what is open, all the same
 }
 
 QTEST_GUILESS_MAIN(TestStudioScript)

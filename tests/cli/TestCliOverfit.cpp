@@ -152,6 +152,10 @@ void TestCliOverfit::noValidationRowsNote()
         run({"train", "noisy.csv", "--target", "y", "--val-split", "0.2", "--epochs", "300"});
     QVERIFY2(withVal.code == 0, qPrintable(withVal.err));
     QVERIFY(!withVal.err.contains("no validation rows"));
+    // Nor for a table too small to hold rows out (xor: 4 rows, 3000 full-batch epochs).
+    const RunResult tiny = run({"train", ":sample/xor.csv", "--out", "xor.safetensors"});
+    QVERIFY2(tiny.code == 0, qPrintable(tiny.err));
+    QVERIFY2(!tiny.err.contains("no validation rows"), qPrintable(tiny.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliOverfit)
