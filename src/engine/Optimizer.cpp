@@ -90,8 +90,8 @@ OptimizerConfig OptimizerConfig::named(std::string_view name)
 {
     const OptimizerType* type = findOptimizer(name);
     if (!type)
-        throw EngineError("unknown optimizer \"" + std::string(name) + "\" (known: " +
-                          optimizerNameList() + ")");
+        throw EngineError("unknown optimizer \"" + std::string(name) +
+                          "\" (known: " + optimizerNameList() + ")");
     return OptimizerConfig(*type);
 }
 

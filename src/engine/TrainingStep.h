@@ -19,8 +19,8 @@ namespace il {
 class TrainingStep {
 public:
     // Allocates everything the steps need for batches of `batch` rows: nothing allocates after.
-    TrainingStep(Network& net, Optimizer& optimizer, const TrainerConfig& config,
-                 bool recordSteps, const TrainingData& data, int64_t batch);
+    TrainingStep(Network& net, Optimizer& optimizer, const TrainerConfig& config, bool recordSteps,
+                 const TrainingData& data, int64_t batch);
     ~TrainingStep(); // drops the recorded steps: they point at the buffers below
     TrainingStep(const TrainingStep&) = delete;
     TrainingStep& operator=(const TrainingStep&) = delete;

@@ -265,13 +265,12 @@ bool integerFromJson(const QJsonValue& v, int64_t& out)
 // val_max]; files written before the history was bounded hold only the first kind.
 QJsonArray historyRowToJson(const HistoryPoint& p)
 {
-    QJsonArray row{qint64(p.step), doubleToJson(p.epoch), doubleToJson(p.trainLoss),
-                   doubleToJson(p.valLoss), doubleToJson(p.lr), doubleToJson(p.metric)};
+    QJsonArray row{qint64(p.step),          doubleToJson(p.epoch), doubleToJson(p.trainLoss),
+                   doubleToJson(p.valLoss), doubleToJson(p.lr),    doubleToJson(p.metric)};
     if (p.count > 1)
-        for (const QJsonValue& v :
-             {QJsonValue(qint64(p.count)), QJsonValue(qint64(p.firstStep)),
-              doubleToJson(p.trainMin), doubleToJson(p.trainMax), doubleToJson(p.valMin),
-              doubleToJson(p.valMax)})
+        for (const QJsonValue& v : {QJsonValue(qint64(p.count)), QJsonValue(qint64(p.firstStep)),
+                                    doubleToJson(p.trainMin), doubleToJson(p.trainMax),
+                                    doubleToJson(p.valMin), doubleToJson(p.valMax)})
             row.append(v);
     return row;
 }

@@ -1,9 +1,9 @@
 // The studio's scripted mode from the command line: the real ironlearn-studio executable, run
 // offscreen with QProcess and settings of its own. --runs trains a new model for each entry and
 // saves a picture of the comparison; settings it cannot read are refused before anything trains.
+#include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>

@@ -838,8 +838,8 @@ void TestBackendOps::adamStep()
     Buffer guard = toDevice(b(), {scale, 0.f, 0.f, 0.f});
     const auto step = [&](const Buffer& g, int64_t t) {
         testutil::ruleStep(b(), OptimizerRule::Adam, lr, t,
-                           {beta1, beta2, 1e-8f, weightDecay, decoupled ? 1.f : 0.f},
-                           p.view(1, 4), g.view(1, 4), {m.view(1, 4), v.view(1, 4)}, guard.data());
+                           {beta1, beta2, 1e-8f, weightDecay, decoupled ? 1.f : 0.f}, p.view(1, 4),
+                           g.view(1, 4), {m.view(1, 4), v.view(1, 4)}, guard.data());
     };
     step(g1, 1);
     IL_COMPARE_CLOSE(toHost(b(), p.view(1, 4)), vec(after1), 1e-6, 1e-6);
@@ -876,7 +876,8 @@ void TestBackendOps::rmspropStep_data()
                                                   -0.0999999967f}
                                   << QList<float>{0.011845f, 0.00717700001f, 0.03860575f, 0.09f};
     QTest::newRow("clip scale 0.5")
-        << 0.01f << 0.99f << 0.f << 0.5f << QList<float>{0.90000004f, -2.09999998f, 0.59999999f, 0.f}
+        << 0.01f << 0.99f << 0.f << 0.5f
+        << QList<float>{0.90000004f, -2.09999998f, 0.59999999f, 0.f}
         << QList<float>{0.000625f, 0.0025f, 0.01f, 0.f}
         << QList<float>{0.98953232f, -2.1449013f, 0.587535f, -0.0999999933f}
         << QList<float>{0.00311875f, 0.0031f, 0.01005625f, 0.0225f};

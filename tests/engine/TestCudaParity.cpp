@@ -580,8 +580,7 @@ void TestCudaParity::optimizer()
                 views.push_back(t[s]);
             if (nesterov)
                 testutil::ruleStep(b, OptimizerRule::Momentum, 0.01f, step,
-                                   {0.9f, weightDecay, 1.f}, p[s], g[s], {views[0]},
-                                   guard.ptr(s));
+                                   {0.9f, weightDecay, 1.f}, p[s], g[s], {views[0]}, guard.ptr(s));
             else
                 config.type().update(
                     OptimizerUpdate{b, config, p[s], g[s], views, 0.01f, step, guard.ptr(s)});
@@ -623,8 +622,7 @@ void TestCudaParity::optimizerSkipsBadStep()
         std::vector<Tensor> views;
         for (const Pair& t : state)
             views.push_back(t[s]);
-        config.type().update(
-            OptimizerUpdate{b, config, p[s], g[s], views, 0.1f, 4, guard.ptr(s)});
+        config.type().update(OptimizerUpdate{b, config, p[s], g[s], views, 0.1f, 4, guard.ptr(s)});
     });
     for (Side s : {Cpu, Gpu}) {
         const char* where = s == Cpu ? "CPU" : "CUDA";
@@ -920,7 +918,7 @@ void TestCudaParity::training()
     cfg.seed = 1;
     cfg.epochs = 0;
     cfg.steps = steps;
-    cfg.patience = 0;   // no early stopping: both runs do every step
+    cfg.patience = 0; // no early stopping: both runs do every step
 
     // The CPU side on every core (its results do not depend on the thread count).
     const auto cpuBackend = createCpuBackend(0);

@@ -13,10 +13,10 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
-#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <map>

@@ -236,7 +236,7 @@ void TestModelFile::optimizerJson()
     // A file written before the registry lists every optimizer's settings: the ones of its
     // optimizer are read, the others ignored.
     const QJsonObject old{{"kind", "momentum"}, {"momentum", 0.5}, {"beta1", 0.9},
-                          {"beta2", 0.999},      {"eps", 1e-8},    {"weight_decay", 0}};
+                          {"beta2", 0.999},     {"eps", 1e-8},     {"weight_decay", 0}};
     TrainerConfig d;
     QString error;
     QVERIFY2(trainerConfigFromJson(QJsonObject{{"optimizer", old}}, d, &error), qPrintable(error));
@@ -551,27 +551,22 @@ void TestModelFile::failedSaveKeepsPreviousModel()
 void TestModelFile::resumeMatchesStraightRun_data()
 {
     QTest::addColumn<QString>("optimizer");
-    QTest::addColumn<int>("schedule");  // ScheduleKind
-    QTest::addColumn<int>("batch");     // 64 training rows
+    QTest::addColumn<int>("schedule"); // ScheduleKind
+    QTest::addColumn<int>("batch");    // 64 training rows
     QTest::addColumn<int>("evalEvery");
     QTest::addColumn<bool>("cancelAt20"); // else: a 20-step budget, then 40
     auto row = [](const char* name, const char* o, ScheduleKind s, int batch, int evalEvery,
                   bool cancel) {
         QTest::newRow(name) << QString(o) << int(s) << batch << evalEvery << cancel;
     };
-    row("adam, constant, stop at an epoch end", "adam", ScheduleKind::Constant, 16, 0,
-        false);
-    row("adam, constant, stop mid-epoch", "adam", ScheduleKind::Constant, 24, 5,
-        false);
-    row("momentum, step decay, mid-epoch", "momentum", ScheduleKind::StepDecay, 24, 5,
-        false);
+    row("adam, constant, stop at an epoch end", "adam", ScheduleKind::Constant, 16, 0, false);
+    row("adam, constant, stop mid-epoch", "adam", ScheduleKind::Constant, 24, 5, false);
+    row("momentum, step decay, mid-epoch", "momentum", ScheduleKind::StepDecay, 24, 5, false);
     row("sgd, full batch", "sgd", ScheduleKind::Constant, 0, 4, false);
     // Cancelled between evaluations: the losses of steps 19 and 20 are pending in the state and
     // must reach the epoch mean recorded at step 21.
-    row("adam, cancelled mid-epoch, pending losses", "adam", ScheduleKind::Constant,
-        24, 0, true);
-    row("adamw, cosine + warm-up, cancelled at 20", "adamw", ScheduleKind::Cosine, 24,
-        5, true);
+    row("adam, cancelled mid-epoch, pending losses", "adam", ScheduleKind::Constant, 24, 0, true);
+    row("adamw, cosine + warm-up, cancelled at 20", "adamw", ScheduleKind::Cosine, 24, 5, true);
 }
 
 void TestModelFile::resumeMatchesStraightRun()

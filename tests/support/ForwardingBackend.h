@@ -144,7 +144,8 @@ public:
     {
         // The state views by value, as a recording keeps every argument.
         std::array<il::Tensor, il::kMaxOptimizerSlots> slots{};
-        if (state.size() > slots.size()) throw il::ShapeError("optimizerStep: too many state tensors");
+        if (state.size() > slots.size())
+            throw il::ShapeError("optimizerStep: too many state tensors");
         std::copy(state.begin(), state.end(), slots.begin());
         const size_t count = state.size();
         run([=, this] {
