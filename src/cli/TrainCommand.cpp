@@ -49,8 +49,10 @@ std::vector<const OptimizerSetting*> settingKeys()
 void addOptimizerOptions(QCommandLineParser& p)
 {
     p.addOption({"optimizer",
-                 QString::fromStdString(optimizerNameList() + " (default " +
-                                        OptimizerConfig().name() + "; see Optimizers below)."),
+                 QString::fromStdString(optimizerNameList() + " (default: from the task; " +
+                                        OptimizerConfig().name() +
+                                        ", adamw with weight decay 0.3 for tables; see "
+                                        "Optimizers below)."),
                  "NAME"});
     for (const OptimizerSetting* s : settingKeys()) {
         QStringList users;
