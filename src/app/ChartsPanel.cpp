@@ -118,6 +118,9 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     m_overfitTop = new QLineSeries;
     m_overfitBottom = new QLineSeries;
     m_overfitBand = new QAreaSeries(m_overfitTop, m_overfitBottom);
+    // An area series does not own its boundary lines (LeakSanitizer found them left behind).
+    m_overfitTop->setParent(m_overfitBand);
+    m_overfitBottom->setParent(m_overfitBand);
     m_overfitBand->setName("overfitting");
     for (QAbstractSeries* series :
          std::initializer_list<QAbstractSeries*>{m_overfitBand, m_overfitEdge}) {
