@@ -113,7 +113,7 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
         session->saveModel(save);
     };
     if (steps <= 0) return finish();
-    auto* clock = new QElapsedTimer;
+    auto clock = std::make_shared<QElapsedTimer>();
     auto first = std::make_shared<qint64>(-1);
     // N steps more than the model had: a reopened model continues for N steps.
     const qint64 target = session->trainedSteps() + steps;
