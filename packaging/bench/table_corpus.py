@@ -235,6 +235,13 @@ def ours_score(cli, kind, train_csv, test_csv, target, args, workdir, tag):
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(ev)}: {r.stderr.strip()}")
     m = json.loads(metrics.read_text())
+    # The report's own linear baseline: fitted on the rows the network trained on (the training
+    # file less its validation split), so it shows how much of a gap to scikit-learn's linear
+    # model (fitted on every training row) the held-out validation rows alone cost.
+    base = m.get("baselines", {})
+    lin = base.get("linear_regression" if kind == "regression" else "logistic_regression") or {}
+    OWN_LINEAR.setdefault(tag.rsplit("-", 2)[0] + "/" + tag.rsplit("-", 1)[1], []).append(
+        lin.get("mse" if kind == "regression" else "balanced_accuracy", float("nan")))
     if kind == "regression":
         if "mse" not in m:
             raise RuntimeError(f"{tag}: the CLI did not treat {target} as regression")
@@ -245,6 +252,9 @@ def ours_score(cli, kind, train_csv, test_csv, target, args, workdir, tag):
     support = conf.sum(axis=1)
     recalls = [conf[i, i] / support[i] for i in range(len(conf)) if support[i] > 0]
     return float(np.mean(recalls)), seconds
+
+
+OWN_LINEAR = {}  # "table/config" -> the report's linear baseline on each split's test file
 
 
 def fmt(kind, v):
@@ -320,7 +330,10 @@ def main():
         results.append(row)
         print(f"# {name}: " + ", ".join(f"{c} {fmt(kind, v)}" for c, v in row["ours"].items())
               + ("; " + ", ".join(f"{k} {fmt(kind, v)}" for k, v in row["sk"].items())
-                 if row["sk"] else ""), file=sys.stderr, flush=True)
+                 if row["sk"] else "")
+              + "; our linear baseline (the network's training rows): "
+              + ", ".join(f"{c} {fmt(kind, float(np.mean(OWN_LINEAR.get(name + '/' + c, [np.nan]))))}"
+                          for c in row["ours"]), file=sys.stderr, flush=True)
 
     # The table.
     cols = [c for c, _ in configs]

@@ -75,6 +75,15 @@ public:
         (void)inputWidth;
         return 0;
     }
+    // The network's input width, for a layer that reads the network's inputs as well as its own
+    // (the linear skip, SkipLayer.cpp). Set before parameters() by whoever lays out a stack
+    // (Network, planLayers, architectureFloats); 0 until then.
+    void setNetworkInputWidth(int64_t width) { m_networkInputWidth = width; }
+    // True for a layer whose forward and backward read the network's inputs (networkInput()).
+    virtual bool readsNetworkInput() const { return false; }
+    // The network's inputs of the batch going through: set by Network before forward and
+    // backward of a layer that readsNetworkInput().
+    void setNetworkInput(ConstTensor x) { m_networkInput = x; }
     // The activation this layer applies, if it is an activation layer.
     virtual bool isActivation() const { return false; }
     virtual Activation activation() const { return Activation::Identity; }
@@ -111,6 +120,8 @@ protected:
 
     LayerItem m_item;
     int64_t m_inputWidth = 0;
+    int64_t m_networkInputWidth = 0;
+    ConstTensor m_networkInput;   // only for readsNetworkInput()
     std::vector<Tensor> m_params; // views into the network's arena
     std::vector<Tensor> m_grads;
 };

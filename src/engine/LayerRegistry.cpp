@@ -13,6 +13,7 @@ std::vector<LayerType> activationLayerTypes(); // ActivationLayers.cpp
 LayerType fourierLayerType();                  // FourierLayer.cpp
 LayerType embeddingLayerType();                // EmbeddingLayer.cpp
 LayerType hashGridLayerType();                 // HashGridLayer.cpp
+LayerType skipLayerType();                     // SkipLayer.cpp
 
 namespace {
 
@@ -122,6 +123,7 @@ const std::vector<LayerType>& layerTypes()
         std::vector<LayerType> t{denseLayerType()};
         for (LayerType& a : activationLayerTypes())
             t.push_back(std::move(a));
+        t.push_back(skipLayerType());
         t.push_back(fourierLayerType());
         t.push_back(hashGridLayerType());
         t.push_back(embeddingLayerType());
@@ -192,8 +194,9 @@ LayerItem parseLayerItem(const std::string& text)
     }
     const size_t given = parts.size() - 1, count = type->args.size();
     if (given > count)
-        throw EngineError(type->name + " takes at most " + std::to_string(count) + " argument" +
-                          (count == 1 ? "" : "s"));
+        throw EngineError(count == 0 ? type->name + " takes no arguments"
+                                     : type->name + " takes at most " + std::to_string(count) +
+                                           " argument" + (count == 1 ? "" : "s"));
     LayerItem item{type, {}};
     const size_t skip = type->argsFromRight ? count - given : 0; // leading arguments left out
     for (size_t k = 0; k < count; ++k) {

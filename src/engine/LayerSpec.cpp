@@ -182,6 +182,7 @@ std::vector<LayerPlan> planLayers(const std::vector<std::unique_ptr<Layer>>& lay
     for (const auto& layer : layers) {
         double trainable = 0, fixed = 0;
         LayerPlan p;
+        layer->setNetworkInputWidth(inputWidth);
         for (const ParamSpec& s : layer->parameters(width)) {
             (s.trainable ? trainable : fixed) +=
                 static_cast<double>(s.shape.rows) * static_cast<double>(s.shape.cols);

@@ -37,6 +37,7 @@ void Network::build()
     int64_t width = m_inputWidth;
     m_widths.clear();
     for (size_t i = 0; i < m_layers.size(); ++i) {
+        m_layers[i]->setNetworkInputWidth(m_inputWidth);
         for (auto& p : m_layers[i]->parameters(width))
             (p.trainable ? trainable : fixed).push_back({i, p});
         width = m_layers[i]->outputWidth(width);
@@ -102,8 +103,8 @@ std::vector<LayerSummary> Network::summary() const
     const std::vector<LayerPlan> plans = planLayers(m_layers, m_inputWidth);
     std::vector<LayerSummary> out;
     for (size_t i = 0; i < m_layers.size(); ++i)
-        out.push_back({static_cast<int>(i), m_layers[i]->spec(), plans[i].outputWidth,
-                       plans[i].parameters});
+        out.push_back(
+            {static_cast<int>(i), m_layers[i]->spec(), plans[i].outputWidth, plans[i].parameters});
     return out;
 }
 
@@ -121,6 +122,25 @@ void Network::initialize(uint64_t seed)
             context.sirenW0 = hint.w0;
         }
     }
+}
+
+bool Network::startAsLinearMap(const std::vector<float>& weights, const std::vector<float>& bias)
+{
+    checkEngineThread("Network::startAsLinearMap");
+    const size_t n = m_layers.size();
+    if (n < 2 || m_layers[n - 1]->kind() != "skip" || !m_layers[n - 2]->type().outputLayer ||
+        m_layers[n - 2]->kind() != "dense")
+        return false;
+    const auto& skip = m_layers[n - 1]->params();
+    const auto& out = m_layers[n - 2]->params();
+    const auto width = static_cast<size_t>(outputWidth());
+    if (skip.size() != 1 || out.size() != 2 || weights.size() != width * size_t(m_inputWidth) ||
+        bias.size() != width || static_cast<size_t>(out[1].size()) != width)
+        return false;
+    m_backend.upload(skip[0], weights.data());
+    m_backend.fill(out[0], 0.f);
+    m_backend.upload(out[1], bias.data());
+    return true;
 }
 
 Tensor Network::parameters() const
@@ -197,6 +217,7 @@ Tensor Network::forward(ConstTensor x)
     for (size_t i = 0; i < m_layers.size(); ++i) {
         Tensor out = m_outputs[i].view(m_rows, m_widths[i]);
         Tensor ws = m_workspaces[i].view(m_rows, m_layers[i]->workspaceCols(width));
+        if (m_layers[i]->readsNetworkInput()) m_layers[i]->setNetworkInput(x);
         m_layers[i]->forward(m_backend, in, out, ws);
         in = out;
         width = m_widths[i];
@@ -219,6 +240,7 @@ void Network::backward(ConstTensor x, ConstTensor dOutput)
         // The first layer needs no input gradient (the data is not trained).
         Tensor dx = k == 0 ? Tensor{} : (useA ? m_gradA : m_gradB).view(m_rows, inWidth);
         Tensor ws = m_workspaces[k].view(m_rows, m_layers[k]->workspaceCols(inWidth));
+        if (m_layers[k]->readsNetworkInput()) m_layers[k]->setNetworkInput(x);
         m_layers[k]->backward(m_backend, in, out, dy, dx, ws);
         dy = dx;
         useA = !useA;

@@ -53,6 +53,13 @@ public:
     // init with that layer's w0).
     void initialize(uint64_t seed);
 
+    // For a stack that ends in its output layer followed by a linear skip (a wide-and-deep
+    // network): makes it compute the linear map outputs = inputs W^T + bias exactly (the skip
+    // holds W, out x inputs; the output layer's weights are zeroed and its bias is bias), so
+    // training starts from a linear model and the hidden layers learn only what it misses.
+    // False (and nothing changed) for any other stack or wrong sizes.
+    bool startAsLinearMap(const std::vector<float>& weights, const std::vector<float>& bias);
+
     // Flat views of all trainable parameters and of their gradients (same layout).
     Tensor parameters() const;
     Tensor gradients() const;

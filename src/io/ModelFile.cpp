@@ -148,6 +148,7 @@ int64_t architectureFloats(const ModelInfo& info)
     int64_t width = info.inputWidth;
     double total = 0;
     for (const auto& layer : layers) {
+        layer->setNetworkInputWidth(info.inputWidth);
         for (const ParamSpec& p : layer->parameters(width))
             total += static_cast<double>(p.shape.rows) * static_cast<double>(p.shape.cols);
         width = layer->outputWidth(width);

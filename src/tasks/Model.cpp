@@ -9,6 +9,7 @@ void Model::build(const std::string& spec)
     const TaskData& d = task->data();
     network = std::make_unique<Network>(*backend, d.inputWidth, spec, d.outputWidth, d.vocab);
     network->initialize(config.seed);
+    task->warmStart(*network);
     optimizer = std::make_unique<Optimizer>(*backend, config.optimizer, network->parameterRanges());
     taskJson = task->toJson();
     m_opened.reset();
@@ -69,6 +70,7 @@ void Model::resetWeights()
 {
     if (!network) return;
     network->initialize(config.seed);
+    if (task) task->warmStart(*network);
     if (optimizer) optimizer->reset();
     state = TrainingState{};
 }

@@ -159,6 +159,27 @@ public:
             cfg.patience = hasVal ? kTableSteps / 10 / 10 : 0;
         }
     }
+    // A stack ending in dense, skip starts as the linear baseline fitted on the training rows:
+    // the run begins where least squares or logistic regression ends, and early stopping keeps
+    // it there unless the hidden layers improve on it on the validation rows.
+    void warmStart(Network& net) const override
+    {
+        if (m_forEvaluation || net.layers().empty() || net.layers().back()->kind() != "skip")
+            return;
+        const LinearMap& linear = baselines().linear;
+        if (!linear.fitted() || linear.inputs != net.inputWidth() ||
+            linear.outputs != net.outputWidth())
+            return;
+        const auto d = static_cast<size_t>(linear.inputs), k = static_cast<size_t>(linear.outputs);
+        if (linear.weights.size() != d * k || linear.bias.size() != k) return;
+        std::vector<float> w(d * k), bias(k);
+        for (size_t c = 0; c < k; ++c) {
+            bias[c] = static_cast<float>(linear.bias[c]);
+            for (size_t j = 0; j < d; ++j)
+                w[c * d + j] = static_cast<float>(linear.weights[j * k + c]);
+        }
+        net.startAsLinearMap(w, bias);
+    }
     // The schema, and the baselines' coefficients so `evaluate` can measure them on other rows.
     QJsonObject toJson() const override
     {
@@ -370,6 +391,8 @@ public:
     {
         return {{"mlp", "dense:32,tanh,dense:32,tanh,dense", ""},
                 {"linear", "dense", "linear / logistic regression"},
+                {"wide", "dense:32,tanh,dense:32,tanh,dense,skip",
+                 "wide and deep: starts as the linear baseline, learns what it misses"},
                 {"deep", "dense:64,relu,dense:64,relu,dense:64,relu,dense", ""}};
     }
     MetricInfo metric(const QJsonObject& savedTask) const override

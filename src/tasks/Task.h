@@ -111,6 +111,11 @@ public:
         return {};
     }
 
+    // Called after a new network's parameters are initialised (and after a reset): a task may
+    // start parts of it from what its data says. A table starts a wide-and-deep stack (one
+    // ending in dense then skip) at its linear or logistic baseline (TabularBaselines.h).
+    virtual void warmStart(Network& net) const { (void)net; }
+
     // What a model must remember about its data (the model file's "task" metadata).
     virtual QJsonObject toJson() const = 0;
     // Writes into options the values this task was read with (image training size, names

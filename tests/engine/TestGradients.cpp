@@ -434,6 +434,11 @@ void TestGradients::network_data()
                              << qint64(0);
     QTest::newRow("embedding") << "embedding:7:3,dense:5,tanh,dense:3" << qint64(2) << qint64(3)
                                << qint64(7);
+    // The linear skip reads the network's inputs: its gradient is dy^T inputs, its input's dy.
+    QTest::newRow("wide and deep (skip)")
+        << "dense:6,tanh,dense:3,skip" << qint64(4) << qint64(3) << qint64(0);
+    QTest::newRow("skip first and in the middle")
+        << "skip,dense:5,tanh,skip,dense:2" << qint64(5) << qint64(2) << qint64(0);
 }
 
 void TestGradients::network()

@@ -333,6 +333,7 @@ void TestModelFile::saveOpenPredictsIdentically_data()
     QTest::newRow("siren, bare final dense") << "dense:8,sine:30,dense:8,sine,dense" << 2 << 1 << 0;
     QTest::newRow("embedding, vocab from caller")
         << "embedding:3,dense:8,tanh,dense" << 4 << 5 << 5;
+    QTest::newRow("wide and deep (linear skip)") << "dense:8,tanh,dense:2,skip" << 3 << 2 << 0;
     QTest::newRow("unround sine w0") << "dense:8,sine:30.1234567,dense:1" << 2 << 1 << 0;
 }
 
@@ -345,6 +346,12 @@ void TestModelFile::saveOpenPredictsIdentically()
     Backend& b = *m_backend;
     Network net(b, inputWidth, spec.toStdString(), outputWidth, vocab);
     net.initialize(42);
+    if (spec.contains("skip")) { // it starts at zero: give it weights the reopened file must keep
+        std::vector<float> p(static_cast<size_t>(net.parameterCount()));
+        for (size_t i = 0; i < p.size(); ++i)
+            p[i] = std::sin(0.7f * static_cast<float>(i) + 0.3f);
+        b.upload(net.parameters().data, p.data(), p.size() * sizeof(float));
+    }
     Optimizer opt(b, OptimizerConfig{}, net.parameterRanges());
     TrainerConfig config;
     config.steps = 100;

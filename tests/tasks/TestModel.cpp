@@ -22,6 +22,8 @@ private slots:
     void anotherOptimizerStartsFresh();
     void recoversOnCpuWithTheLastGoodWeights();
     void recoversOnCpuFromAReadableDevice();
+    void wideAndDeepStartsAsTheLinearBaseline_data();
+    void wideAndDeepStartsAsTheLinearBaseline();
 
 private:
     // A fresh model for the linear table on backend, trained for steps steps.
@@ -152,6 +154,56 @@ void TestModel::recoversOnCpuFromAReadableDevice()
     QCOMPARE(m->recoverOnCpu(createCpuBackend(1), nullptr), int64_t(7));
     QVERIFY(m->backend->memoryOnHost());
     QCOMPARE(weights(*m), now);
+}
+
+void TestModel::wideAndDeepStartsAsTheLinearBaseline_data()
+{
+    QTest::addColumn<QByteArray>("csv");
+    QTest::addColumn<QString>("metric");   // the network's key in the metrics
+    QTest::addColumn<QString>("baseline"); // the linear baseline's key under "baselines"
+    QByteArray noisy = "a,b,y\n";          // linear plus a remainder no linear model fits
+    for (int i = 0; i < 80; ++i)
+        noisy += QByteArray::number(i % 17) + "," + QByteArray::number(i * i % 13) + "," +
+                 QByteArray::number(2.0 * (i % 17) - (i * i % 13) + (i * 7 % 5)) + "\n";
+    QTest::newRow("least squares") << noisy << "mse"
+                                   << "linear_regression";
+    QTest::newRow("softmax regression") << tasks::test::threeClasses(90) << "balanced_accuracy"
+                                        << "logistic_regression";
+}
+
+// A stack ending in dense, skip starts as the linear baseline of its training rows (the task's
+// warm start), so before any training it scores what the baseline scores; a reset goes back
+// there too.
+void TestModel::wideAndDeepStartsAsTheLinearBaseline()
+{
+    QFETCH(QByteArray, csv);
+    QFETCH(QString, metric);
+    QFETCH(QString, baseline);
+    QString error;
+    tasks::TaskOptions options;
+    std::shared_ptr<tasks::Task> task = tasks::openTask("t.csv", csv, options, &error);
+    QVERIFY2(task, qPrintable(error));
+    Model m;
+    m.backend = createCpuBackend(1);
+    m.task = task;
+    task->applyDefaults(m.config);
+    m.build("dense:16,tanh,dense:16,tanh,dense,skip");
+    const auto check = [&] {
+        const QJsonObject v = task->evaluate(*m.network).values;
+        const double net = v[metric].toDouble();
+        const double lin = v["baselines"][baseline][metric].toDouble();
+        QVERIFY2(std::fabs(net - lin) <= 1e-4 * std::max(1.0, std::fabs(lin)),
+                 qPrintable(QString("network %1, baseline %2").arg(net).arg(lin)));
+        if (metric == "mse") QVERIFY2(lin > 0.1, "the table must leave the linear model an error");
+    };
+    check();
+    train(m, 20);
+    m.resetWeights();
+    check();
+    // Any other stack starts from its own initialisation.
+    m.build("dense:16,tanh,dense:16,tanh,dense");
+    const QJsonObject v = task->evaluate(*m.network).values;
+    QVERIFY(v[metric].toDouble() != v["baselines"][baseline][metric].toDouble());
 }
 
 QTEST_GUILESS_MAIN(TestModel)
