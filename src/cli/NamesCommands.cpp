@@ -11,6 +11,72 @@
 
 namespace il::cli {
 
+namespace {
+
+// --sweep FROM:TO:STEP -> the temperatures FROM, FROM + STEP, ... up to TO (within a hair).
+std::vector<double> sweepTemperatures(const QString& text)
+{
+    const QStringList parts = text.split(':');
+    bool ok[3] = {false, false, false};
+    double v[3] = {0, 0, 0};
+    for (int i = 0; i < 3 && i < parts.size(); ++i)
+        v[i] = parts[i].trimmed().toDouble(&ok[i]);
+    if (parts.size() != 3 || !ok[0] || !ok[1] || !ok[2])
+        throw UsageError("--sweep \"" + text.toStdString() +
+                         "\" must be FROM:TO:STEP, e.g. 0.2:2.0:0.2");
+    const auto inRange = [](double t) { return t >= 0.1 && t <= 3.0; };
+    if (!inRange(v[0]) || !inRange(v[1]) || v[1] < v[0])
+        throw UsageError("--sweep: the temperatures must run upwards within 0.1 to 3.0");
+    if (!(v[2] > 0)) throw UsageError("--sweep: the step must be positive");
+    std::vector<double> out;
+    for (int i = 0;; ++i) {
+        const double t = v[0] + i * v[2];
+        if (t > v[1] + 1e-9 * v[2] + 1e-12) break;
+        if (out.size() == 100) throw UsageError("--sweep: at most 100 temperatures");
+        out.push_back(t);
+    }
+    return out;
+}
+
+// The temperature sweep: the same names' seeds at each temperature; innovation rate and how
+// likely the model finds its own draws.
+int printSweep(Network& net, const tasks::NamesSchema& schema, tasks::GenerationOptions opt,
+               const std::vector<double>& temperatures, const QString& modelPath, bool json)
+{
+    QJsonArray rows;
+    if (!json)
+        std::printf("%-12s %-11s %s\n", "temperature", "innovation",
+                    "mean ln p per character (T = 1)");
+    for (double t : temperatures) {
+        opt.temperature = t;
+        const tasks::GenerationResult r = tasks::generateNames(net, schema, opt);
+        if (!r.error.isEmpty()) throw DataError((modelPath + ": " + r.error).toStdString());
+        if (json) {
+            rows.append(QJsonObject{{"temperature", t},
+                                    {"innovation_rate", r.innovationRate()},
+                                    {"new_count", r.newCount},
+                                    {"mean_log_likelihood", r.meanLogLikelihood}});
+            continue;
+        }
+        std::printf("%-12.2f %-11s %.4f\n", t,
+                    qPrintable(QString::number(100.0 * r.innovationRate(), 'f', 1) + "%"),
+                    r.meanLogLikelihood);
+    }
+    if (json) {
+        const QJsonObject j{
+            {"model", modelPath},   {"count", opt.count}, {"seed", QString::number(opt.seed)},
+            {"prefix", opt.prefix}, {"top_k", opt.topK},  {"sweep", rows}};
+        std::fputs(QJsonDocument(j).toJson(QJsonDocument::Indented).constData(), stdout);
+    } else {
+        std::printf("%d names at each temperature; innovation: the share not in the training "
+                    "list\n",
+                    opt.count);
+    }
+    return ExitOk;
+}
+
+} // namespace
+
 int runGenerate(const QStringList& args)
 {
     QCommandLineParser p;
@@ -21,6 +87,12 @@ int runGenerate(const QStringList& args)
         {"seed", "Seed of the sampling (default 1): the same seed gives the same names.", "S"},
         {"top-k", "Sample only among the K most likely characters (default 0: all).", "K"},
         {"max-length", "Cut names at this many characters (default 32).", "L"},
+        {"prefix", "Every name starts with these characters; the model draws the rest.", "TEXT"},
+        {"sweep",
+         "Temperature sweep FROM:TO:STEP (e.g. 0.2:2.0:0.2): the innovation rate and the mean "
+         "log-likelihood of the drawn characters at each temperature (--count names each, "
+         "default 500).",
+         "FROM:TO:STEP"},
         {"json", "Print one JSON object instead of lines."},
         {"threads", "CPU threads (default: all cores).", "N"},
         {"backend", "cpu or cuda (default cpu).", "NAME"},
@@ -31,7 +103,12 @@ int runGenerate(const QStringList& args)
                      1, 1))
         return ExitOk;
     tasks::GenerationOptions opt;
-    opt.count = static_cast<int>(intOption(p, "count", 20, 1, 1'000'000));
+    const std::vector<double> sweep =
+        p.isSet("sweep") ? sweepTemperatures(p.value("sweep")) : std::vector<double>{};
+    if (!sweep.empty() && p.isSet("temperature"))
+        throw UsageError("--sweep sets the temperatures: leave --temperature out");
+    opt.count = static_cast<int>(intOption(p, "count", sweep.empty() ? 20 : 500, 1, 1'000'000));
+    opt.prefix = p.value("prefix");
     opt.temperature = doubleOption(p, "temperature", 1.0, 0.1, 3.0);
     opt.seed = static_cast<uint64_t>(intOption(p, "seed", 1, 0, INT64_MAX));
     opt.topK = static_cast<int>(intOption(p, "top-k", 0, 0, 1'000'000));
@@ -54,6 +131,8 @@ int runGenerate(const QStringList& args)
     tasks::NamesSchema schema;
     if (!tasks::NamesSchema::fromJson(model->info.task, schema, &error))
         throw DataError((modelPath + ": " + error).toStdString());
+    if (!sweep.empty())
+        return printSweep(*model->network, schema, opt, sweep, modelPath, p.isSet("json"));
     const tasks::GenerationResult result = tasks::generateNames(*model->network, schema, opt);
     if (!result.error.isEmpty()) throw DataError((modelPath + ": " + result.error).toStdString());
 
@@ -69,7 +148,9 @@ int runGenerate(const QStringList& args)
                             {"top_k", opt.topK},
                             {"max_length", opt.maxLength},
                             {"seed", QString::number(opt.seed)},
+                            {"prefix", opt.prefix},
                             {"names", names},
+                            {"mean_log_likelihood", result.meanLogLikelihood},
                             {"new_count", result.newCount},
                             {"innovation_rate", result.innovationRate()}};
         std::fputs(QJsonDocument(j).toJson(QJsonDocument::Indented).constData(), stdout);

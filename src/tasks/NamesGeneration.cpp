@@ -162,6 +162,7 @@ struct DrawSettings {
     size_t maxLength = 0;
     int topK = 0;
     uint64_t seed = 0;
+    std::vector<int32_t> prefix; // ids every name starts with
 };
 
 // The device memory and host staging of one group of names drawn together.
@@ -209,15 +210,25 @@ void generateGroup(Network& net, const NamesSchema& schema, const DrawSettings& 
                    GroupBuffers& buf, int64_t first, int64_t m, GenerationResult& res)
 {
     const int n = ds.context;
-    std::vector<int32_t> window(static_cast<size_t>(m * n), 0); // all boundary at first
-    std::vector<std::u32string> text(static_cast<size_t>(m));
+    // The window after the prefix: its last n symbols, boundary-padded.
+    std::vector<int32_t> start(static_cast<size_t>(n), 0);
+    std::u32string prefixText;
+    for (int32_t id : ds.prefix) {
+        std::copy(start.begin() + 1, start.end(), start.begin());
+        start.back() = id;
+        prefixText.push_back(schema.alphabet[static_cast<size_t>(id - 1)]);
+    }
+    std::vector<int32_t> window(static_cast<size_t>(m * n));
+    for (int64_t i = 0; i < m; ++i)
+        std::copy(start.begin(), start.end(), window.begin() + i * n);
+    std::vector<std::u32string> text(static_cast<size_t>(m), prefixText);
     std::vector<Rng> rng;
     for (int64_t i = 0; i < m; ++i)
         rng.push_back(Rng::derive(ds.seed, "generate", static_cast<uint64_t>(first + i)));
     std::vector<int64_t> active(static_cast<size_t>(m)), still;
     std::iota(active.begin(), active.end(), 0);
     for (int step = 0; !active.empty(); ++step) {
-        drawNext(net, ds, buf, window, rng, active, step == 0);
+        drawNext(net, ds, buf, window, rng, active, step == 0 && ds.prefix.empty());
         still.clear();
         for (size_t a = 0; a < active.size(); ++a) {
             const int64_t i = active[a];
@@ -246,6 +257,30 @@ void generateGroup(Network& net, const NamesSchema& schema, const DrawSettings& 
     }
 }
 
+// Mean ln p (T = 1) of the symbols drawn after the prefix, over every name: the windows of each
+// name, less the prefix's own, scored by the network.
+double drawnLogLikelihood(Network& net, const NamesSchema& schema,
+                          const std::vector<int32_t>& prefix,
+                          const std::vector<GeneratedName>& names)
+{
+    std::vector<float> x, y, nameX, nameY;
+    std::vector<int32_t> ids;
+    const size_t skip = prefix.size(), n = static_cast<size_t>(schema.context);
+    for (const GeneratedName& g : names) {
+        if (!schema.encode(g.text, ids, nullptr)) continue; // drawn from the vocabulary: never
+        nameX.clear();
+        nameY.clear();
+        appendNameWindows(ids, schema.context, nameX, nameY);
+        if (g.truncated) { // cut, not ended: its end was never drawn
+            nameX.resize(nameX.size() - n);
+            nameY.pop_back();
+        }
+        x.insert(x.end(), nameX.begin() + static_cast<std::ptrdiff_t>(skip * n), nameX.end());
+        y.insert(y.end(), nameY.begin() + static_cast<std::ptrdiff_t>(skip), nameY.end());
+    }
+    return -namesCrossEntropy(net, x, y, static_cast<int64_t>(y.size()));
+}
+
 } // namespace
 
 GenerationResult generateNames(Network& net, const NamesSchema& schema, const GenerationOptions& o)
@@ -260,6 +295,21 @@ GenerationResult generateNames(Network& net, const NamesSchema& schema, const Ge
     ds.maxLength = static_cast<size_t>(std::clamp(o.maxLength, 1, io::kMaxNameLength));
     ds.topK = o.topK > 0 && o.topK < ds.vocab ? o.topK : 0;
     ds.seed = o.seed;
+    if (!o.prefix.isEmpty()) {
+        QString why;
+        if (!schema.encode(o.prefix, ds.prefix, &why)) {
+            res.error = "the prefix \"" + o.prefix + "\": " + why;
+            return res;
+        }
+        if (ds.prefix.size() >= ds.maxLength) {
+            res.error = QString("the prefix \"%1\" is %2 characters; names are cut at %3 "
+                                "(--max-length), so there is nothing left to draw")
+                            .arg(o.prefix)
+                            .arg(ds.prefix.size())
+                            .arg(ds.maxLength);
+            return res;
+        }
+    }
     if (count == 0) return res;
 
     // Names go through in groups, so memory stays bounded for any count.
@@ -269,6 +319,7 @@ GenerationResult generateNames(Network& net, const NamesSchema& schema, const Ge
     try {
         for (int64_t first = 0; first < count; first += group)
             generateGroup(net, schema, ds, buf, first, std::min(group, count - first), res);
+        res.meanLogLikelihood = drawnLogLikelihood(net, schema, ds.prefix, res.names);
     } catch (const EngineError& e) {
         res = GenerationResult();
         res.error = QString("generation failed: ") + e.what();

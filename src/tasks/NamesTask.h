@@ -70,6 +70,9 @@ struct GenerationOptions {
     int topK = 0;             // sample among the K most likely symbols; 0 = all
     int maxLength = 32;       // code points; longer names are cut there
     uint64_t seed = 1;        // name i depends only on (seed, i): same seed, same names
+    // Every name starts with these characters (case handled as the model's: lowered unless it
+    // keeps case); the model draws the rest. Empty: the model draws the first character too.
+    QString prefix;
 };
 
 struct GeneratedName {
@@ -82,6 +85,10 @@ struct GeneratedName {
 struct GenerationResult {
     std::vector<GeneratedName> names;
     int newCount = 0;
+    // Mean ln p of each drawn symbol (the end of the name included; a prefix's characters are
+    // not drawn) under the model at T = 1, in nats per character: how likely the model itself
+    // finds what it drew. Near minus the validation loss at T = 1; higher at low temperatures.
+    double meanLogLikelihood = NAN;
     QString error; // non-empty: nothing was generated
     double innovationRate() const
     {
@@ -90,7 +97,8 @@ struct GenerationResult {
 };
 
 // Samples names one symbol at a time; all unfinished names of a step go through the network in
-// one batch. The first symbol is never the end (an empty name is not a name).
+// one batch. The first symbol is never the end (an empty name is not a name). A prefix with a
+// character outside the vocabulary, or as long as maxLength, is an error naming it.
 GenerationResult generateNames(Network& net, const NamesSchema& schema,
                                const GenerationOptions& options);
 

@@ -6,8 +6,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cmath>
 
 namespace {
 
@@ -42,6 +45,9 @@ private slots:
     void generateUsageErrors_data();
     void generateUsageErrors();
     void generateNeedsNamesModel();
+    void generateWithPrefix();
+    void prefixErrors();
+    void temperatureSweep();
     void evaluateNames();
     void sampleWithDefaults();
     void brokenFiles_data();
@@ -130,6 +136,12 @@ void TestCliNames::generateUsageErrors_data()
     QTest::newRow("count 0") << QStringList{"--count", "0"};
     QTest::newRow("top-k -1") << QStringList{"--top-k", "-1"};
     QTest::newRow("unknown option") << QStringList{"--colour"};
+    QTest::newRow("sweep not three numbers") << QStringList{"--sweep", "0.2:2"};
+    QTest::newRow("sweep downwards") << QStringList{"--sweep", "2:1:0.1"};
+    QTest::newRow("sweep step 0") << QStringList{"--sweep", "0.5:1:0"};
+    QTest::newRow("sweep past 3") << QStringList{"--sweep", "1:4:1"};
+    QTest::newRow("sweep and temperature")
+        << QStringList{"--sweep", "0.5:1:0.5", "--temperature", "1"};
 }
 
 void TestCliNames::generateUsageErrors()
@@ -149,6 +161,65 @@ void TestCliNames::generateNeedsNamesModel()
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.startsWith("error: xor.safetensors: a tabular model"), qPrintable(r.err));
     QCOMPARE(run({"generate", "missing.safetensors"}).code, 1);
+}
+
+// Every name starts with the prefix (lowered, as the model is), the rest drawn by the model;
+// the same seed gives the same names.
+void TestCliNames::generateWithPrefix()
+{
+    const QStringList args{"generate", "names.safetensors", "--count", "30", "--prefix", "Ma",
+                           "--json"};
+    const RunResult r = run(args);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(j["prefix"].toString(), QString("Ma"));
+    const QJsonArray names = j["names"].toArray();
+    QCOMPARE(names.size(), 30);
+    QSet<QString> distinct;
+    for (const auto& n : names) {
+        const QString name = n.toObject()["name"].toString();
+        QVERIFY2(name.startsWith("ma"), qPrintable(name));
+        distinct.insert(name);
+    }
+    QVERIFY2(distinct.size() > 10, "the model draws what follows the prefix");
+    QCOMPARE(run(args).out, r.out);
+    // The drawn characters are likely ones: better than uniform over the 27 symbols.
+    QVERIFY(j["mean_log_likelihood"].toDouble() > -std::log(27.0));
+}
+
+void TestCliNames::prefixErrors()
+{
+    RunResult r = run({"generate", "names.safetensors", "--prefix", "a7"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("the prefix \"a7\"") && r.err.contains("'7' (U+0037)"),
+             qPrintable(r.err));
+    r = run({"generate", "names.safetensors", "--prefix", "anna", "--max-length", "4"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("names are cut at 4"), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+}
+
+// Hotter sampling strays from the training names and from what the model finds likely: the
+// innovation rate rises and the mean log-likelihood of the draws falls from 0.2 to 2.0.
+void TestCliNames::temperatureSweep()
+{
+    const RunResult r = run(
+        {"generate", "names.safetensors", "--sweep", "0.2:2.0:0.6", "--count", "200", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonArray rows = QJsonDocument::fromJson(r.out.toUtf8()).object()["sweep"].toArray();
+    QCOMPARE(rows.size(), 4); // 0.2, 0.8, 1.4, 2.0
+    QCOMPARE(rows[3].toObject()["temperature"].toDouble(), 2.0);
+    for (int i = 1; i < rows.size(); ++i) {
+        const QJsonObject a = rows[i - 1].toObject(), b = rows[i].toObject();
+        QVERIFY(b["mean_log_likelihood"].toDouble() < a["mean_log_likelihood"].toDouble());
+    }
+    QVERIFY(rows[3].toObject()["innovation_rate"].toDouble() >
+            rows[0].toObject()["innovation_rate"].toDouble() + 0.2);
+    const RunResult text = run({"generate", "names.safetensors", "--sweep", "0.5:1:0.5"});
+    QVERIFY2(text.code == 0, qPrintable(text.err));
+    QVERIFY2(text.out.startsWith("temperature") && text.out.contains("\n0.50 ") &&
+                 text.out.contains("\n1.00 ") && text.out.contains("500 names at each"),
+             qPrintable(text.out));
 }
 
 void TestCliNames::evaluateNames()
