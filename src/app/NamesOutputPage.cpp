@@ -16,16 +16,27 @@ NamesOutputPage::NamesOutputPage(QWidget* parent)
         m_ui->temperatureValueLabel->setText(QString::number(temperature(), 'f', 2));
         requestNextChar();
     });
-    connect(m_ui->prefixLineEdit, &QLineEdit::textChanged, this, &NamesOutputPage::requestNextChar);
-    connect(m_ui->generateButton, &QPushButton::clicked, this, [this] {
-        if (!m_session) return;
-        tasks::GenerationOptions options;
-        options.count = m_ui->countSpinBox->value();
-        options.temperature = temperature();
-        options.seed = m_session->config().seed * 1000003 + ++m_generation;
-        m_ui->generateButton->setEnabled(false);
-        m_session->generateNames(options);
+    connect(m_ui->prefixLineEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_ui->generatePrefixButton->setEnabled(!text.isEmpty());
+        requestNextChar();
     });
+    connect(m_ui->generateButton, &QPushButton::clicked, this, [this] { generate(QString()); });
+    connect(m_ui->generatePrefixButton, &QPushButton::clicked, this,
+            [this] { generate(m_ui->prefixLineEdit->text()); });
+}
+
+void NamesOutputPage::generate(const QString& prefix)
+{
+    if (!m_session) return;
+    tasks::GenerationOptions options;
+    options.count = m_ui->countSpinBox->value();
+    options.temperature = temperature();
+    options.seed = m_session->config().seed * 1000003 + ++m_generation;
+    options.prefix = prefix;
+    m_prefix = prefix;
+    m_ui->generateButton->setEnabled(false);
+    m_ui->generatePrefixButton->setEnabled(false);
+    m_session->generateNames(options);
 }
 
 NamesOutputPage::~NamesOutputPage() = default;
@@ -62,6 +73,7 @@ double NamesOutputPage::temperature() const
 void NamesOutputPage::generated(const tasks::GenerationResult& result)
 {
     m_ui->generateButton->setEnabled(true);
+    m_ui->generatePrefixButton->setEnabled(!m_ui->prefixLineEdit->text().isEmpty());
     m_ui->generatedListWidget->clear();
     if (!result.error.isEmpty()) {
         m_ui->innovationLabel->setText(result.error);
@@ -78,10 +90,12 @@ void NamesOutputPage::generated(const tasks::GenerationResult& result)
         if (!name.isNew) item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
         m_ui->generatedListWidget->addItem(item);
     }
-    m_ui->innovationLabel->setText(QString("Innovation rate: <b>%1</b> new (%2 of %3)")
-                                       .arg(fmt::percent(result.innovationRate()))
-                                       .arg(result.newCount)
-                                       .arg(result.names.size()));
+    QString text = QString("Innovation rate: <b>%1</b> new (%2 of %3)")
+                       .arg(fmt::percent(result.innovationRate()))
+                       .arg(result.newCount)
+                       .arg(result.names.size());
+    if (!m_prefix.isEmpty()) text += ", all starting with “" + m_prefix.toHtmlEscaped() + "”";
+    m_ui->innovationLabel->setText(text);
 }
 
 void NamesOutputPage::requestNextChar()

@@ -30,6 +30,8 @@ public:
     double temperature() const;
 
 private:
+    // Names from the network; with a prefix, names that start with it.
+    void generate(const QString& prefix);
     void generated(const tasks::GenerationResult& result);
     void requestNextChar();
     void nextCharReady(const QString& prefix, double temperature, const std::vector<float>& probs,
@@ -38,6 +40,7 @@ private:
     std::unique_ptr<Ui::NamesOutputPage> m_ui;
     Session* m_session = nullptr;
     uint64_t m_generation = 0; // each Generate press samples new names
+    QString m_prefix;          // the prefix of the names being generated ("" for none)
 };
 
 } // namespace il::app

@@ -537,6 +537,22 @@ void TestStudio::generatesNames()
     find<QSlider>("temperatureSlider")->setValue(30);
     QTRY_VERIFY(*std::max_element(bars->probabilities().begin(), bars->probabilities().end()) >
                 *std::max_element(warm.begin(), warm.end()));
+
+    // The inspector's text starts the names: every one begins with it.
+    auto* fromPrefix = find<QPushButton>("generatePrefixButton");
+    QVERIFY(fromPrefix->isEnabled());
+    fromPrefix->click();
+    QTRY_VERIFY_WITH_TIMEOUT(list->count() == 15 && fromPrefix->isEnabled(), kWorkWait);
+    for (int i = 0; i < list->count(); ++i)
+        QVERIFY2(list->item(i)->text().mid(4).trimmed().startsWith("ma"),
+                 qPrintable(list->item(i)->text()));
+    QVERIFY(find<QLabel>("innovationLabel")->text().contains("starting with “ma”"));
+    find<QLineEdit>("prefixLineEdit")->setText("m7");
+    fromPrefix->click();
+    QTRY_VERIFY_WITH_TIMEOUT(find<QLabel>("innovationLabel")->text().contains("'7' (U+0037)"),
+                             kWorkWait);
+    find<QLineEdit>("prefixLineEdit")->clear();
+    QVERIFY(!fromPrefix->isEnabled());
 }
 
 void TestStudio::showsLoaderErrorsInline()
