@@ -159,7 +159,12 @@ void addTrainingOptions(QCommandLineParser& p)
         {"normalise", "Tables: zscore or minmax, fitted on the training rows (default zscore).",
          "HOW"},
         {"missing", "Tables: fail on missing values, or drop their rows (default fail).", "HOW"},
-        {"test-split", "Tables: fraction held out for testing, reported apart (default 0).", "F"},
+        {"test-split",
+         "Tables and names: fraction held out for testing, reported apart (default 0).", "F"},
+        {"split",
+         "TRAIN/VAL/TEST percentages, e.g. 80/10/10: --val-split and --test-split at once.",
+         "T/V/T"},
+        {"split-seed", "Seed of the validation and test splits (default: --seed).", "S"},
         {"resume", "Continue training this model file.", "MODEL"},
         {"out", "Where to save the model (default: DATA's name + .safetensors).", "MODEL"},
         {"metrics-json", "Write the final metrics as JSON to this file.", "FILE"},
@@ -276,6 +281,21 @@ tasks::TaskOptions taskOptions(const QCommandLineParser& p)
     topt.normalisation = p.isSet("normalise") ? p.value("normalise") : "zscore";
     topt.missing = p.isSet("missing") ? p.value("missing") : "fail";
     topt.testSplit = doubleOption(p, "test-split", 0, tasks::kSplitRange);
+    if (p.isSet("split")) {
+        if (p.isSet("val-split") || p.isSet("test-split"))
+            throw UsageError("--split sets both splits: leave --val-split and --test-split out");
+        const QStringList parts = p.value("split").split('/');
+        double v[3] = {0, 0, 0};
+        bool ok = parts.size() == 3;
+        for (int i = 0; ok && i < 3; ++i)
+            v[i] = parts[i].trimmed().toDouble(&ok);
+        if (!ok || v[0] <= 0 || v[1] < 0 || v[2] < 0 || std::fabs(v[0] + v[1] + v[2] - 100) > 1e-6)
+            throw UsageError("--split \"" + p.value("split").toStdString() +
+                             "\" must be three percentages that add up to 100, e.g. 80/10/10");
+        topt.valSplit = v[1] / 100;
+        topt.testSplit = v[2] / 100;
+    }
+    if (p.isSet("split-seed")) topt.splitSeed = intOption(p, "split-seed", 1, 0, INT64_MAX);
     if (topt.valSplit + topt.testSplit >= 1)
         throw UsageError("--val-split and --test-split must add up to less than 1 (got " +
                          QString::number(topt.valSplit + topt.testSplit).toStdString() + ")");

@@ -76,6 +76,7 @@ QJsonObject NamesSchema::toJson() const
     // code points in id order.
     o["vocabulary"] = QJsonArray::fromStringList(vocabulary());
     o["val_split"] = valSplit;
+    o["test_split"] = testSplit;
     o["split_seed"] = QString::number(splitSeed);
     o["ngram_k"] = ngramK;
     o["longest_name"] = longestName;
@@ -130,6 +131,11 @@ bool NamesSchema::fromJson(const QJsonObject& o, NamesSchema& s, QString* error)
     if (!kSplitRange.contains(s.valSplit))
         return fail(QString("val_split %1 must be %2")
                         .arg(s.valSplit)
+                        .arg(QString::fromStdString(kSplitRange.describe())));
+    s.testSplit = o["test_split"].toDouble(0);
+    if (!kSplitRange.contains(s.testSplit) || s.valSplit + s.testSplit >= 1)
+        return fail(QString("test_split %1 must be %2, and with val_split under 1")
+                        .arg(s.testSplit)
                         .arg(QString::fromStdString(kSplitRange.describe())));
     s.splitSeed = o["split_seed"].toString("1").toULongLong();
     s.ngramK = o["ngram_k"].toDouble(1);

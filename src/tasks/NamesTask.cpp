@@ -136,7 +136,7 @@ private:
     using NameIds = std::vector<std::vector<int32_t>>;
     void prepareEvaluation(const NameIds& ids);
     void splitByName(const std::vector<std::u32string>& names, const NameIds& ids, double split,
-                     uint64_t seed);
+                     double testSplit, uint64_t seed);
 
     QString m_path;
     NamesSchema m_schema;
@@ -145,8 +145,9 @@ private:
     QStringList m_notes;
     bool m_forEvaluation = false;
     uint64_t m_seed = 1; // of the innovation-rate sample
-    int64_t m_fileNames = 0, m_valNames = 0;
-    QStringList m_firstNames; // the start of the file, for previews
+    int64_t m_fileNames = 0, m_valNames = 0, m_testNames = 0;
+    std::vector<float> m_testX, m_testY; // windows of the names held out for testing
+    QStringList m_firstNames;            // the start of the file, for previews
 };
 
 TaskMetrics NamesTaskImpl::evaluate(Network& net)
@@ -186,6 +187,20 @@ TaskMetrics NamesTaskImpl::evaluate(Network& net)
         j["train_perplexity"] = json(std::exp(trainCe));
         j["ngram_train_cross_entropy"] = json(ngramTrainCe);
     }
+    // The test names: never trained on and never steering training (early stopping and the
+    // n-gram's k use validation), measured only here.
+    const auto testRows = static_cast<int64_t>(m_testY.size());
+    const double testCe =
+        m_forEvaluation || testRows == 0 ? NAN : namesCrossEntropy(net, m_testX, m_testY, testRows);
+    const double ngramTestCe = haveNgram && !std::isnan(testCe)
+                                   ? m_ngram.crossEntropy(m_testX, m_testY, testRows, k)
+                                   : NAN;
+    if (!std::isnan(testCe)) {
+        j["test_cross_entropy"] = json(testCe);
+        j["test_perplexity"] = json(std::exp(testCe));
+        j["ngram_test_cross_entropy"] = json(ngramTestCe);
+        j["test_names"] = qint64(m_testNames);
+    }
     j["innovation_rate"] = json(names.innovationRate());
     QJsonArray examples;
     for (size_t i = 0; i < names.names.size() && i < 10; ++i)
@@ -215,6 +230,13 @@ TaskMetrics NamesTaskImpl::evaluate(Network& net)
         s << QString("training cross-entropy: %1 (counting: %2)")
                  .arg(trainCe, 0, 'f', 4)
                  .arg(ngramTrainCe, 0, 'f', 4);
+    if (!std::isnan(testCe))
+        s << QString("test cross-entropy: %1 nats per character (perplexity %2) on %3 held out "
+                     "for testing (counting: %4)")
+                 .arg(testCe, 0, 'f', 4)
+                 .arg(std::exp(testCe), 0, 'f', 2)
+                 .arg(countOf(m_testNames, "name"))
+                 .arg(ngramTestCe, 0, 'f', 4);
     if (!names.error.isEmpty()) {
         s << "generation failed: " + names.error;
     } else {
@@ -326,8 +348,19 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
         return task;
     }
     const double split = options.valSplit >= 0 ? options.valSplit : savedTask ? s.valSplit : 0.1;
-    const uint64_t seed = savedTask && options.valSplit < 0 ? s.splitSeed : options.seed;
-    task->splitByName(names, ids, split, seed);
+    const bool saved = savedTask && options.valSplit < 0; // the saved model's own split
+    const double testSplit = saved ? s.testSplit : options.testSplit;
+    const uint64_t seed = saved ? s.splitSeed : options.splitSeedOr(options.seed);
+    if (split + testSplit >= 1) {
+        if (error)
+            *error = QString("%1: the validation and test splits (%2 + %3) leave no names to "
+                             "train on")
+                         .arg(path)
+                         .arg(split)
+                         .arg(testSplit);
+        return nullptr;
+    }
+    task->splitByName(names, ids, split, testSplit, seed);
     return task;
 }
 
@@ -350,7 +383,7 @@ void NamesTaskImpl::prepareEvaluation(const NameIds& ids)
 // Split by name: a validation name is never seen while training, not even in part. Repeats
 // of a name stay together, so the split is over distinct names.
 void NamesTaskImpl::splitByName(const std::vector<std::u32string>& names, const NameIds& ids,
-                                double split, uint64_t seed)
+                                double split, double testSplit, uint64_t seed)
 {
     NamesSchema& s = m_schema;
     TaskData& d = m_data;
@@ -365,17 +398,28 @@ void NamesTaskImpl::splitByName(const std::vector<std::u32string>& names, const 
     const auto n = static_cast<int64_t>(distinct.size());
     int64_t nVal = n < 10 ? 0 : std::min<int64_t>(std::llround(split * n), n - 1);
     if (split > 0 && nVal == 0) m_notes << countOf(n, "distinct name") + ": no validation split";
+    const int64_t nTest =
+        n < 10 ? 0 : std::clamp<int64_t>(std::llround(testSplit * n), 0, n - 1 - nVal);
     if (n < static_cast<int64_t>(names.size()))
         m_notes << countOf(static_cast<int64_t>(names.size()) - n, "repeated name") +
                        " (kept; a repeat counts again)";
-    std::vector<char> isVal(static_cast<size_t>(n), 0);
+    // 1: validation, 2: test. The validation names are the permutation's first, as they were
+    // before test splits existed, so a model without one keeps its split.
+    std::vector<char> part(static_cast<size_t>(n), 0);
     const std::vector<int32_t> perm = Rng::derive(seed, "names-split").permutation(n);
-    for (int64_t i = 0; i < nVal; ++i)
-        isVal[static_cast<size_t>(perm[static_cast<size_t>(i)])] = 1;
+    for (int64_t i = 0; i < nVal + nTest; ++i)
+        part[static_cast<size_t>(perm[static_cast<size_t>(i)])] = i < nVal ? 1 : 2;
     QSet<int64_t> listed;
     for (size_t i = 0; i < names.size(); ++i) {
-        const bool val = isVal[static_cast<size_t>(group[i])] != 0;
-        appendNameWindows(ids[i], s.context, val ? d.valX : d.trainX, val ? d.valY : d.trainY);
+        const char where = part[static_cast<size_t>(group[i])];
+        const bool val = where != 0; // held out, for validation or testing
+        appendNameWindows(ids[i], s.context,
+                          where == 1   ? d.valX
+                          : where == 2 ? m_testX
+                                       : d.trainX,
+                          where == 1   ? d.valY
+                          : where == 2 ? m_testY
+                                       : d.trainY);
         if (val) s.heldOutSet.insert(toQString(names[i]));
         if (!val && !listed.contains(group[i])) {
             listed.insert(group[i]);
@@ -385,8 +429,10 @@ void NamesTaskImpl::splitByName(const std::vector<std::u32string>& names, const 
     }
     s.trainingSet = QSet<QString>(s.trainingNames.begin(), s.trainingNames.end());
     s.valSplit = split;
+    s.testSplit = testSplit;
     s.splitSeed = seed;
     m_valNames = nVal;
+    m_testNames = nTest;
     d.trainRows = static_cast<int64_t>(d.trainY.size());
     d.valRows = static_cast<int64_t>(d.valY.size());
     m_ngram.addPairs(d.trainX, d.trainY, d.trainRows);

@@ -35,6 +35,7 @@ struct NamesSchema {
     std::u32string alphabet; // sorted code points; id i + 1 is alphabet[i], id 0 the boundary
     QString boundarySymbol;  // how the boundary is shown: "." or another symbol not in the data
     double valSplit = 0.1;   // the split that produced trainingNames
+    double testSplit = 0;    // ... and the share of distinct names held out for testing
     uint64_t splitSeed = 1;
     double ngramK = 1;         // add-k of the counting baseline, tuned on validation
     int longestName = 0;       // code points, over the training names

@@ -474,7 +474,7 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
     topt.missing = options.missing;
     topt.valSplit = options.valSplit;
     topt.testSplit = options.testSplit;
-    topt.seed = options.seed;
+    topt.seed = options.splitSeedOr(options.seed);
     if (savedTask) {
         if (!TabularSchema::fromJson(*savedTask, saved, error)) {
             if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;

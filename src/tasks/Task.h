@@ -55,6 +55,12 @@ struct TaskOptions {
     // (a size over the limits, a broken field) names it. Empty: the message names the field only.
     QString modelPath;
     uint64_t seed = 1;
+    // The seed of the validation and test splits; < 0: seed. (Published figures name theirs.)
+    int64_t splitSeed = -1;
+    uint64_t splitSeedOr(uint64_t fallback) const
+    {
+        return splitSeed >= 0 ? static_cast<uint64_t>(splitSeed) : fallback;
+    }
     double valSplit = -1; // < 0: the task's default
     // tables
     QString target;                   // column name or number; empty: the last column
@@ -63,7 +69,7 @@ struct TaskOptions {
     QString missing = "fail";         // fail | drop
     QStringList ignore;               // columns to leave out
     QStringList features;             // feature columns (names, numbers, ranges); empty: all others
-    double testSplit = 0;             // fraction held out as a test split, reported apart
+    double testSplit = 0; // fraction held out as a test split, reported apart (tables, names)
     // images
     int trainingSize = 512; // longest side used for training
     bool grayscale = false; // force grayscale

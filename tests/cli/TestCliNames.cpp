@@ -48,6 +48,7 @@ private slots:
     void generateWithPrefix();
     void prefixErrors();
     void temperatureSweep();
+    void publishedSplitProtocol();
     void evaluateNames();
     void sampleWithDefaults();
     void brokenFiles_data();
@@ -220,6 +221,47 @@ void TestCliNames::temperatureSweep()
     QVERIFY2(text.out.startsWith("temperature") && text.out.contains("\n0.50 ") &&
                  text.out.contains("\n1.00 ") && text.out.contains("500 names at each"),
              qPrintable(text.out));
+}
+
+// --split 80/10/10 --split-seed S: names held out for testing are measured apart, never
+// trained on; a resumed model keeps them; another seed draws others.
+void TestCliNames::publishedSplitProtocol()
+{
+    const auto metrics = [this](const QString& file) {
+        return QJsonDocument::fromJson(readBytes(path(file))).object();
+    };
+    RunResult r =
+        run({"train", "names.txt", "--split", "80/10/10", "--split-seed", "5", "--steps", "100",
+             "--quiet", "--out", "split.safetensors", "--metrics-json", "split.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("test cross-entropy: ") && r.out.contains("held out for testing"),
+             qPrintable(r.out));
+    const QJsonObject a = metrics("split.json");
+    const int distinct = a["test_names"].toInt();
+    QVERIFY2(distinct >= 35 && distinct <= 40, qPrintable(QString::number(distinct)));
+    QVERIFY(a["test_cross_entropy"].toDouble() < 3.3);
+    QVERIFY(a["ngram_test_cross_entropy"].isDouble());
+
+    r = run({"train", "names.txt", "--resume", "split.safetensors", "--steps", "20", "--quiet",
+             "--out", "split2.safetensors", "--metrics-json", "split2.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject b = metrics("split2.json");
+    QCOMPARE(b["test_names"].toInt(), distinct);
+    QCOMPARE(b["ngram_test_cross_entropy"].toDouble(), a["ngram_test_cross_entropy"].toDouble());
+
+    r = run({"train", "names.txt", "--split", "80/10/10", "--split-seed", "6", "--steps", "1",
+             "--quiet", "--out", "split3.safetensors", "--metrics-json", "split3.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(metrics("split3.json")["ngram_test_cross_entropy"].toDouble() !=
+            a["ngram_test_cross_entropy"].toDouble());
+
+    for (const QStringList& bad : {QStringList{"--split", "80/10"},
+                                   {"--split", "80/20/10"},
+                                   {"--split", "80/10/10", "--val-split", "0.1"}}) {
+        r = run(QStringList{"train", "names.txt", "--steps", "1"} + bad);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--split"), qPrintable(r.err));
+    }
 }
 
 void TestCliNames::evaluateNames()
