@@ -327,10 +327,17 @@ void buildNetwork(const QCommandLineParser& p, tasks::Model& model,
     }
 }
 
+// The task's side metric (Task::sideMetricKey) at each evaluation of the run.
+struct SideMetricTrace {
+    QString key;
+    std::vector<std::pair<int64_t, double>> points; // step, value
+};
+
 // Trains the model with progress on stderr (Ctrl+C or SIGTERM stops after the step and saves),
 // writing
 // --snapshots on the way.
-TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool quiet)
+TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool quiet,
+                       SideMetricTrace& trace)
 {
     tasks::Task& task = *model.task;
     TrainerConfig& cfg = model.config;
@@ -356,11 +363,13 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     // The metric hook runs at every evaluation; it also writes the snapshot timeline.
     QString snapshotError;
     const TrainingState& state = model.state;
+    trace.key = task.sideMetricKey();
     if (task.hasTrainingMetric() || !snapshotDir.isEmpty())
         trainer->setMetricHook(
             [&](Network& n) {
                 if (!snapshotDir.isEmpty() && snapshotError.isEmpty())
                     task.writeSnapshot(n, state.step, snapshotDir, &snapshotError);
+                if (!trace.key.isEmpty()) trace.points.emplace_back(state.step, task.sideMetric(n));
                 return task.trainingMetric(n);
             },
             NAN, task.metricLowerIsBetter());
@@ -387,7 +396,7 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
 
 // The run's summary on stdout (a failure on stderr), and --metrics-json.
 void report(const QCommandLineParser& p, const tasks::Model& model, const TrainResult& result,
-            const QString& given, const QString& out)
+            const SideMetricTrace& trace, const QString& given, const QString& out)
 {
     tasks::Task& task = *model.task;
     const TrainingState& state = model.state;
@@ -412,6 +421,17 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
     if (cfg.classWeighting != ClassWeighting::None) // both losses are the weighted ones
         std::printf(" (class-weighted, %s)", classWeightingName(cfg.classWeighting).c_str());
     std::printf("\n%s\n", metrics.summary.toUtf8().constData());
+    if (trace.key == "innovation_rate" && trace.points.size() >= 2) {
+        // Up to 8 evaluations, evenly spread, the last included: a falling rate is memorising.
+        QStringList at;
+        const size_t n = trace.points.size(), shown = std::min<size_t>(n, 8);
+        for (size_t i = 0; i < shown; ++i) {
+            const auto& [step, v] = trace.points[(n - 1) * i / (shown - 1)];
+            at << QString("step %1 %2%").arg(step).arg(100 * v, 0, 'f', 1);
+        }
+        std::printf("innovation rate during training (200 names at T = 1): %s\n",
+                    at.join(", ").toUtf8().constData());
+    }
     std::printf("saved model to %s\n", out.toUtf8().constData());
 
     if (p.isSet("metrics-json")) {
@@ -437,6 +457,13 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
                                            {"val_loss", io::doubleToJson(o.valLoss)},
                                        })
                                      : QJsonValue(QJsonValue::Null);
+        if (!trace.key.isEmpty()) {
+            QJsonArray points;
+            for (const auto& [step, v] : trace.points)
+                points.append(QJsonObject{{"step", static_cast<qint64>(step)},
+                                          {trace.key, io::doubleToJson(v)}});
+            j[trace.key + "_history"] = points;
+        }
         j["model"] = out;
         writeTextFileAtomically(p.value("metrics-json"), QJsonDocument(j).toJson());
     }
@@ -572,7 +599,8 @@ int runTrain(const QStringList& args)
 
     const bool quiet = p.isSet("quiet");
     if (!quiet) printHeader(model);
-    const TrainResult result = trainModel(p, model, quiet);
+    SideMetricTrace trace;
+    const TrainResult result = trainModel(p, model, quiet, trace);
 
     // ---- a failed device: the trainer kept the last good weights on the host; rebuild the
     // model on the CPU so it can be saved and trained further there.
@@ -581,7 +609,7 @@ int runTrain(const QStringList& args)
 
     // ---- save, then report ---------------------------------------------------------------------
     if (!model.save(out, task->toJson(), &error)) throw DataError(error.toStdString());
-    report(p, model, result, given, out);
+    report(p, model, result, trace, given, out);
     const bool failed =
         result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
     return failed ? ExitDataError : ExitOk;

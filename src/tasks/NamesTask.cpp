@@ -125,6 +125,17 @@ public:
                    : namesCrossEntropy(net, m_data.trainX, m_data.trainY, m_data.trainRows);
     }
     bool metricLowerIsBetter() const override { return true; }
+    QString sideMetricKey() const override { return "innovation_rate"; }
+    double sideMetric(Network& net) override { return innovation(net).innovationRate(); }
+    // 200 names at T = 1 from the task's seed: the same draws at every evaluation.
+    GenerationResult innovation(Network& net) const
+    {
+        GenerationOptions gen;
+        gen.count = 200;
+        gen.temperature = 1.0;
+        gen.seed = m_seed;
+        return generateNames(net, m_schema, gen);
+    }
 
     TaskMetrics evaluate(Network& net) override;
 
@@ -166,11 +177,7 @@ TaskMetrics NamesTaskImpl::evaluate(Network& net)
     const double ngramTrainCe = haveNgram && !std::isnan(trainCe)
                                     ? m_ngram.crossEntropy(d.trainX, d.trainY, d.trainRows, k)
                                     : NAN;
-    GenerationOptions gen;
-    gen.count = 200;
-    gen.temperature = 1.0;
-    gen.seed = m_seed;
-    const GenerationResult names = generateNames(net, m_schema, gen);
+    const GenerationResult names = innovation(net);
 
     auto json = [](double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(); };
     TaskMetrics m;

@@ -132,6 +132,15 @@ public:
     // Metrics on the validation split (the training data when there is none): the keys of
     // --metrics-json and a summary for people.
     virtual TaskMetrics evaluate(Network& net) = 0;
+    // A second measure taken at each evaluation, where a task has one that shows what the
+    // network is becoming (names: the innovation rate of 200 names drawn at T = 1, which falls as
+    // a network memorises the training list); its --metrics-json key, or empty for none.
+    virtual QString sideMetricKey() const { return {}; }
+    virtual double sideMetric(Network& net)
+    {
+        (void)net;
+        return NAN;
+    }
     // A quick metric for the trainer's history and targets (accuracy, PSNR...), NaN if none.
     virtual double trainingMetric(Network& net)
     {

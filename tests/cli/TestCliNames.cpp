@@ -76,6 +76,18 @@ void TestCliNames::trainWritesMetrics()
         QVERIFY2(m[key].isDouble(), key);
     QCOMPARE(m["metrics_on"].toString(), QString("validation"));
     QVERIFY(m["val_cross_entropy"].toDouble() < 3.3); // uniform over 27 symbols: ln 27 = 3.30
+    // The innovation rate at every evaluation, in step order: what memorising looks like.
+    const QJsonArray history = m["innovation_rate_history"].toArray();
+    QVERIFY2(history.size() >= 2, qPrintable(QString::number(history.size())));
+    qint64 last = -1;
+    for (const auto& point : history) {
+        const QJsonObject o = point.toObject();
+        QVERIFY(o["step"].toInteger() > last);
+        last = o["step"].toInteger();
+        const double rate = o["innovation_rate"].toDouble(-1);
+        QVERIFY(rate >= 0 && rate <= 1);
+    }
+    QVERIFY(last <= m["steps"].toInteger());
 }
 
 void TestCliNames::generateLines()
@@ -235,6 +247,8 @@ void TestCliNames::publishedSplitProtocol()
              "--quiet", "--out", "split.safetensors", "--metrics-json", "split.json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("test cross-entropy: ") && r.out.contains("held out for testing"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("innovation rate during training (200 names at T = 1): step "),
              qPrintable(r.out));
     const QJsonObject a = metrics("split.json");
     const int distinct = a["test_names"].toInt();
