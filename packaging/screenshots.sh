@@ -51,9 +51,9 @@ shot table-iris-model :sample/iris.csv --train-steps 400 --tab model
 shot table-iris-runs :sample/iris.csv --train-steps 400 --tab runs
 shot table-diabetes :sample/diabetes.csv --train-steps 600 --tab training
 # The decision boundary (the table output's second tab) on the spiral: a line fails (about 50%),
-# the default mlp bends round both arms (98-100%). The linear run ends early (early stopping).
+# the default (wide) bends round both arms (97-100%). The linear run ends early (early stopping).
 shot table-spiral-linear :sample/spiral.csv --preset linear --train-steps 3000
-shot table-spiral-mlp :sample/spiral.csv --train-steps 3000
+shot table-spiral-wide :sample/spiral.csv --train-steps 3000
 shot table-iris-boundary :sample/iris.csv --train-steps 400 --tab boundary
 shot image-camera :sample/camera.png --train-steps 150
 shot image-astronaut :sample/astronaut.png --train-steps 100 --tab model

@@ -483,6 +483,9 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     trainer.reset(); // it refers to the network, which may move now
     m.state.seconds = std::max(0.0, m.state.seconds - reporter.pausedSeconds());
     reporter.flush();
+    // A run that ended on its own may go back to a simpler model (Task::settle).
+    const tasks::Settled settled =
+        threw ? tasks::Settled{} : tasks::settleRun(task, *m.network, m.config, result);
     if (threw) {
         if (!backendError || !rescueOnCpu(m, run, before, error, outcome)) {
             outcome.failed = true;
@@ -493,17 +496,22 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         outcome.failed =
             result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
         outcome.message = QString::fromStdString(result.message);
+        if (!settled.note.isEmpty()) outcome.message += "; " + settled.note;
         outcome.trainLoss = result.trainLoss;
         outcome.valLoss = result.valLoss;
         outcome.recoveries = result.recoveries;
         outcome.schedule = result.schedule;
         // Saved with the model: a resumed run goes on at the rate that worked.
         if (result.recoveries > 0) keepLoweredRates(m.config, result.schedule);
+        // After a settle the weights are the linear model's, with its validation loss: the
+        // kept copy is offered only when it is clearly better than that (a run wrecked by a
+        // high rate), not for the network the settle set aside as no better.
         if (result.reason != StopReason::DeviceFailure)
             outcome.best = reporter.best().finish(
                 result.reason == StopReason::NonFinite,
-                result.reason == StopReason::EarlyStopping ? result.valLoss : NAN, *m.network,
-                *m.optimizer, m.state);
+                settled.replaced || result.reason == StopReason::EarlyStopping ? result.valLoss
+                                                                               : NAN,
+                *m.network, *m.optimizer, m.state);
     }
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
         // The trainer rewound the state to its last host copy; rebuild the weights from it.

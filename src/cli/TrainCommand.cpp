@@ -327,17 +327,19 @@ void buildNetwork(const QCommandLineParser& p, tasks::Model& model,
     }
 }
 
-// The task's side metric (Task::sideMetricKey) at each evaluation of the run.
-struct SideMetricTrace {
+// What a run leaves for its report: the task's side metric (Task::sideMetricKey) at each
+// evaluation, and what Task::settle did at its end.
+struct RunTrace {
     QString key;
     std::vector<std::pair<int64_t, double>> points; // step, value
+    tasks::Settled settled;                         // what Task::settle did when the run ended
 };
 
 // Trains the model with progress on stderr (Ctrl+C or SIGTERM stops after the step and saves),
 // writing
 // --snapshots on the way.
 TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool quiet,
-                       SideMetricTrace& trace)
+                       RunTrace& trace)
 {
     tasks::Task& task = *model.task;
     TrainerConfig& cfg = model.config;
@@ -384,6 +386,7 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     }
     setActiveTrainer(nullptr);
     trainer.reset();
+    trace.settled = tasks::settleRun(task, *model.network, cfg, result);
     // A recovery lowered the learning rate: save the rate that worked, so a resumed run goes on
     // with it.
     if (result.recoveries > 0) keepLoweredRates(cfg, result.schedule);
@@ -396,7 +399,7 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
 
 // The run's summary on stdout (a failure on stderr), and --metrics-json.
 void report(const QCommandLineParser& p, const tasks::Model& model, const TrainResult& result,
-            const SideMetricTrace& trace, const QString& given, const QString& out)
+            const RunTrace& trace, const QString& given, const QString& out)
 {
     tasks::Task& task = *model.task;
     const TrainingState& state = model.state;
@@ -420,7 +423,9 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
     const TrainerConfig& cfg = model.config;
     if (cfg.classWeighting != ClassWeighting::None) // both losses are the weighted ones
         std::printf(" (class-weighted, %s)", classWeightingName(cfg.classWeighting).c_str());
-    std::printf("\n%s\n", metrics.summary.toUtf8().constData());
+    std::printf("\n");
+    if (!trace.settled.note.isEmpty()) std::printf("%s\n", trace.settled.note.toUtf8().constData());
+    std::printf("%s\n", metrics.summary.toUtf8().constData());
     if (trace.key == "innovation_rate" && trace.points.size() >= 2) {
         // Up to 8 evaluations, evenly spread, the last included: a falling rate is memorising.
         QStringList at;
@@ -464,6 +469,10 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
                                           {trace.key, io::doubleToJson(v)}});
             j[trace.key + "_history"] = points;
         }
+        // Task::settle: whether a wide-and-deep table went back to its linear start, and why.
+        if (!trace.settled.note.isEmpty())
+            j["settled"] = QJsonObject{{"linear_start_kept", trace.settled.replaced},
+                                       {"note", trace.settled.note}};
         j["model"] = out;
         writeTextFileAtomically(p.value("metrics-json"), QJsonDocument(j).toJson());
     }
@@ -599,7 +608,7 @@ int runTrain(const QStringList& args)
 
     const bool quiet = p.isSet("quiet");
     if (!quiet) printHeader(model);
-    SideMetricTrace trace;
+    RunTrace trace;
     const TrainResult result = trainModel(p, model, quiet, trace);
 
     // ---- a failed device: the trainer kept the last good weights on the host; rebuild the

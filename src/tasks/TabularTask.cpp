@@ -241,10 +241,4 @@ bool readTableFile(const QString& path, const QString& filePath, io::CsvTable& o
     return true;
 }
 
-QString defaultTabularSpec(const TabularSchema& s)
-{
-    (void)s;
-    return "dense:32,tanh,dense:32,tanh,dense";
-}
-
 } // namespace il::tasks

@@ -33,6 +33,14 @@ constexpr int kMaxClasses = 1000;
 // Tables of fewer rows get no validation split by default (TabularOptions::valSplit < 0).
 constexpr int64_t kMinRowsForValidation = 20;
 
+// A wide-and-deep network (a stack ending in dense, skip) keeps its trained weights at the end of
+// a run only when its validation loss is below its linear start's by more than this many
+// standard errors of the row-by-row difference; otherwise it goes back to the linear model
+// (Task::settle). Chosen on the table corpus (README, Tables: "Defaults").
+constexpr double kSettleMargin = 2.0;
+// Fewer validation rows than this cannot judge: the network is kept as trained.
+constexpr int64_t kMinSettleRows = 10;
+
 struct TabularOptions {
     QString target;        // name or 1-based number, or several joined by commas; empty: last
     QStringList features;  // names, numbers or ranges ("2-5"); empty: every other column
@@ -165,9 +173,6 @@ double rocAuc(const std::vector<double>& scores, const std::vector<int>& labels)
 QJsonObject tabularMetricsJson(const TabularSchema& schema, const TabularMetrics& m,
                                const std::vector<float>& outputs, const TabularSplit& data);
 QString describeTabularMetrics(const TabularMetrics& m, const QString& where);
-
-// Defaults for a new model of this table.
-QString defaultTabularSpec(const TabularSchema& schema);
 
 // Rows of the file a table task keeps for previews (DatasetPanel).
 constexpr int64_t kTablePreviewRows = 200;

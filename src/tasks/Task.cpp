@@ -105,4 +105,25 @@ std::unique_ptr<Task> openTaskForModel(const QString& path, const QByteArray& by
     return open(path, bytes, options, &savedTask, forEvaluation, error);
 }
 
+Settled settleRun(Task& task, Network& net, const TrainerConfig& config, TrainResult& result)
+{
+    switch (result.reason) {
+    case StopReason::Finished:
+    case StopReason::TimeBudget:
+    case StopReason::EarlyStopping:
+    case StopReason::TargetReached:
+        break;
+    case StopReason::Cancelled:
+    case StopReason::NonFinite:
+    case StopReason::DeviceFailure:
+        return {};
+    }
+    Settled s = task.settle(net, config);
+    if (s.replaced) {
+        result.trainLoss = s.trainLoss;
+        result.valLoss = s.valLoss;
+    }
+    return s;
+}
+
 } // namespace il::tasks

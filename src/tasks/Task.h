@@ -48,6 +48,15 @@ struct TaskMetrics {
     QString summary;    // one or more lines for people
 };
 
+// What Task::settle did at the end of a run.
+struct Settled {
+    bool replaced = false; // the network's weights were replaced by the simpler model's
+    QString note;          // one line for people (empty when there was nothing to judge)
+    // The kept model's losses on the training and validation rows when replaced (the
+    // trainer's losses, without label smoothing; class-weighted like the run).
+    double trainLoss = NAN, valLoss = NAN;
+};
+
 // How to open data. Fields a task does not use are ignored.
 struct TaskOptions {
     QString task; // "tabular", "image", "names"; empty: from the file type
@@ -121,6 +130,18 @@ public:
     // start parts of it from what its data says. A table starts a wide-and-deep stack (one
     // ending in dense then skip) at its linear or logistic baseline (TabularBaselines.h).
     virtual void warmStart(Network& net) const { (void)net; }
+
+    // Called when a run ends on its own (its planned steps, early stopping, a target or the
+    // time budget), not when the user stopped it or it failed: a task may keep a simpler model
+    // that its validation rows cannot tell apart from the trained network. A wide-and-deep table
+    // (a stack ending in dense, skip) goes back to its linear start unless the network beats it
+    // on the validation rows by more than their noise (TabularTask.h: kSettleMargin).
+    virtual Settled settle(Network& net, const TrainerConfig& config)
+    {
+        (void)net;
+        (void)config;
+        return {};
+    }
 
     // What a model must remember about its data (the model file's "task" metadata).
     virtual QJsonObject toJson() const = 0;
@@ -196,6 +217,11 @@ UploadedData uploadTaskData(Backend& backend, const TaskData& data);
 // run (the trainer refuses a weighting without its weights). false, changing nothing, with why
 // (one line naming the weighting) when the task cannot weigh its classes.
 bool applyClassWeights(const Task& task, TrainerConfig& config, QString* why);
+
+// After a run: Task::settle when the run ended on its own (not cancelled, failed or diverged);
+// when the task replaced the weights, result's losses become the kept model's. The CLI and the
+// studio both end their runs through here.
+Settled settleRun(Task& task, Network& net, const TrainerConfig& config, TrainResult& result);
 
 // Runs the network on host rows (rows x inputWidth) and returns its raw outputs
 // (rows x outputWidth), in chunks so memory stays bounded.

@@ -282,6 +282,10 @@ void TestStudio::opensEachKindOfSample()
 void TestStudio::editsTheStackWithUndo()
 {
     openSample("iris");
+    // The mlp preset (the default adds a skip after the output layer).
+    auto* presets = find<QComboBox>("presetComboBox");
+    presets->setCurrentIndex(presets->findData("mlp"));
+    emit presets->activated(presets->currentIndex());
     auto* view = find<QTableView>("layersTableView");
     auto* model = qobject_cast<LayerStackModel*>(view->model());
     QVERIFY(model);

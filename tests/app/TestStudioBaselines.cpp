@@ -6,9 +6,12 @@
 #include "Session.h"
 #include "StudioTestCase.h"
 
+#include <QComboBox>
 #include <QFile>
+#include <QFrame>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -31,12 +34,19 @@ private slots:
 
     void regressionHeadlineHasBaselines();
     void rareClassNoted();
+    void defaultKeepsTheLinearModelWhenItAddsNothing();
+    void defaultKeepsTheNetworkWhenItBeatsTheLine();
 };
 
 void TestStudioBaselines::regressionHeadlineHasBaselines()
 {
     openSample("diabetes");
-    train(1, true); // one step: far behind least squares
+    // The mlp preset (the default starts as least squares): one step is far behind it.
+    auto* presets = find<QComboBox>("presetComboBox");
+    presets->setCurrentIndex(presets->findData("mlp"));
+    emit presets->activated(presets->currentIndex());
+    QCOMPARE(session()->spec(), QString("dense:32,tanh,dense:32,tanh,dense"));
+    train(1, true);
     auto* label = find<QLabel>("metricsLabel");
     const QRegularExpressionMatch m =
         QRegularExpression(R"(<br>Baselines — MSE: network ([0-9.e+]+), linear ([0-9.e+]+), )"
@@ -81,6 +91,38 @@ void TestStudioBaselines::rareClassNoted()
     QVERIFY2(find<QLabel>("metricsLabel")->text().contains("balanced accuracy"),
              qPrintable(find<QLabel>("metricsLabel")->text()));
     QVERIFY(find<QLabel>("metricsLabel")->text().contains("Baselines — accuracy: network "));
+}
+
+// The default table stack (wide) on diabetes, trained to its end: its hidden layers do not beat
+// the least squares it started from on the validation rows, so the model is least squares again,
+// the status bar says why, the headline's network equals the linear baseline, and no Revert to
+// best weights is offered for the network it set aside.
+void TestStudioBaselines::defaultKeepsTheLinearModelWhenItAddsNothing()
+{
+    openSample("diabetes");
+    QCOMPARE(session()->spec(), QString("dense:32,tanh,dense:32,tanh,dense,skip"));
+    train(0, true); // the default budget: early stopping ends it
+    QTRY_VERIFY2(m_window->statusBar()->currentMessage().contains("the linear model is kept"),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+    auto* label = find<QLabel>("metricsLabel");
+    const QRegularExpressionMatch m =
+        QRegularExpression(R"(Baselines — MSE: network ([0-9.e+]+), linear ([0-9.e+]+), )")
+            .match(label->text());
+    QVERIFY2(m.hasMatch(), qPrintable(label->text()));
+    QCOMPARE(m.captured(1), m.captured(2));
+    QVERIFY(!find<QFrame>("revertFrame")->isVisibleTo(m_window));
+}
+
+// On the spiral the same default ends far beyond the logistic regression it started from and
+// keeps its network.
+void TestStudioBaselines::defaultKeepsTheNetworkWhenItBeatsTheLine()
+{
+    openSample("spiral");
+    train(0, true);
+    QTRY_VERIFY2(m_window->statusBar()->currentMessage().contains("so it is kept"),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+    QVERIFY2(!find<QLabel>("metricsLabel")->text().contains("does not beat"),
+             qPrintable(find<QLabel>("metricsLabel")->text()));
 }
 
 QTEST_MAIN(TestStudioBaselines)

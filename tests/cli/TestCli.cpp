@@ -256,9 +256,13 @@ void TestCli::trainXor()
     // info: the layers with their parameter counts, the total, and the training so far.
     const RunResult i = run({"info", "xor.safetensors"});
     QVERIFY2(i.code == 0, qPrintable(i.err));
-    const char* rows[] = {R"(^\s*1\s+dense:32\s+n x 32\s+96$)",   R"(^\s*2\s+tanh\s+n x 32\s+0$)",
-                          R"(^\s*3\s+dense:32\s+n x 32\s+1056$)", R"(^\s*4\s+tanh\s+n x 32\s+0$)",
-                          R"(^\s*5\s+dense:1\s+n x 1\s+33$)",     R"(^\s*total\s+1185$)"};
+    const char* rows[] = {R"(^\s*1\s+dense:32\s+n x 32\s+96$)",
+                          R"(^\s*2\s+tanh\s+n x 32\s+0$)",
+                          R"(^\s*3\s+dense:32\s+n x 32\s+1056$)",
+                          R"(^\s*4\s+tanh\s+n x 32\s+0$)",
+                          R"(^\s*5\s+dense:1\s+n x 1\s+33$)",
+                          R"(^\s*6\s+skip\s+n x 1\s+2$)",
+                          R"(^\s*total\s+1187$)"};
     for (const char* row : rows)
         QVERIFY2(
             QRegularExpression(row, QRegularExpression::MultilineOption).match(i.out).hasMatch(),
@@ -349,7 +353,7 @@ void TestCli::irisTextTarget()
 void TestCli::tableBaselines()
 {
     // 400 rows, 8% of them "spam" (x > 0.92, a line logistic regression finds); one epoch of
-    // training leaves the network behind it.
+    // training leaves a network without the linear start (mlp) behind it.
     QByteArray csv = "x,noise,label\n";
     QRandomGenerator rng(7);
     for (int i = 0; i < 400; ++i) {
@@ -358,8 +362,9 @@ void TestCli::tableBaselines()
                QByteArray::number(rng.generateDouble(), 'f', 5) + (x > 0.92 ? ",spam\n" : ",ham\n");
     }
     QVERIFY(writeBytes(path("spam.csv"), csv));
-    const RunResult r = run({"train", "spam.csv", "--test-split", "0.2", "--epochs", "1",
-                             "--metrics-json", "spam.json", "--out", "spam.safetensors"});
+    const RunResult r =
+        run({"train", "spam.csv", "--test-split", "0.2", "--epochs", "1", "--preset", "mlp",
+             "--metrics-json", "spam.json", "--out", "spam.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     // At load, the rare class with what always answering the other scores.
     QVERIFY2(QRegularExpression(R"(^note: class 'spam' is \d+\.\d% of the training rows: always )"
@@ -419,8 +424,8 @@ void TestCli::tableBaselines()
                  QByteArray::number(3 * x1 - 2 * x2 + 0.5, 'f', 5) + "\n";
     }
     QVERIFY(writeBytes(path("plane.csv"), plane));
-    const RunResult g = run({"train", "plane.csv", "--steps", "1", "--metrics-json", "g.json",
-                             "--out", "g.safetensors", "--quiet"});
+    const RunResult g = run({"train", "plane.csv", "--steps", "1", "--preset", "mlp",
+                             "--metrics-json", "g.json", "--out", "g.safetensors", "--quiet"});
     QVERIFY2(g.code == 0, qPrintable(g.err));
     QVERIFY2(QRegularExpression(R"(^baselines on validation: the mean MSE [\d.e+-]+ \(R2 )"
                                 R"([\d.-]+\), linear regression \(least squares\) MSE )",

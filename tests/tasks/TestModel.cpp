@@ -6,6 +6,7 @@
 #include "BackendRegistry.h"
 #include "Model.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,6 +25,9 @@ private slots:
     void recoversOnCpuFromAReadableDevice();
     void wideAndDeepStartsAsTheLinearBaseline_data();
     void wideAndDeepStartsAsTheLinearBaseline();
+    void wideKeepsItsLinearStartUnlessItBeatsIt_data();
+    void wideKeepsItsLinearStartUnlessItBeatsIt();
+    void settleOnlyAfterARunThatEndedOnItsOwn();
 
 private:
     // A fresh model for the linear table on backend, trained for steps steps.
@@ -204,6 +208,116 @@ void TestModel::wideAndDeepStartsAsTheLinearBaseline()
     m.build("dense:16,tanh,dense:16,tanh,dense");
     const QJsonObject v = task->evaluate(*m.network).values;
     QVERIFY(v[metric].toDouble() != v["baselines"][baseline][metric].toDouble());
+}
+
+void TestModel::wideKeepsItsLinearStartUnlessItBeatsIt_data()
+{
+    QTest::addColumn<QByteArray>("csv");
+    QTest::addColumn<bool>("linearKept");
+    // y = 2a - b plus noise that no feature predicts (a fixed pseudo-random sequence): nothing
+    // for the hidden layers to find.
+    QByteArray linear = "a,b,c,y\n";
+    // y = a * b plus a little noise: a product no linear model fits.
+    QByteArray product = "a,b,c,y\n";
+    uint32_t state = 12345;
+    auto uniform = [&state] { // [-1, 1)
+        state = state * 1664525u + 1013904223u;
+        return static_cast<double>(state >> 8) / double(1u << 23) - 1.0;
+    };
+    for (int i = 0; i < 300; ++i) {
+        const double a = uniform() * 2, b = uniform() * 2, c = uniform(), noise = uniform();
+        const auto row = [&](double y) {
+            return QByteArray::number(a) + "," + QByteArray::number(b) + "," +
+                   QByteArray::number(c) + "," + QByteArray::number(y) + "\n";
+        };
+        linear += row(2 * a - b + noise);
+        product += row(a * b + 0.05 * noise);
+    }
+    QTest::newRow("linear plus noise: the linear model is kept") << linear << true;
+    QTest::newRow("a product: the network is kept") << product << false;
+    QTest::newRow("spiral: the network is kept") << QByteArray() << false;
+}
+
+// A wide-and-deep stack (the table default) trained to the end keeps its trained weights only when
+// they beat its linear start on the validation rows by more than the noise (Task::settle);
+// otherwise the network goes back to the linear model exactly, and says so.
+void TestModel::wideKeepsItsLinearStartUnlessItBeatsIt()
+{
+    QFETCH(QByteArray, csv);
+    QFETCH(bool, linearKept);
+    if (csv.isEmpty()) {
+        QFile spiral(QStringLiteral(IRONLEARN_SAMPLES) + "/spiral.csv");
+        QVERIFY2(spiral.open(QIODevice::ReadOnly), "the bundled spiral sample");
+        csv = spiral.readAll();
+    }
+    QString error;
+    tasks::TaskOptions options;
+    std::shared_ptr<tasks::Task> task = tasks::openTask("t.csv", csv, options, &error);
+    QVERIFY2(task, qPrintable(error));
+    QCOMPARE(task->presets().first(), QString("wide")); // the default
+    Model m;
+    m.backend = createCpuBackend(1);
+    m.task = task;
+    task->applyDefaults(m.config);
+    m.build(task->presetSpec("wide").toStdString());
+    m.upload();
+    Trainer trainer(*m.network, *m.optimizer, m.config, m.state);
+    TrainResult result = trainer.run(m.trainingData());
+    QVERIFY(result.reason == StopReason::Finished || result.reason == StopReason::EarlyStopping);
+    const double trainedVal = result.valLoss;
+    const tasks::Settled s = tasks::settleRun(*task, *m.network, m.config, result);
+    QCOMPARE(s.replaced, linearKept);
+    QVERIFY2(s.note.contains(linearKept ? "the linear model is kept" : "so it is kept"),
+             qPrintable(s.note));
+    const QJsonObject v = task->evaluate(*m.network).values;
+    const bool regression = v.contains("mse");
+    const QString key = regression ? "mse" : "balanced_accuracy";
+    const double net = v[key].toDouble();
+    const double lin =
+        v["baselines"][regression ? "linear_regression" : "logistic_regression"][key].toDouble();
+    if (linearKept) {
+        // Exactly the baseline (to float rounding), with the baseline's losses reported.
+        QVERIFY2(std::fabs(net - lin) <= 1e-5 * std::fabs(lin),
+                 qPrintable(QString("network %1, linear %2").arg(net).arg(lin)));
+        QVERIFY(std::fabs(result.valLoss - v["val_loss"].toDouble(result.valLoss)) < 1e-4);
+        QVERIFY2(result.valLoss >= trainedVal - 1e-6,
+                 "the trained network's validation loss was no better than the linear one's");
+    } else {
+        QVERIFY2(regression ? net < 0.5 * lin : net > lin + 0.2,
+                 qPrintable(QString("network %1, linear %2").arg(net).arg(lin)));
+        QCOMPARE(result.valLoss, trainedVal);
+    }
+}
+
+// Only a run that ended on its own settles: a stopped one keeps its weights, and a stack without
+// the skip (mlp) has no linear start to go back to.
+void TestModel::settleOnlyAfterARunThatEndedOnItsOwn()
+{
+    QByteArray csv = "a,b,y\n";
+    for (int i = 0; i < 100; ++i)
+        csv += QByteArray::number(i % 10) + "," + QByteArray::number(i * 7 % 11) + "," +
+               QByteArray::number(i % 10 + (i * 13 % 5) * 0.1) + "\n";
+    QString error;
+    tasks::TaskOptions options;
+    std::shared_ptr<tasks::Task> task = tasks::openTask("t.csv", csv, options, &error);
+    QVERIFY2(task, qPrintable(error));
+    for (const QString preset : {"wide", "mlp"}) {
+        Model m;
+        m.backend = createCpuBackend(1);
+        m.task = task;
+        task->applyDefaults(m.config);
+        m.build(task->presetSpec(preset).toStdString());
+        train(m, 50);
+        const std::vector<float> before = weights(m);
+        TrainResult cancelled;
+        cancelled.reason = StopReason::Cancelled;
+        QVERIFY(tasks::settleRun(*task, *m.network, m.config, cancelled).note.isEmpty());
+        QVERIFY(weights(m) == before);
+        TrainResult finished;
+        const tasks::Settled s = tasks::settleRun(*task, *m.network, m.config, finished);
+        QCOMPARE(s.note.isEmpty(), preset == "mlp");
+        if (preset == "mlp") QVERIFY(weights(m) == before);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestModel)

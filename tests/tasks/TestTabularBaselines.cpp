@@ -76,6 +76,8 @@ private slots:
     void taskReportsBaselines();
     void fastOnALargeTable();
     void tooLargeToFit();
+    void rowLossesAsTheTrainerMeasures();
+    void pairedComparison();
 };
 
 void TestTabularBaselines::leastSquaresByHand_data()
@@ -461,6 +463,57 @@ void TestTabularBaselines::tooLargeToFit()
                  .first()
                  .endsWith("(fitted on an even sample of 30000 of the 90000 training rows)"),
              qPrintable(describeTabularBaselines(j, QJsonObject{}, "v", false).join('\n')));
+}
+
+// Each row's loss as the trainer's losses define it, by hand: squared error averaged over the
+// targets, the logistic loss of one logit, softmax cross-entropy; class weights multiply a row.
+void TestTabularBaselines::rowLossesAsTheTrainerMeasures()
+{
+    TabularSchema regression;
+    regression.kind = TabularKind::Regression;
+    // Two targets: row 0 errs by (1, -3), row 1 by (0, 2).
+    auto r = tabularRowLosses(regression, {1, -1, 5, 2}, {0, 2, 5, 0}, 2, {});
+    QCOMPARE(r.size(), size_t(2));
+    QVERIFY(test::near(r[0], (1 + 9) / 2.0, 1e-12));
+    QVERIFY(test::near(r[1], (0 + 4) / 2.0, 1e-12));
+
+    TabularSchema binary;
+    binary.kind = TabularKind::Binary;
+    // logit 0: log 2 whatever the label; logit 3, label 1: log(1 + e^-3); label 0: log(1 + e^3).
+    r = tabularRowLosses(binary, {0, 3, 3, -800}, {1, 1, 0, 0}, 4, {});
+    QVERIFY(test::near(r[0], std::log(2.0), 1e-12));
+    QVERIFY(test::near(r[1], std::log1p(std::exp(-3.0)), 1e-12));
+    QVERIFY(test::near(r[2], std::log1p(std::exp(3.0)), 1e-12));
+    QVERIFY2(std::isfinite(r[3]) && r[3] < 1e-300, "a large logit neither overflows nor rounds up");
+    // Weights 0.5 (class 0) and 4 (class 1).
+    r = tabularRowLosses(binary, {0, 0}, {1, 0}, 2, {0.5f, 4.f});
+    QVERIFY(test::near(r[0], 4 * std::log(2.0), 1e-12));
+    QVERIFY(test::near(r[1], 0.5 * std::log(2.0), 1e-12));
+
+    TabularSchema classes;
+    classes.kind = TabularKind::MultiClass;
+    // Logits (1, 2, 3): -log softmax of class 0 and of class 2, the second weighted by 2.
+    const double logSum = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+    r = tabularRowLosses(classes, {1, 2, 3, 1, 2, 3}, {0, 2}, 2, {1.f, 1.f, 2.f});
+    QVERIFY(test::near(r[0], logSum - 1, 1e-9));
+    QVERIFY(test::near(r[1], 2 * (logSum - 3), 1e-9));
+    // Logits far beyond exp's range still give a finite loss.
+    r = tabularRowLosses(classes, {1000, 0, -1000}, {1}, 1, {});
+    QVERIFY(test::near(r[0], 1000, 1e-9));
+}
+
+// The paired comparison: means, the mean difference and its standard error by hand.
+void TestTabularBaselines::pairedComparison()
+{
+    // Differences 1, 2, 3, 6: mean 3, sample variance (4 + 1 + 0 + 9) / 3, over 4 rows.
+    const PairedLosses p = comparePaired({2, 4, 6, 10}, {1, 2, 3, 4});
+    QCOMPARE(p.rows, int64_t(4));
+    QVERIFY(test::near(p.meanA, 5.5));
+    QVERIFY(test::near(p.meanB, 2.5));
+    QVERIFY(test::near(p.meanDiff, 3));
+    QVERIFY(test::near(p.stdError, std::sqrt(14.0 / 3 / 4), 1e-12));
+    QVERIFY(std::isnan(comparePaired({1}, {2}).stdError)); // one row: no spread to measure
+    QCOMPARE(comparePaired({}, {}).rows, int64_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestTabularBaselines)

@@ -138,7 +138,7 @@ void TestTaskTypes::presetHelp()
 {
     const QString help = il::tasks::presetHelp();
     QVERIFY(help.startsWith("Presets (--preset), by task:\n"));
-    QVERIFY2(help.contains("\n  tabular  mlp (default): dense:32,tanh,dense:32,tanh,dense\n"),
+    QVERIFY2(help.contains("\n  tabular  wide (default): dense:32,tanh,dense:32,tanh,dense,skip ("),
              qPrintable(help));
     QVERIFY2(help.contains("\n           linear: dense (linear / logistic regression)\n"),
              qPrintable(help));
