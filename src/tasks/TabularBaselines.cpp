@@ -690,8 +690,18 @@ QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& ne
         line += QString(" (fitted on an even sample of %1 of the %2 training rows)")
                     .arg(fitted)
                     .arg(training);
+    // A network that is its linear start (a wide-and-deep stack whose hidden layers did not beat
+    // it: Task::settle) equals the linear baseline by construction: said, not warned about.
+    const bool isLinear = haveLinear && b["network_is_linear_model"].toBool(false);
+    const QString linearName = cls ? "logistic regression" : "least squares";
+    if (isLinear && compact)
+        line +=
+            " · the network is the " + linearName + " model (its hidden layers did not beat it)";
     lines << line;
-    if (haveLinear && !b["network_beats_linear_model"].toBool(true)) {
+    if (isLinear && !compact)
+        lines << "the network is its linear start, the same model as " + linearName +
+                     " (its hidden layers' output weights are zero)";
+    else if (haveLinear && !isLinear && !b["network_beats_linear_model"].toBool(true)) {
         if (cls) {
             QStringList worse;
             for (const char* key : {"accuracy", "balanced_accuracy"})

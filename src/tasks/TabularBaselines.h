@@ -73,7 +73,9 @@ QJsonObject tabularBaselinesJson(const TabularSchema& schema, const TabularBasel
                                  const std::vector<float>& x, const TabularSplit& rows,
                                  const TabularMetrics& network);
 // For people, from that object and the network's metrics object: one line of baselines and,
-// when the network does not beat them, a line that says so. compact: the studio's short form
+// when the network does not beat them, a line that says so; when the object says the network is
+// its linear start ("network_is_linear_model", set by the table task), that instead. compact: the
+// studio's short form
 // ("MSE: network 2890, linear 3001, mean 5929"). Empty when values has no baselines.
 QStringList describeTabularBaselines(const QJsonObject& baselines, const QJsonObject& network,
                                      const QString& where, bool compact);

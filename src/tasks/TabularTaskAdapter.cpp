@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <numeric>
@@ -249,13 +250,14 @@ public:
                               : onVal         ? "validation"
                                               : "training";
         out.summary = describeTabularMetrics(m, where);
-        addBaselines(out.values, out.summary, inputsOf(split), split, m, where);
+        const bool linearModel = atLinearStart(net);
+        addBaselines(out.values, out.summary, inputsOf(split), split, m, where, linearModel);
         if (m_ds.test.rows > 0) { // reported apart: the test rows never steer training
             const auto testOut = predictRows(net, m_ds.test.x, m_ds.test.rows);
             const TabularMetrics t = tabularMetrics(m_ds.schema, testOut, m_ds.test);
             QJsonObject test = tabularMetricsJson(m_ds.schema, t, testOut, m_ds.test);
             out.summary += "\n" + describeTabularMetrics(t, "test");
-            addBaselines(test, out.summary, m_ds.test.x, m_ds.test, t, "test");
+            addBaselines(test, out.summary, m_ds.test.x, m_ds.test, t, "test", linearModel);
             out.values["test"] = test;
         }
         return out;
@@ -349,17 +351,32 @@ private:
         return m_baselines;
     }
     // The "baselines" key of a metrics object and its lines in the summary.
+    // linearModel: the network is its linear start (atLinearStart), said in the lines.
     void addBaselines(QJsonObject& values, QString& summary, const std::vector<float>& x,
-                      const TabularSplit& rows, const TabularMetrics& network,
-                      const QString& where) const
+                      const TabularSplit& rows, const TabularMetrics& network, const QString& where,
+                      bool linearModel) const
     {
         const TabularBaselines& b = baselines();
-        const QJsonObject j = b.available() ? tabularBaselinesJson(m_ds.schema, b, x, rows, network)
-                                            : QJsonObject{{"not_available", m_baselinesMissing}};
+        QJsonObject j = b.available() ? tabularBaselinesJson(m_ds.schema, b, x, rows, network)
+                                      : QJsonObject{{"not_available", m_baselinesMissing}};
         if (!b.available() && m_baselinesMissing.isEmpty()) return;
+        if (b.available()) j["network_is_linear_model"] = linearModel;
         values["baselines"] = j;
         for (const QString& line : describeTabularBaselines(j, values, where, false))
             summary += "\n" + line;
+    }
+    // A wide-and-deep network whose output layer's weights are all zero: what it computes is its
+    // skip's linear map and the output bias, the linear baseline it started as (or went back to
+    // at the end of a run: settle).
+    static bool atLinearStart(Network& net)
+    {
+        const auto& layers = net.layers();
+        const size_t n = layers.size();
+        if (n < 2 || layers[n - 1]->kind() != "skip" || layers[n - 2]->kind() != "dense" ||
+            layers[n - 2]->params().empty())
+            return false;
+        const std::vector<float> w = net.backend().toHost(layers[n - 2]->params()[0]);
+        return std::all_of(w.begin(), w.end(), [](float v) { return v == 0.f; });
     }
     const std::vector<float>& inputsOf(const TabularSplit& split) const
     {

@@ -110,6 +110,10 @@ void TestStudioBaselines::defaultKeepsTheLinearModelWhenItAddsNothing()
             .match(label->text());
     QVERIFY2(m.hasMatch(), qPrintable(label->text()));
     QCOMPARE(m.captured(1), m.captured(2));
+    QVERIFY2(label->text().contains(
+                 "· the network is the least squares model (its hidden layers did not beat it)"),
+             qPrintable(label->text()));
+    QVERIFY2(!label->text().contains("does not beat"), qPrintable(label->text()));
     QVERIFY(!find<QFrame>("revertFrame")->isVisibleTo(m_window));
 }
 

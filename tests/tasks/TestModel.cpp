@@ -275,6 +275,8 @@ void TestModel::wideKeepsItsLinearStartUnlessItBeatsIt()
     const double net = v[key].toDouble();
     const double lin =
         v["baselines"][regression ? "linear_regression" : "logistic_regression"][key].toDouble();
+    // The report says the network is its linear start (and not that it fails to beat it).
+    QCOMPARE(v["baselines"]["network_is_linear_model"].toBool(), linearKept);
     if (linearKept) {
         // Exactly the baseline (to float rounding), with the baseline's losses reported.
         QVERIFY2(std::fabs(net - lin) <= 1e-5 * std::fabs(lin),
