@@ -182,6 +182,7 @@ void CudaBackend::init()
     check(image, "cudaFuncGetAttributes");
     check(loadElementwiseKernels(), "loading the kernels");
     check(loadReductionKernels(), "loading the kernels");
+    check(loadNormKernels(), "loading the kernels");
 
     check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamCreateWithFlags(&m_sideStream, cudaStreamNonBlocking), "cudaStreamCreate");

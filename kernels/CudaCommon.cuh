@@ -63,6 +63,7 @@ void probeInto(CudaProbe& p);
 // loaded (CUDA lazy loading) while a graph is being captured. Returns the first error.
 cudaError_t loadElementwiseKernels();
 cudaError_t loadReductionKernels();
+cudaError_t loadNormKernels();
 
 // Blocks of a two-pass reduction over n items: a function of n only (not of the device), so the
 // summation order, and with it the result, is the same on every run and every GPU.
@@ -145,6 +146,18 @@ public:
                           Tensor dtables) override;
     void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override;
     void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override;
+
+    void layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps, Tensor y,
+                          Tensor stats) override;
+    void layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats, ConstTensor dy,
+                           Tensor dx, Tensor dgamma, Tensor dbeta) override;
+    void batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
+                          float momentum, bool training, Tensor runningMean, Tensor runningVar,
+                          Tensor y) override;
+    void batchNormBackward(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy, Tensor dx,
+                           Tensor dgamma, Tensor dbeta) override;
+    void dropoutForward(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask) override;
+    void dropoutBackward(ConstTensor dy, ConstTensor mask, Tensor dx) override;
 
     void lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
                              ConstTensor pred, ConstTensor target, Tensor grad, float* lossOut,

@@ -6,6 +6,7 @@
 #include "Model.h"
 #include "ModelFile.h"
 #include "ModelJson.h"
+#include "NamesTask.h"
 #include "PrintableText.h"
 #include "Snapshot.h"
 #include "TabularTask.h"
@@ -172,7 +173,7 @@ void addTrainingOptions(QCommandLineParser& p)
         {"snapshot-every", "Steps between snapshots (default 100).", "N"},
         {"image-size", "Images: longest side used for training (default 512).", "PIXELS"},
         {"grayscale", "Images: train on the gray version of a colour image."},
-        {"context", "Names: characters that predict the next one, 1 to 8 (default 3).", "N"},
+        {"context", "Names: characters that predict the next one, 1 to 16 (default 3).", "N"},
         {"keep-case", "Names: keep upper and lower case apart (default: lowercase)."},
         {"quiet", "No progress output (notes about a stall or divergence still print)."},
     });
@@ -299,7 +300,7 @@ tasks::TaskOptions taskOptions(const QCommandLineParser& p)
     if (topt.valSplit + topt.testSplit >= 1)
         throw UsageError("--val-split and --test-split must add up to less than 1 (got " +
                          QString::number(topt.valSplit + topt.testSplit).toStdString() + ")");
-    topt.context = static_cast<int>(intOption(p, "context", 3, 1, 8));
+    topt.context = static_cast<int>(intOption(p, "context", 3, 1, tasks::kMaxNamesContext));
     topt.keepCase = p.isSet("keep-case");
     topt.trainingSize = static_cast<int>(intOption(p, "image-size", 512, 8, 8192));
     topt.grayscale = p.isSet("grayscale");

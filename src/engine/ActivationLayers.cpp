@@ -124,6 +124,7 @@ std::vector<LayerType> activationLayerTypes()
         t.help = e.help;
         if (e.argument) t.args = {*e.argument};
         t.activation = true;
+        t.positionWise = true;
         t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
             return std::make_unique<ActivationLayer>(item, entryFor(*item.type));
         };

@@ -117,6 +117,36 @@ public:
     // dtable = sum of dy slices scattered by id (dtable is overwritten).
     virtual void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) = 0;
 
+    // ---- normalisation (NormMath.h), over rows x C, each row a position of C numbers ----------
+    // Layer normalisation of each row: y = (x - mean) / sqrt(var + eps) * gamma + beta, with the
+    // row's mean and biased variance; gamma, beta: 1 x C. stats (rows x 2) keeps each row's mean
+    // and 1 / sqrt(var + eps) for the backward.
+    virtual void layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
+                                  Tensor y, Tensor stats) = 0;
+    // dx from dy and the forward's stats; dgamma and dbeta (1 x C) are overwritten.
+    virtual void layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats,
+                                   ConstTensor dy, Tensor dx, Tensor dgamma, Tensor dbeta) = 0;
+    // Batch normalisation of each column: training, with the column's mean and biased variance
+    // over the rows, and the running mean and variance (1 x C) move toward the batch's mean and
+    // unbiased variance: r = (1 - momentum) r + momentum b (PyTorch's BatchNorm1d); otherwise
+    // with the running mean and variance, which are then only read.
+    virtual void batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
+                                  float momentum, bool training, Tensor runningMean,
+                                  Tensor runningVar, Tensor y) = 0;
+    // The backward of a training forward of the same x (the batch statistics are computed again
+    // from it): dx, and dgamma and dbeta (1 x C) overwritten.
+    virtual void batchNormBackward(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy,
+                                   Tensor dx, Tensor dgamma, Tensor dbeta) = 0;
+
+    // ---- dropout (DropoutMath.h)
+    // ------------------------------------------------------------------ y = x * mask, mask[i] = 0
+    // or 1 / (1 - p) by the hash of (state[0], state[1], i); then the counter state[1] moves on (in
+    // backend memory: a recorded step draws anew at each replay). state: 1 x 2 of backend memory;
+    // mask shaped like x (kept for the backward).
+    virtual void dropoutForward(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask) = 0;
+    // dx = dy * mask.
+    virtual void dropoutBackward(ConstTensor dy, ConstTensor mask, Tensor dx) = 0;
+
     // ---- losses: value and gradient in one pass ----------------------------------------------
     // pred: rows x k. target: rows x k (MSE, MAE, BCE) or rows x 1 class ids (CrossEntropy).
     // Writes dL/dpred of the mean loss to grad and the mean loss to *lossOut, or adds it when

@@ -9,8 +9,10 @@
 #include "Backend.h"
 #include "CpuKernels.h"
 #include "CpuLoss.h"
+#include "CpuNorm.h"
 #include "CpuParallel.h"
 #include "CpuThreading.h"
+#include "DropoutMath.h"
 #include "Errors.h"
 #include "OpShapes.h"
 #include "Sampling.h"
@@ -378,6 +380,67 @@ public:
                 simd::addTo(dy.data + i * ctx * dim + c * dim, dtable.data + id * dim, dim);
             }
         }
+    }
+
+    // ---- normalisation (CpuNorm.cpp) --------------------------------------------------------
+    void layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps, Tensor y,
+                          Tensor stats) override
+    {
+        shapes::normalisation("layerNormForward", x, gamma, beta, y);
+        shapes::layerNormStats("layerNormForward", x, stats);
+        cpu::layerNormForward(x, gamma, beta, eps, y, stats);
+    }
+    void layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats, ConstTensor dy,
+                           Tensor dx, Tensor dgamma, Tensor dbeta) override
+    {
+        shapes::normalisation("layerNormBackward", x, dgamma, dbeta, dy);
+        shapes::normalisation("layerNormBackward", x, gamma, gamma, dy);
+        shapes::layerNormStats("layerNormBackward", x, stats);
+        if (dx.data) shapes::same("layerNormBackward", x.shape, dx.shape);
+        cpu::layerNormBackward(x, gamma, stats, dy, dx, dgamma, dbeta);
+    }
+    void batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
+                          float momentum, bool training, Tensor runningMean, Tensor runningVar,
+                          Tensor y) override
+    {
+        shapes::normalisation("batchNormForward", x, gamma, beta, y);
+        shapes::normalisation("batchNormForward", x, runningMean, runningVar, y);
+        cpu::batchNormForward(x, gamma, beta, eps, momentum, training, runningMean, runningVar, y);
+    }
+    void batchNormBackward(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy, Tensor dx,
+                           Tensor dgamma, Tensor dbeta) override
+    {
+        shapes::normalisation("batchNormBackward", x, dgamma, dbeta, dy);
+        shapes::normalisation("batchNormBackward", x, gamma, gamma, dy);
+        if (dx.data) shapes::same("batchNormBackward", x.shape, dx.shape);
+        cpu::batchNormBackward(x, gamma, eps, dy, dx, dgamma, dbeta);
+    }
+
+    // ---- dropout -----------------------------------------------------------------------------
+    void dropoutForward(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask) override
+    {
+        shapes::same("dropoutForward", x.shape, y.shape);
+        shapes::same("dropoutForward", x.shape, mask.shape);
+        if (state.size() != 2)
+            throw ShapeError("dropoutForward: state " + state.shape.toString() + " (1 x 2)");
+        const float seed = state.data[0], counter = state.data[1];
+        const int64_t n = x.size();
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
+        for (int64_t i = 0; i < n; ++i) {
+            const float s = dropoutmath::scale(seed, counter, i, p);
+            mask.data[i] = s;
+            y.data[i] = x.data[i] * s;
+        }
+        state.data[1] = dropoutmath::nextCounter(counter);
+    }
+    void dropoutBackward(ConstTensor dy, ConstTensor mask, Tensor dx) override
+    {
+        shapes::same("dropoutBackward", dy.shape, mask.shape);
+        shapes::same("dropoutBackward", dy.shape, dx.shape);
+        const int64_t n = dy.size();
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
+        for (int64_t i = 0; i < n; ++i)
+            dx.data[i] = dy.data[i] * mask.data[i];
     }
 
     // ---- losses -------------------------------------------------------------------------

@@ -1,4 +1,6 @@
 // Fully connected: y = x W^T + b. W: out x in (PyTorch's nn.Linear layout), b: 1 x out.
+// After a merge (RowLayout) it works per position: each of a row's P positions of in numbers
+// becomes `units` numbers with the same W and b, as nn.Linear does on a (batch, P, in) tensor.
 #include "Layer.h"
 
 #include <cmath>
@@ -14,10 +16,15 @@ public:
           m_init(static_cast<Init>(static_cast<int>(item.args[1])))
     {
     }
-    int64_t outputWidth(int64_t) const override { return m_units; }
+    int64_t outputWidth(int64_t) const override { return m_units * positions(); }
     std::vector<ParamSpec> parameters(int64_t in) const override
     {
-        return {{"weight", {m_units, in}, true}, {"bias", {1, m_units}, true}};
+        return {{"weight", {m_units, in / positions()}, true}, {"bias", {1, m_units}, true}};
+    }
+    RowLayout outputLayout(const RowLayout& in) const override
+    {
+        if (in.positions > 1) return {m_units * in.positions, in.positions, m_units};
+        return {m_units, 1, 0};
     }
 
     void initialize(Backend& backend, Rng& rng, const InitContext& context) override
@@ -55,7 +62,7 @@ private:
 
     void initializeWith(Backend& backend, Rng& rng, Init init, float w0)
     {
-        const int64_t in = m_inputWidth, out = m_units;
+        const int64_t in = m_inputWidth / positions(), out = m_units;
         std::vector<float> w(static_cast<size_t>(in * out)), bias(static_cast<size_t>(out), 0.f);
         const double fanIn = static_cast<double>(in), fanOut = static_cast<double>(out);
         switch (init) {
@@ -100,18 +107,23 @@ private:
 
 protected:
     // y = x W^T + b: the bias is broadcast into y first, then sgemm adds x W^T with beta = 1.
+    // Per position, the same with every position a row (perPosition: no copy).
     void forwardImpl(Backend& b, ConstTensor x, Tensor y, Tensor) override
     {
-        b.broadcastRows(m_params[1], y);
-        b.gemm(false, true, 1.f, x, m_params[0], 1.f, y);
+        const int64_t p = positions();
+        const Tensor yp = perPosition(y, p);
+        b.broadcastRows(m_params[1], yp);
+        b.gemm(false, true, 1.f, perPosition(x, p), m_params[0], 1.f, yp);
     }
     // dW = dy^T x, db = sum_rows dy, dx = dy W. Transposes are read in place by sgemm.
     void backwardImpl(Backend& b, ConstTensor x, ConstTensor, ConstTensor dy, Tensor dx,
                       Tensor) override
     {
-        b.gemm(true, false, 1.f, dy, x, 0.f, m_grads[0]);
-        b.sumRows(dy, 0.f, m_grads[1]);
-        if (dx.data) b.gemm(false, false, 1.f, dy, m_params[0], 0.f, dx);
+        const int64_t p = positions();
+        const ConstTensor dyp = perPosition(dy, p);
+        b.gemm(true, false, 1.f, dyp, perPosition(x, p), 0.f, m_grads[0]);
+        b.sumRows(dyp, 0.f, m_grads[1]);
+        if (dx.data) b.gemm(false, false, 1.f, dyp, m_params[0], 0.f, perPosition(dx, p));
     }
 
 private:

@@ -14,6 +14,11 @@ public:
     {
     }
     int64_t outputWidth(int64_t in) const override { return in * m_dim; }
+    // One position of dim numbers per context character, which a merge may group.
+    RowLayout outputLayout(const RowLayout& in) const override
+    {
+        return {in.width * m_dim, 1, m_dim};
+    }
     std::vector<ParamSpec> parameters(int64_t) const override
     {
         return {{"weight", {m_vocab, m_dim}, true}};

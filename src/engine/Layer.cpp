@@ -12,6 +12,39 @@ void Layer::bind(int64_t inputWidth, std::vector<Tensor> params, std::vector<Ten
     m_grads = std::move(grads);
 }
 
+RowLayout layOut(Layer& layer, int64_t networkInputWidth, const RowLayout& in)
+{
+    layer.setNetworkInputWidth(networkInputWidth);
+    layer.setInputLayout(in);
+    return layer.outputLayout(in);
+}
+
+void checkOutputLayout(const RowLayout& out, const Layer& last)
+{
+    if (out.positions > 1)
+        throw EngineError(last.spec() + ": the stack ends with " + std::to_string(out.positions) +
+                          " positions per row; merge them into one before the output layer "
+                          "(merge:" +
+                          std::to_string(out.positions) + ")");
+}
+
+RowLayout Layer::outputLayout(const RowLayout& in) const
+{
+    const int64_t width = outputWidth(in.width);
+    if (type().positionWise && width == in.width) return in;
+    return {width, 1, 0};
+}
+
+// A rows x width tensor read as (rows * positions) x (width / positions), positions > 0.
+Tensor perPosition(Tensor t, int64_t positions)
+{
+    return {t.data, {t.rows() * positions, t.cols() / positions}};
+}
+ConstTensor perPosition(ConstTensor t, int64_t positions)
+{
+    return {t.data, {t.rows() * positions, t.cols() / positions}};
+}
+
 void Layer::forward(Backend& b, ConstTensor x, Tensor y, Tensor workspace)
 {
     if (x.cols() != m_inputWidth)

@@ -42,12 +42,42 @@ struct InitHint {
     float w0 = 0.f;
 };
 
+// How a row of activations is laid out. Most stacks see one row per sample (positions 1). After a
+// merge (makemore's FlattenConsecutive) a row is `positions` groups of width / positions numbers,
+// and the layers that work per position (dense, layernorm, batchnorm) treat each group as a row
+// of its own, with shared weights: a tree over the characters of a names context. Nothing moves
+// in memory: a rows x width buffer is read as (rows * positions) x (width / positions).
+struct RowLayout {
+    int64_t width = 0;
+    int64_t positions = 1; // > 1 only after a merge
+    // The width of one position a merge may group: an embedding's dimension (its row is one
+    // position per context character), a per-position dense layer's units; 0 when the row is not
+    // made of positions (after a dense that reads the whole row).
+    int64_t positionWidth = 0;
+    int64_t channels() const { return positions > 0 ? width / positions : width; }
+};
+
 // What a layer may look at when it initialises its parameters.
 struct InitContext {
     const Layer* next = nullptr; // the layer after this one, if any
     bool afterSiren = false;     // a layer asking for SIREN's scheme came before this one
     float sirenW0 = 0.f;         // ... and the w0 of the last such layer
 };
+
+// A rows x width tensor read as (rows * positions) x (width / positions): each position of a row
+// as a row of its own (RowLayout). The same memory; positions must divide the width.
+Tensor perPosition(Tensor t, int64_t positions);
+ConstTensor perPosition(ConstTensor t, int64_t positions);
+
+class Layer;
+// Lays a layer out on its input in a network of networkInputWidth inputs (setNetworkInputWidth,
+// setInputLayout; then its parameters() can be asked) and returns its output's layout. Every
+// walk over a stack (Network, planLayers, the model file's size check) goes through here.
+RowLayout layOut(Layer& layer, int64_t networkInputWidth, const RowLayout& in);
+
+// A stack must end with one position per row (the outputs of a sample): throws EngineError
+// naming the last layer and the merge it needs otherwise.
+void checkOutputLayout(const RowLayout& out, const Layer& last);
 
 class Layer {
 public:
@@ -79,6 +109,19 @@ public:
     // (the linear skip, SkipLayer.cpp). Set before parameters() by whoever lays out a stack
     // (Network, planLayers, architectureFloats); 0 until then.
     void setNetworkInputWidth(int64_t width) { m_networkInputWidth = width; }
+    // The layout of this layer's input, set before parameters() and outputWidth() by whoever lays
+    // out a stack (like setNetworkInputWidth); outputLayout() gives the next layer's. The
+    // default keeps the layout for a positionWise type and is one position of
+    // outputWidth(in.width) otherwise. Throws EngineError naming the layer if the input's layout
+    // does not fit (a merge after a layer that reads the whole row).
+    void setInputLayout(const RowLayout& in) { m_in = in; }
+    const RowLayout& inputLayout() const { return m_in; }
+    // The input's positions (RowLayout::positions; 1 unless after a merge).
+    int64_t positions() const { return m_in.positions > 0 ? m_in.positions : 1; }
+    virtual RowLayout outputLayout(const RowLayout& in) const;
+    // Training (the default) or inference: set by Network before each forward. Batch
+    // normalisation uses the batch's statistics while training and its running ones otherwise.
+    void setTraining(bool training) { m_training = training; }
     // True for a layer whose forward and backward read the network's inputs (networkInput()).
     virtual bool readsNetworkInput() const { return false; }
     // The network's inputs of the batch going through: set by Network before forward and
@@ -121,6 +164,8 @@ protected:
     LayerItem m_item;
     int64_t m_inputWidth = 0;
     int64_t m_networkInputWidth = 0;
+    RowLayout m_in; // the input's layout (setInputLayout)
+    bool m_training = true;
     ConstTensor m_networkInput;   // only for readsNetworkInput()
     std::vector<Tensor> m_params; // views into the network's arena
     std::vector<Tensor> m_grads;

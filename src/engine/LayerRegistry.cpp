@@ -14,6 +14,10 @@ LayerType fourierLayerType();                  // FourierLayer.cpp
 LayerType embeddingLayerType();                // EmbeddingLayer.cpp
 LayerType hashGridLayerType();                 // HashGridLayer.cpp
 LayerType skipLayerType();                     // SkipLayer.cpp
+LayerType layerNormLayerType();                // NormLayers.cpp
+LayerType batchNormLayerType();                // NormLayers.cpp
+LayerType mergeLayerType();                    // NormLayers.cpp
+LayerType dropoutLayerType();                  // NormLayers.cpp
 
 namespace {
 
@@ -127,6 +131,10 @@ const std::vector<LayerType>& layerTypes()
         t.push_back(fourierLayerType());
         t.push_back(hashGridLayerType());
         t.push_back(embeddingLayerType());
+        t.push_back(mergeLayerType());
+        t.push_back(layerNormLayerType());
+        t.push_back(batchNormLayerType());
+        t.push_back(dropoutLayerType());
         return t;
     }();
     return types;

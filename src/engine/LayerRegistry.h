@@ -66,6 +66,9 @@ struct LayerType {
     bool outputLayer = false;
     // An element-wise activation (the output layer must not be followed by one).
     bool activation = false;
+    // Works on each position of a row on its own and keeps the row's layout (RowLayout,
+    // Layer.h): activations, the normalisations, merge's successors read positions through it.
+    bool positionWise = false;
     // Rng::derive purpose of its initialisation. Model files depend on it: never change it.
     const char* rngStream = "init";
     // Optional: a few lines on what the item's arguments make of the layer, for the studio's

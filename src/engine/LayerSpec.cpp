@@ -178,21 +178,23 @@ std::vector<LayerPlan> planLayers(const std::vector<std::unique_ptr<Layer>>& lay
     constexpr double kCap = 9007199254740992.0; // 2^53
     const auto capped = [&](double v) { return static_cast<int64_t>(std::min(v, kCap)); };
     std::vector<LayerPlan> plans;
-    int64_t width = inputWidth;
+    RowLayout layout{inputWidth, 1, 0};
     for (const auto& layer : layers) {
         double trainable = 0, fixed = 0;
         LayerPlan p;
-        layer->setNetworkInputWidth(inputWidth);
-        for (const ParamSpec& s : layer->parameters(width)) {
+        const RowLayout out = layOut(*layer, inputWidth, layout);
+        for (const ParamSpec& s : layer->parameters(layout.width)) {
             (s.trainable ? trainable : fixed) +=
                 static_cast<double>(s.shape.rows) * static_cast<double>(s.shape.cols);
             if (s.trainable && !s.group.empty()) p.groups.push_back(s.group);
         }
         p.parameters = capped(trainable);
         p.fixedFloats = capped(fixed);
-        width = p.outputWidth = layer->outputWidth(width);
+        layout = out;
+        p.outputWidth = layout.width;
         plans.push_back(p);
     }
+    checkOutputLayout(layout, *layers.back());
     return plans;
 }
 

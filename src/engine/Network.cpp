@@ -34,15 +34,16 @@ void Network::build()
         ParamSpec spec;
     };
     std::vector<Slot> trainable, fixed;
-    int64_t width = m_inputWidth;
+    RowLayout layout{m_inputWidth, 1, 0};
     m_widths.clear();
     for (size_t i = 0; i < m_layers.size(); ++i) {
-        m_layers[i]->setNetworkInputWidth(m_inputWidth);
-        for (auto& p : m_layers[i]->parameters(width))
+        const RowLayout out = layOut(*m_layers[i], m_inputWidth, layout);
+        for (auto& p : m_layers[i]->parameters(layout.width))
             (p.trainable ? trainable : fixed).push_back({i, p});
-        width = m_layers[i]->outputWidth(width);
-        m_widths.push_back(width);
+        layout = out;
+        m_widths.push_back(layout.width);
     }
+    checkOutputLayout(layout, *m_layers.back());
     m_trainableFloats = 0;
     for (auto& s : trainable)
         m_trainableFloats += s.spec.shape.size();
@@ -75,7 +76,7 @@ void Network::build()
         m_tensorLayer.push_back(static_cast<int>(s.layer));
         offset += static_cast<size_t>(s.spec.shape.size());
     }
-    width = m_inputWidth;
+    int64_t width = m_inputWidth;
     for (size_t i = 0; i < m_layers.size(); ++i) {
         // parameters() order within a layer is preserved because trainable and fixed tensors
         // never mix inside one layer.
@@ -147,6 +148,10 @@ Tensor Network::parameters() const
 {
     return m_arena.view(1, m_trainableFloats);
 }
+Tensor Network::weights() const
+{
+    return m_arena.view(1, m_trainableFloats + m_fixedFloats);
+}
 Tensor Network::gradients() const
 {
     return m_grads.view(1, m_trainableFloats);
@@ -204,7 +209,7 @@ void Network::reserve(int64_t rows)
     m_reservedRows = rows;
 }
 
-Tensor Network::forward(ConstTensor x)
+Tensor Network::forward(ConstTensor x, bool training)
 {
     checkEngineThread("Network::forward");
     if (x.cols() != m_inputWidth)
@@ -218,6 +223,7 @@ Tensor Network::forward(ConstTensor x)
         Tensor out = m_outputs[i].view(m_rows, m_widths[i]);
         Tensor ws = m_workspaces[i].view(m_rows, m_layers[i]->workspaceCols(width));
         if (m_layers[i]->readsNetworkInput()) m_layers[i]->setNetworkInput(x);
+        m_layers[i]->setTraining(training);
         m_layers[i]->forward(m_backend, in, out, ws);
         in = out;
         width = m_widths[i];
@@ -262,7 +268,7 @@ void Network::predict(ConstTensor x, Tensor out, int64_t chunkRows)
     chunkRows = inferenceChunkRows(*this, std::min(chunkRows, x.rows()));
     for (int64_t r = 0; r < x.rows(); r += chunkRows) {
         const int64_t n = std::min(chunkRows, x.rows() - r);
-        Tensor y = forward(x.rowSlice(r, n));
+        Tensor y = forward(x.rowSlice(r, n), false);
         m_backend.copy(out.data + r * out.cols(), y.data, static_cast<size_t>(y.size()) * 4);
     }
 }

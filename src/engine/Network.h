@@ -64,6 +64,10 @@ public:
     Tensor parameters() const;
     Tensor gradients() const;
     int64_t parameterCount() const { return m_trainableFloats; }
+    // Everything the network keeps: the trainable parameters, then the fixed tensors (a Fourier
+    // projection, batch norms' running statistics), one flat view. What a copy of "the weights"
+    // must hold to give the same outputs again (early stopping's best, a recovery's good ones).
+    Tensor weights() const;
     // The trainable parameters as runs of one optimizer group each (ParamSpec::group), in arena
     // order: what an Optimizer for this network is made with.
     const std::vector<ParameterRange>& parameterRanges() const { return m_ranges; }
@@ -80,8 +84,10 @@ public:
     void reserve(int64_t rows);
     // Rows the activation buffers hold now. Changes (and the buffers move) when reserve grows.
     int64_t reservedRows() const { return m_reservedRows; }
-    // Training forward: keeps every layer's output for backward. Returns the output view.
-    Tensor forward(ConstTensor x);
+    // Forward: keeps every layer's output for backward. Returns the output view. training: the
+    // layers that differ at inference (batch normalisation) use the batch and update what they
+    // keep; otherwise (predict, evaluation) they use what they kept and change nothing.
+    Tensor forward(ConstTensor x, bool training = true);
     // Backward through the whole stack from dL/doutput; fills gradients().
     void backward(ConstTensor x, ConstTensor dOutput);
     // Output of layer i from the last forward (rows of the last batch).

@@ -159,4 +159,21 @@ inline void optimizerStep(const char* rule, int slots, ConstTensor params, Const
                              " for parameters " + params.shape.toString());
 }
 
+// Normalisation: x rows x C, gamma and beta (and running statistics) 1 x C, y like x.
+inline void normalisation(const char* op, ConstTensor x, ConstTensor gamma, ConstTensor beta,
+                          ConstTensor y)
+{
+    if (gamma.size() != x.cols() || beta.size() != x.cols() || !(y.shape == x.shape))
+        throw ShapeError(std::string(op) + ": x " + x.shape.toString() + ", gamma " +
+                         gamma.shape.toString() + ", beta " + beta.shape.toString() + ", y " +
+                         y.shape.toString());
+}
+
+inline void layerNormStats(const char* op, ConstTensor x, ConstTensor stats)
+{
+    if (stats.rows() != x.rows() || stats.cols() != 2)
+        throw ShapeError(std::string(op) + ": stats " + stats.shape.toString() + " for x " +
+                         x.shape.toString() + " (rows x 2)");
+}
+
 } // namespace il::shapes

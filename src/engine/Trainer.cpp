@@ -179,7 +179,7 @@ double Trainer::evaluateLoss(Network& net, LossKind loss, ConstTensor x, ConstTe
     double total = 0;
     for (int64_t r = 0; r < x.rows(); r += chunk) {
         const int64_t n = std::min(chunk, x.rows() - r);
-        Tensor out = net.forward(x.rowSlice(r, n));
+        Tensor out = net.forward(x.rowSlice(r, n), false);
         b.lossForward(loss, 0.f, classWeights, out, y.rowSlice(r, n), scratch.data(), false);
         float v = 0;
         b.download(&v, scratch.data(), sizeof(float));
@@ -278,7 +278,7 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
       m_reportStep(t.m_state.step), m_device(!m_b.memoryOnHost())
 {
     if (m_cfg.patience > 0 && m_cfg.restoreBest && shape.hasVal)
-        m_bestParams = Buffer(&m_b, static_cast<size_t>(t.m_net.parameterCount()));
+        m_bestParams = Buffer(&m_b, static_cast<size_t>(t.m_net.weights().size()));
     if (m_state.stepInEpoch > 0) m_step.loadEpochOrder(m_state.epoch);
     // A resumed run goes on watching the curve it continues: overfitting already seen there is
     // not noticed again (until the validation loss recovers).
@@ -516,7 +516,7 @@ bool TrainingRun::targetReached(const HistoryPoint& h)
 bool TrainingRun::earlyStopping(const HistoryPoint& h)
 {
     if (m_cfg.patience <= 0 || !m_shape.hasVal) return false;
-    const Tensor params = m_t.m_net.parameters();
+    const Tensor params = m_t.m_net.weights();
     const size_t bytes = m_bestParams.floats() * sizeof(float);
     if (h.valLoss < m_state.bestValLoss - m_cfg.minDelta) {
         m_state.bestValLoss = h.valLoss;

@@ -132,7 +132,7 @@ TrainingWatch::TrainingWatch(const WatchSettings& settings, Network& network, Op
       m_baseline(baseline > 0 ? baseline : NAN), m_armedAt(startStep), m_goodStep(startStep)
 {
     if (!m_settings.enabled || m_settings.recoveries <= 0) return;
-    const Tensor params = m_net.parameters();
+    const Tensor params = m_net.weights();
     m_good = Buffer(&m_net.backend(), static_cast<size_t>(params.size()));
     m_net.backend().copy(m_good.data(), params.data, m_good.floats() * sizeof(float));
 }
@@ -157,7 +157,7 @@ TrainingWatch::Verdict TrainingWatch::closeWindow(int64_t step)
     if (mean < m_best) {
         m_best = mean;
         if (m_good.floats() && clearlyLearnt) {
-            m_net.backend().copy(m_good.data(), m_net.parameters().data,
+            m_net.backend().copy(m_good.data(), m_net.weights().data,
                                  m_good.floats() * sizeof(float));
             m_goodStep = step;
         }
@@ -240,7 +240,7 @@ std::string TrainingWatch::summary(const ScheduleConfig& schedule) const
 
 std::string TrainingWatch::recover(int64_t step, ScheduleConfig& schedule)
 {
-    m_net.backend().copy(m_net.parameters().data, m_good.data(), m_good.floats() * sizeof(float));
+    m_net.backend().copy(m_net.weights().data, m_good.data(), m_good.floats() * sizeof(float));
     m_opt.reset();
     schedule.lrMax *= m_settings.lrFactor;
     schedule.lrMin *= m_settings.lrFactor;

@@ -145,13 +145,13 @@ bool parseInfo(const QMap<QString, QString>& meta, ModelInfo& info, QString& pro
 int64_t architectureFloats(const ModelInfo& info)
 {
     auto layers = parseLayerSpec(info.spec, info.outputWidth, info.vocab);
-    int64_t width = info.inputWidth;
+    RowLayout layout{info.inputWidth, 1, 0};
     double total = 0;
     for (const auto& layer : layers) {
-        layer->setNetworkInputWidth(info.inputWidth);
-        for (const ParamSpec& p : layer->parameters(width))
+        const RowLayout out = layOut(*layer, info.inputWidth, layout);
+        for (const ParamSpec& p : layer->parameters(layout.width))
             total += static_cast<double>(p.shape.rows) * static_cast<double>(p.shape.cols);
-        width = layer->outputWidth(width);
+        layout = out;
     }
     return total > kMaxExactInteger ? static_cast<int64_t>(kMaxExactInteger)
                                     : static_cast<int64_t>(total);

@@ -96,7 +96,8 @@ bool NamesSchema::fromJson(const QJsonObject& o, NamesSchema& s, QString* error)
                     io::quoted(o["task"].toString(), 40) + ")");
     s = NamesSchema();
     s.context = o["context"].toInt(0);
-    if (s.context < 1 || s.context > 8) return fail("context must be 1 to 8");
+    if (s.context < 1 || s.context > kMaxNamesContext)
+        return fail(QString("context must be 1 to %1").arg(kMaxNamesContext));
     s.keepCase = o["case"].toString() == "keep";
     const QJsonArray vocab = o["vocabulary"].toArray();
     if (vocab.size() < 2) return fail("the vocabulary needs the boundary and a character");

@@ -52,6 +52,13 @@ public:
              "VOCAB: the data's vocabulary size"},
             {"small", "embedding:VOCAB:10,dense:200,tanh,dense", "makemore's one hidden layer"},
             {"large", "embedding:VOCAB:24,dense:384,tanh,dense:384,tanh,dense", ""},
+            // makemore's hierarchical "WaveNet" (76k parameters at context 8): pairs of
+            // characters, pairs of pairs, then the whole window, each through dense, batch
+            // norm and tanh. The merges follow the context (wavenetSpec).
+            {"wavenet",
+             "embedding:VOCAB:24,merge:2,dense:128,batchnorm,tanh,merge:2,dense:128,batchnorm,"
+             "tanh,merge:2,dense:128,batchnorm,tanh,dense",
+             "at context 8; the merges follow the context: pairs while they divide it"},
         };
     }
     MetricInfo metric(const QJsonObject& savedTask) const override
@@ -75,6 +82,24 @@ public:
         return openNamesTask(path, bytes, options, savedTask, forEvaluation, error);
     }
 };
+
+} // namespace
+
+QString wavenetSpec(int context, int64_t vocab)
+{
+    // Positions merge in pairs while they divide evenly, then all that are left at once: 8 is
+    // 2, 2, 2; 6 is 2, 3; 3 is 3; 1 needs no merge.
+    QString spec = QString("embedding:%1:24").arg(vocab);
+    for (int positions = std::max(context, 1); positions > 1;) {
+        const int n = positions % 2 == 0 ? 2 : positions;
+        spec += QString(",merge:%1,dense:128,batchnorm,tanh").arg(n);
+        positions /= n;
+    }
+    if (context <= 1) spec += ",dense:128,batchnorm,tanh";
+    return spec + ",dense";
+}
+
+namespace {
 
 class NamesTaskImpl final : public NamesTask {
 public:
@@ -101,6 +126,7 @@ public:
 
     QString presetSpec(const QString& name) const override
     {
+        if (name == "wavenet") return wavenetSpec(m_schema.context, m_schema.vocabSize());
         return Task::presetSpec(name).replace("VOCAB", QString::number(m_schema.vocabSize()));
     }
     void applyDefaults(TrainerConfig& cfg) const override
@@ -318,8 +344,10 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
         if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;
         return nullptr;
     }
-    if (!savedTask && (options.context < 1 || options.context > 8)) {
-        fail(error, QString("the context must be 1 to 8 characters, got %1").arg(options.context));
+    if (!savedTask && (options.context < 1 || options.context > kMaxNamesContext)) {
+        fail(error, QString("the context must be 1 to %1 characters, got %2")
+                        .arg(kMaxNamesContext)
+                        .arg(options.context));
         return nullptr;
     }
     const io::NamesReadResult file =

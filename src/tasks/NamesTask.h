@@ -27,6 +27,14 @@ namespace il::tasks {
 // More distinct characters than this is not a names file (the output layer grows with it); a
 // saved vocabulary is held to it too.
 inline constexpr int64_t kMaxAlphabet = 10000;
+// The longest context window (--context, and a saved model's): makemore's hierarchical models
+// read 8 to 16 characters.
+inline constexpr int kMaxNamesContext = 16;
+
+// The wavenet preset for a context window and vocabulary: an embedding of 24, then merges of
+// consecutive positions (pairs while they divide the positions left, else all of them), each
+// followed by dense:128, batchnorm, tanh, and the output layer.
+QString wavenetSpec(int context, int64_t vocab);
 
 // What a names model remembers (the model file's "task" metadata).
 struct NamesSchema {

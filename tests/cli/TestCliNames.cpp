@@ -320,8 +320,8 @@ void TestCliNames::brokenFiles_data()
                                  << "error: broken.txt: no names";
     QTest::newRow("long line") << QByteArray(100000, 'x') << QStringList() << 1
                                << "error: broken.txt:1: a line of 100000 characters";
-    QTest::newRow("context 9") << QByteArray("emma\n") << QStringList{"--context", "9"} << 2
-                               << "ironlearn-cli train: --context must be between 1 and 8";
+    QTest::newRow("context 17") << QByteArray("emma\n") << QStringList{"--context", "17"} << 2
+                                << "ironlearn-cli train: --context must be between 1 and 16";
 }
 
 void TestCliNames::brokenFiles()

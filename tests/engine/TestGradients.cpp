@@ -439,6 +439,21 @@ void TestGradients::network_data()
         << "dense:6,tanh,dense:3,skip" << qint64(4) << qint64(3) << qint64(0);
     QTest::newRow("skip first and in the middle")
         << "skip,dense:5,tanh,skip,dense:2" << qint64(5) << qint64(2) << qint64(0);
+    // Normalisations, with the batch's statistics (a training forward), and a makemore-style
+    // tree: merges of consecutive positions with per-position dense layers between them.
+    QTest::newRow("layernorm") << "dense:6,layernorm,tanh,dense:3" << qint64(4) << qint64(3)
+                               << qint64(0);
+    QTest::newRow("batchnorm") << "dense:6,batchnorm,tanh,dense:3" << qint64(4) << qint64(3)
+                               << qint64(0);
+    QTest::newRow("merge tree (wavenet)")
+        << "embedding:7:3,merge:2,dense:5,batchnorm,tanh,merge:2,dense:4,layernorm,tanh,dense:3"
+        << qint64(4) << qint64(3) << qint64(7);
+    QTest::newRow("dropout (the same mask in every forward)")
+        << "dense:6,dropout:0.3,tanh,dense:5,dropout:0.5,dense:3" << qint64(4) << qint64(3)
+        << qint64(0);
+    QTest::newRow("merge then layernorm per position")
+        << "embedding:6:2,merge:2,layernorm,dense:3,tanh,merge:3,dense:2" << qint64(6) << qint64(2)
+        << qint64(6);
 }
 
 void TestGradients::network()
@@ -484,7 +499,16 @@ void TestGradients::network()
     }
     const auto r = testutil::randomVector(rng, rows * out, -1, 1);
     Buffer dr = toDevice(b(), r);
-    const auto f = [&] { return dot(toHost(b(), net.forward(dx.view(rows, in))), r); };
+    // What the network keeps beside its parameters (dropout's counter, batch norm's running
+    // statistics) goes back to its value before each forward: every forward then draws the same
+    // dropout mask, and the objective is a function of the parameters alone.
+    const Tensor all = net.weights();
+    const Tensor fixed{all.data + net.parameterCount(), {1, all.size() - net.parameterCount()}};
+    const auto fixedStart = toHost(b(), fixed);
+    const auto f = [&] {
+        if (fixed.size() > 0) b().upload(fixed, fixedStart.data());
+        return dot(toHost(b(), net.forward(dx.view(rows, in))), r);
+    };
     f();
     b().fill(net.gradients(), 1e3f);
     net.backward(dx.view(rows, in), dr.view(rows, out));

@@ -180,6 +180,7 @@ private slots:
 
     void earlyStoppingRestoresBest();
     void earlyStoppingAfterResume();
+    void earlyStoppingRestoresRunningStatistics();
     void targetLossStopsEarly();
     void stepBudget();
     void epochBudget();
@@ -195,6 +196,9 @@ private slots:
     void layerSpecErrors();
     void layerSpecValid();
     void predictMatchesForward();
+    void mergeFeedsPerPositionDense();
+    void batchNormRunningStatistics();
+    void dropoutWhileTrainingOnly();
     void zeroInitialisedLastLayer();
     void namesRoundTrip();
     void optimizerRegistry();
@@ -522,6 +526,26 @@ void TestTraining::earlyStoppingRestoresBest()
     QVERIFY(std::fabs(val - bestVal) <= 1e-6 * bestVal + 1e-9);
 }
 
+// The best weights early stopping goes back to include what batch norm keeps (its running
+// statistics move at every training step): evaluated again, they give the best validation loss.
+void TestTraining::earlyStoppingRestoresRunningStatistics()
+{
+    Dataset d = overfittingData(b());
+    TrainerConfig cfg = constantConfig("adam", 0.05f);
+    cfg.steps = 2000;
+    cfg.batchSize = 16; // each batch moves the running statistics differently
+    cfg.patience = 5;
+    cfg.restoreBest = true;
+    Run run(b(), 1, "dense:8,batchnorm,tanh,dense:1", 1, 3, cfg);
+    const TrainResult r = run.train(cfg, d);
+    QVERIFY2(r.reason == StopReason::EarlyStopping, describe(r));
+    Buffer scratch;
+    const double val =
+        Trainer::evaluateLoss(*run.net, LossKind::MSE, d.vx.view(64, 1), d.vy.view(64, 1), scratch);
+    QVERIFY2(std::fabs(val - r.valLoss) <= 1e-6 * r.valLoss + 1e-9,
+             qPrintable(QStringLiteral("evaluated %1, best %2").arg(val).arg(r.valLoss)));
+}
+
 void TestTraining::earlyStoppingAfterResume()
 {
     // Session 1 passes the best point without stopping (patience large); session 2 resumes
@@ -789,6 +813,14 @@ void TestTraining::layerSpecErrors_data()
         << "embedding:10,dense:1" << qint64(1) << QStringList{"embedding"};
     QTest::newRow("extra field") << "tanh:3,dense:1" << qint64(1) << QStringList{"tanh:3"};
     QTest::newRow("empty") << "" << qint64(1) << QStringList{};
+    QTest::newRow("merge without positions") << "dense:8,merge:2,dense:1" << qint64(1)
+                                             << QStringList{"merge:2", "not made of positions"};
+    QTest::newRow("merge that does not divide")
+        << "embedding:5:4,merge:2,dense:1" << qint64(1) << QStringList{"merge:2", "3 positions"};
+    QTest::newRow("positions left at the output")
+        << "embedding:5:2,merge:1,dense:1" << qint64(1) << QStringList{"3 positions", "merge"};
+    QTest::newRow("batchnorm momentum")
+        << "dense:4,batchnorm:2,dense:1" << qint64(1) << QStringList{"batchnorm:2", "momentum"};
 }
 
 void TestTraining::layerSpecErrors()
@@ -878,6 +910,103 @@ void TestTraining::predictMatchesForward()
     Buffer out = testutil::filledBuffer(b(), 2 * 37, NAN);
     net.predict(x.view(37, 3), out.view(37, 2), 5);
     IL_COMPARE_CLOSE(toHost(b(), out.view(37, 2)), whole, 1e-6, 1e-6);
+}
+
+// After merge:2 a dense layer reads each pair of consecutive characters with the same weights
+// (makemore's FlattenConsecutive + Linear); the next merge:2 pairs the pairs.
+void TestTraining::mergeFeedsPerPositionDense()
+{
+    Network net(b(), 4, "embedding:5:2,merge:2,dense:3,merge:2,dense:2", 2, 5);
+    net.initialize(9);
+    QCOMPARE(net.outputWidth(), int64_t(2));
+    const auto& layers = net.layers();
+    QCOMPARE(layers[2]->params()[0].shape, (Shape{3, 4})); // a pair of 2-number characters
+    QCOMPARE(layers[4]->params()[0].shape, (Shape{2, 6})); // a pair of 3-number pairs
+    const std::vector<float> ids = {1, 4, 0, 3, 2, 2, 4, 1};
+    Buffer x = toDevice(b(), ids);
+    const auto y = toHost(b(), net.forward(x.view(2, 4)));
+    const auto table = toHost(b(), layers[0]->params()[0]);
+    const auto w1 = toHost(b(), layers[2]->params()[0]), b1 = toHost(b(), layers[2]->params()[1]);
+    const auto w2 = toHost(b(), layers[4]->params()[0]), b2 = toHost(b(), layers[4]->params()[1]);
+    for (int r = 0; r < 2; ++r) {
+        std::vector<double> hidden; // two pairs of three
+        for (int pair = 0; pair < 2; ++pair)
+            for (int u = 0; u < 3; ++u) {
+                double s = b1[u];
+                for (int k = 0; k < 4; ++k) { // the pair's two characters, two numbers each
+                    const int id = static_cast<int>(ids[r * 4 + pair * 2 + k / 2]);
+                    s += double(w1[u * 4 + k]) * table[id * 2 + k % 2];
+                }
+                hidden.push_back(s);
+            }
+        for (int o = 0; o < 2; ++o) {
+            double s = b2[o];
+            for (int k = 0; k < 6; ++k)
+                s += double(w2[o * 6 + k]) * hidden[k];
+            QVERIFY2(
+                std::fabs(y[r * 2 + o] - s) < 1e-5,
+                qPrintable(
+                    QString("row %1 output %2: %3 vs %4").arg(r).arg(o).arg(y[r * 2 + o]).arg(s)));
+        }
+    }
+}
+
+// Batch norm keeps running statistics: training forwards move them by the momentum toward the
+// batch's mean and unbiased variance; inference (predict, evaluation) uses them and changes
+// nothing.
+void TestTraining::batchNormRunningStatistics()
+{
+    Network net(b(), 2, "batchnorm:0.5,dense:1", 1);
+    net.initialize(1);
+    const auto& bn = net.layers()[0];
+    QCOMPARE(bn->params().size(), size_t(4)); // weight, bias, running_mean, running_var
+    const std::vector<float> hx = {1, 10, 3, 20, 5, 30, 7, 40}; // 4 rows, 2 columns
+    Buffer x = toDevice(b(), hx);
+    net.forward(x.view(4, 2)); // batch means 4 and 25, unbiased variances 20/3 and 500/3
+    auto mean = toHost(b(), bn->params()[2]), var = toHost(b(), bn->params()[3]);
+    QVERIFY(std::fabs(mean[0] - 2.f) < 1e-5 && std::fabs(mean[1] - 12.5f) < 1e-4);
+    QVERIFY(std::fabs(var[0] - (0.5f + 10.f / 3)) < 1e-4 &&
+            std::fabs(var[1] - (0.5f + 250.f / 3)) < 1e-3);
+    const auto training = toHost(b(), net.forward(x.view(4, 2)));
+    mean = toHost(b(), bn->params()[2]);
+    QVERIFY(std::fabs(mean[0] - 3.f) < 1e-5); // 0.5 * 2 + 0.5 * 4
+    const auto before = toHost(b(), net.parameters());
+    const auto fixedBefore = toHost(b(), bn->params()[3]);
+    Buffer out = testutil::filledBuffer(b(), 4, NAN);
+    net.predict(x.view(4, 2), out.view(4, 1));
+    QVERIFY(testutil::bitIdentical(toHost(b(), bn->params()[3]), fixedBefore));
+    QVERIFY(testutil::bitIdentical(toHost(b(), net.parameters()), before));
+    const auto inference = toHost(b(), out.view(4, 1));
+    IL_COMPARE_CLOSE(inference, toHost(b(), net.forward(x.view(4, 2), false)), 0, 0);
+    QVERIFY2(std::fabs(inference[0] - training[0]) > 1e-3,
+             "inference used the batch's statistics, not the running ones");
+}
+
+// Dropout zeroes about p of the numbers in a training forward (a new mask each time, the kept ones
+// scaled by 1 / (1 - p)) and passes everything through at inference.
+void TestTraining::dropoutWhileTrainingOnly()
+{
+    Network net(b(), 64, "dropout:0.25,dense:1", 1);
+    net.initialize(2);
+    Rng rng(5);
+    const auto hx = testutil::randomVector(rng, 64 * 64, 0.5, 1.5); // never 0
+    Buffer x = toDevice(b(), hx);
+    const auto masked = [&] {
+        net.forward(x.view(64, 64));
+        return toHost(b(), net.layerOutput(0));
+    };
+    const auto first = masked(), second = masked();
+    int zeros = 0;
+    for (size_t i = 0; i < first.size(); ++i) {
+        if (first[i] == 0.f)
+            ++zeros;
+        else
+            QVERIFY(std::fabs(first[i] - hx[i] / 0.75f) < 1e-5f);
+    }
+    QVERIFY2(zeros > 4096 * 0.21 && zeros < 4096 * 0.29, qPrintable(QString::number(zeros)));
+    QVERIFY2(first != second, "two training forwards drew the same mask");
+    net.forward(x.view(64, 64), false);
+    QVERIFY(testutil::bitIdentical(toHost(b(), net.layerOutput(0)), hx));
 }
 
 void TestTraining::namesRoundTrip()

@@ -113,6 +113,40 @@ public:
     {
         run([=, this] { m_inner->embeddingBackward(ids, dy, dtable); });
     }
+    void layerNormForward(il::ConstTensor x, il::ConstTensor gamma, il::ConstTensor beta, float eps,
+                          il::Tensor y, il::Tensor stats) override
+    {
+        run([=, this] { m_inner->layerNormForward(x, gamma, beta, eps, y, stats); });
+    }
+    void layerNormBackward(il::ConstTensor x, il::ConstTensor gamma, il::ConstTensor stats,
+                           il::ConstTensor dy, il::Tensor dx, il::Tensor dgamma,
+                           il::Tensor dbeta) override
+    {
+        run([=, this] { m_inner->layerNormBackward(x, gamma, stats, dy, dx, dgamma, dbeta); });
+    }
+    void batchNormForward(il::ConstTensor x, il::ConstTensor gamma, il::ConstTensor beta, float eps,
+                          float momentum, bool training, il::Tensor runningMean,
+                          il::Tensor runningVar, il::Tensor y) override
+    {
+        run([=, this] {
+            m_inner->batchNormForward(x, gamma, beta, eps, momentum, training, runningMean,
+                                      runningVar, y);
+        });
+    }
+    void dropoutForward(il::ConstTensor x, float p, il::Tensor state, il::Tensor y,
+                        il::Tensor mask) override
+    {
+        run([=, this] { m_inner->dropoutForward(x, p, state, y, mask); });
+    }
+    void dropoutBackward(il::ConstTensor dy, il::ConstTensor mask, il::Tensor dx) override
+    {
+        run([=, this] { m_inner->dropoutBackward(dy, mask, dx); });
+    }
+    void batchNormBackward(il::ConstTensor x, il::ConstTensor gamma, float eps, il::ConstTensor dy,
+                           il::Tensor dx, il::Tensor dgamma, il::Tensor dbeta) override
+    {
+        run([=, this] { m_inner->batchNormBackward(x, gamma, eps, dy, dx, dgamma, dbeta); });
+    }
     void lossForwardBackward(il::LossKind k, float s, il::ConstTensor w, il::ConstTensor pred,
                              il::ConstTensor target, il::Tensor grad, float* loss,
                              bool acc) override

@@ -1,7 +1,9 @@
 #include "OpCases.h"
 
 #include "../engine/TestUtil.h"
+#include "DropoutMath.h"
 #include "Layer.h"
+#include "NormMath.h"
 #include "Optimizer.h"
 #include "Random.h"
 
@@ -11,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <numbers>
+#include <tuple>
 
 using namespace il;
 using testutil::filledBuffer;
@@ -398,6 +401,222 @@ OpCase embeddingCase(int64_t rows, int64_t context, int64_t vocab, int64_t dim)
     return c;
 }
 
+// ---- layer and batch normalisation (NormMath.h) -------------------------------------------------
+
+// Normalisation of groups of n values (a row for layer norm, a column for batch norm) in double:
+// the references of both cases. get(g, i) / put(g, i, v) address element i of group g.
+struct NormReference {
+    std::vector<double> y, dx, dgamma, dbeta, mean, rstd, var;
+};
+
+// Each output of a normalisation sums n terms of magnitude about 1 (the inputs are O(1), so
+// 1 / std is too): a bound that grows like sqrt(n), as for the other reductions.
+Check normCheck(const QString& name, std::vector<double> ref, int64_t n)
+{
+    const double tol = 2e-6 * std::sqrt(double(std::max<int64_t>(n, 1)));
+    return {name, std::move(ref), tol, 1e-5,
+            [tol](size_t, double want) { return 2 * tol + 2e-5 * std::fabs(want); }};
+}
+
+// rows x cols; byRow: layer norm (each row a group), else batch norm (each column). The running
+// statistics are used instead of the batch's when running is given (batch norm, inference).
+NormReference normReference(const std::vector<float>& x, const std::vector<float>& gamma,
+                            const std::vector<float>& beta, const std::vector<float>& dy,
+                            int64_t rows, int64_t cols, bool byRow,
+                            const std::vector<float>* runMean, const std::vector<float>* runVar)
+{
+    const int64_t groups = byRow ? rows : cols, n = byRow ? cols : rows;
+    const auto at = [&](int64_t g, int64_t i) {
+        return static_cast<size_t>(byRow ? g * cols + i : i * cols + g);
+    };
+    const auto channel = [&](int64_t g, int64_t i) { return static_cast<size_t>(byRow ? i : g); };
+    NormReference r;
+    const auto total = static_cast<size_t>(rows * cols);
+    r.y.assign(total, 0);
+    r.dx.assign(total, 0);
+    r.dgamma.assign(static_cast<size_t>(cols), 0);
+    r.dbeta.assign(static_cast<size_t>(cols), 0);
+    for (int64_t g = 0; g < groups; ++g) {
+        double m = 0, v = 0;
+        for (int64_t i = 0; i < n; ++i)
+            m += x[at(g, i)];
+        m /= double(n);
+        for (int64_t i = 0; i < n; ++i)
+            v += (x[at(g, i)] - m) * (x[at(g, i)] - m);
+        v /= double(n);
+        r.var.push_back(v);
+        if (runMean) {
+            m = (*runMean)[static_cast<size_t>(g)];
+            v = (*runVar)[static_cast<size_t>(g)];
+        }
+        const double rstd = 1 / std::sqrt(v + double(il::normmath::kEps));
+        r.mean.push_back(m);
+        r.rstd.push_back(rstd);
+        double meanG = 0, meanGX = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const size_t k = at(g, i), c = channel(g, i);
+            const double xhat = (x[k] - m) * rstd;
+            r.y[k] = xhat * gamma[c] + beta[c];
+            meanG += double(dy[k]) * gamma[c];
+            meanGX += double(dy[k]) * gamma[c] * xhat;
+            r.dgamma[c] += dy[k] * xhat;
+            r.dbeta[c] += dy[k];
+        }
+        meanG /= double(n);
+        meanGX /= double(n);
+        for (int64_t i = 0; i < n; ++i) {
+            const size_t k = at(g, i), c = channel(g, i);
+            const double xhat = (x[k] - m) * rstd;
+            r.dx[k] = rstd * (double(dy[k]) * gamma[c] - meanG - xhat * meanGX);
+        }
+    }
+    return r;
+}
+
+OpCase layerNormCase(int64_t rows, int64_t cols)
+{
+    Rng rng(static_cast<uint64_t>(rows * 1000 + cols));
+    const auto n = static_cast<size_t>(rows * cols);
+    // An offset and a scale per row, so the statistics matter.
+    std::vector<float> x = randomVector(rng, n, -1, 1);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+            x[static_cast<size_t>(r * cols + c)] =
+                x[static_cast<size_t>(r * cols + c)] * float(1 + r % 3) + float(r % 5) - 2.f;
+    const auto gamma = randomVector(rng, static_cast<size_t>(cols), 0.5, 1.5);
+    const auto beta = randomVector(rng, static_cast<size_t>(cols), -1, 1);
+    const auto dy = randomVector(rng, n, -1, 1);
+    const NormReference ref = normReference(x, gamma, beta, dy, rows, cols, true, nullptr, nullptr);
+    std::vector<double> stats;
+    for (int64_t r = 0; r < rows; ++r) {
+        stats.push_back(ref.mean[static_cast<size_t>(r)]);
+        stats.push_back(ref.rstd[static_cast<size_t>(r)]);
+    }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dX = toDevice(b, x), dG = toDevice(b, gamma), dB = toDevice(b, beta);
+        Buffer y = filledBuffer(b, n, kNaN),
+               st = filledBuffer(b, static_cast<size_t>(rows * 2), kNaN);
+        b.layerNormForward(dX.view(rows, cols), dG.view(1, cols), dB.view(1, cols),
+                           il::normmath::kEps, y.view(rows, cols), st.view(rows, 2));
+        Buffer dDy = toDevice(b, dy), dx = filledBuffer(b, n, kNaN);
+        Buffer dg = filledBuffer(b, static_cast<size_t>(cols), 777.f); // overwritten
+        Buffer db = filledBuffer(b, static_cast<size_t>(cols), 777.f);
+        b.layerNormBackward(dX.view(rows, cols), dG.view(1, cols), st.view(rows, 2),
+                            dDy.view(rows, cols), dx.view(rows, cols), dg.view(1, cols),
+                            db.view(1, cols));
+        return {{"y", toHost(b, y.view(rows, cols))},
+                {"stats", toHost(b, st.view(rows, 2))},
+                {"dx", toHost(b, dx.view(rows, cols))},
+                {"dgamma", toHost(b, dg.view(1, cols))},
+                {"dbeta", toHost(b, db.view(1, cols))}};
+    };
+    c.checks = {normCheck("y", ref.y, cols), normCheck("stats", stats, cols),
+                normCheck("dx", ref.dx, cols), normCheck("dgamma", ref.dgamma, rows),
+                normCheck("dbeta", ref.dbeta, rows)};
+    return c;
+}
+
+// Batch norm: a training forward (batch statistics, running ones updated), its backward, then an
+// inference forward with the updated running statistics.
+OpCase batchNormCase(int64_t rows, int64_t cols)
+{
+    Rng rng(static_cast<uint64_t>(rows * 7919 + cols));
+    const auto n = static_cast<size_t>(rows * cols);
+    std::vector<float> x = randomVector(rng, n, -1, 1);
+    for (int64_t r = 0; r < rows; ++r) // a mean and a spread per column
+        for (int64_t c = 0; c < cols; ++c)
+            x[static_cast<size_t>(r * cols + c)] =
+                x[static_cast<size_t>(r * cols + c)] * float(1 + c % 3) + float(c % 5) - 2.f;
+    const auto gamma = randomVector(rng, static_cast<size_t>(cols), 0.5, 1.5);
+    const auto beta = randomVector(rng, static_cast<size_t>(cols), -1, 1);
+    const auto dy = randomVector(rng, n, -1, 1);
+    const auto runMean0 = randomVector(rng, static_cast<size_t>(cols), -1, 1);
+    const auto runVar0 = randomVector(rng, static_cast<size_t>(cols), 0.5, 2);
+    const float momentum = 0.1f;
+    const NormReference train =
+        normReference(x, gamma, beta, dy, rows, cols, false, nullptr, nullptr);
+    std::vector<float> runMean(runMean0), runVar(runVar0);
+    std::vector<double> runMeanRef, runVarRef;
+    for (size_t c = 0; c < static_cast<size_t>(cols); ++c) {
+        const double unbiased =
+            rows > 1 ? train.var[c] * double(rows) / double(rows - 1) : train.var[c];
+        runMeanRef.push_back((1 - momentum) * double(runMean0[c]) + momentum * train.mean[c]);
+        runVarRef.push_back((1 - momentum) * double(runVar0[c]) + momentum * unbiased);
+        runMean[c] = static_cast<float>(runMeanRef.back());
+        runVar[c] = static_cast<float>(runVarRef.back());
+    }
+    const NormReference infer =
+        normReference(x, gamma, beta, dy, rows, cols, false, &runMean, &runVar);
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dX = toDevice(b, x), dG = toDevice(b, gamma), dB = toDevice(b, beta);
+        Buffer rm = toDevice(b, runMean0), rv = toDevice(b, runVar0);
+        Buffer y = filledBuffer(b, n, kNaN), yi = filledBuffer(b, n, kNaN);
+        b.batchNormForward(dX.view(rows, cols), dG.view(1, cols), dB.view(1, cols),
+                           il::normmath::kEps, momentum, true, rm.view(1, cols), rv.view(1, cols),
+                           y.view(rows, cols));
+        Buffer dDy = toDevice(b, dy), dx = filledBuffer(b, n, kNaN);
+        Buffer dg = filledBuffer(b, static_cast<size_t>(cols), 777.f); // overwritten
+        Buffer db = filledBuffer(b, static_cast<size_t>(cols), 777.f);
+        b.batchNormBackward(dX.view(rows, cols), dG.view(1, cols), il::normmath::kEps,
+                            dDy.view(rows, cols), dx.view(rows, cols), dg.view(1, cols),
+                            db.view(1, cols));
+        b.batchNormForward(dX.view(rows, cols), dG.view(1, cols), dB.view(1, cols),
+                           il::normmath::kEps, momentum, false, rm.view(1, cols), rv.view(1, cols),
+                           yi.view(rows, cols));
+        return {{"y", toHost(b, y.view(rows, cols))},
+                {"running mean", toHost(b, rm.view(1, cols))},
+                {"running var", toHost(b, rv.view(1, cols))},
+                {"dx", toHost(b, dx.view(rows, cols))},
+                {"dgamma", toHost(b, dg.view(1, cols))},
+                {"dbeta", toHost(b, db.view(1, cols))},
+                {"y (inference)", toHost(b, yi.view(rows, cols))}};
+    };
+    c.checks = {normCheck("y", train.y, rows),
+                normCheck("running mean", runMeanRef, rows),
+                normCheck("running var", runVarRef, rows),
+                normCheck("dx", train.dx, rows),
+                normCheck("dgamma", train.dgamma, rows),
+                normCheck("dbeta", train.dbeta, rows),
+                normCheck("y (inference)", infer.y, 1)};
+    return c;
+}
+
+// Dropout: the mask is a function of (seed, counter, index) only, so every backend draws the same
+// one, bit for bit; the counter moves on by one.
+OpCase dropoutCase(int64_t rows, int64_t cols, float p)
+{
+    Rng rng(static_cast<uint64_t>(rows * 31 + cols));
+    const auto n = static_cast<size_t>(rows * cols);
+    const auto x = randomVector(rng, n, -2, 2);
+    const auto dy = randomVector(rng, n, -1, 1);
+    const std::vector<float> state = {12345.f, 77.f};
+    std::vector<double> yRef(n), maskRef(n), dxRef(n);
+    for (size_t i = 0; i < n; ++i) {
+        const float s = il::dropoutmath::scale(state[0], state[1], static_cast<int64_t>(i), p);
+        maskRef[i] = s;
+        yRef[i] = x[i] * s;
+        dxRef[i] = dy[i] * s;
+    }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dX = toDevice(b, x), st = toDevice(b, state), dDy = toDevice(b, dy);
+        Buffer y = filledBuffer(b, n, kNaN), mask = filledBuffer(b, n, kNaN),
+               dx = filledBuffer(b, n, kNaN);
+        b.dropoutForward(dX.view(rows, cols), p, st.view(1, 2), y.view(rows, cols),
+                         mask.view(rows, cols));
+        b.dropoutBackward(dDy.view(rows, cols), mask.view(rows, cols), dx.view(rows, cols));
+        return {{"y", toHost(b, y.view(rows, cols))},
+                {"mask", toHost(b, mask.view(rows, cols))},
+                {"dx", toHost(b, dx.view(rows, cols))},
+                {"state", toHost(b, st.view(1, 2))}};
+    };
+    c.checks = {exact("y", yRef), exact("mask", maskRef), exact("dx", dxRef),
+                exact("state", {12345.0, 78.0})};
+    return c;
+}
+
 // ---- losses and softmax ------------------------------------------------------------------------
 
 // Predictions and targets of the right range for a loss: regression values, logits with hard
@@ -690,6 +909,16 @@ void addLayerOps(std::vector<Row>& t)
                          return hashGridCase(h.rows, h.levels, h.features, h.log2Table, h.base,
                                              h.scale);
                      }});
+    const int64_t norms[][2] = {{1, 1}, {1, 7}, {3, 5}, {64, 24}, {2048, 128}, {37, 300}};
+    for (const auto& d : norms) {
+        t.push_back(
+            {"layernorm " + shapeName(d[0], d[1]), [=] { return layerNormCase(d[0], d[1]); }});
+        t.push_back(
+            {"batchnorm " + shapeName(d[0], d[1]), [=] { return batchNormCase(d[0], d[1]); }});
+    }
+    for (const auto& [r, c, p] : {std::tuple{1, 1, 0.5f}, {7, 13, 0.1f}, {256, 300, 0.5f}})
+        t.push_back({"dropout " + shapeName(r, c) + QStringLiteral(" p %1").arg(p),
+                     [=] { return dropoutCase(r, c, p); }});
     const int64_t emb[][4] = {
         {1, 1, 1, 1}, {7, 3, 27, 10}, {1000, 2, 5, 3}, {2000, 4, 100, 17}, {4096, 3, 28, 16}};
     for (const auto& e : emb)
