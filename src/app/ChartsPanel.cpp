@@ -168,6 +168,18 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     m_metricChart->addAxis(m_metricX, Qt::AlignBottom);
     m_metricChart->addAxis(m_metricY, Qt::AlignLeft);
     attach(m_metricChart, m_metric, m_metricX, m_metricY);
+    // A names model's innovation rate at each evaluation (Task::sideMetric), on its own axis at
+    // the right in its own colour: memorising shows as it falls while the loss still improves.
+    m_side = new QLineSeries;
+    m_side->setName("new names");
+    m_side->setPointsVisible(true);
+    m_sideY = makeAxis(QString());
+    m_sideY->setRange(0, 100);
+    m_sideY->setLabelFormat("%.0f%%");
+    m_metricChart->addAxis(m_sideY, Qt::AlignRight);
+    attach(m_metricChart, m_side, m_metricX, m_sideY);
+    m_sideY->setVisible(false);
+    m_side->setVisible(false);
     m_metricChart->legend()->hide();
     applyPalette();
 
@@ -409,6 +421,25 @@ void ChartsPanel::redraw()
     setStepTicks(m_metricX, xMax);
     const auto [mlo, mhi] = rangeOf(metric, {}, false);
     setNiceTicks(m_metricY, mlo, mhi);
+    QList<QPointF> side = h.sideMetric(kMaxPoints);
+    for (QPointF& p : side)
+        p.setY(100 * p.y()); // a share, drawn in percent
+    const bool showSide = !side.isEmpty();
+    m_side->replace(side);
+    m_side->setVisible(showSide);
+    m_sideY->setVisible(showSide);
+    m_ui->metricChartView->setToolTip(
+        showSide ? m_metricInfo.description +
+                       "\n\nPurple, on the right axis: the innovation rate at each evaluation, "
+                       "the share of 200 names drawn at temperature 1 (the same draws each time) "
+                       "that are not in the training list. It falls as the network learns the "
+                       "list by heart."
+                 : m_metricInfo.description);
+}
+
+QList<QPointF> ChartsPanel::sideMetricPoints() const
+{
+    return m_side->isVisible() ? m_side->points() : QList<QPointF>();
 }
 
 void ChartsPanel::updateOverfitMark(double lo, double hi)
@@ -562,6 +593,12 @@ void ChartsPanel::applyPalette()
     m_plannedRate->setPen(planned);
     m_rate->setPen(QPen(blue, 2));
     m_metric->setPen(QPen(dark ? QColor(120, 220, 140) : QColor(44, 160, 44), 2));
+    if (!m_side) return; // still being built
+    // Purple: orange is the validation loss's colour on the loss chart beside it.
+    const QColor purple = dark ? QColor(197, 160, 235) : QColor(148, 103, 189);
+    m_side->setPen(QPen(purple, 1.5));
+    m_side->setColor(purple);
+    m_sideY->setLabelsColor(purple);
     for (QChartView* view :
          {m_ui->lossChartView, m_ui->learningRateChartView, m_ui->metricChartView})
         view->setBackgroundBrush(pal.color(QPalette::Base));

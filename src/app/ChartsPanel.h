@@ -53,6 +53,9 @@ public:
     int plannedLearningRatePointCount() const;
     // The metric chart's points (step, value) as drawn.
     QList<QPointF> metricPoints() const;
+    // The side metric's points as drawn (a names model's innovation rate, in percent); empty
+    // when the chart shows none.
+    QList<QPointF> sideMetricPoints() const;
     // The ghost series on the loss chart: each one's name ("Run 2 training").
     QStringList ghostSeriesNames() const;
     // The overfitting mark on the loss chart (LossHistory::overfitting): the step its band
@@ -116,6 +119,8 @@ private:
     QValueAxis* m_rateY = nullptr;
     QValueAxis* m_metricX = nullptr;
     QValueAxis* m_metricY = nullptr;
+    QLineSeries* m_side = nullptr; // the task's side metric (names: the innovation rate)
+    QValueAxis* m_sideY = nullptr;
     QTimer* m_redrawTimer;
     tasks::MetricInfo m_metricInfo;     // of the open task: the metric chart's titles
     QString m_lossTitle, m_lossToolTip; // the form's generic loss title and tooltip

@@ -55,7 +55,7 @@ void LossHistory::Series::truncateAfter(double x)
 
 void LossHistory::clear()
 {
-    for (Series* s : {&m_train, &m_val, &m_lr, &m_metric})
+    for (Series* s : {&m_train, &m_val, &m_lr, &m_metric, &m_side})
         s->clear();
     m_overfit.reset();
     m_trainSinceEval = 0;
@@ -134,7 +134,7 @@ void LossHistory::load(const std::vector<HistoryPoint>& history)
 
 void LossHistory::truncateAfter(int64_t step)
 {
-    for (Series* s : {&m_train, &m_val, &m_lr, &m_metric})
+    for (Series* s : {&m_train, &m_val, &m_lr, &m_metric, &m_side})
         s->truncateAfter(static_cast<double>(step));
     rewatch(); // a rise after step is gone with the points
 }
@@ -211,6 +211,16 @@ QList<QPointF> LossHistory::learningRate(int maxPoints) const
 QList<QPointF> LossHistory::metric(int maxPoints) const
 {
     return decimated(m_metric.points, maxPoints, false);
+}
+
+void LossHistory::addSideMetric(int64_t step, double value)
+{
+    if (std::isfinite(value)) m_side.add(QPointF(static_cast<double>(step), value), m_maxKept);
+}
+
+QList<QPointF> LossHistory::sideMetric(int maxPoints) const
+{
+    return decimated(m_side.points, maxPoints, false);
 }
 
 } // namespace il::app

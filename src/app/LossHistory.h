@@ -31,6 +31,9 @@ public:
     void addTrainLoss(int64_t step, double loss, double lr);
     // An evaluation: validation loss and task metric (NaN when absent).
     void addEvaluation(int64_t step, double valLoss, double metric);
+    // The task's second measure at an evaluation (Task::sideMetric: a names model's innovation
+    // rate), kept for the run it was measured in (a model file does not save it).
+    void addSideMetric(int64_t step, double value);
     // A model's saved history: training loss, learning rate, validation loss and metric per
     // recorded row (a bucket of a long run's evaluations at the middle of its steps; a row's
     // training loss, the mean since the previous row, at the middle of those steps).
@@ -53,6 +56,7 @@ public:
     QList<QPointF> validation(int maxPoints, bool positiveOnly = false) const;
     QList<QPointF> learningRate(int maxPoints) const;
     QList<QPointF> metric(int maxPoints) const;
+    QList<QPointF> sideMetric(int maxPoints) const;
 
     static QList<QPointF> decimated(const std::vector<QPointF>& points, int maxPoints,
                                     bool positiveOnly);
@@ -76,7 +80,7 @@ private:
     void rewatch();
 
     size_t m_maxKept;
-    Series m_train, m_val, m_lr, m_metric;
+    Series m_train, m_val, m_lr, m_metric, m_side;
     OverfitWatch m_overfit;
     double m_trainSinceEval = 0; // training losses since the last evaluation, for the watch
     int64_t m_trainsSinceEval = 0;

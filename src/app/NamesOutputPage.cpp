@@ -3,6 +3,7 @@
 
 #include "NumberFormat.h"
 #include "Session.h"
+#include "TemperatureSweepDialog.h"
 
 #include <QElapsedTimer>
 
@@ -21,6 +22,7 @@ NamesOutputPage::NamesOutputPage(QWidget* parent)
         requestNextChar();
     });
     connect(m_ui->generateButton, &QPushButton::clicked, this, [this] { generate(QString()); });
+    connect(m_ui->sweepButton, &QPushButton::clicked, this, &NamesOutputPage::showSweep);
     connect(m_ui->generatePrefixButton, &QPushButton::clicked, this,
             [this] { generate(m_ui->prefixLineEdit->text()); });
 }
@@ -63,6 +65,15 @@ void NamesOutputPage::setSession(Session* session)
             requestNextChar();
         }
     });
+}
+
+void NamesOutputPage::showSweep()
+{
+    if (!m_session) return;
+    if (!m_sweep) m_sweep = new TemperatureSweepDialog(m_session, this);
+    m_sweep->show();
+    m_sweep->raise();
+    m_sweep->sweep();
 }
 
 double NamesOutputPage::temperature() const

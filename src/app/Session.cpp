@@ -540,6 +540,8 @@ void Session::onProgress(const TrainingUpdate& update)
     }
     for (; loss != update.losses.end(); ++loss)
         m_history.addTrainLoss(loss->step, loss->loss, loss->lr);
+    for (const auto& [step, value] : update.sideMetric)
+        m_history.addSideMetric(step, value);
     m_trainedSteps = update.step;
     if (!update.losses.empty()) setModified(true);
     emit progressed(update);

@@ -174,6 +174,10 @@ public:
     // ---- outputs (answered by the signals below) --------------------------------------------
     void render(QSize size);
     void generateNames(const tasks::GenerationOptions& options);
+    // Names drawn at each temperature (tasks::temperatureSweep) on the worker; temperatureSwept
+    // answers.
+    void sweepTemperatures(const tasks::GenerationOptions& options,
+                           const std::vector<double>& temperatures);
     void requestNextChar(const QString& prefix, double temperature);
     void evaluate();
     // A table model's prediction over a plane of two features (SessionBoundary.cpp), answered by
@@ -202,6 +206,7 @@ signals:
     void modifiedChanged(bool modified);
     void renderReady(const QImage& image, const QString& error);
     void namesGenerated(const il::tasks::GenerationResult& result);
+    void temperatureSwept(const std::vector<il::tasks::SweepPoint>& points, const QString& error);
     void nextCharReady(const QString& prefix, double temperature, const std::vector<float>& probs,
                        const QStringList& symbols, const QString& error);
     void evaluated(const il::app::Evaluation& evaluation);

@@ -62,6 +62,28 @@ void Session::generateNames(const tasks::GenerationOptions& options)
         [this](const tasks::GenerationResult& result) { emit namesGenerated(result); });
 }
 
+void Session::sweepTemperatures(const tasks::GenerationOptions& options,
+                                const std::vector<double>& temperatures)
+{
+    struct Swept {
+        std::vector<tasks::SweepPoint> points;
+        QString error;
+    };
+    m_worker->postAndReply(
+        this,
+        [options, temperatures](ModelState& m) {
+            Swept s;
+            const tasks::NamesSchema* schema = m.namesSchema();
+            if (!m.network || !schema)
+                s.error = "There is no names model yet: press Start to train one.";
+            else
+                s.points =
+                    tasks::temperatureSweep(*m.network, *schema, options, temperatures, &s.error);
+            return s;
+        },
+        [this](const Swept& s) { emit temperatureSwept(s.points, s.error); });
+}
+
 void Session::requestNextChar(const QString& prefix, double temperature)
 {
     m_nextCharWanted = std::make_pair(prefix, temperature);

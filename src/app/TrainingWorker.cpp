@@ -207,6 +207,8 @@ public:
     double elapsed() const { return secondsSince(m_start) - m_pausedSeconds; }
     double pausedSeconds() const { return m_pausedSeconds; }
     BestKeeper& best() { return m_best; }
+    // The side metric the metric hook measured at the evaluation being reported next.
+    void setSideMetric(double value) { m_side = value; }
 
     // Sends the losses and evaluations since the previous update.
     void flush()
@@ -268,6 +270,8 @@ public:
             h.lr = p.lr;
             h.metric = p.metric;
             m_pending.evaluations.push_back(h);
+            if (!std::isnan(m_side)) m_pending.sideMetric.emplace_back(p.step, m_side);
+            m_side = NAN;
         }
         if (!p.notice.empty()) m_pending.notices << QString::fromStdString(p.notice);
         m_best.onProgress(p, *m.network, *m.optimizer, m.state, elapsed());
@@ -314,6 +318,7 @@ private:
     int64_t m_rateStep;
     double m_lastPreview = -1e9, m_previewEvery = 1.0;
     BestKeeper m_best;
+    double m_side = NAN;
 };
 
 void TrainingWorker::trainNow(ModelState& m)
@@ -461,10 +466,17 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     }
     auto trainer = std::make_unique<Trainer>(*m.network, *m.optimizer, cfg, m.state, policy);
     tasks::Task& task = *m.task;
-    if (hasMetric)
-        trainer->setMetricHook([&task](Network& n) { return task.trainingMetric(n); }, NAN,
-                               task.metricLowerIsBetter());
     RunReporter reporter(*this, m, run.preview);
+    // At each evaluation the task's metric, and its side metric where it has one (a names
+    // model's innovation rate, charted beside the validation loss).
+    const bool hasSide = !task.sideMetricKey().isEmpty();
+    if (hasMetric)
+        trainer->setMetricHook(
+            [&task, &reporter, hasSide](Network& n) {
+                if (hasSide) reporter.setSideMetric(task.sideMetric(n));
+                return task.trainingMetric(n);
+            },
+            NAN, task.metricLowerIsBetter());
     trainer->setProgressCallback([&](const Progress& p) { reporter.onStep(p, *trainer); });
 
     if (m.state.step == 0) reporter.takePreview(true, false);

@@ -57,6 +57,8 @@ struct TrainingUpdate {
     double elapsed = 0;                    // seconds of this run, pauses excluded
     std::vector<LossSample> losses;        // every step since the previous update
     std::vector<HistoryPoint> evaluations; // evaluations since the previous update
+    // The task's side metric (Task::sideMetric) at those evaluations: step, value.
+    std::vector<std::pair<int64_t, double>> sideMetric;
     // The trainer's notices since the previous update (a stall, a divergence, a recovery:
     // Progress::notice), one line each.
     QStringList notices;

@@ -47,20 +47,21 @@ int printSweep(Network& net, const tasks::NamesSchema& schema, tasks::Generation
     if (!json)
         std::printf("%-12s %-11s %s\n", "temperature", "innovation",
                     "mean ln p per character (T = 1)");
-    for (double t : temperatures) {
-        opt.temperature = t;
-        const tasks::GenerationResult r = tasks::generateNames(net, schema, opt);
-        if (!r.error.isEmpty()) throw DataError((modelPath + ": " + r.error).toStdString());
+    QString error;
+    const std::vector<tasks::SweepPoint> sweep =
+        tasks::temperatureSweep(net, schema, opt, temperatures, &error);
+    if (!error.isEmpty()) throw DataError((modelPath + ": " + error).toStdString());
+    for (const tasks::SweepPoint& s : sweep) {
         if (json) {
-            rows.append(QJsonObject{{"temperature", t},
-                                    {"innovation_rate", r.innovationRate()},
-                                    {"new_count", r.newCount},
-                                    {"mean_log_likelihood", r.meanLogLikelihood}});
+            rows.append(QJsonObject{{"temperature", s.temperature},
+                                    {"innovation_rate", s.innovationRate},
+                                    {"new_count", s.newCount},
+                                    {"mean_log_likelihood", s.meanLogLikelihood}});
             continue;
         }
-        std::printf("%-12.2f %-11s %.4f\n", t,
-                    qPrintable(QString::number(100.0 * r.innovationRate(), 'f', 1) + "%"),
-                    r.meanLogLikelihood);
+        std::printf("%-12.2f %-11s %.4f\n", s.temperature,
+                    qPrintable(QString::number(100.0 * s.innovationRate, 'f', 1) + "%"),
+                    s.meanLogLikelihood);
     }
     if (json) {
         const QJsonObject j{

@@ -392,4 +392,21 @@ double namesCrossEntropy(Network& net, const std::vector<float>& x, const std::v
     return sum / static_cast<double>(rows);
 }
 
+std::vector<SweepPoint> temperatureSweep(Network& net, const NamesSchema& schema,
+                                         GenerationOptions options,
+                                         const std::vector<double>& temperatures, QString* error)
+{
+    std::vector<SweepPoint> out;
+    for (double t : temperatures) {
+        options.temperature = t;
+        const GenerationResult r = generateNames(net, schema, options);
+        if (!r.error.isEmpty()) {
+            if (error) *error = r.error;
+            break;
+        }
+        out.push_back({t, r.innovationRate(), r.newCount, r.meanLogLikelihood});
+    }
+    return out;
+}
+
 } // namespace il::tasks

@@ -52,12 +52,14 @@ public:
              "VOCAB: the data's vocabulary size"},
             {"small", "embedding:VOCAB:10,dense:200,tanh,dense", "makemore's one hidden layer"},
             {"large", "embedding:VOCAB:24,dense:384,tanh,dense:384,tanh,dense", ""},
-            // makemore's hierarchical "WaveNet" (76k parameters at context 8): pairs of
-            // characters, pairs of pairs, then the whole window, each through dense, batch
-            // norm and tanh. The merges follow the context (wavenetSpec).
+            // makemore's hierarchical "WaveNet" at twice its width (284k parameters at context
+            // 8; with the lecture's 128 units, 77k, the same training is 0.014 nats behind on
+            // the published protocol: README, Names):
+            // pairs of characters, pairs of pairs, then the whole window, each through dense,
+            // batch norm and tanh. The merges follow the context (wavenetSpec).
             {"wavenet",
-             "embedding:VOCAB:24,merge:2,dense:128,batchnorm,tanh,merge:2,dense:128,batchnorm,"
-             "tanh,merge:2,dense:128,batchnorm,tanh,dense",
+             "embedding:VOCAB:24,merge:2,dense:256,batchnorm,tanh,merge:2,dense:256,batchnorm,"
+             "tanh,merge:2,dense:256,batchnorm,tanh,dense",
              "at context 8; the merges follow the context: pairs while they divide it"},
         };
     }
@@ -92,10 +94,10 @@ QString wavenetSpec(int context, int64_t vocab)
     QString spec = QString("embedding:%1:24").arg(vocab);
     for (int positions = std::max(context, 1); positions > 1;) {
         const int n = positions % 2 == 0 ? 2 : positions;
-        spec += QString(",merge:%1,dense:128,batchnorm,tanh").arg(n);
+        spec += QString(",merge:%1,dense:256,batchnorm,tanh").arg(n);
         positions /= n;
     }
-    if (context <= 1) spec += ",dense:128,batchnorm,tanh";
+    if (context <= 1) spec += ",dense:256,batchnorm,tanh";
     return spec + ",dense";
 }
 

@@ -33,7 +33,7 @@ inline constexpr int kMaxNamesContext = 16;
 
 // The wavenet preset for a context window and vocabulary: an embedding of 24, then merges of
 // consecutive positions (pairs while they divide the positions left, else all of them), each
-// followed by dense:128, batchnorm, tanh, and the output layer.
+// followed by dense:256, batchnorm, tanh, and the output layer.
 QString wavenetSpec(int context, int64_t vocab);
 
 // What a names model remembers (the model file's "task" metadata).
@@ -110,6 +110,22 @@ struct GenerationResult {
 // character outside the vocabulary, or as long as maxLength, is an error naming it.
 GenerationResult generateNames(Network& net, const NamesSchema& schema,
                                const GenerationOptions& options);
+
+// One temperature of a sweep: the innovation rate of options.count names drawn there (the same
+// seeds at every temperature) and the mean log-likelihood of the drawn characters at T = 1.
+struct SweepPoint {
+    double temperature = 0;
+    double innovationRate = NAN;
+    int newCount = 0;
+    double meanLogLikelihood = NAN;
+};
+// The sweep over temperatures (generate --sweep, the studio's sweep chart): cold sampling
+// repeats the training list, hot sampling invents names the model finds unlikely. Stops at the
+// first temperature whose generation fails, with error set (the points so far are returned).
+std::vector<SweepPoint> temperatureSweep(Network& net, const NamesSchema& schema,
+                                         GenerationOptions options,
+                                         const std::vector<double>& temperatures,
+                                         QString* error = nullptr);
 
 // The probability of each vocabulary entry (id order; entry 0 = end of name) after prefix at
 // temperature T: the GUI's next-character inspector. Empty + message if the prefix holds a

@@ -513,13 +513,13 @@ void TestNamesTask::wavenetSavesAndReopens()
     for (int i = 0; i < 400 && !file.atEnd(); ++i)
         names += file.readLine();
     // The merges follow the context.
-    QCOMPARE(wavenetSpec(8, 27), QString("embedding:27:24,merge:2,dense:128,batchnorm,tanh,merge:2,"
-                                         "dense:128,batchnorm,tanh,merge:2,dense:128,batchnorm,"
+    QCOMPARE(wavenetSpec(8, 27), QString("embedding:27:24,merge:2,dense:256,batchnorm,tanh,merge:2,"
+                                         "dense:256,batchnorm,tanh,merge:2,dense:256,batchnorm,"
                                          "tanh,dense"));
-    QCOMPARE(wavenetSpec(6, 5), QString("embedding:5:24,merge:2,dense:128,batchnorm,tanh,merge:3,"
-                                        "dense:128,batchnorm,tanh,dense"));
-    QCOMPARE(wavenetSpec(3, 5), QString("embedding:5:24,merge:3,dense:128,batchnorm,tanh,dense"));
-    QCOMPARE(wavenetSpec(1, 5), QString("embedding:5:24,dense:128,batchnorm,tanh,dense"));
+    QCOMPARE(wavenetSpec(6, 5), QString("embedding:5:24,merge:2,dense:256,batchnorm,tanh,merge:3,"
+                                        "dense:256,batchnorm,tanh,dense"));
+    QCOMPARE(wavenetSpec(3, 5), QString("embedding:5:24,merge:3,dense:256,batchnorm,tanh,dense"));
+    QCOMPARE(wavenetSpec(1, 5), QString("embedding:5:24,dense:256,batchnorm,tanh,dense"));
     QString error;
     std::shared_ptr<Task> task(open(names, &error, 8));
     QVERIFY2(task, qPrintable(error));
