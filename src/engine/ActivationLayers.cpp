@@ -19,18 +19,6 @@ struct ActivationEntry {
     Init denseInit;                   // what it asks of the dense layer before it
 };
 
-LayerArg realArgument(const char* name, double defaultValue, bool positive, const char* tooltip)
-{
-    LayerArg a;
-    a.name = name;
-    a.kind = LayerArg::Kind::Real;
-    a.defaultValue = defaultValue;
-    a.positive = positive;
-    a.column = EditorColumn::Setting;
-    a.tooltip = tooltip;
-    return a;
-}
-
 const std::vector<ActivationEntry>& activationEntries()
 {
     static const std::vector<ActivationEntry> entries = {

@@ -34,30 +34,37 @@ Scratch& scratch(int64_t cols)
     return s;
 }
 
-// Column sums over the rows of a (rows x cols) and, when b is given, of a * b, in row order
-// for each column; blocks of columns go to the threads.
+// Two sums per column of a rows x cols layout, each over the rows in order: term(r, c, &u, &v)
+// gives row r's terms of column c; the sums go to sumU[c] and sumV[c]. Blocks of 16 columns go
+// to the threads (a block's rows are read in order, a cache line at a time).
+constexpr int64_t kColumnBlock = 16;
+template <class Term>
+void columnSums(int64_t rows, int64_t cols, double* sumU, double* sumV, Term term)
+{
+    const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+#pragma omp parallel for schedule(static) if (rows * cols > kParallelMin)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+        const int64_t c0 = blk * kColumnBlock, c1 = std::min(cols, c0 + kColumnBlock);
+        double su[kColumnBlock] = {}, sv[kColumnBlock] = {};
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = c0; c < c1; ++c)
+                term(r, c, su[c - c0], sv[c - c0]);
+        for (int64_t c = c0; c < c1; ++c) {
+            sumU[c] = su[c - c0];
+            sumV[c] = sv[c - c0];
+        }
+    }
+}
+
+// Column sums of a and of a * b.
 void columnSums(const float* a, const float* b, int64_t rows, int64_t cols, double* sumA,
                 double* sumAB)
 {
-    constexpr int64_t kBlock = 16;
-    const int64_t blocks = (cols + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelMin)
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-        const int64_t c0 = blk * kBlock, c1 = std::min(cols, c0 + kBlock);
-        double sa[kBlock] = {}, sab[kBlock] = {};
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* ar = a + r * cols;
-            const float* br = b ? b + r * cols : nullptr;
-            for (int64_t c = c0; c < c1; ++c) {
-                sa[c - c0] += ar[c];
-                if (br) sab[c - c0] += static_cast<double>(ar[c]) * br[c];
-            }
-        }
-        for (int64_t c = c0; c < c1; ++c) {
-            sumA[c] = sa[c - c0];
-            if (sumAB) sumAB[c] = sab[c - c0];
-        }
-    }
+    columnSums(rows, cols, sumA, sumAB, [a, b, cols](int64_t r, int64_t c, double& u, double& v) {
+        const float x = a[r * cols + c];
+        u += x;
+        v += static_cast<double>(x) * b[r * cols + c];
+    });
 }
 
 // The mean and 1 / sqrt(var + eps) of each column of x (biased variance), and the variance,
@@ -130,25 +137,18 @@ void layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats, Cons
         }
     }
     // dgamma = sum_r dy * xhat, dbeta = sum_r dy, column by column in row order.
-    constexpr int64_t kBlock = 16;
-    const int64_t blocks = (cols + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelMin)
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-        const int64_t c0 = blk * kBlock, c1 = std::min(cols, c0 + kBlock);
-        double sg[kBlock] = {}, sb[kBlock] = {};
-        for (int64_t r = 0; r < rows; ++r) {
-            const float mean = stats.data[r * 2], rstd = stats.data[r * 2 + 1];
-            for (int64_t c = c0; c < c1; ++c) {
-                const float d = dy.data[r * cols + c];
-                sg[c - c0] +=
-                    static_cast<double>(d) * normmath::normalised(x.data[r * cols + c], mean, rstd);
-                sb[c - c0] += d;
-            }
-        }
-        for (int64_t c = c0; c < c1; ++c) {
-            dgamma.data[c] = static_cast<float>(sg[c - c0]);
-            dbeta.data[c] = static_cast<float>(sb[c - c0]);
-        }
+    Scratch& s = scratch(cols);
+    columnSums(rows, cols, s.sumA.data(), s.sumB.data(),
+               [&](int64_t r, int64_t c, double& g, double& b) {
+                   const float d = dy.data[r * cols + c];
+                   g += static_cast<double>(d) * normmath::normalised(x.data[r * cols + c],
+                                                                      stats.data[r * 2],
+                                                                      stats.data[r * 2 + 1]);
+                   b += d;
+               });
+    for (int64_t c = 0; c < cols; ++c) {
+        dgamma.data[c] = static_cast<float>(s.sumA[static_cast<size_t>(c)]);
+        dbeta.data[c] = static_cast<float>(s.sumB[static_cast<size_t>(c)]);
     }
 }
 

@@ -121,6 +121,18 @@ std::string formatFloat(float v)
     return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
+LayerArg realArgument(const char* name, double defaultValue, bool positive, const char* tooltip)
+{
+    LayerArg a;
+    a.name = name;
+    a.kind = LayerArg::Kind::Real;
+    a.defaultValue = defaultValue;
+    a.positive = positive;
+    a.column = EditorColumn::Setting;
+    a.tooltip = tooltip;
+    return a;
+}
+
 const std::vector<LayerType>& layerTypes()
 {
     static const std::vector<LayerType> types = [] {

@@ -90,6 +90,9 @@ struct LayerItem {
     bool operator==(const LayerItem&) const = default;
 };
 
+// A real-valued argument shown in the editor's Setting column: "slope", "w0", "momentum", "p".
+LayerArg realArgument(const char* name, double defaultValue, bool positive, const char* tooltip);
+
 // The registered types, in menu order.
 const std::vector<LayerType>& layerTypes();
 // The type named (or aliased) so, case-insensitively; nullptr if none.

@@ -208,14 +208,9 @@ LayerType batchNormLayerType()
              "scales and shifts it by trained weights (nn.BatchNorm1d). Running means and "
              "variances, updated at each step by the momentum (default 0.1), are kept in the "
              "model and used for evaluation and generation.";
-    LayerArg momentum;
-    momentum.name = "momentum";
-    momentum.kind = LayerArg::Kind::Real;
-    momentum.defaultValue = normmath::kMomentum;
-    momentum.positive = true;
-    momentum.column = EditorColumn::Setting;
-    momentum.tooltip = "How far the running statistics move toward each batch's (0.1: a tenth).";
-    t.args = {momentum};
+    t.args = {realArgument("momentum", normmath::kMomentum, true,
+                           "How far the running statistics move toward each batch's (0.1: a "
+                           "tenth).")};
     t.positionWise = true;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         if (item.args[0] > 1) throw EngineError(item.text() + ": the momentum must be at most 1");
@@ -233,13 +228,9 @@ LayerType dropoutLayerType()
     t.help = "While training, zeroes each number with probability p (default 0.5) and scales the "
              "others by 1 / (1 - p), so no unit can rely on any other (nn.Dropout); evaluation "
              "and generation pass everything through.";
-    LayerArg p;
-    p.name = "p";
-    p.kind = LayerArg::Kind::Real;
-    p.defaultValue = 0.5;
+    LayerArg p = realArgument("p", 0.5, false,
+                              "The share of numbers dropped at each training step (0 to below 1).");
     p.suggested = 0.2;
-    p.column = EditorColumn::Setting;
-    p.tooltip = "The share of numbers dropped at each training step (0 to below 1).";
     t.args = {p};
     t.positionWise = true;
     t.rngStream = "dropout";
