@@ -386,6 +386,18 @@ def main():
             print("  ".join(c.ljust(w) for c, w in zip(cells, widths)))
     if verdict:
         n = len(results)
+        def error(kind, v):  # regression: MSE; classes: 1 - balanced accuracy
+            return v if kind == "regression" else 1.0 - v
+
+        for c in cols:
+            # The test error relative to scikit-learn's better MLP (the mean of each over the
+            # splits), as a geometric mean over the tables.
+            logs = [math.log(error(r["kind"], r["ours"][c]) /
+                             error(r["kind"], (min if r["kind"] == "regression" else max)(
+                                 r["sk"]["mlp"], r["sk"]["mlp_es"])))
+                    for r in results]
+            print(f"{c}: test error {math.exp(sum(logs) / len(logs)):.2f}x scikit-learn's better "
+                  f"MLP (geometric mean over the tables)")
         for c in cols:
             print(f"{c}: at least scikit-learn's linear model on {counts[c][0]} of {n}, our own "
                   f"linear baseline (same split) on {counts[c][2]} of {n}; within 5% of "

@@ -19,7 +19,6 @@
 #include <QJsonObject>
 #include <QString>
 
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -79,23 +78,6 @@ QJsonObject tabularBaselinesJson(const TabularSchema& schema, const TabularBasel
 // ("MSE: network 2890, linear 3001, mean 5929"). Empty when values has no baselines.
 QStringList describeTabularBaselines(const QJsonObject& baselines, const QJsonObject& network,
                                      const QString& where, bool compact);
-
-// Each row's loss as the trainer measures it (without label smoothing), from the network's raw
-// outputs (or a LinearMap's) rows x outputWidth and y as TabularSplit holds it: regression the
-// squared error averaged over the targets (normalised), a binary target the logistic loss of its
-// one logit, several classes the softmax cross-entropy; times the row's class weight when
-// classWeights holds one per class (two for a binary target), as a class-weighted run's loss.
-std::vector<double> tabularRowLosses(const TabularSchema& schema, const std::vector<float>& outputs,
-                                     const std::vector<float>& y, int64_t rows,
-                                     const std::vector<float>& classWeights);
-
-// Two models' losses on the same rows, compared row by row: the means, and the mean of the
-// differences (a - b) with its standard error (the rows' spread of a - b over sqrt(rows)).
-struct PairedLosses {
-    double meanA = NAN, meanB = NAN, meanDiff = NAN, stdError = NAN;
-    int64_t rows = 0;
-};
-PairedLosses comparePaired(const std::vector<double>& a, const std::vector<double>& b);
 
 // "class 'spam' is 7.4% of the training rows: always answering 'ham' scores 92.6% ..." when a
 // class is rare in y (class ids or 0/1), empty otherwise.

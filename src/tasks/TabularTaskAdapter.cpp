@@ -3,6 +3,7 @@
 
 #include "Counting.h"
 #include "TabularBaselines.h"
+#include "TabularLosses.h"
 
 #include <QFileInfo>
 #include <QJsonArray>

@@ -4,6 +4,7 @@
 // to 1e-5), the mean and majority exactly, degenerate tables, the saved coefficients, the
 // report lines and the rare-class note.
 #include "TabularBaselines.h"
+#include "TabularLosses.h"
 #include "TabularTestUtil.h"
 
 #include "Backend.h"
