@@ -10,6 +10,7 @@
 #include "ModelPanel.h"
 #include "RaceWindow.h"
 #include "RunList.h"
+#include "Samples.h"
 #include "Session.h"
 #include "StudioHelp.h"
 #include "StudioSettings.h"
@@ -185,13 +186,18 @@ bool MainWindow::openFile(const QString& path)
     return openFileNow(path);
 }
 
-bool MainWindow::openFileNow(const QString& path)
+bool MainWindow::openFileNow(const QString& given)
 {
+    // A sample named the way earlier versions stored it (":/samples/iris.csv", in recent files)
+    // opens from where the samples are now; an unknown one stays as given, to say so.
+    const QString sample = io::resolveSampleReference(given);
+    const QString path = sample.isEmpty() ? given : sample;
     if (isModelFile(path)) return m_session->openModel(path); // answered by modelOpened/Failed
     const bool ok = m_session->openDataset(path);
     if (!ok && m_session->runState() == Session::RunState::Idle) // a file error, on the Data tab
         m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
-    if (ok && !path.startsWith(":/")) settings::rememberFolderOf(settings::Folder::Data, path);
+    if (ok && !path.startsWith(":/") && !io::isSamplePath(path))
+        settings::rememberFolderOf(settings::Folder::Data, path);
     updateTitle();
     return ok;
 }
@@ -339,7 +345,7 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::buildSamplesMenu()
 {
-    const QStringList files = QDir(":/samples").entryList(QDir::Files, QDir::Name);
+    const QStringList files = io::sampleFiles();
     for (const tasks::TaskType* type : tasks::taskTypes()) {
         QAction* section = m_ui->samplesMenu->addSection(type->title());
         section->setObjectName("samplesSection" + type->title());
@@ -347,13 +353,16 @@ void MainWindow::buildSamplesMenu()
             if (!type->supportsFile(file)) continue;
             QAction* a = m_ui->samplesMenu->addAction(file);
             a->setObjectName("actionSample_" + QFileInfo(file).completeBaseName());
-            const QString path = ":/samples/" + file;
+            const QString path = io::samplePath(file);
             a->setData(path);
             connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
         }
     }
-    if (files.isEmpty())
-        m_ui->samplesMenu->addAction("(no samples in this build)")->setEnabled(false);
+    if (files.isEmpty()) {
+        QAction* none = m_ui->samplesMenu->addAction("(no samples found)");
+        none->setToolTip(io::samplesDirectoryProblem());
+        none->setEnabled(false);
+    }
 }
 
 void MainWindow::start()

@@ -2,6 +2,7 @@
 
 #include "ConceptHelp.h"
 #include "HelpDialogs.h"
+#include "Samples.h"
 #include "Session.h"
 #include "StudioSettings.h"
 #include "WelcomePage.h"
@@ -189,7 +190,7 @@ void StudioHelp::startGuided(const QString& sample)
 void StudioHelp::onDataOpened()
 {
     const QString path = m_session->dataPath();
-    const QString sample = path.startsWith(":/samples/") ? QFileInfo(path).completeBaseName() : "";
+    const QString sample = io::isSamplePath(path) ? QFileInfo(path).completeBaseName() : "";
     const QString hint = sample == m_guidedSample ? hintFor(sample) : QString();
     m_guidedSample.clear();
     m_hintLabel->setText(hint);

@@ -1,4 +1,5 @@
 #include "WelcomePage.h"
+#include "Samples.h"
 #include "ui_WelcomePage.h"
 
 #include <QCommandLinkButton>
@@ -78,7 +79,7 @@ WelcomePage::WelcomePage(QWidget* parent)
     const qreal dpr = devicePixelRatioF();
     m_ui->tableStartButton->setIcon(tableIcon(palette(), dpr));
     QPixmap photo =
-        QPixmap(":/samples/camera.png")
+        QPixmap(io::samplePath(QStringLiteral("camera.png")))
             .scaled(QSize(kIcon, kIcon) * dpr, Qt::KeepAspectRatio, Qt::SmoothTransformation);
     photo.setDevicePixelRatio(dpr);
     m_ui->imageStartButton->setIcon(photo);

@@ -7,6 +7,7 @@
 #include "MainWindow.h"
 #include "NamesOutputPage.h"
 #include "RaceWindow.h"
+#include "Samples.h"
 #include "ScriptedRuns.h"
 #include "Session.h"
 #include "StudioHelp.h"
@@ -17,12 +18,14 @@
 #include <QCommandLineParser>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QIcon>
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QPalette>
 #include <QPushButton>
 #include <QStyleFactory>
 #include <QTimer>
+#include <QUrl>
 
 #include <cstdio>
 #include <memory>
@@ -182,6 +185,16 @@ void runRace(il::app::MainWindow& window, double seconds, const QString& screens
     });
 }
 
+// What the command line (or a file manager, through the .desktop file's %f) names: a path, a
+// file:// URL, or :sample/NAME for a bundled sample (left as it is when there is no such sample,
+// so that opening it says so).
+QString commandLineFile(const QString& given)
+{
+    if (given.startsWith(QStringLiteral("file:"))) return QUrl(given).toLocalFile();
+    const QString sample = il::io::resolveSampleReference(given);
+    return sample.isEmpty() ? given : sample;
+}
+
 void useDarkPalette()
 {
     QApplication::setStyle(QStyleFactory::create("Fusion"));
@@ -214,9 +227,21 @@ int main(int argc, char* argv[])
     QApplication::setOrganizationName("IronLearn");
     QApplication::setApplicationName("Iron Learn Studio");
     QApplication::setApplicationVersion(IRONLEARN_VERSION);
+    // The menu entry's id (packaging/linux): on Wayland the window is matched to it by this name.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.ironlearn.studio"));
+    QIcon icon;
+    for (int size : {16, 32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/icons/ironlearn-studio-%1.png").arg(size),
+                     QSize(size, size));
+    QApplication::setWindowIcon(icon);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Train neural networks by pointing and clicking.");
+    parser.setApplicationDescription(
+        "Train neural networks by pointing and clicking.\n\n"
+        "FILE is a table (CSV, TSV or JSON), a picture (PNG, JPEG, BMP, GIF, WebP), a list of "
+        "names (a text file, one per line), a model saved by the studio or ironlearn-cli "
+        "(.safetensors), or :sample/NAME for a bundled sample (ironlearn-cli samples lists "
+        "them). Without FILE the studio opens on its welcome page.");
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("FILE", "A data file (table, image, names) or a model to open.");
@@ -272,8 +297,7 @@ int main(int argc, char* argv[])
     }
     window.show();
     if (parser.isSet("race")) {
-        QString path = parser.positionalArguments().value(0);
-        if (path.startsWith(":sample/")) path = ":/samples/" + path.mid(8);
+        const QString path = commandLineFile(parser.positionalArguments().value(0));
         if (!path.isEmpty()) window.openFile(path);
         runRace(window, parser.value("race").toDouble(), parser.value("screenshot"),
                 parser.isSet("quit"));
@@ -291,8 +315,7 @@ int main(int argc, char* argv[])
     };
     const QStringList files = parser.positionalArguments();
     if (files.isEmpty()) window.help()->showWelcomeOnFirstStart();
-    QString path = files.value(0);
-    if (path.startsWith(":sample/")) path = ":/samples/" + path.mid(8);
+    const QString path = commandLineFile(files.value(0));
     // A model opens on the worker thread: the script starts once it is open (or failed to).
     if (script && path.endsWith(".safetensors", Qt::CaseInsensitive)) {
         il::app::Session* session = window.session();

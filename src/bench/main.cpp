@@ -49,8 +49,14 @@ struct Options {
 const char* const kWorkloads[] = {"sgemm", "siren", "tanh", "siren262k", "siren4k"};
 
 const char* const usage =
-    "usage: ironlearn-bench [--threads N] [--backend cpu|cuda] [--only W[,...]] [--repeat N]\n"
+    "Usage: ironlearn-bench [--threads N] [--backend cpu|cuda] [--only W[,...]] [--repeat N]\n"
     "                       [--read-every N] [--background-load N] [--json]\n"
+    "\n"
+    "Times the engine's workloads (a matrix product, SIREN and tanh training steps at several\n"
+    "sizes) on the CPU or CUDA backend and prints the median of each; the benchmark scripts in\n"
+    "the source tree compare these with PyTorch.\n"
+    "\n"
+    "Options:\n"
     "  --threads N     CPU worker threads (default: one per core)\n"
     "  --backend B     cpu (default) or cuda (see: ironlearn-cli devices)\n"
     "  --only W        run only these workloads, comma-separated: sgemm, siren, tanh,\n"
@@ -62,7 +68,10 @@ const char* const usage =
     "                  run the workloads quiet, then again beside N busy processes (children\n"
     "                  spinning on the CPU, killed at the end or on ctrl-C), and print each\n"
     "                  workload's loaded time next to its quiet time and the ratio\n"
-    "  --json          machine-readable output on stdout\n";
+    "  --json          machine-readable output on stdout\n"
+    "  --version       the version\n"
+    "\n"
+    "Exit status: 0 success, 1 a workload failed, 2 usage error.\n";
 
 [[noreturn]] void fail(const std::string& message)
 {
@@ -90,6 +99,9 @@ Options parseOptions(int argc, char** argv)
         };
         if (arg == "--help" || arg == "-h") {
             std::fputs(usage, stdout);
+            std::exit(0);
+        } else if (arg == "--version") {
+            std::printf("ironlearn-bench %s\n", IRONLEARN_VERSION);
             std::exit(0);
         } else if (arg == "--threads") {
             o.threads = parsePositive("--threads", value());

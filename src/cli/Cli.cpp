@@ -1,9 +1,10 @@
 #include "Cli.h"
+#include "AtomicFile.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
-#include "AtomicFile.h"
 #include "ImageFile.h"
 #include "PrintableText.h"
+#include "Samples.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -248,11 +249,13 @@ void checkSavedTask(const QString& modelPath, const QJsonObject& task)
 QString resolveDataPath(const QString& path)
 {
     if (path.startsWith(":sample/")) {
-        const QString name = path.mid(8);
-        const QString resource = ":/samples/" + name;
-        if (QFile::exists(resource)) return resource;
-        throw DataError(
-            ("no bundled sample \"" + name + "\" (see: ironlearn-cli samples)").toStdString());
+        const QString file = io::resolveSampleReference(path);
+        if (!file.isEmpty()) return file;
+        const QString dir = io::samplesDirectory();
+        throw DataError(("no bundled sample \"" + path.mid(8) + "\" " +
+                         (dir.isEmpty() ? "(" + io::samplesDirectoryProblem() + ")"
+                                        : "in " + dir + " (see: ironlearn-cli samples)"))
+                            .toStdString());
     }
     if (!QFileInfo::exists(path)) throw DataError((path + ": no such file").toStdString());
     if (QFileInfo(path).isDir())

@@ -2,19 +2,22 @@
 #include "BackendRegistry.h"
 #include "Cli.h"
 
+#include "CpuKernels.h"
 #include "CsvTable.h"
 #include "ModelFile.h"
 #include "PrintableText.h"
+#include "Samples.h"
 #include "TabularTask.h"
 
+#include <QCoreApplication>
 #include <QDir>
-#include <QDirIterator>
 #include <QFileInfo>
 #include <QJsonDocument>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace il::cli {
 
@@ -194,6 +197,15 @@ int runDevices(const QStringList& args)
     auto cpu = createCpuBackend(0);
     const DeviceInfo d = cpu->info();
     std::printf("cpu   available    %s\n      %s\n", d.name.c_str(), d.details.c_str());
+    // What the binary needs and what it adds at run time (portable builds: x86-64-v2, i.e.
+    // SSE4.2, with the wider kernels chosen when the CPU has them).
+    QStringList targets;
+    for (const simd::Target& t : simd::availableTargets())
+        targets << QString::fromStdString(t.name);
+    std::printf("      built for %s; SIMD kernels this CPU runs: %s (the first is used; "
+                "IRONLEARN_SIMD picks another)\n",
+                std::strlen(IRONLEARN_MARCH) ? IRONLEARN_MARCH : "the compiler's default CPU",
+                targets.join(", ").toUtf8().constData());
     const BackendStatus cuda = cudaStatus();
     if (cuda.available)
         std::printf("cuda  available    %s\n", cuda.device.c_str());
@@ -201,8 +213,9 @@ int runDevices(const QStringList& args)
         std::printf("cuda  unavailable  %s\n", cuda.reason.c_str());
     if (p.isSet("verbose")) {
         std::printf("CUDA module search path:\n");
+        const std::string found = cudaModuleFile();
         for (const std::string& path : cudaModuleSearchPaths())
-            std::printf("  %s\n", path.c_str());
+            std::printf("  %s%s\n", path.c_str(), path == found ? " (found)" : "");
     }
     return ExitOk;
 }
@@ -212,12 +225,13 @@ int runSamples(const QStringList& args)
     QCommandLineParser p;
     if (!parseOrHelp(p, args, "samples", "", "List the bundled sample datasets.", 0, 0))
         return ExitOk;
-    QDirIterator it(":/samples", QDir::Files);
-    QStringList names;
-    while (it.hasNext())
-        names << it.next().mid(QString(":/samples/").size());
-    names.sort();
-    for (const QString& n : names)
+    const QString dir = io::samplesDirectory();
+    if (dir.isEmpty()) {
+        std::fprintf(stderr, "error: %s\n", io::samplesDirectoryProblem().toUtf8().constData());
+        return ExitDataError;
+    }
+    std::fprintf(stderr, "Samples in %s:\n", dir.toUtf8().constData());
+    for (const QString& n : io::sampleFiles())
         std::printf(":sample/%s\n", n.toUtf8().constData());
     return ExitOk;
 }

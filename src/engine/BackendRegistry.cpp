@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -53,14 +54,7 @@ CudaModule loadModule()
         m.status.reason = "disabled by the environment (IRONLEARN_DISABLE_CUDA is set)";
         return m;
     }
-    std::string path;
-    for (const std::string& candidate : cudaModuleSearchPaths()) {
-        std::error_code ec;
-        if (fs::is_regular_file(candidate, ec)) {
-            path = candidate;
-            break;
-        }
-    }
+    const std::string path = cudaModuleFile();
     if (path.empty()) {
         if (const char* env = std::getenv("IRONLEARN_CUDA_MODULE"); env && *env) {
             m.status.reason =
@@ -69,8 +63,8 @@ CudaModule loadModule()
         }
 #ifdef IRONLEARN_CUDA_MODULE_BUILD_PATH
         m.status.reason = std::string("the CUDA module ") + kModuleFile +
-                          " was not found next to the program (set IRONLEARN_CUDA_MODULE to "
-                          "its path)";
+                          " was not found (install the ironlearn-cuda package, or set "
+                          "IRONLEARN_CUDA_MODULE to its path)";
 #else
         m.status.reason = "this build has no CUDA backend (it was built without the CUDA Toolkit)";
 #endif
@@ -134,13 +128,26 @@ std::vector<std::string> cudaModuleSearchPaths()
     const std::string dir = executableDir();
     if (!dir.empty()) {
         paths.push_back(dir + "/" + kModuleFile);
-        paths.push_back(dir + "/../lib/" + kModuleFile);
-        paths.push_back(dir + "/../lib/ironlearn/" + kModuleFile);
+        const fs::path prefix = fs::path(dir).parent_path();
+        for (const char* sub : {IRONLEARN_INSTALL_MODULEDIR, "lib", "lib/ironlearn"}) {
+            const std::string path = (prefix / sub / kModuleFile).lexically_normal().string();
+            if (std::find(paths.begin(), paths.end(), path) == paths.end())
+                paths.push_back(path); // installed: <prefix>/lib/<multiarch>/ironlearn first
+        }
     }
 #ifdef IRONLEARN_CUDA_MODULE_BUILD_PATH
     paths.emplace_back(IRONLEARN_CUDA_MODULE_BUILD_PATH); // the build tree
 #endif
     return paths;
+}
+
+std::string cudaModuleFile()
+{
+    for (const std::string& candidate : cudaModuleSearchPaths()) {
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) return candidate;
+    }
+    return {};
 }
 
 BackendStatus cpuStatus()

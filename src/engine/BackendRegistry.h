@@ -37,5 +37,8 @@ std::unique_ptr<Backend> createBackend(const std::string& name, const BackendOpt
 
 // Where the module is looked for, in order (for messages and `devices --verbose`).
 std::vector<std::string> cudaModuleSearchPaths();
+// The first of those paths that is a file: the module that is (or would be) loaded; empty when
+// there is none.
+std::string cudaModuleFile();
 
 } // namespace il

@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_parallel(void);
 extern "C" char* openblas_get_config(void);
 
 namespace il {
@@ -102,6 +103,13 @@ public:
             const auto start = cfg.rfind(' ', maxThreads - 1);
             kernel = cfg.substr(start + 1, maxThreads - start - 1);
         }
+        // Debian's libopenblas.so.0 is an alternative: the pthread or serial flavour may be
+        // the one loaded, and the pthread one's threads busy-wait against our OpenMP pool.
+        const int parallel = openblas_get_parallel(); // 0 serial, 1 pthreads, 2 OpenMP
+        if (parallel != 2)
+            version += std::string(parallel == 1 ? " (pthread" : " (serial") +
+                       " flavour; the OpenMP one is faster here: update-alternatives --config "
+                       "libopenblas.so.0-x86_64-linux-gnu)";
         d.details = version + (kernel.empty() ? "" : " (" + kernel + " kernels)") + ", " +
                     simd::activeTarget().name + " kernels, " + std::to_string(m_threads) +
                     (m_threads == 1 ? " thread" : " threads") + " (" + m_governor->description() +

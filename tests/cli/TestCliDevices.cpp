@@ -66,6 +66,7 @@ private slots:
     void simdTargetForced();
     void simdTargetBad_data();
     void simdTargetBad();
+    void installedTreeFindsItsModuleAndSamples();
 
 private:
     QTemporaryDir m_dir;
@@ -235,6 +236,60 @@ void TestCliDevices::simdTargetBad()
              qPrintable(r.err));
     QVERIFY2(!r.out.contains("cpu"), qPrintable(r.out));
     QVERIFY(!QFile::exists(m_dir.filePath("bad-simd.safetensors")));
+}
+
+// The layout the Debian packages install (packaging/CMakeLists.txt), under another root as
+// `dpkg --root` makes it: PREFIX/bin/ironlearn-cli finds PREFIX/IRONLEARN_INSTALL_MODULEDIR's
+// module and PREFIX/share/ironlearn/samples with no variable set, and says which it uses.
+void TestCliDevices::installedTreeFindsItsModuleAndSamples()
+{
+    const QString prefix = m_dir.filePath("root/usr");
+    const QString moduleDir = prefix + "/" IRONLEARN_INSTALL_MODULEDIR;
+    const QString samplesDir = prefix + "/share/ironlearn/samples";
+    QVERIFY(QDir().mkpath(prefix + "/bin") && QDir().mkpath(moduleDir) &&
+            QDir().mkpath(samplesDir));
+    const QString cli = prefix + "/bin/ironlearn-cli";
+    QVERIFY(QFile::copy(IRONLEARN_CLI, cli));
+    QVERIFY(QFile::copy(FAKE_CUDA_MODULE, moduleDir + "/libironlearn-cuda.so"));
+    QVERIFY(QFile::copy(m_dir.filePath("xor.csv"), samplesDir + "/installed-xor.csv"));
+
+    QProcessEnvironment env = environment(Situation{});
+    env.remove("IRONLEARN_CUDA_MODULE");
+    env.remove("IRONLEARN_SAMPLES_DIR");
+    auto run = [&](const QStringList& args) {
+        QProcess p;
+        p.setWorkingDirectory(m_dir.path());
+        p.setProcessEnvironment(env);
+        p.start(cli, args);
+        RunResult r;
+        if (!p.waitForFinished(60000)) return r;
+        r.out = QString::fromUtf8(p.readAllStandardOutput());
+        r.err = QString::fromUtf8(p.readAllStandardError());
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        return r;
+    };
+
+    const RunResult devices = run({"devices", "--verbose"});
+    QCOMPARE(devices.code, 0);
+    QVERIFY2(devices.out.contains(moduleDir + "/libironlearn-cuda.so (found)"),
+             qPrintable(devices.out));
+    bool available = false;
+    QVERIFY2(!cudaLine(devices, &available).isEmpty() && available, qPrintable(devices.out));
+
+    const RunResult samples = run({"samples"});
+    QCOMPARE(samples.code, 0);
+    QCOMPARE(samples.out.trimmed(), QString(":sample/installed-xor.csv"));
+    QVERIFY2(samples.err.contains("Samples in " + samplesDir), qPrintable(samples.err));
+
+    const RunResult train = run({"train", ":sample/installed-xor.csv", "--epochs", "5", "--quiet",
+                                 "--out", "i.safetensors"});
+    QVERIFY2(train.code == 0, qPrintable(train.err));
+    const RunResult unknown = run({"train", ":sample/xor.csv", "--quiet"});
+    QCOMPARE(unknown.code, 1);
+    QVERIFY2(clitest::isOneLine(unknown.err) &&
+                 unknown.err.contains("no bundled sample \"xor.csv\"") &&
+                 unknown.err.contains(samplesDir),
+             qPrintable(unknown.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliDevices)

@@ -19,6 +19,7 @@ private slots:
     void lineFailsNetworkSucceeds_data();
     void lineFailsNetworkSucceeds();
     void filesAreTheGeneratorsOutput();
+    void samplesDirectoryFromTheEnvironment();
 
 private:
     // The validation accuracy of a default run (and a preset), from --metrics-json.
@@ -84,6 +85,38 @@ void TestCliSamples::filesAreTheGeneratorsOutput()
         QVERIFY2(made == clitest::readBytes(QString(IRONLEARN_SAMPLES "/") + name),
                  qPrintable(QString("%1 differs from what the generator writes").arg(name)));
     }
+}
+
+// IRONLEARN_SAMPLES_DIR replaces the search: its files are the samples (SOURCES.md is not one),
+// and a directory with none is one clear error, not an empty list.
+void TestCliSamples::samplesDirectoryFromTheEnvironment()
+{
+    const QString dir = m_dir.filePath("own-samples");
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(clitest::writeBytes(dir + "/tiny.csv", "a,b,y\n0,0,0\n0,1,1\n1,0,1\n1,1,0\n"));
+    QVERIFY(clitest::writeBytes(dir + "/SOURCES.md", "# where they come from\n"));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("IRONLEARN_SAMPLES_DIR", dir);
+
+    const RunResult list = runCli(m_dir.path(), {"samples"}, 60000, env);
+    QCOMPARE(list.code, 0);
+    QCOMPARE(list.out, QString(":sample/tiny.csv\n"));
+    QVERIFY2(list.err.contains("Samples in " + dir), qPrintable(list.err));
+    const RunResult train = runCli(m_dir.path(),
+                                   {"train", ":sample/tiny.csv", "--epochs", "3", "--quiet",
+                                    "--out", m_dir.filePath("tiny.safetensors")},
+                                   60000, env);
+    QVERIFY2(train.code == 0, qPrintable(train.err));
+    const RunResult sources =
+        runCli(m_dir.path(), {"train", ":sample/SOURCES.md", "--quiet"}, 60000, env);
+    QCOMPARE(sources.code, 1);
+    QVERIFY2(sources.err.contains("no bundled sample \"SOURCES.md\""), qPrintable(sources.err));
+
+    env.insert("IRONLEARN_SAMPLES_DIR", m_dir.filePath("nonexistent"));
+    const RunResult none = runCli(m_dir.path(), {"samples"}, 60000, env);
+    QCOMPARE(none.code, 1);
+    QVERIFY2(clitest::isOneLine(none.err) && none.err.contains("no samples directory"),
+             qPrintable(none.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliSamples)

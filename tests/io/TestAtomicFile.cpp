@@ -221,7 +221,8 @@ void TestAtomicFile::realFullDisk()
     const IoResult tiny = writeFileAtomically(dir.filePath("tiny"), QByteArray(8000, 'd'));
     const QByteArray kept = readBytes(path);
     const QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
-    std::system(("umount '" + mnt + "'").constData());
+    const int unmounted = std::system(("umount '" + mnt + "'").constData());
+    QCOMPARE(unmounted, 0);
     QVERIFY(small.ok);
     QVERIFY(!big.ok);
     QVERIFY2(big.error.contains("No space left on device"), qPrintable(big.error));
