@@ -112,6 +112,12 @@ if command -v xvfb-run > /dev/null; then
   [[ "$size" == *"1280 x 800"* ]] || fail "screenshot is $size"
   [ -n "${IRONLEARN_DEB_SCREENSHOT:-}" ] && cp "$WORK/studio.png" "$IRONLEARN_DEB_SCREENSHOT"
   check "ironlearn-studio trained xor.csv under Xvfb and saved a screenshot ($size)"
+  # As a file manager starts it on a saved model (a path, or a URL from some file managers).
+  timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$BIN/ironlearn-studio" \
+    "file://$WORK/xor.safetensors" --train-steps 10 --screenshot "$WORK/model.png" --quit \
+    > studio-model.txt 2>&1 || { cat studio-model.txt; fail "ironlearn-studio file://...safetensors"; }
+  [ -s "$WORK/model.png" ] || fail "the studio did not open the saved model"
+  check "ironlearn-studio opened the saved model from a file:// URL and trained it further"
 else
   fail "xvfb-run is missing (packaging/deb.sh installs it)"
 fi

@@ -1,4 +1,5 @@
 #include "Session.h"
+#include "Samples.h"
 
 #include "CpuKernels.h"
 #include "ImageTask.h"
@@ -214,7 +215,11 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
         out.note += "; training continues with a fresh optimizer state";
 
     // The data it was trained on: remembered in the file or in the settings.
+    // A sample is stored as the file it was read from, or, by versions that compiled the samples
+    // in, as ":/samples/NAME": either opens from where the samples are now.
     QString dataPath = info.task.value(kDataFileKey).toString();
+    if (io::isSamplePath(dataPath) && !QFile::exists(dataPath))
+        dataPath = io::samplePath(QFileInfo(dataPath).fileName());
     if (dataPath.isEmpty() || !QFile::exists(dataPath)) dataPath = rememberedData;
     out.options.seed = info.config.seed;
     QString dataError;
