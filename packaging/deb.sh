@@ -24,7 +24,7 @@ BUILD=build/release
 OUT=build/packages
 
 TOOLS=(dpkg-dev fakeroot file lintian desktop-file-utils appstream xvfb xauth
-       libglib2.0-bin shared-mime-info qt6-qpa-plugins)
+       libglib2.0-bin shared-mime-info qt6-qpa-plugins man-db binutils)
 missing=()
 for p in "${TOOLS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
