@@ -16,6 +16,7 @@ PACKAGES=(
   libqt6opengl6-dev                                # Qt6Charts' CMake package needs Qt6OpenGL
   libopenblas-openmp-dev                           # OpenBLAS with OpenMP threading (see README)
   libhwy-dev                                       # Google Highway: the CPU kernels' SIMD
+  python3 python3-torch python3-pil                # the PyTorch export's tests (testCliExport)
 )
 if [ "$PRESET" = fuzz ]; then
   # libFuzzer and the sanitizer runtimes come with clang-14's runtime package; clang's OpenMP

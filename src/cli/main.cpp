@@ -23,6 +23,7 @@ const char* kUsage =
     "  render MODEL      draw an image model at any size as a PNG (--size WxH --out FILE)\n"
     "  race IMAGE        race the image presets on one picture for equal time (--seconds S)\n"
     "  generate MODEL    invent names with a names model (--count N --temperature T)\n"
+    "  export MODEL      export a model as a PyTorch module (--to pytorch --out DIR)\n"
     "  devices           list the CPU and CUDA devices, or why CUDA is unavailable\n"
     "  samples           list the bundled sample datasets (use them as :sample/NAME)\n"
     "\n"
@@ -36,6 +37,7 @@ const char* kUsage =
     "  ironlearn-cli render camera.safetensors --size 2048x2048 --out camera-2k.png\n"
     "  ironlearn-cli train :sample/names-ssa2018.txt --out names.safetensors\n"
     "  ironlearn-cli generate names.safetensors --count 20 --temperature 0.8\n"
+    "  ironlearn-cli export iris.safetensors --to pytorch --out iris-pytorch\n"
     "\n"
     "Environment:\n"
     "  IRONLEARN_SIMD          SIMD target of the CPU kernels: ssse3, sse4, avx2 or avx512\n"
@@ -77,6 +79,7 @@ int runPredict(const QStringList& args);
 int runGenerate(const QStringList& args);
 int runRender(const QStringList& args);
 int runRace(const QStringList& args);
+int runExport(const QStringList& args);
 } // namespace il::cli
 
 int main(int argc, char** argv)
@@ -108,6 +111,7 @@ int main(int argc, char** argv)
         if (command == "devices") return il::cli::runDevices(args);
         if (command == "samples") return il::cli::runSamples(args);
         if (command == "generate") return il::cli::runGenerate(args);
+        if (command == "export") return il::cli::runExport(args);
         if (command == "render") return il::cli::runRender(args);
         if (command == "race") return il::cli::runRace(args);
         printError("ironlearn-cli: unknown command " + il::io::quoted(command, 40),

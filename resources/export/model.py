@@ -1,0 +1,614 @@
+"""An Iron Learn Studio model as a PyTorch module.
+
+Written by `ironlearn-cli export MODEL --to pytorch` (or the studio's File > Export Model) next
+to the model file it reads, `model.safetensors`. It needs only PyTorch: the safetensors file is
+read here, and every layer and every preprocessing step of the studio is written out below in
+plain PyTorch, so the predictions match `ironlearn-cli predict` / `render` / `evaluate`.
+
+    import model
+    net = model.load("model.safetensors")         # the nn.Module, in evaluation mode
+    net.task                                      # "tabular", "image" or "names"
+
+    # tables: rows as csv.DictReader gives them (column name -> text)
+    model.predict_rows(net, [{"sepal_length_cm": "5.1", ...}])   # -> [{"species": "setosa", "p_setosa": ...}]
+    # images: intensities in [0, 1], height x width x channels, at any size
+    model.render(net, 1024, 768)
+    # names: next-character probabilities after a context, and generated names
+    model.next_char_probabilities(net, ["em"]);  model.generate(net, 10, temperature=0.8)
+
+    # continue training (train_more.py shows a whole loop): the optimizer, its state restored
+    optimizer = model.make_optimizer(net, restore=True)
+    loss = model.loss(net, net(inputs), targets)
+
+The network maps the *normalised* inputs to the raw outputs (logits for classes, normalised
+values for regression), exactly as the studio trains it; `encode_rows` / `decode` and the
+helpers above do the preprocessing, with the statistics of the file as plain tensors
+(`net.input_offset`, `net.input_scale`, ...).
+"""
+import json
+import math
+import struct
+
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+__all__ = ["load", "read_safetensors", "IronLearnNet", "encode_rows", "predict_rows",
+           "image_coordinates", "render", "encode_contexts", "next_char_probabilities",
+           "generate", "make_optimizer", "learning_rate", "loss"]
+
+_DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16,
+           "BF16": torch.bfloat16, "I64": torch.int64, "I32": torch.int32, "U8": torch.uint8}
+
+
+def read_safetensors(path):
+    """The tensors of a safetensors file (name -> tensor) and its metadata (name -> string)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + size])
+    metadata = header.pop("__metadata__", {}) or {}
+    base = 8 + size
+    tensors = {}
+    for name, entry in header.items():
+        begin, end = entry["data_offsets"]
+        raw = bytearray(data[base + begin:base + end])
+        t = torch.frombuffer(raw, dtype=_DTYPES[entry["dtype"]]) if raw else \
+            torch.zeros(0, dtype=_DTYPES[entry["dtype"]])
+        tensors[name] = t.reshape(entry["shape"]).clone()
+    return tensors, metadata
+
+
+# ---- layers ----------------------------------------------------------------------------------
+# Every layer sees rows of `width` numbers read as `positions` groups (1 unless after a merge):
+# the per-position layers (dense, layernorm, batchnorm) treat each group as a row of its own.
+
+def _per_position(x, positions):
+    return x.reshape(x.shape[0] * positions, x.shape[1] // positions)
+
+
+class Dense(nn.Module):
+    """y = x W^T + b, per position (nn.Linear)."""
+
+    def __init__(self, units, inputs, positions):
+        super().__init__()
+        self.positions = positions
+        self.weight = nn.Parameter(torch.zeros(units, inputs))
+        self.bias = nn.Parameter(torch.zeros(units))
+
+    def extra_repr(self):
+        per = f", per position of {self.positions}" if self.positions > 1 else ""
+        return f"{self.weight.shape[1]} -> {self.weight.shape[0]}{per}"
+
+    def forward(self, x, inputs):
+        n = x.shape[0]
+        y = F.linear(_per_position(x, self.positions), self.weight, self.bias)
+        return y.reshape(n, -1)
+
+
+class Activation(nn.Module):
+    def __init__(self, kind, argument):
+        super().__init__()
+        self.kind, self.argument = kind, argument
+
+    def extra_repr(self):
+        return self.kind + (f", {self.argument:g}" if self.kind in ("sine", "leakyrelu") else "")
+
+    def forward(self, x, inputs):
+        if self.kind == "relu":
+            return torch.relu(x)
+        if self.kind == "tanh":
+            return torch.tanh(x)
+        if self.kind == "sigmoid":
+            return torch.sigmoid(x)
+        if self.kind == "leakyrelu":
+            return F.leaky_relu(x, self.argument)
+        if self.kind == "sine":  # SIREN: sin(w0 x)
+            return torch.sin(self.argument * x)
+        if self.kind == "gelu":
+            return F.gelu(x, approximate="tanh")
+        raise ValueError(self.kind)
+
+
+class Skip(nn.Module):
+    """y = x + inputs S^T: a linear map of the network's own inputs, no bias."""
+
+    def __init__(self, width, input_width):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(width, input_width))
+
+    def forward(self, x, inputs):
+        return x + F.linear(inputs, self.weight)
+
+
+class Fourier(nn.Module):
+    """[sin(2 pi x B^T), cos(2 pi x B^T)], B fixed (a buffer, never trained)."""
+
+    def __init__(self, count, inputs):
+        super().__init__()
+        self.register_buffer("projection", torch.zeros(count, inputs))
+
+    def extra_repr(self):
+        return f"{self.projection.shape[1]} -> 2 x {self.projection.shape[0]}"
+
+    def forward(self, x, inputs):
+        z = F.linear(x, self.projection) * (2 * math.pi)
+        return torch.cat([torch.sin(z), torch.cos(z)], dim=1)
+
+
+class HashGrid(nn.Module):
+    """Multiresolution hash encoding of 2-D points in [-1, 1]^2 (Instant NGP): per level, the
+    bilinear interpolation of the four vertices' features, level-major."""
+
+    def __init__(self, levels, features, log2_table, base, scale):
+        super().__init__()
+        self.levels, self.features, self.rows = levels, features, 1 << log2_table
+        resolution, n = [], float(base)
+        for _ in range(levels):
+            resolution.append(max(1, int(n)))
+            n *= scale
+        self.resolution = resolution
+        self.table = nn.Parameter(torch.zeros(levels * self.rows, features))
+
+    def extra_repr(self):
+        return f"{self.levels} levels x {self.features} features, {self.rows} rows per level"
+
+    def _cell(self, x, n):
+        p = ((x + 1.0) * 0.5) * n
+        p = torch.clamp(torch.nan_to_num(p, nan=0.0), 0.0, float(n))
+        c = torch.clamp(p.to(torch.int64), max=n - 1)
+        return c, p - c.to(x.dtype)
+
+    def _row(self, level, ix, iy):
+        n = self.resolution[level]
+        if (n + 1) * (n + 1) <= self.rows:
+            return ix + iy * (n + 1)
+        return (ix ^ ((iy * 2654435761) & 0xFFFFFFFF)) & (self.rows - 1)
+
+    def forward(self, x, inputs):
+        out = []
+        for level, n in enumerate(self.resolution):
+            ix, fx = self._cell(x[:, 0], n)
+            iy, fy = self._cell(x[:, 1], n)
+            table = self.table[level * self.rows:(level + 1) * self.rows]
+            gx, gy = 1.0 - fx, 1.0 - fy
+            rows = (self._row(level, ix, iy), self._row(level, ix + 1, iy),
+                    self._row(level, ix, iy + 1), self._row(level, ix + 1, iy + 1))
+            weights = (gx * gy, fx * gy, gx * fy, fx * fy)
+            y = weights[0][:, None] * table[rows[0]] + weights[1][:, None] * table[rows[1]]
+            y = y + weights[2][:, None] * table[rows[2]]
+            y = y + weights[3][:, None] * table[rows[3]]
+            out.append(y)
+        return torch.cat(out, dim=1)
+
+
+class Embedding(nn.Module):
+    """Each input column is a token id; D numbers per id, the positions side by side."""
+
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(vocab, dim))
+
+    def forward(self, x, inputs):
+        return F.embedding(x.to(torch.int64), self.weight).reshape(x.shape[0], -1)
+
+
+class Merge(nn.Module):
+    """makemore's FlattenConsecutive: the numbers stay, the next layers see wider positions."""
+
+    def forward(self, x, inputs):
+        return x
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, channels, positions):
+        super().__init__()
+        self.positions = positions
+        self.weight = nn.Parameter(torch.ones(channels))
+        self.bias = nn.Parameter(torch.zeros(channels))
+
+    def forward(self, x, inputs):
+        y = F.layer_norm(_per_position(x, self.positions), (self.weight.shape[0],), self.weight,
+                         self.bias, 1e-5)
+        return y.reshape(x.shape[0], -1)
+
+
+class BatchNorm(nn.Module):
+    def __init__(self, channels, positions, momentum):
+        super().__init__()
+        self.positions, self.momentum = positions, momentum
+        self.weight = nn.Parameter(torch.ones(channels))
+        self.bias = nn.Parameter(torch.zeros(channels))
+        self.register_buffer("running_mean", torch.zeros(channels))
+        self.register_buffer("running_var", torch.ones(channels))
+
+    def forward(self, x, inputs):
+        y = F.batch_norm(_per_position(x, self.positions), self.running_mean, self.running_var,
+                         self.weight, self.bias, self.training, self.momentum, 1e-5)
+        return y.reshape(x.shape[0], -1)
+
+
+class Dropout(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x, inputs):
+        return F.dropout(x, self.p, self.training)
+
+
+def _numbers(spec):
+    parts = spec.split(":")
+    return parts[0], [p for p in parts[1:]]
+
+
+def _real(text, default):
+    """A real argument of the layer language, as the studio reads it: a float32."""
+    if not text:
+        return default
+    return struct.unpack("<f", struct.pack("<f", float(text)))[0]
+
+
+class IronLearnNet(nn.Module):
+    """The layer stack of a model file, as the studio runs it. forward(x): x is the normalised
+    input (tables), the coordinates (images) or the context ids (names), one row per sample."""
+
+    def __init__(self, architecture, task):
+        super().__init__()
+        self.architecture, self.task_info = architecture, task
+        self.task = task.get("task", "")
+        width, positions, position_width = int(architecture["input_width"]), 1, 0
+        self.input_width = width
+        layers = []
+        for item in architecture["layers"]:
+            kind, args = _numbers(item["spec"])
+            out = int(item["output_width"])
+            channels = width // positions
+            if kind == "dense":
+                layer = Dense(out // positions if positions > 1 else out, channels, positions)
+                width, position_width = out, (out // positions if positions > 1 else 0)
+            elif kind in ("relu", "tanh", "sigmoid", "gelu"):
+                layer = Activation(kind, 0.0)
+            elif kind == "leakyrelu":
+                layer = Activation(kind, _real(args[0] if args else "", _real("0.01", 0)))
+            elif kind == "sine":
+                layer = Activation(kind, _real(args[0] if args else "", 30.0))
+            elif kind == "skip":
+                layer = Skip(width, self.input_width)
+                positions, position_width = 1, 0
+            elif kind == "fourier":
+                layer = Fourier(out // 2, width)
+                width, positions, position_width = out, 1, 0
+            elif kind == "hashgrid":
+                a = (args + [""] * 5)[:5]
+                layer = HashGrid(int(a[0] or 16), int(a[1] or 2), int(a[2] or 15),
+                                 _real(a[3], 16.0), _real(a[4], _real("1.26", 0)))
+                width, positions, position_width = out, 1, 0
+            elif kind == "embedding":
+                dim = int(args[-1])
+                vocab = int(args[0]) if len(args) > 1 and args[0] else int(architecture["vocab"])
+                layer = Embedding(vocab, dim)
+                width, positions, position_width = width * dim, 1, dim
+            elif kind == "merge":
+                group = channels if positions > 1 else position_width
+                count = width // group
+                positions, position_width = count // int(args[0]), group * int(args[0])
+                layer = Merge()
+            elif kind == "layernorm":
+                layer = LayerNorm(width // positions, positions)
+            elif kind == "batchnorm":
+                layer = BatchNorm(width // positions, positions,
+                                  _real(args[0] if args else "", _real("0.1", 0)))
+            elif kind == "dropout":
+                layer = Dropout(_real(args[0] if args else "", 0.5))
+            else:
+                raise ValueError(f"layer {item['spec']!r}: not known to this exporter")
+            layers.append(layer)
+            if positions == 1 and kind in ("dense",):
+                position_width = 0
+            if width != out:
+                raise ValueError(f"layer {item['spec']!r}: width {width}, the file says {out}")
+        self.layers = nn.ModuleList(layers)
+        self._task_tensors(task)
+
+    def _task_tensors(self, task):
+        def buffer(name, values):
+            self.register_buffer(name, torch.tensor(values, dtype=torch.float32), persistent=False)
+        if self.task == "tabular":
+            buffer("input_offset", task.get("input_offset", []))
+            buffer("input_scale", task.get("input_scale", []))
+            buffer("target_offset", task.get("target_offset", []))
+            buffer("target_scale", task.get("target_scale", []))
+
+    def forward(self, x):
+        inputs = x
+        for layer in self.layers:
+            x = layer(x, inputs)
+        return x
+
+
+# ---- the model file ---------------------------------------------------------------------------
+
+def load(path="model.safetensors"):
+    """The model in `path` as an IronLearnNet in evaluation mode, with its preprocessing
+    (net.task_info, the tabular statistics as buffers) and the file's training state
+    (net.hyperparameters, net.training_state, net.optimizer_state for make_optimizer)."""
+    tensors, meta = read_safetensors(path)
+    if meta.get("format") != "ironlearn":
+        raise ValueError(f"{path}: not an Iron Learn model (no \"format\": \"ironlearn\")")
+    architecture = json.loads(meta["architecture"])
+    task = json.loads(meta.get("task", "{}"))
+    net = IronLearnNet(architecture, task)
+    state = {}
+    for name, value in net.state_dict().items():
+        if name not in tensors:
+            raise ValueError(f"{path}: no tensor {name}")
+        state[name] = tensors[name].reshape(value.shape)
+    net.load_state_dict(state, strict=True)
+    net.hyperparameters = json.loads(meta.get("hyperparameters", "{}"))
+    net.training_state = json.loads(meta.get("training", "{}"))
+    net.optimizer_name = meta.get("optimizer", "")
+    net.optimizer_state = {k[len("optimizer."):]: v for k, v in tensors.items()
+                           if k.startswith("optimizer.")}
+    net.eval()
+    return net
+
+
+# ---- tables -------------------------------------------------------------------------------------
+
+_MISSING = {"", "na", "n/a", "nan", "null"}
+
+
+def _column(row, name):
+    if name in row:
+        return row[name]
+    lowered = {k.lower(): k for k in row}
+    if name.lower() in lowered:
+        return row[lowered[name.lower()]]
+    raise KeyError(f"no column {name!r}")
+
+
+def encode_rows(net, rows):
+    """Rows (column name -> text, as csv.DictReader gives them) as the network's normalised
+    inputs: numbers as (value - offset) / scale, text columns one-hot over their categories."""
+    task = net.task_info
+    out = []
+    for index, row in enumerate(rows):
+        values = []
+        for name, categories in zip(task["features"], task["feature_categories"]):
+            text = (_column(row, name) or "").strip()
+            if text.lower() in _MISSING:
+                raise ValueError(f"row {index + 1}, column {name!r}: missing value")
+            if categories:
+                if text not in categories:
+                    try:
+                        number = float(text)
+                        text = next(c for c in categories if _as_float(c) == number)
+                    except (ValueError, StopIteration):
+                        raise ValueError(f"row {index + 1}, column {name!r}: {text!r} is not "
+                                         f"one of {categories}") from None
+                values += [1.0 if c == text else 0.0 for c in categories]
+            else:
+                values.append(float(text))
+        out.append(values)
+    x = torch.tensor(out, dtype=torch.float32)
+    return (x - net.input_offset) / net.input_scale
+
+
+def _as_float(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def decode(net, outputs):
+    """Network outputs as predictions in the file's units: a list of dicts, per row,
+    {target: value} for regression; {target: class, "p_" + class: probability} for classes."""
+    task = net.task_info
+    kind, target = task["kind"], task["target"]
+    z = outputs.detach().to(torch.float64)
+    results = []
+    if kind == "regression":
+        values = z * net.target_scale.to(torch.float64) + net.target_offset.to(torch.float64)
+        for row in values:
+            results.append({t: float(v) for t, v in zip(task["targets"], row)})
+        return results
+    classes = task["classes"]
+    if kind == "binary":
+        p1 = torch.sigmoid(z[:, 0])
+        probabilities = torch.stack([1 - p1, p1], dim=1)
+        chosen = (z[:, 0] > 0).to(torch.int64)
+    else:
+        probabilities = torch.softmax(z, dim=1)
+        chosen = torch.argmax(z, dim=1)
+    for p, c in zip(probabilities, chosen):
+        result = {target: classes[int(c)]}
+        result.update({"p_" + name: float(v) for name, v in zip(classes, p)})
+        results.append(result)
+    return results
+
+
+def predict_rows(net, rows):
+    """Predictions for table rows (column name -> text), in the file's units: class names and
+    their probabilities for classes, denormalised values for regression."""
+    rows = list(rows)
+    with torch.no_grad():
+        return decode(net, net(encode_rows(net, rows)))
+
+
+# ---- images -------------------------------------------------------------------------------------
+
+def image_coordinates(net, width, height):
+    """The network inputs of a width x height picture, row-major, (x, y) at pixel centres over
+    the training picture's field of view (its longer side spans [-1, 1])."""
+    w, h = net.task_info["width"], net.task_info["height"]
+    longest = max(w, h)
+    i = torch.arange(width, dtype=torch.float64)
+    j = torch.arange(height, dtype=torch.float64)
+    x = ((2 * i + 1) / width - 1) * (w / longest)
+    y = ((2 * j + 1) / height - 1) * (h / longest)
+    yy, xx = torch.meshgrid(y, x, indexing="ij")
+    return torch.stack([xx.reshape(-1), yy.reshape(-1)], dim=1).to(torch.float32)
+
+
+def render(net, width=None, height=None, clamp=True):
+    """The picture at any size: height x width x channels intensities (clamped to [0, 1] unless
+    clamp=False; ironlearn-cli render writes round(255 v))."""
+    width = width or net.task_info["width"]
+    height = height or net.task_info["height"]
+    with torch.no_grad():
+        out = net(image_coordinates(net, width, height))
+    if clamp:
+        out = torch.nan_to_num(out, nan=0.0).clamp(0.0, 1.0)
+    return out.reshape(height, width, -1)
+
+
+# ---- names --------------------------------------------------------------------------------------
+
+def encode_contexts(net, texts):
+    """Each text's last `context` characters as ids, oldest first, padded on the left with the
+    boundary id 0 (a name starts after `context` boundaries)."""
+    task = net.task_info
+    vocabulary, context = task["vocabulary"], int(task["context"])
+    ids = {c: i for i, c in enumerate(vocabulary)}
+    rows = []
+    for text in texts:
+        if task.get("case", "lower") != "keep":
+            text = text.lower()
+        try:
+            window = [ids[c] for c in text][-context:] if text else []
+        except KeyError as e:
+            raise ValueError(f"{text!r}: {e.args[0]!r} is not in the vocabulary") from None
+        rows.append([0] * (context - len(window)) + window)
+    return torch.tensor(rows, dtype=torch.float32)
+
+
+def next_char_probabilities(net, texts, temperature=1.0):
+    """For each text, the probability of each vocabulary entry coming next (entry 0: the end)."""
+    t = min(max(float(temperature), 0.1), 3.0)
+    with torch.no_grad():
+        return torch.softmax(net(encode_contexts(net, texts)) / t, dim=1)
+
+
+def generate(net, count, temperature=1.0, seed=None, max_length=64):
+    """count new names, sampled one character at a time (PyTorch's random numbers: the same
+    model gives other names than the studio's sampler)."""
+    generator = torch.Generator()
+    if seed is not None:
+        generator.manual_seed(seed)
+    vocabulary = net.task_info["vocabulary"]
+    names = []
+    for _ in range(count):
+        name = ""
+        while len(name) < max_length:
+            p = next_char_probabilities(net, [name], temperature)[0]
+            if not name:
+                p[0] = 0  # a name has at least one character
+            i = int(torch.multinomial(p, 1, generator=generator))
+            if i == 0:
+                break
+            name += vocabulary[i]
+        names.append(name)
+    return names
+
+
+# ---- training further ---------------------------------------------------------------------------
+
+def _groups(net):
+    """The trainable parameters in the file's order (that of the flat optimizer state), split
+    into the optimizer's groups: the hash grid tables have their own settings."""
+    grid, other = [], []
+    for module in net.layers:
+        for p in module.parameters(recurse=False):
+            (grid if isinstance(module, HashGrid) else other).append(p)
+    return other, grid
+
+
+def make_optimizer(net, restore=True):
+    """The optimizer the model was trained with (torch.optim.Adam, AdamW, SGD or RMSprop with the
+    file's settings), its state (moments, step count) taken from the file when restore is set, so
+    training goes on where it stopped."""
+    config = net.hyperparameters.get("optimizer", {})
+    kind = config.get("kind", "adam")
+    lr = learning_rate(net, int(net.training_state.get("step", 0)))
+    other, grid = _groups(net)
+
+    def settings(values):
+        wd = float(values.get("weight_decay", 0.0))
+        if kind in ("adam", "adamw"):
+            return {"betas": (float(values.get("beta1", 0.9)), float(values.get("beta2", 0.999))),
+                    "eps": float(values.get("eps", 1e-8)), "weight_decay": wd}
+        if kind == "rmsprop":
+            return {"alpha": float(values.get("rho", 0.99)), "eps": float(values.get("eps", 1e-8)),
+                    "weight_decay": wd}
+        return {"momentum": float(values.get("momentum", 0.0)) if kind == "momentum" else 0.0,
+                "weight_decay": wd}
+
+    groups = [dict(params=other, lr=lr, **settings(config))]
+    if grid:
+        own = dict(config)
+        own.update(config.get("groups", {}).get("grid_tables", {}))
+        scale = float(own.get("lr", 0.0)) / float(net.hyperparameters["schedule"]["lr_max"]) \
+            if float(own.get("lr", 0.0)) > 0 else 1.0
+        groups.append(dict(params=grid, lr=lr * scale, lr_scale=scale, **settings(own)))
+    cls = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "rmsprop": torch.optim.RMSprop,
+           "sgd": torch.optim.SGD, "momentum": torch.optim.SGD}[kind]
+    optimizer = cls(groups)
+    if restore and net.optimizer_state:
+        _restore_state(net, optimizer, kind, other + grid)
+    return optimizer
+
+
+def _restore_state(net, optimizer, kind, params):
+    names = {"adam": ("m", "v"), "adamw": ("m", "v"), "rmsprop": ("v",),
+             "momentum": ("velocity",), "sgd": ()}[kind]
+    torch_names = {"m": "exp_avg", "v": "exp_avg_sq" if kind != "rmsprop" else "square_avg",
+                   "velocity": "momentum_buffer"}
+    step = int(net.training_state.get("step", 0))
+    offset = 0
+    for p in params:
+        state = optimizer.state[p]
+        for name in names:
+            flat = net.optimizer_state[name]
+            state[torch_names[name]] = flat[offset:offset + p.numel()].reshape(p.shape).clone()
+        if kind in ("adam", "adamw"):
+            state["step"] = torch.tensor(float(step))
+        elif kind == "rmsprop":
+            state["step"] = step
+        offset += p.numel()
+
+
+def learning_rate(net, step):
+    """The schedule's learning rate at optimizer step `step` (0-based), as the studio plans it:
+    constant, step decay or a cosine from lr_max to lr_min over the planned steps, the first
+    warmup_steps scaled up linearly."""
+    s = net.hyperparameters.get("schedule", {})
+    lr_max, lr_min = float(s.get("lr_max", 1e-3)), float(s.get("lr_min", 0.0))
+    warmup = int(s.get("warmup_steps", 0))
+    total = max(1, int(net.training_state.get("planned_steps", 0)))
+    kind = s.get("kind", "cosine")
+    lr = lr_max
+    if kind == "step":
+        lr = lr_max * float(s.get("gamma", 0.5)) ** (step // max(1, int(s.get("step_every", 1))))
+    elif kind == "cosine":
+        t = min(max(float(step), 0.0), float(total))
+        lr = lr_min + (lr_max - lr_min) * 0.5 * (1.0 + math.cos(math.pi * t / total))
+    if warmup > 0 and step < warmup:
+        lr *= (step + 1) / warmup
+    return lr
+
+
+def loss(net, outputs, targets):
+    """The model's training loss (mse, mae, bce or cross-entropy with its label smoothing) of
+    outputs against targets (normalised values, 0/1, or class indices)."""
+    h = net.hyperparameters
+    kind = h.get("loss", "mse")
+    if kind == "mse":
+        return F.mse_loss(outputs, targets)
+    if kind == "mae":
+        return F.l1_loss(outputs, targets)
+    if kind == "bce":
+        return F.binary_cross_entropy_with_logits(outputs, targets)
+    return F.cross_entropy(outputs, targets.to(torch.int64),
+                           label_smoothing=float(h.get("label_smoothing", 0.0)))

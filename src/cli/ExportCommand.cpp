@@ -1,0 +1,51 @@
+// ironlearn-cli export MODEL --to pytorch --out DIR
+#include "Cli.h"
+#include "ModelExport.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+
+#include <cstdio>
+
+namespace il::cli {
+
+int runExport(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.addPositionalArgument("MODEL", "A model file saved by train or the studio.");
+    p.addOption({"to", "The format: pytorch.", "FORMAT"});
+    p.addOption({"out", "The directory to write (default: MODEL's name + -pytorch).", "DIR"});
+    const QString extra =
+        "\nPyTorch: DIR gets model.safetensors (a copy of MODEL), model.py and train_more.py.\n"
+        "model.py needs only PyTorch: load(\"model.safetensors\") returns an nn.Module with\n"
+        "the model's layers and its preprocessing (normalisation statistics, categories,\n"
+        "image coordinates, names vocabulary) as plain tensors; predict_rows(net, rows) takes\n"
+        "table rows as csv.DictReader gives them and returns predictions in the file's units,\n"
+        "render(net, W, H) draws an image model, next_char_probabilities and generate serve a\n"
+        "names model, and make_optimizer(net) restores the optimizer and its state.\n"
+        "  cd DIR && python3 -c 'import model; print(model.load(\"model.safetensors\"))'\n"
+        "  python3 DIR/train_more.py DATA --steps 1000   (continues where MODEL stopped)\n";
+    if (!parseOrHelp(p, args, "export", "MODEL --to pytorch [--out DIR]",
+                     "Export a model to use or train it further elsewhere.", 1, 1, extra))
+        return ExitOk;
+    const QString model = p.positionalArguments()[0];
+    setCommandSubject(model);
+    io::ExportFormat format;
+    if (!p.isSet("to"))
+        throw UsageError(
+            "export: --to FORMAT is required (pytorch; see: ironlearn-cli export --help)");
+    if (!io::exportFormatFromName(p.value("to"), &format))
+        throw UsageError(
+            ("unknown format \"" + p.value("to") + "\" (pytorch)").toStdString());
+    const QString dir = p.isSet("out") ? p.value("out")
+                                       : QFileInfo(model).path() + "/" +
+                                             QFileInfo(model).completeBaseName() + "-pytorch";
+    QStringList written;
+    const io::IoResult r = io::exportPyTorch(model, dir, &written);
+    if (!r) throw DataError(r.error.toStdString());
+    for (const QString& f : written)
+        std::printf("wrote %s\n", f.toUtf8().constData());
+    return ExitOk;
+}
+
+} // namespace il::cli

@@ -1,0 +1,96 @@
+#include "ModelExport.h"
+
+#include "AtomicFile.h"
+#include "ExportScripts.h"
+#include "ModelFile.h"
+
+#include "Backend.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+
+namespace il::io {
+
+namespace {
+
+// The layer types model.py rebuilds (IronLearnNet in resources/export/model.py).
+const QStringList kPyTorchLayers = {"dense",     "relu",  "tanh",      "sigmoid",   "leakyrelu",
+                                    "sine",      "gelu",  "skip",      "fourier",   "hashgrid",
+                                    "embedding", "merge", "layernorm", "batchnorm", "dropout"};
+
+IoResult failed(const QString& message)
+{
+    IoResult r;
+    r.ok = false;
+    r.error = message;
+    return r;
+}
+
+} // namespace
+
+bool exportFormatFromName(const QString& name, ExportFormat* format)
+{
+    if (name.compare(QLatin1String("pytorch"), Qt::CaseInsensitive) == 0) {
+        *format = ExportFormat::PyTorch;
+        return true;
+    }
+    return false;
+}
+
+QString exportRefusal(const ModelInfo& info, ExportFormat)
+{
+    const QJsonArray layers = info.architecture.value(QStringLiteral("layers")).toArray();
+    for (int i = 0; i < layers.size(); ++i) {
+        const QString spec = layers[i].toObject().value(QStringLiteral("spec")).toString();
+        const QString type = spec.section(':', 0, 0);
+        if (!kPyTorchLayers.contains(type))
+            return QStringLiteral("layer %1, %2: the PyTorch export has no %3 layer")
+                .arg(i + 1)
+                .arg(spec, type);
+    }
+    if (layers.isEmpty()) return QStringLiteral("the model lists no layers");
+    return {};
+}
+
+IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList* written)
+{
+    auto backend = createCpuBackend(1);
+    QString error;
+    const auto model = openModel(modelPath, *backend, &error); // validates every tensor
+    if (!model) return failed(error);
+    const QString refusal = exportRefusal(model->info, ExportFormat::PyTorch);
+    if (!refusal.isEmpty()) return failed(modelPath + ": " + refusal);
+
+    const QFileInfo target(dir);
+    if (target.exists() && !target.isDir())
+        return failed(dir + ": is a file; the PyTorch export writes a directory");
+    if (!QDir().mkpath(dir)) return failed(dir + ": cannot create the directory");
+
+    QFile source(modelPath);
+    if (!source.open(QIODevice::ReadOnly))
+        return failed(modelPath + ": cannot read: " + source.errorString());
+    const QByteArray bytes = source.readAll();
+    const QDir out(dir);
+    const QString copy = out.filePath(QStringLiteral("model.safetensors"));
+    const struct {
+        QString path;
+        QByteArray bytes;
+    } files[] = {
+        {copy, bytes},
+        {out.filePath(QStringLiteral("model.py")), QByteArray(kExport_model)},
+        {out.filePath(QStringLiteral("train_more.py")), QByteArray(kExport_train_more)},
+    };
+    for (const auto& f : files) {
+        if (f.path == copy &&
+            QFileInfo(copy).canonicalFilePath() == QFileInfo(modelPath).canonicalFilePath())
+            continue; // exporting into the model's own directory: it is there already
+        const IoResult r = writeFileAtomically(f.path, f.bytes);
+        if (!r) return r;
+        if (written) *written << f.path;
+    }
+    return {};
+}
+
+} // namespace il::io

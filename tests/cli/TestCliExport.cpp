@@ -1,0 +1,87 @@
+// `ironlearn-cli export --to pytorch` against the CLI itself: export_check.py trains one small
+// model of each kind (tables: regression, classes with a text column, binary; images: SIREN,
+// Fourier features, hash grid; names: MLP, wavenet with merges and batchnorm, layernorm with
+// GELU and dropout), exports it, and compares the exported PyTorch module's predictions with
+// predict / evaluate within 1e-5 relative; then train_more.py continues two of them for 10 steps
+// from the CLI's loss, downwards. Skips, saying why, where Debian's python3-torch is missing.
+// Also here: the export's refusals and errors, one line each, nothing written.
+#include "CliRunner.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestCliExport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+    void pytorchMatchesTheCli();
+    void badExportsSayWhy();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestCliExport::pytorchMatchesTheCli()
+{
+    // Debian's interpreter first: python3-torch installs there (a PATH python3 may be another).
+    QString python = QFileInfo::exists("/usr/bin/python3")
+                         ? QString("/usr/bin/python3")
+                         : QStandardPaths::findExecutable("python3");
+    if (python.isEmpty()) QSKIP("no python3 to run the exported module");
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(python, {IRONLEARN_SOURCE_DIR "/tests/cli/export_check.py", IRONLEARN_CLI,
+                     m_dir.filePath("export"), IRONLEARN_SOURCE_DIR "/resources/samples"});
+    QVERIFY(p.waitForFinished(600000));
+    const QString out = QString::fromUtf8(p.readAll());
+    qInfo("%s", qPrintable(out.trimmed()));
+    if (p.exitCode() == 77) QSKIP(qPrintable(out.trimmed()));
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(out));
+    QVERIFY(out.contains("all export checks passed"));
+}
+
+void TestCliExport::badExportsSayWhy()
+{
+    const QString model = m_dir.filePath("xor.safetensors");
+    QVERIFY(runCli(m_dir.path(),
+                   {"train", ":sample/xor.csv", "--epochs", "5", "--quiet", "--out", model})
+                .code == 0);
+    struct Case {
+        QStringList args;
+        int code;
+        QString says;
+    };
+    QVERIFY(clitest::writeBytes(m_dir.filePath("a-file"), "x"));
+    QVERIFY(clitest::writeBytes(m_dir.filePath("broken.safetensors"), "not a model"));
+    const Case cases[] = {
+        {{"export", model}, 2, "--to FORMAT is required"},
+        {{"export", model, "--to", "tflite"}, 2, "unknown format \"tflite\""},
+        {{"export", model, "--to", "pytorch", "--out", m_dir.filePath("a-file")},
+         1,
+         "a-file: is a file"},
+        {{"export", m_dir.filePath("broken.safetensors"), "--to", "pytorch", "--out",
+          m_dir.filePath("broken-out")},
+         1,
+         "broken.safetensors"},
+    };
+    for (const Case& c : cases) {
+        const RunResult r = runCli(m_dir.path(), c.args);
+        QVERIFY2(r.code == c.code && clitest::isOneLine(r.err) && r.err.contains(c.says),
+                 qPrintable(c.args.join(' ') + " -> " + QString::number(r.code) + ": " + r.err));
+    }
+    QVERIFY(!QFileInfo::exists(m_dir.filePath("broken-out/model.py")));
+    // The default directory: MODEL's name + -pytorch, beside it.
+    const RunResult ok = runCli(m_dir.path(), {"export", model, "--to", "pytorch"});
+    QVERIFY2(ok.code == 0, qPrintable(ok.err));
+    for (const char* f : {"model.py", "model.safetensors", "train_more.py"})
+        QVERIFY(QFileInfo::exists(m_dir.filePath(QString("xor-pytorch/") + f)));
+    QCOMPARE(clitest::readBytes(m_dir.filePath("xor-pytorch/model.safetensors")),
+             clitest::readBytes(model));
+}
+
+QTEST_GUILESS_MAIN(TestCliExport)
+#include "TestCliExport.moc"
