@@ -16,7 +16,8 @@ PACKAGES=(
   libqt6opengl6-dev                                # Qt6Charts' CMake package needs Qt6OpenGL
   libopenblas-openmp-dev                           # OpenBLAS with OpenMP threading (see README)
   libhwy-dev                                       # Google Highway: the CPU kernels' SIMD
-  python3 python3-torch python3-pil                # the PyTorch export's tests (testCliExport)
+  libonnx-dev libprotobuf-dev                      # the ONNX export (its protobuf classes)
+  python3 python3-torch python3-pil python3-onnx   # the export's tests (testCliExport)
 )
 if [ "$PRESET" = fuzz ]; then
   # libFuzzer and the sanitizer runtimes come with clang-14's runtime package; clang's OpenMP

@@ -13,8 +13,14 @@ int runExport(const QStringList& args)
 {
     QCommandLineParser p;
     p.addPositionalArgument("MODEL", "A model file saved by train or the studio.");
-    p.addOption({"to", "The format: pytorch.", "FORMAT"});
-    p.addOption({"out", "The directory to write (default: MODEL's name + -pytorch).", "DIR"});
+    p.addOption({"to",
+                 "The format: pytorch (a Python module, to use or train further) or onnx "
+                 "(a graph, to run in other programs).",
+                 "FORMAT"});
+    p.addOption({"out",
+                 "PyTorch: the directory to write (default: MODEL's name + -pytorch); ONNX: the "
+                 "file (default: MODEL's name + .onnx).",
+                 "PATH"});
     const QString extra =
         "\nPyTorch: DIR gets model.safetensors (a copy of MODEL), model.py and train_more.py.\n"
         "model.py needs only PyTorch: load(\"model.safetensors\") returns an nn.Module with\n"
@@ -24,8 +30,15 @@ int runExport(const QStringList& args)
         "render(net, W, H) draws an image model, next_char_probabilities and generate serve a\n"
         "names model, and make_optimizer(net) restores the optimizer and its state.\n"
         "  cd DIR && python3 -c 'import model; print(model.load(\"model.safetensors\"))'\n"
-        "  python3 DIR/train_more.py DATA --steps 1000   (continues where MODEL stopped)\n";
-    if (!parseOrHelp(p, args, "export", "MODEL --to pytorch [--out DIR]",
+        "  python3 DIR/train_more.py DATA --steps 1000   (continues where MODEL stopped)\n"
+        "\nONNX (opset 17; text columns use ai.onnx.ml's LabelEncoder): the preprocessing is\n"
+        "inside the graph. Tables: input \"numbers\" (the numeric columns, in the file's units)\n"
+        "and one string input per text column; output \"predictions\" (regression, the file's\n"
+        "units) or \"probabilities\" and \"class_index\" (classes). Images: \"coordinates\"\n"
+        "(x, y; the longer side from -1 to 1) -> \"intensities\" (0 to 1). Names: \"context\"\n"
+        "(character ids, oldest first) -> \"probabilities\" of the next character. The export\n"
+        "prints them. The hash grid cannot be expressed in opset 17 and is refused.\n";
+    if (!parseOrHelp(p, args, "export", "MODEL --to pytorch|onnx [--out PATH]",
                      "Export a model to use or train it further elsewhere.", 1, 1, extra))
         return ExitOk;
     const QString model = p.positionalArguments()[0];
@@ -36,10 +49,19 @@ int runExport(const QStringList& args)
             "export: --to FORMAT is required (pytorch; see: ironlearn-cli export --help)");
     if (!io::exportFormatFromName(p.value("to"), &format))
         throw UsageError(
-            ("unknown format \"" + p.value("to") + "\" (pytorch)").toStdString());
-    const QString dir = p.isSet("out") ? p.value("out")
-                                       : QFileInfo(model).path() + "/" +
-                                             QFileInfo(model).completeBaseName() + "-pytorch";
+            ("unknown format \"" + p.value("to") + "\" (pytorch or onnx)").toStdString());
+    const QFileInfo info(model);
+    const QString base = info.path() + "/" + info.completeBaseName();
+    if (format == io::ExportFormat::Onnx) {
+        const QString out = p.isSet("out") ? p.value("out") : base + ".onnx";
+        QString summary;
+        const io::IoResult r = io::exportOnnx(model, out, &summary);
+        if (!r) throw DataError(r.error.toStdString());
+        std::printf("wrote %s: %s\n", out.toUtf8().constData(),
+                    summary.replace("\n", "\n  ").toUtf8().constData());
+        return ExitOk;
+    }
+    const QString dir = p.isSet("out") ? p.value("out") : base + "-pytorch";
     QStringList written;
     const io::IoResult r = io::exportPyTorch(model, dir, &written);
     if (!r) throw DataError(r.error.toStdString());

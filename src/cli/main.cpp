@@ -23,7 +23,7 @@ const char* kUsage =
     "  render MODEL      draw an image model at any size as a PNG (--size WxH --out FILE)\n"
     "  race IMAGE        race the image presets on one picture for equal time (--seconds S)\n"
     "  generate MODEL    invent names with a names model (--count N --temperature T)\n"
-    "  export MODEL      export a model as a PyTorch module (--to pytorch --out DIR)\n"
+    "  export MODEL      export a model to PyTorch or ONNX (--to pytorch|onnx --out PATH)\n"
     "  devices           list the CPU and CUDA devices, or why CUDA is unavailable\n"
     "  samples           list the bundled sample datasets (use them as :sample/NAME)\n"
     "\n"

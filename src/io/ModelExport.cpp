@@ -36,21 +36,34 @@ bool exportFormatFromName(const QString& name, ExportFormat* format)
         *format = ExportFormat::PyTorch;
         return true;
     }
+    if (name.compare(QLatin1String("onnx"), Qt::CaseInsensitive) == 0) {
+        *format = ExportFormat::Onnx;
+        return true;
+    }
     return false;
 }
 
-QString exportRefusal(const ModelInfo& info, ExportFormat)
+QString exportRefusal(const ModelInfo& info, ExportFormat format)
 {
+    const QString name =
+        format == ExportFormat::Onnx ? QStringLiteral("ONNX") : QStringLiteral("PyTorch");
     const QJsonArray layers = info.architecture.value(QStringLiteral("layers")).toArray();
     for (int i = 0; i < layers.size(); ++i) {
         const QString spec = layers[i].toObject().value(QStringLiteral("spec")).toString();
         const QString type = spec.section(':', 0, 0);
         if (!kPyTorchLayers.contains(type))
-            return QStringLiteral("layer %1, %2: the PyTorch export has no %3 layer")
+            return QStringLiteral("layer %1, %2: the %3 export has no %4 layer")
                 .arg(i + 1)
-                .arg(spec, type);
+                .arg(spec, name, type);
     }
     if (layers.isEmpty()) return QStringLiteral("the model lists no layers");
+#ifdef IRONLEARN_HAVE_ONNX
+    if (format == ExportFormat::Onnx) return onnxRefusal(info);
+#else
+    if (format == ExportFormat::Onnx)
+        return QStringLiteral("this build has no ONNX export (libonnx-dev was missing when it "
+                              "was built)");
+#endif
     return {};
 }
 
@@ -92,5 +105,18 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
     }
     return {};
 }
+
+#ifndef IRONLEARN_HAVE_ONNX
+QString onnxRefusal(const ModelInfo& info)
+{
+    return exportRefusal(info, ExportFormat::Onnx);
+}
+
+IoResult exportOnnx(const QString& modelPath, const QString&, QString*)
+{
+    return failed(modelPath + ": this build has no ONNX export (libonnx-dev was missing when it "
+                              "was built)");
+}
+#endif
 
 } // namespace il::io

@@ -12,6 +12,10 @@ outputs with the CLI's within 1e-5 relative:
   images: `evaluate` on an all-black picture at the training size: its val_loss is the mean
           square of the raw outputs, i.e. of every pixel the module renders;
   names:  `evaluate` on a few names: the mean cross-entropy of every next character.
+Each model but the hash grid's is also exported to ONNX: onnx.checker.check_model(full_check)
+passes and a NumPy evaluation of the graph (onnx_numpy.py) matches the CLI the same way, the
+preprocessing inside the graph (raw table columns, text columns as strings; for images the
+clamped intensities against evaluate's mse); the hash grid's ONNX export is refused in one line.
 Then train_more.py runs 10 steps on the two table models: its starting loss is the CLI's
 evaluate loss on the same rows (the weights carried) and its loss after 10 steps is lower (the
 optimizer state and schedule carried). Prints one line per check; exits 1 on the first failure.
@@ -63,6 +67,29 @@ def export(name, train_args):
     return model_file, out
 
 
+def onnx_available():
+    try:
+        import onnx  # noqa
+        import numpy  # noqa
+        return True
+    except ImportError:
+        return False
+
+
+def export_onnx(name, model_file):
+    """The ONNX export of model_file, checked by the ONNX checker; None without python3-onnx."""
+    if not onnx_available():
+        return None
+    import onnx
+    path = os.path.join(WORK, name + ".onnx")
+    cli("export", model_file, "--to", "onnx", "--out", path)
+    graph = onnx.load(path)
+    onnx.checker.check_model(graph, full_check=True)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import onnx_numpy
+    return graph, onnx_numpy
+
+
 def import_model(directory):
     sys.path.insert(0, directory)
     sys.modules.pop("model", None)
@@ -105,6 +132,39 @@ def check_table(name, data, extra=()):
         fail(f"{name}: {len(ours)} predictions, ironlearn-cli {len(theirs)}")
     print(f"ok {name}: {len(ours)} rows x {len(ours[0])} values match predict "
           f"(worst relative difference {worst:.2e})")
+    exported = export_onnx(name, model_file)
+    if exported:
+        import numpy as np
+        graph, evaluator = exported
+        task = net.task_info
+        names = {i.name for i in graph.graph.input}
+        feeds, numeric = {}, []
+        for column, categories in zip(task["features"], task["feature_categories"]):
+            if categories:
+                key = column if column in names else None
+                if key is None:
+                    fail(f"{name}: the ONNX graph has no input for the text column {column!r}")
+                feeds[key] = np.array([[r[column].strip()] for r in rows], dtype=object)
+            else:
+                numeric.append([float(r[column]) for r in rows])
+        if numeric:
+            feeds["numbers"] = np.array(numeric, dtype=np.float32).T.copy()
+        result = evaluator.run(graph, feeds)
+        worst = 0.0
+        for i, b in enumerate(theirs):
+            if task["kind"] == "regression":
+                for j, t in enumerate(task["targets"]):
+                    worst = max(worst, close(float(result["predictions"][i][j]),
+                                             float(b["predicted_" + t]), f"{name} ONNX row {i + 1}"))
+            else:
+                classes = task["classes"]
+                if classes[int(result["class_index"][i])] != b["predicted_" + task["target"]]:
+                    fail(f"{name} ONNX row {i + 1}: another class")
+                for j, c in enumerate(classes):
+                    worst = max(worst, close(float(result["probabilities"][i][j]),
+                                             float(b["p_" + c]), f"{name} ONNX row {i + 1} p_{c}"))
+        print(f"ok {name} ONNX: checker passes; {len(theirs)} rows match predict "
+              f"(worst relative difference {worst:.2e})")
     return model_file, out
 
 
@@ -124,6 +184,26 @@ def check_image(name, extra):
     ours = float((picture ** 2).mean())
     d = close(ours, theirs, f"{name}: mean square of the rendered picture")
     print(f"ok {name}: {w}x{h} picture, mean square {ours:.8f} vs {theirs:.8f} ({d:.1e})")
+    if name == "hashgrid":
+        if onnx_available():
+            path = os.path.join(WORK, "hashgrid.onnx")
+            r = subprocess.run([CLI, "export", model_file, "--to", "onnx", "--out", path],
+                               capture_output=True, text=True)
+            if r.returncode != 1 or "hash grid" not in r.stderr or os.path.exists(path) or \
+                    len(r.stderr.strip().splitlines()) != 1:
+                fail(f"hashgrid ONNX: exit {r.returncode}, {r.stderr.strip()!r}")
+            print(f"ok {name} ONNX: refused in one line: {r.stderr.strip()}")
+        return
+    exported = export_onnx(name, model_file)
+    if exported:
+        graph, evaluator = exported
+        coordinates = model.image_coordinates(net, w, h).numpy()
+        result = evaluator.run(graph, {"coordinates": coordinates})["intensities"]
+        clamped = json.load(open(metrics))["mse"]
+        ours = float((result.astype("float64") ** 2).mean())
+        d = close(ours, clamped, f"{name} ONNX: mean square of the intensities")
+        print(f"ok {name} ONNX: checker passes; mean square {ours:.8f} vs evaluate's mse "
+              f"{clamped:.8f} ({d:.1e})")
 
 
 NAMES = ["emma", "olivia", "zzyzx", "noah", "li"]
@@ -157,6 +237,21 @@ def check_names(name, extra):
     d = close(ours, theirs, f"{name}: cross-entropy")
     generated = model.generate(net, 3, seed=1)
     print(f"ok {name}: cross-entropy {ours:.8f} vs {theirs:.8f} ({d:.1e}); generated {generated}")
+    exported = export_onnx(name, model_file)
+    if exported:
+        import numpy as np
+        graph, evaluator = exported
+        vocabulary = net.task_info["vocabulary"]
+        contexts, targets = [], []
+        for n in NAMES:
+            for t in range(len(n) + 1):
+                contexts.append(n[:t])
+                targets.append(vocabulary.index(n[t]) if t < len(n) else 0)
+        ids = model.encode_contexts(net, contexts).numpy().astype(np.int64)
+        p = evaluator.run(graph, {"context": ids})["probabilities"].astype(np.float64)
+        ours = float(-np.log(p[np.arange(len(targets)), targets]).mean())
+        d = close(ours, theirs, f"{name} ONNX: cross-entropy")
+        print(f"ok {name} ONNX: checker passes; cross-entropy {ours:.8f} vs {theirs:.8f} ({d:.1e})")
     return model_file, out
 
 
@@ -208,6 +303,8 @@ def main():
     diabetes = os.path.join(SAMPLES, "diabetes.csv")
     cli("evaluate", reg_file, diabetes, "--metrics-json", metrics)
     check_train_more("regression", reg_out, diabetes, json.load(open(metrics))["val_loss"])
+    if not onnx_available():
+        print("note: no ONNX checks: python3-onnx (and NumPy) are not installed for", sys.executable)
     print("all export checks passed")
 
 

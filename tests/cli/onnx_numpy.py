@@ -1,0 +1,116 @@
+"""A small NumPy evaluator for the ONNX graphs `ironlearn-cli export --to onnx` writes (the test's
+stand-in for an ONNX runtime, which Debian 12 does not package; onnx 1.12 has no reference
+evaluator). It runs the nodes in order with NumPy, per the ONNX operator specifications, for
+the operators the export uses, and refuses any other."""
+import numpy as np
+from onnx import numpy_helper
+
+
+def _attrs(node):
+    out = {}
+    for a in node.attribute:
+        if a.type == a.INT:
+            out[a.name] = a.i
+        elif a.type == a.FLOAT:
+            out[a.name] = a.f
+        elif a.type == a.INTS:
+            out[a.name] = list(a.ints)
+        elif a.type == a.STRINGS:
+            out[a.name] = [s.decode() for s in a.strings]
+        else:
+            raise ValueError(f"{node.op_type}: attribute {a.name} of type {a.type}")
+    return out
+
+
+def _slice(x, starts, ends, axes):
+    index = [slice(None)] * x.ndim
+    for s, e, a in zip(starts, ends, axes):
+        index[int(a)] = slice(int(s), int(e))
+    return x[tuple(index)]
+
+
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _one_hot(indices, depth, values, axis):
+    depth = int(np.asarray(depth).reshape(-1)[0])
+    idx = np.where(indices < 0, indices + depth, indices).astype(np.int64)
+    out = np.full(idx.shape + (depth,), values[0], dtype=values.dtype)
+    np.put_along_axis(out, idx[..., None], values[1], axis=-1)
+    if axis != -1:
+        out = np.moveaxis(out, -1, axis)
+    return out
+
+
+def run(model, feeds):
+    """The graph's outputs (name -> array) for the inputs in feeds (name -> array)."""
+    g = model.graph
+    values = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    values.update(feeds)
+    for node in g.node:
+        a = _attrs(node)
+        x = [values[i] if i else None for i in node.input]
+        op = node.op_type
+        if op == "Gemm":
+            A, B = x[0], x[1]
+            if a.get("transA"):
+                A = A.T
+            if a.get("transB"):
+                B = B.T
+            y = np.float32(a.get("alpha", 1.0)) * (A @ B)
+            if len(x) > 2 and x[2] is not None:
+                y = y + np.float32(a.get("beta", 1.0)) * x[2]
+        elif op == "MatMul":
+            y = x[0] @ x[1]
+        elif op in ("Add", "Sub", "Mul", "Div"):
+            y = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op](x[0], x[1])
+        elif op == "Relu":
+            y = np.maximum(x[0], np.float32(0))
+        elif op == "LeakyRelu":
+            y = np.where(x[0] >= 0, x[0], np.float32(a.get("alpha", 0.01)) * x[0])
+        elif op == "Tanh":
+            y = np.tanh(x[0])
+        elif op == "Sigmoid":
+            y = 1 / (1 + np.exp(-x[0]))
+        elif op == "Sin":
+            y = np.sin(x[0])
+        elif op == "Cos":
+            y = np.cos(x[0])
+        elif op == "Concat":
+            y = np.concatenate(x, axis=a["axis"])
+        elif op == "Slice":
+            y = _slice(x[0], x[1], x[2], x[3] if len(x) > 3 else range(len(x[1])))
+        elif op == "Gather":
+            y = np.take(x[0], x[1].astype(np.int64), axis=a.get("axis", 0))
+        elif op == "Reshape":
+            y = x[0].reshape([int(d) for d in x[1]])
+        elif op == "LayerNormalization":
+            axis = a.get("axis", -1)
+            mean = x[0].mean(axis=axis, keepdims=True)
+            var = ((x[0] - mean) ** 2).mean(axis=axis, keepdims=True)
+            y = (x[0] - mean) / np.sqrt(var + np.float32(a.get("epsilon", 1e-5))) * x[1] + x[2]
+        elif op == "BatchNormalization":
+            scale, bias, mean, var = x[1:5]
+            y = (x[0] - mean) / np.sqrt(var + np.float32(a.get("epsilon", 1e-5))) * scale + bias
+        elif op == "Softmax":
+            y = _softmax(x[0], a.get("axis", -1))
+        elif op == "ArgMax":
+            y = np.argmax(x[0], axis=a.get("axis", 0))
+            if a.get("keepdims", 1):
+                y = np.expand_dims(y, a.get("axis", 0))
+        elif op == "Clip":
+            y = np.clip(x[0], x[1], x[2])
+        elif op == "LabelEncoder":
+            table = dict(zip(a["keys_strings"], a["values_int64s"]))
+            default = a.get("default_int64", -1)
+            y = np.vectorize(lambda s: table.get(s, default), otypes=[np.int64])(x[0])
+        elif op == "OneHot":
+            y = _one_hot(x[0], x[1], x[2], a.get("axis", -1))
+        else:
+            raise ValueError(f"the NumPy evaluator has no {op}")
+        if isinstance(y, np.ndarray) and y.dtype == np.float64:
+            y = y.astype(np.float32)
+        values[node.output[0]] = y
+    return {o.name: values[o.name] for o in g.output}
