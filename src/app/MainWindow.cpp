@@ -7,6 +7,7 @@
 #include "Duration.h"
 #include "ImageOutputPage.h"
 #include "LayerStackModel.h"
+#include "ModelExporter.h"
 #include "ModelPanel.h"
 #include "RaceWindow.h"
 #include "RunList.h"
@@ -51,7 +52,8 @@ QString displayName(const QString& path)
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()), m_session(new Session(this)),
       m_deviceLabel(new QLabel),
-      m_guard(new UnsavedModelGuard(m_session, this, [this] { return saveModel(); }))
+      m_guard(new UnsavedModelGuard(m_session, this, [this] { return saveModel(); })),
+      m_exporter(new ModelExporter(this, m_session, [this] { return saveModel(); }))
 {
     m_ui->setupUi(this);
     m_ui->mainSplitter->setStretchFactor(0, 0);
@@ -89,6 +91,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionOpenModel, &QAction::triggered, this, &MainWindow::openModelDialog);
     connect(m_ui->actionSaveModel, &QAction::triggered, this, &MainWindow::saveModel);
     connect(m_ui->actionSaveModelAs, &QAction::triggered, this, &MainWindow::saveModelAs);
+    connect(m_ui->actionExportPyTorch, &QAction::triggered, this,
+            [this] { m_exporter->start(ModelExporter::Format::PyTorch); });
+    connect(m_ui->actionExportOnnx, &QAction::triggered, this,
+            [this] { m_exporter->start(ModelExporter::Format::Onnx); });
     connect(m_ui->actionExportReconstruction, &QAction::triggered, this,
             [this] { m_ui->outputPanel->imagePage()->exportPng(); });
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
@@ -438,6 +444,7 @@ void MainWindow::updateRunBar()
     m_ui->recentMenu->setEnabled(idle && !m_ui->recentMenu->isEmpty());
     m_ui->actionSaveModel->setEnabled(m_session->hasModel());
     m_ui->actionSaveModelAs->setEnabled(m_session->hasModel());
+    m_ui->exportModelMenu->setEnabled(m_session->hasModel());
     m_ui->actionExportReconstruction->setEnabled(m_session->output() == tasks::TaskOutput::Image);
     m_ui->actionRacePresets->setEnabled(m_session->output() == tasks::TaskOutput::Image &&
                                         m_session->task());

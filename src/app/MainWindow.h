@@ -21,6 +21,7 @@ class QLabel;
 
 namespace il::app {
 
+class ModelExporter;
 class RaceWindow;
 class Session;
 class StudioHelp;
@@ -95,6 +96,7 @@ private:
     Session* m_session;
     QLabel* m_deviceLabel;
     UnsavedModelGuard* m_guard;   // a child
+    ModelExporter* m_exporter;    // a child: File > Export Model
     RaceWindow* m_race = nullptr; // a child window, made by showRace()
     StudioHelp* m_help = nullptr; // a child, made in the constructor
     // Closing with a save: the window waits for the worker's modelSaved, then closes.

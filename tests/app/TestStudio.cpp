@@ -14,6 +14,7 @@
 #include "LayerStackModel.h"
 #include "LossHistory.h"
 #include "MainWindow.h"
+#include "ModelExporter.h"
 #include "Network.h"
 #include "ProbabilityBars.h"
 #include "Session.h"
@@ -29,6 +30,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -94,6 +96,7 @@ private slots:
     void generatesNames();
     void showsLoaderErrorsInline();
     void closingWhileTrainingSaves();
+    void exportsTheModel();
     void deviceChoiceSaysWhyCudaIsUnavailable();
     void deviceFailureKeepsWeightsAndContinuesOnCpu();
     void gpuThatWillNotStartFallsBackToCpu();
@@ -895,6 +898,55 @@ void TestStudio::rendersAfterTheGpuFailed()
     QTRY_COMPARE_WITH_TIMEOUT(page->reconstruction().size(), QSize(200, 200), kWorkWait);
     deviceFailureBox()->findChild<QPushButton*>("closeButton")->click();
     QTRY_VERIFY(deviceFailureBox() == nullptr);
+}
+
+// File > Export Model: to PyTorch (a folder) from the saved file; to ONNX after more training,
+// which asks to save first and exports what was saved. Both run off the GUI thread.
+void TestStudio::exportsTheModel()
+{
+    openSample("iris");
+    QVERIFY(!find<QMenu>("exportModelMenu")->isEnabled() || session()->hasModel());
+    setSteps(100);
+    trainToEnd();
+    QVERIFY(find<QMenu>("exportModelMenu")->isEnabled());
+    const QString model = m_dir.filePath("iris-export.safetensors");
+    Dialogs::setNextFileName(model);
+    QSignalSpy saved(session(), &Session::modelSaved);
+    find<QAction>("actionSaveModelAs")->trigger();
+    QTRY_COMPARE(saved.count(), 1);
+
+    auto* exporter = m_window->findChild<ModelExporter*>();
+    QVERIFY(exporter);
+    QSignalSpy exported(exporter, &ModelExporter::exported);
+    QSignalSpy failed(exporter, &ModelExporter::failed);
+    const QString folder = m_dir.filePath("iris-pytorch");
+    const int questions = Dialogs::questionCount();
+    Dialogs::setNextFileName(folder);
+    find<QAction>("actionExportPyTorch")->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, kWorkWait);
+    QCOMPARE(Dialogs::questionCount(), questions); // saved already: nothing to ask
+    for (const char* f : {"model.py", "train_more.py", "model.safetensors"})
+        QVERIFY2(QFile::exists(folder + "/" + f), f);
+    QFile copy(folder + "/model.safetensors"), original(model);
+    QVERIFY(copy.open(QIODevice::ReadOnly) && original.open(QIODevice::ReadOnly));
+    QCOMPARE(copy.readAll(), original.readAll());
+    QVERIFY(m_window->statusBar()->currentMessage().contains("iris-pytorch"));
+
+    // Train on: the export asks to save first, saves to the model's file, then exports.
+    setSteps(150);
+    trainToEnd();
+    QVERIFY(session()->isModified());
+    const QString onnx = m_dir.filePath("iris.onnx");
+    Dialogs::setNextAnswer(QMessageBox::Save);
+    Dialogs::setNextFileName(onnx);
+    find<QAction>("actionExportOnnx")->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 2, kWorkWait);
+    QCOMPARE(saved.count(), 2);
+    QVERIFY(!session()->isModified());
+    QVERIFY(QFileInfo(onnx).size() > 1000);
+    QVERIFY2(exported.last().at(1).toString().contains("input  numbers"),
+             qPrintable(exported.last().at(1).toString()));
+    QCOMPARE(failed.count(), 0);
 }
 
 QTEST_MAIN(TestStudio)
