@@ -3,7 +3,7 @@
 # their files are unpacked with dpkg-deb -x) and runs the installed programs from there, with
 # the system's libraries and nothing from the build tree:
 #   ironlearn-cli --version, samples (read from ROOT/usr/share/ironlearn/samples),
-#   train :sample/xor.csv, info on the saved model, devices (the CUDA module found in
+#   train :sample/xor.csv, info and export (PyTorch, ONNX) on the saved model, devices (the CUDA module found in
 #   ROOT/usr/lib/<multiarch>/ironlearn, and the reason it cannot be used here when there is no
 #   GPU), the man pages, the file type of a saved model, and ironlearn-studio --screenshot
 #   under Xvfb. Every check prints what it saw; the first that fails stops the test (exit 1).
@@ -66,6 +66,12 @@ check "samples: $(wc -l < samples.txt) files, read from $ROOT/usr/share/ironlear
 tail -n 3 train.txt
 "$BIN/ironlearn-cli" info xor.safetensors > info.txt || fail "info on the saved model"
 check "train :sample/xor.csv saved a model ($(stat -c %s xor.safetensors) bytes); info reads it"
+
+"$BIN/ironlearn-cli" export xor.safetensors --to pytorch --out xor-pytorch > export.txt 2>&1 &&
+  "$BIN/ironlearn-cli" export xor.safetensors --to onnx --out xor.onnx >> export.txt 2>&1 ||
+  { cat export.txt; fail "export"; }
+[ -s xor-pytorch/model.py ] && [ -s xor.onnx ] || fail "export wrote nothing"
+check "export: xor-pytorch/ (model.py, train_more.py, model.safetensors) and xor.onnx"
 
 "$BIN/ironlearn-cli" devices --verbose > devices.txt 2>&1 || { cat devices.txt; fail "devices"; }
 cat devices.txt
