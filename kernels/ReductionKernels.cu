@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(kBlock)
 constexpr int kGuardChunk = kBlock;
 
 __global__ void __launch_bounds__(kBlock) guardKernel(const float* sq, int count, const float* loss,
-                                                      float maxNorm, float step, float* guard)
+                                                      float maxNorm, long long step, float* guard)
 {
     __shared__ float chunk[kGuardChunk];
     __shared__ int skip;
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(kBlock) guardKernel(const float* sq, int count
     if (bad != -2) {
         guard[GuardScale] = 0.f;
         guard[GuardBad] = 1.f;
-        guard[GuardBadStep] = step;
+        storeGuardStep(guard, step);
         guard[GuardBadTensor] = static_cast<float>(bad);
         return;
     }
@@ -417,7 +417,7 @@ void CudaBackend::guardAndClip(const float* sq, int count, const float* loss, fl
 {
     bind();
     guardKernel<<<1, kBlock, 0, m_stream>>>(sq, std::max(count, 0), loss, maxNorm,
-                                            static_cast<float>(step), guard);
+                                            static_cast<long long>(step), guard);
     checkLaunch("guardAndClip");
 }
 

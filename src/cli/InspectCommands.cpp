@@ -189,11 +189,19 @@ int runDevices(const QStringList& args)
 {
     QCommandLineParser p;
     p.addOption({"verbose", "Also show where the CUDA module is looked for."});
-    if (!parseOrHelp(p, args, "devices", "",
+    p.addOption({"require",
+                 "Exit with status 1, the reason on stderr, when this backend cannot be used "
+                 "(cuda; cpu always can): for scripts that must not fall back.",
+                 "BACKEND"});
+    if (!parseOrHelp(p, args, "devices", "[--require cuda]",
                      "List the devices this build can train on, and why CUDA is unavailable "
                      "when it is.",
                      0, 0))
         return ExitOk;
+    const QString required = p.value("require").toLower();
+    if (p.isSet("require") && required != "cuda" && required != "cpu")
+        throw UsageError("--require: unknown backend \"" + p.value("require").toStdString() +
+                         "\" (cpu or cuda)");
     auto cpu = createCpuBackend(0);
     const DeviceInfo d = cpu->info();
     std::printf("cpu   available    %s\n      %s\n", d.name.c_str(), d.details.c_str());
@@ -216,6 +224,11 @@ int runDevices(const QStringList& args)
         const std::string found = cudaModuleFile();
         for (const std::string& path : cudaModuleSearchPaths())
             std::printf("  %s%s\n", path.c_str(), path == found ? " (found)" : "");
+    }
+    if (required == "cuda" && !cuda.available) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "error: CUDA is required but unavailable: %s\n", cuda.reason.c_str());
+        return ExitDataError;
     }
     return ExitOk;
 }

@@ -16,6 +16,7 @@
 
 #include "ActivationMath.h"
 #include "HashGridMath.h"
+#include "HostDevice.h"
 #include "OptimizerMath.h"
 #include "Tensor.h"
 
@@ -40,10 +41,24 @@ struct DeviceInfo {
 enum GuardSlot : int {
     GuardScale = 0,     // factor applied to every gradient (clipping), 0 once a step went bad
     GuardBad = 1,       // 1 once a non-finite loss or gradient was seen (sticky until cleared)
-    GuardBadStep = 2,   // the step at which it first happened
+    GuardBadStep = 2,   // the step at which it first happened: its low 24 bits, and
     GuardBadTensor = 3, // index of the first parameter tensor with a non-finite gradient, -1: loss
-    GuardSlots = 4
+    GuardBadStepHigh = 4, // the rest of the step (step / 2^24): both halves are exact in a float
+    GuardSlots = 5
 };
+
+// The step in the guard block, split so that a float holds each half exactly (a float alone is
+// exact only to 2^24 steps, about 70 minutes of small CUDA steps).
+IL_HOST_DEVICE inline void storeGuardStep(float* guard, int64_t step)
+{
+    guard[GuardBadStep] = static_cast<float>(step & 0xFFFFFF);
+    guard[GuardBadStepHigh] = static_cast<float>(step >> 24);
+}
+inline int64_t guardStep(const float* guard)
+{
+    return (static_cast<int64_t>(guard[GuardBadStepHigh]) << 24) +
+           static_cast<int64_t>(guard[GuardBadStep]);
+}
 
 // Bumped whenever this interface changes: a separately built backend module (the CUDA one in
 // kernels/) is refused unless it was built against the same version. The lists of activations

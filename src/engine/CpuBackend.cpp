@@ -509,7 +509,7 @@ public:
         if (badTensor != -2) {
             guard[GuardScale] = 0.f;
             guard[GuardBad] = 1.f;
-            guard[GuardBadStep] = static_cast<float>(step);
+            storeGuardStep(guard, step);
             guard[GuardBadTensor] = static_cast<float>(badTensor);
             return;
         }

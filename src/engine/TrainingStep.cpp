@@ -29,7 +29,7 @@ TrainingStep::TrainingStep(Network& net, Optimizer& optimizer, const TrainerConf
     m_guard = m_scalars.data() + SlotGuard;
     m_norms = m_scalars.data() + SlotNorms;
     b.fill(m_scalars.view(1, static_cast<int64_t>(m_scalars.floats())), 0.f);
-    const float guardInit[GuardSlots] = {1.f, 0.f, 0.f, 0.f};
+    const float guardInit[GuardSlots] = {1.f, 0.f, 0.f, 0.f, 0.f};
     b.upload(m_guard, guardInit, sizeof(guardInit));
     m_lossSum = m_scalars.view(1, 1, SlotLossSum);
     m_stepLossT = m_scalars.view(1, 1, SlotStepLoss);
@@ -144,7 +144,7 @@ bool TrainingStep::read(double& lossSum)
 
 int64_t TrainingStep::badStep() const
 {
-    return static_cast<int64_t>(m_readBack[SlotGuard + GuardBadStep]);
+    return guardStep(m_readBack + SlotGuard);
 }
 
 std::string TrainingStep::describeFailure() const

@@ -67,6 +67,7 @@ private:
     static constexpr int SlotStepLoss = 1; // this step's loss
     static constexpr int SlotGuard = 2;    // GuardSlots floats (Backend.h)
     static constexpr int SlotNorms = 8;    // one squared gradient norm per trainable tensor
+    static_assert(SlotGuard + GuardSlots <= SlotNorms);
 
     Buffer m_scalars;
     float* m_stepLoss;

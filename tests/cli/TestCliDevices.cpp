@@ -160,6 +160,13 @@ void TestCliDevices::reasons()
                  t.err.contains("--backend cpu"),
              qPrintable(t.err));
     QVERIFY(!QFile::exists(out));
+    // devices --require cuda: exit 1 with the reason (what the device check's preflight asks).
+    const RunResult required = runCli(m_dir.path(), {"devices", "--require", "cuda"}, 60000, env);
+    QCOMPARE(required.code, 1);
+    QVERIFY2(required.err.trimmed().count('\n') == 0 &&
+                 required.err.contains("CUDA is required but unavailable") &&
+                 required.err.contains(expected),
+             qPrintable(required.err));
     const RunResult cpu = runCli(
         m_dir.path(), {"train", "xor.csv", "--epochs", "2", "--out", out, "--quiet"}, 60000, env);
     QVERIFY2(cpu.code == 0, qPrintable(cpu.err));
@@ -174,6 +181,8 @@ void TestCliDevices::availableButCannotStart()
     QCOMPARE(cudaLine(d, &available), QString("Fake GPU, 1.0 GiB, compute 9.0"));
     QVERIFY(available);
     QVERIFY2(d.out.contains(FAKE_CUDA_MODULE), qPrintable(d.out)); // the search path
+    QCOMPARE(runCli(m_dir.path(), {"devices", "--require", "cuda"}, 60000, env).code, 0);
+    QCOMPARE(runCli(m_dir.path(), {"devices", "--require", "tpu"}, 60000, env).code, 2);
 
     const QString out = m_dir.filePath("m.safetensors");
     const RunResult t =

@@ -74,6 +74,7 @@ private slots:
     void guardAndClip_data();
     void guardAndClip();
     void guardIsSticky();
+    void guardStepIsExactPastFloatPrecision();
 
     void sgdStep_data();
     void sgdStep();
@@ -397,7 +398,8 @@ void TestBackendOps::lossClassWeights()
                          1e-7, 0.0);
     }
     {
-        Buffer dz = testutil::filledBuffer(b(), 4, 0.f), dt = toDevice(b(), {1.f, 0.f, 0.f, 0.f});
+        Buffer dz = testutil::filledBuffer(b(), 4, 0.f),
+               dt = toDevice(b(), {1.f, 0.f, 0.f, 0.f, 0.f});
         Buffer dw = toDevice(b(), {0.5f, 2.f});
         Buffer g = testutil::filledBuffer(b(), 4, kNaN), l = testutil::filledBuffer(b(), 1, kNaN);
         b().lossForwardBackward(LossKind::BinaryCrossEntropy, 0.f, dw.view(1, 2), dz.view(4, 1),
@@ -662,7 +664,7 @@ void TestBackendOps::guardAndClip()
     QFETCH(float, badTensor);
     Buffer dsq = toDevice(b(), std::vector<float>(sq.begin(), sq.end()));
     Buffer dl = testutil::filledBuffer(b(), 1, loss);
-    Buffer guard = toDevice(b(), {1.f, 0.f, 0.f, 0.f});
+    Buffer guard = toDevice(b(), {1.f, 0.f, 0.f, 0.f, 0.f});
     b().guardAndClip(dsq.data(), int(sq.size()), dl.data(), maxNorm, 37, guard.data());
     const auto g = toHost(b(), guard.view(1, GuardSlots));
     QVERIFY2(std::fabs(g[GuardScale] - scale) <= 1e-6f * std::max(1.f, scale),
@@ -674,9 +676,23 @@ void TestBackendOps::guardAndClip()
     }
 }
 
+// The step of the first bad step, exactly, past the 2^24 steps a float counts without gaps.
+void TestBackendOps::guardStepIsExactPastFloatPrecision()
+{
+    for (const int64_t step : {int64_t{37}, (int64_t{1} << 24) + 3, (int64_t{1} << 40) + 12345}) {
+        Buffer guard = toDevice(b(), {1.f, 0.f, 0.f, 0.f, 0.f});
+        Buffer sq = toDevice(b(), {1.f, kNaN});
+        Buffer loss = testutil::filledBuffer(b(), 1, 0.5f);
+        b().guardAndClip(sq.data(), 2, loss.data(), 0.f, step, guard.data());
+        const auto g = toHost(b(), guard.view(1, GuardSlots));
+        QCOMPARE(g[GuardBad], 1.f);
+        QCOMPARE(guardStep(g.data()), step);
+    }
+}
+
 void TestBackendOps::guardIsSticky()
 {
-    Buffer guard = toDevice(b(), {1.f, 0.f, 0.f, 0.f});
+    Buffer guard = toDevice(b(), {1.f, 0.f, 0.f, 0.f, 0.f});
     Buffer good = toDevice(b(), {1.f, 4.f, 4.f});
     Buffer badSq = toDevice(b(), {1.f, 4.f, kInf});
     Buffer loss = testutil::filledBuffer(b(), 1, 0.5f);
