@@ -5,7 +5,7 @@
 #
 #   packaging/device/bundle.sh [--allow-no-cuda] BUILD_DIR OUT_DIR
 #
-# From BUILD_DIR: ironlearn-bench, ironlearn-cli, testCudaParity and testBackendOps, and the
+# From BUILD_DIR: ironlearn-bench, ironlearn-cli and testCudaParity, and the
 # CUDA module lib/libironlearn-cuda.so (--allow-no-cuda: go on without it, for a trial of this
 # script on a machine without the CUDA toolkit). Into OUT_DIR:
 #   libexec/   the executables (stripped; RUNPATH $ORIGIN/../lib when patchelf is there)
@@ -18,9 +18,12 @@
 #   env.sh     source it to run the programs directly: LD_LIBRARY_PATH, QT_PLUGIN_PATH,
 #              QT_QPA_PLATFORM=offscreen, PATH
 #   MANIFEST.txt  what is in the bundle and where each library came from
+#   REQUIRES.txt  what the device must have, for check.sh's preflight: "glibc 2.34" (the newest
+#              GLIBC_ symbol version any bundled file needs) and "library libcublas.so.13" for
+#              each library of the CUDA toolkit the module links
 # and OUT_DIR.tar.xz next to OUT_DIR: the bundle to carry to the device (the unpacked folder is
-# about 110 MiB, mostly ICU data and OpenBLAS; the archive must stay under 60 MiB, which this
-# script checks). Only the launchers in bin/ (or a shell that sourced env.sh) see the bundled
+# about 110 MiB, mostly ICU data and OpenBLAS; the archive must stay under 55 MiB, which this
+# script checks, so that it fits the device tool's 64 MiB carry with room to spare). Only the launchers in bin/ (or a shell that sourced env.sh) see the bundled
 # libraries; Python started next to them keeps the device's own.
 #
 # Build for the device's CPU and GPU, not this machine's, for example:
@@ -44,7 +47,7 @@ if [[ ${#args[@]} -ne 2 ]]; then
 fi
 build="$(cd "${args[0]}" && pwd)"
 out="${args[1]}"
-max_archive_mib=60
+max_archive_mib=55
 
 die() { echo "bundle.sh: $*" >&2; exit 1; }
 
@@ -53,7 +56,6 @@ declare -A programs=(
     [ironlearn-bench]="$build/src/bench/ironlearn-bench"
     [ironlearn-cli]="$build/src/cli/ironlearn-cli"
     [testCudaParity]="$build/tests/engine/testCudaParity"
-    [testBackendOps]="$build/tests/engine/testBackendOps"
 )
 for name in "${!programs[@]}"; do
     [[ -x "${programs[$name]}" ]] || die "${programs[$name]} is missing; build it first (ninja -C $build $name)"
@@ -207,6 +209,24 @@ outside=$(env -i LD_LIBRARY_PATH="$out/lib" ldd "${elfs[@]}" 2>/dev/null |
         echo "$name => $path"
     done)
 [[ -z "$outside" ]] || die "resolved outside the bundle: $outside"
+
+# ---- what the device must provide ---------------------------------------------------------------
+# The newest glibc symbol version any bundled file asks for, and the toolkit libraries the module
+# links (not bundled): check.sh compares them with the device's before running anything.
+glibc_needed=$(objdump -T "${elfs[@]}" "$out"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' |
+    sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n -u | tail -1 || true)
+{
+    echo "glibc ${glibc_needed:-unknown}"
+    if [[ -n "$module" ]]; then
+        readelf -d "$out/lib/libironlearn-cuda.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
+            while read -r lib; do
+                if is_system_lib "$lib" "" && [[ "$lib" == libcublas* || "$lib" == libcudart* ]]; then
+                    echo "library $lib"
+                fi
+            done
+    fi
+} >"$out/REQUIRES.txt"
+echo "REQUIRES.txt: $(tr '\n' ';' <"$out/REQUIRES.txt")" >>"$manifest"
 
 # ---- archive and size ------------------------------------------------------------------------------
 tar -C "$(dirname "$out")" -cf - "$(basename "$out")" | xz -T0 -6 >"$out.tar.xz"

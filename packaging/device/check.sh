@@ -1,38 +1,41 @@
 #!/usr/bin/env bash
-# The CUDA backend's check on a GPU machine (issue #5): runs a bundle made by bundle.sh and
-# writes what it saw to $OUT, in at most about 8 minutes (every step under `timeout`, the whole
-# run under one deadline).
+# The CUDA backend's check on a GPU machine: runs a bundle made by bundle.sh and writes what it
+# saw to $OUT as it goes, in at most 300 s by default (every step under `timeout`, the whole run
+# under one deadline), so that a session's 15 device minutes leave room for a machine start and
+# a second try.
 #
 #   packaging/device/check.sh BUNDLE [--budget SECONDS] [--repeat N]
 #
 # BUNDLE: the folder bundle.sh wrote, or its .tar.xz (unpacked into a temporary folder).
 # Run from anywhere in the repository; on the device tool, for example:
 #   run(command="packaging/device/check.sh build/device/bundle.tar.xz",
-#       carry=["build/device/bundle.tar.xz"], timeout_s=540)
+#       carry=["build/device/bundle.tar.xz"], timeout_s=330)
 #
-# Steps, each reported in summary.txt with its exit status and time:
-#   1. the machine: nvidia-smi -L and nvidia-smi, the OS, Python's torch and its CUDA
-#   2. cuBLAS for the module: from the CUDA toolkit, else from Python's nvidia-cublas wheel
-#   3. ironlearn-cli devices: does the registry load the module and see the GPU?
-#   4. testBackendOps (the bundled CPU backend; also proves the bundled libraries load)
-#   5. testCudaParity: every op, recorded replays and training runs, CUDA against the CPU
-#   6. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py
-# Files in $OUT (default ./device-out): summary.txt, system.txt, backend-ops.txt, parity.txt,
-# compare.txt, bench-ours.json, bench-torch.json. A machine without a GPU or driver is reported
-# (nvidia-smi missing, CUDA unavailable, the parity test skipped) and the script exits 1; it exits
-# 0 only when every step passed.
+# 0. Preflight, about 10 s, stopping at the first problem with the reason:
+#    the device's glibc against the newest version the bundle needs (REQUIRES.txt), the CUDA
+#    toolkit libraries the module links (cuBLAS) found on the device, and
+#    `ironlearn-cli devices --require cuda` (the module loads, the driver and a GPU answer).
+#    On a machine without a GPU the check ends here, exit status 1, in seconds.
+# 1. testCudaParity with IRONLEARN_REQUIRE_CUDA=1 (a missing GPU fails, never skips): every op,
+#    recorded replays and training runs, CUDA against the CPU.
+# 2. compute-sanitizer --tool memcheck, then --tool racecheck, on a few op-level parity
+#    functions (when the toolkit has compute-sanitizer).
+# 3. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py.
+# Files in $OUT (default ./device-out), written as each step ends: summary.txt (a line per
+# step), system.txt, parity.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
+# bench-torch.json. Exits 0 only when every step passed.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-budget=470
-repeat=10
+budget=300
+repeat=5
 bundle=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --budget) budget="$2"; shift 2 ;;
         --repeat) repeat="$2"; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "check.sh: unknown option $1" >&2; exit 2 ;;
         *) bundle="$1"; shift ;;
     esac
@@ -51,6 +54,12 @@ deadline=$((SECONDS + budget))
 failures=0
 
 note() { echo "$*" | tee -a "$summary"; }
+# The preflight's verdict: the reason, and the end of the check.
+stop() {
+    note "FAIL  preflight: $*"
+    note "stopped at the preflight after $SECONDS s; files in $OUT"
+    exit 1
+}
 
 # step NAME TIMEOUT LOG COMMAND...: runs COMMAND under timeout (never past the deadline),
 # appending its output to LOG, and records the outcome. Returns the command's status.
@@ -88,82 +97,100 @@ if [[ -f "$bundle" ]]; then
     else
         python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
             "$bundle" "$unpack"
-    fi || { note "FAIL  unpack $bundle"; exit 1; }
+    fi || stop "could not unpack $bundle"
     bundle="$(find "$unpack" -mindepth 2 -maxdepth 2 -name env.sh -printf '%h\n' | head -1)"
 fi
-if [[ ! -f "$bundle/env.sh" || ! -x "$bundle/bin/ironlearn-bench" ]]; then
-    note "FAIL  $bundle is not a bundle made by packaging/device/bundle.sh"
-    exit 1
+if [[ ! -f "$bundle/env.sh" || ! -x "$bundle/bin/ironlearn-cli" ]]; then
+    stop "$bundle is not a bundle made by packaging/device/bundle.sh"
 fi
 bundle="$(cd "$bundle" && pwd)"
 note "bundle: $bundle ($(head -1 "$bundle/MANIFEST.txt" 2>/dev/null))"
 
-# ---- 1. the machine ---------------------------------------------------------------------------------
-have_gpu=1
-if command -v nvidia-smi >/dev/null 2>&1; then
-    step "nvidia-smi -L" 20 "$system" nvidia-smi -L || have_gpu=0
-    step "nvidia-smi" 20 "$system" nvidia-smi || true
-else
-    note "FAIL  nvidia-smi                   not found: no NVIDIA driver on this machine"
-    failures=$((failures + 1))
-    have_gpu=0
-fi
+# ---- 0. preflight --------------------------------------------------------------------------------
 {
     echo "==== system"
     uname -a
     (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
     ldd --version 2>&1 | head -1
     nproc
+    timeout 5 nvidia-smi -L 2>&1 || echo "nvidia-smi: not found or no answer"
 } >>"$system" 2>&1
-step "python3 torch" 60 "$system" python3 -c '
-import torch
-print("torch", torch.__version__, "CUDA", torch.version.cuda, "available", torch.cuda.is_available())
-if torch.cuda.is_available():
-    print(torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))' || true
 
-# ---- 2. cuBLAS for the module --------------------------------------------------------------------
-module="$bundle/lib/libironlearn-cuda.so"
-if [[ -f "$module" ]]; then
-    (. "$bundle/env.sh" && ldd "$module") >>"$system" 2>&1
-    if (. "$bundle/env.sh" && ldd "$module") 2>/dev/null | grep -q 'libcublas.*not found'; then
-        # Not in the toolkit: PyTorch's wheels bring cuBLAS (nvidia/cu13/lib, nvidia/cublas/lib).
-        extra="$(timeout 60 python3 - <<'EOF' 2>/dev/null
+# version_ge A B: A >= B, for dotted versions.
+version_ge() { [[ "$(printf '%s\n%s\n' "$1" "$2" | sort -t. -k1,1n -k2,2n -k3,3n | head -1)" == "$2" ]]; }
+
+requires="$bundle/REQUIRES.txt"
+[[ -f "$requires" ]] || stop "$bundle has no REQUIRES.txt (made by an older bundle.sh)"
+glibc_needed="$(sed -n 's/^glibc //p' "$requires")"
+glibc_here="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')"
+[[ -n "$glibc_here" ]] || glibc_here="$(ldd --version 2>/dev/null | head -1 | grep -o '[0-9]*\.[0-9]*$')"
+if [[ -n "$glibc_needed" && "$glibc_needed" != unknown ]]; then
+    version_ge "$glibc_here" "$glibc_needed" ||
+        stop "the bundle needs glibc $glibc_needed; this machine has ${glibc_here:-an unknown one} (build the bundle on an older system)"
+fi
+note "ok    glibc: the bundle needs ${glibc_needed:-?}, this machine has $glibc_here"
+
+# The toolkit libraries the module links: the device's own (ld.so cache, the toolkit, or the
+# nvidia-* Python wheels PyTorch brings; 5 s at most for Python).
+while read -r lib; do
+    [[ -n "$lib" ]] || continue
+    found="$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l { print $NF; exit }')"
+    for d in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/targets/x86_64-linux/lib; do
+        [[ -z "$found" && -e "$d/$lib" ]] && found="$d/$lib"
+    done
+    if [[ -z "$found" ]]; then
+        found="$(timeout 5 python3 - "$lib" <<'EOF' 2>/dev/null
 import glob, os, site, sys
-roots = site.getsitepackages() + [site.getusersitepackages()]
-for r in roots:
-    for lib in sorted(glob.glob(os.path.join(r, "nvidia", "**", "libcublas.so.*"), recursive=True)):
-        print(os.path.dirname(lib)); sys.exit(0)
+for r in site.getsitepackages() + [site.getusersitepackages()]:
+    for path in sorted(glob.glob(os.path.join(r, "nvidia", "**", sys.argv[1]), recursive=True)):
+        print(path); sys.exit(0)
 EOF
 )"
-        if [[ -n "$extra" ]]; then
-            export IRONLEARN_EXTRA_LIBS="$extra"
-            note "note  cuBLAS is not in the CUDA toolkit here; using $extra"
-        else
-            note "FAIL  cuBLAS for $module not found (neither the toolkit nor Python's wheels)"
-            failures=$((failures + 1))
-        fi
+        [[ -n "$found" ]] && export IRONLEARN_EXTRA_LIBS="${IRONLEARN_EXTRA_LIBS:+$IRONLEARN_EXTRA_LIBS:}$(dirname "$found")"
     fi
+    [[ -n "$found" ]] || stop "$lib (which the CUDA module links) is not on this machine: not in the ld.so cache, ${CUDA_HOME:-/usr/local/cuda}/lib64 or Python's nvidia wheels"
+    note "ok    $lib: $found"
+done < <(sed -n 's/^library //p' "$requires")
+
+devices_log="$OUT/devices.txt"
+if ! timeout -k 2 8 "$bundle/bin/ironlearn-cli" devices --require cuda --verbose >"$devices_log" 2>&1; then
+    stop "$(grep -m1 -E '^error:|cuda  unavailable' "$devices_log" || echo "ironlearn-cli devices did not answer in 8 s")"
+fi
+note "ok    $(grep -m1 '^cuda' "$devices_log")"
+note "preflight passed in $SECONDS s"
+
+# ---- 1. parity ----------------------------------------------------------------------------------
+step "testCudaParity" 120 "$OUT/parity.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+    "$bundle/bin/testCudaParity"
+grep -E '^(Totals|SKIP|FAIL)' "$OUT/parity.txt" 2>/dev/null | head -20 | sed 's/^/      /' | tee -a "$summary"
+
+# ---- 2. compute-sanitizer on op-level parity functions ------------------------------------------
+sanitizer=""
+for s in compute-sanitizer "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"; do
+    command -v "$s" >/dev/null 2>&1 && { sanitizer="$(command -v "$s")"; break; }
+done
+if [[ -n "$sanitizer" ]]; then
+    # The launcher sources env.sh; the sanitizer runs the program under it.
+    (failures=0
+     . "$bundle/env.sh"
+     step "memcheck" 45 "$OUT/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+         --tool memcheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
+         guardAndClip optimizer sampleRows shuffledOrder recordingMatchesEager
+     step "racecheck" 45 "$OUT/racecheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+         --tool racecheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
+         guardAndClip sampleRows
+     exit "$failures") || failures=$((failures + $?))
 else
-    note "FAIL  the bundle has no CUDA module (built without the CUDA toolkit)"
-    failures=$((failures + 1))
+    note "SKIP  compute-sanitizer            not in the CUDA toolkit here"
 fi
 
-# ---- 3-6. the programs --------------------------------------------------------------------------
-step "ironlearn-cli devices" 30 "$system" "$bundle/bin/ironlearn-cli" devices
-step "testBackendOps" 90 "$OUT/backend-ops.txt" "$bundle/bin/testBackendOps" -silent
-step "testCudaParity" 240 "$OUT/parity.txt" "$bundle/bin/testCudaParity"
-grep -E '^(Totals|SKIP|FAIL)' "$OUT/parity.txt" 2>/dev/null | head -20 | sed 's/^/      /' | tee -a "$summary"
-if ((have_gpu)); then
-    # Python keeps its own libraries: only the ironlearn launchers source env.sh.
-    step "compare_cuda.sh" 240 "$OUT/compare.txt" env PYTHON=python3 \
-        "$root/packaging/bench/compare_cuda.sh" --repeat "$repeat" --save "$OUT" \
-        "$bundle/bin/ironlearn-bench"
-    [[ -f "$OUT/ours.json" ]] && mv "$OUT/ours.json" "$OUT/bench-ours.json"
-    [[ -f "$OUT/torch.json" ]] && mv "$OUT/torch.json" "$OUT/bench-torch.json"
-else
-    note "SKIP  compare_cuda.sh              no GPU"
-    failures=$((failures + 1))
-fi
+# ---- 3. against PyTorch ---------------------------------------------------------------------------
+# Python keeps its own libraries: only the ironlearn launchers source env.sh.
+step "compare_cuda.sh" 100 "$OUT/compare.txt" env PYTHON=python3 \
+    "$root/packaging/bench/compare_cuda.sh" --repeat "$repeat" --save "$OUT" \
+    "$bundle/bin/ironlearn-bench"
+[[ -f "$OUT/ours.json" ]] && mv "$OUT/ours.json" "$OUT/bench-ours.json"
+[[ -f "$OUT/torch.json" ]] && mv "$OUT/torch.json" "$OUT/bench-torch.json"
 
 # ---- summary -----------------------------------------------------------------------------------------
 echo
