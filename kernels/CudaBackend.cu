@@ -232,6 +232,7 @@ void CudaBackend::release() noexcept
     m_graphs.clear();
     if (m_stream) {
         flushDeferredFrees();
+        freeRetired();
         if (m_ones) cudaFreeAsync(m_ones, m_stream);
         if (m_sampleScratch) cudaFreeAsync(m_sampleScratch, m_stream);
         cudaStreamSynchronize(m_stream);
@@ -368,6 +369,33 @@ void CudaBackend::freeBytes(void* p) noexcept
     if (cudaFreeAsync(p, m_stream) != cudaSuccess) cudaGetLastError();
 }
 
+void CudaBackend::retireBytes(void* p) noexcept
+{
+    if (!p) return;
+    {
+        std::lock_guard lock(m_recordMutex);
+        if (m_recording.load() || !m_graphs.empty()) {
+            try {
+                m_retired.push_back(p);
+            } catch (...) { // out of host memory: leak the block rather than free it under a graph
+            }
+            return;
+        }
+    }
+    freeBytes(p);
+}
+
+void CudaBackend::freeRetired() noexcept
+{
+    std::vector<void*> retired;
+    {
+        std::lock_guard lock(m_recordMutex);
+        retired.swap(m_retired);
+    }
+    for (void* p : retired)
+        if (cudaFreeAsync(p, m_stream) != cudaSuccess) cudaGetLastError();
+}
+
 void CudaBackend::flushDeferredFrees() noexcept
 {
     std::vector<void*> frees;
@@ -429,7 +457,7 @@ void CudaBackend::ensureOnes(int64_t count)
                            "recording a CUDA graph (run the step once before recording it)");
     const int64_t grown = (std::max(count, 2 * m_onesCount) + 1023) / 1024 * 1024;
     auto* ones = static_cast<float*>(allocateBytes(static_cast<size_t>(grown) * sizeof(float)));
-    freeBytes(m_ones);
+    retireBytes(m_ones); // a recorded graph may still read the old vector
     m_ones = ones;
     m_onesCount = grown;
     fill(Tensor{m_ones, {1, grown}}, 1.f);
@@ -442,11 +470,11 @@ void CudaBackend::gemm(bool transA, bool transB, float alpha, ConstTensor a, Con
 {
     const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
     if (m == 0 || n == 0) return;
-    if (k == 0) { // an empty product: C = beta * C
+    if (k == 0) { // an empty product: C = beta * C (not 0 * C + beta * C: 0 * Inf is NaN)
         if (beta == 0.f)
             fill(c, 0.f);
-        else
-            axpby(0.f, c, beta, c);
+        else if (beta != 1.f)
+            scaleInPlace(c.data, c.size(), beta);
         return;
     }
     constexpr int64_t intMax = 0x7fffffff;
@@ -515,8 +543,14 @@ int CudaBackend::endRecording()
         if (!m_recording.load()) throw BackendError("endRecording: no recording is open");
         e = cudaStreamEndCapture(m_stream, &graph);
         m_recording = false;
+        // Blocks freed during the capture may be read by the graph just captured: they are
+        // kept until the recordings are discarded, never handed back to the pool under it.
+        try {
+            m_retired.insert(m_retired.end(), m_deferredFrees.begin(), m_deferredFrees.end());
+            m_deferredFrees.clear();
+        } catch (...) { // out of host memory: the blocks stay listed as deferred (freed later)
+        }
     }
-    flushDeferredFrees();
     if (e != cudaSuccess) {
         if (graph) cudaGraphDestroy(graph);
         throwCuda(e, "endRecording");
@@ -561,6 +595,7 @@ void CudaBackend::discardRecordings()
     for (cudaGraphExec_t exec : m_graphs)
         if (exec) cudaGraphExecDestroy(exec);
     m_graphs.clear();
+    freeRetired(); // stream-ordered: after any replay still running on the stream
     cudaGetLastError();
 }
 

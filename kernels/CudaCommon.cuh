@@ -200,6 +200,10 @@ private:
     void computeLoss(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
                      ConstTensor target, float* grad, float* lossOut, bool accumulate);
     void flushDeferredFrees() noexcept;
+    // Frees p now, or, while recordings exist (or one is open), keeps it in m_retired until
+    // they are discarded: a graph bakes in the pointers it was recorded with.
+    void retireBytes(void* p) noexcept;
+    void freeRetired() noexcept;
 
     int m_device = 0;
     bool m_tf32 = false;
@@ -228,6 +232,9 @@ private:
     std::mutex m_recordMutex;
     std::atomic<bool> m_recording{false};
     std::vector<void*> m_deferredFrees;
+    // Blocks a kept recording may still read (retireBytes; frees deferred during a capture):
+    // freed by discardRecordings() and release(), after the graphs.
+    std::vector<void*> m_retired;
     std::vector<cudaGraphExec_t> m_graphs;
 };
 

@@ -237,9 +237,9 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 template <class Rule>
-__global__ void __launch_bounds__(kBlock) optimizerKernel(typename Rule::Step c, float* w,
-                                                          const float* g, optimizers::Slots s,
-                                                          int64_t n, const float* guard)
+__global__ void __launch_bounds__(kBlock)
+    optimizerKernel(typename Rule::Step c, float* w, const float* g, optimizers::Slots s, int64_t n,
+                    const float* guard)
 {
     float scale;
     if (!readGuard(guard, scale)) return;
@@ -432,7 +432,8 @@ void CudaBackend::embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtab
     checkLaunch("embeddingBackward");
 }
 
-// ---- multiresolution hash encoding ----------------------------------------------------------------
+// ---- multiresolution hash encoding
+// ----------------------------------------------------------------
 
 void CudaBackend::hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, Tensor y)
 {
@@ -445,8 +446,7 @@ void CudaBackend::hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor 
     checkLaunch("hashGridForward");
 }
 
-void CudaBackend::hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy,
-                                   Tensor dtables)
+void CudaBackend::hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy, Tensor dtables)
 {
     shapes::hashGrid("hashGridBackward", g, x, dtables, dy);
     fill(dtables, 0.f);

@@ -400,7 +400,7 @@ void CudaBackend::sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, 
     if (rows * k > m_sampleScratchFloats) { // generation, never inside a recorded step
         requireNotRecording("sampleRows");
         auto* grown = static_cast<float*>(allocateBytes(static_cast<size_t>(rows * k) * 4));
-        freeBytes(m_sampleScratch);
+        retireBytes(m_sampleScratch); // a recorded graph may still read the old scratch
         m_sampleScratch = grown;
         m_sampleScratchFloats = rows * k;
     }

@@ -241,11 +241,12 @@ public:
         m_governor->poll(); // every training step multiplies matrices: the place to adapt
         const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
         if (m == 0 || n == 0) return;
-        if (k == 0) { // an empty product: C = beta * C
+        if (k == 0) { // an empty product: C = beta * C (not 0 * C + beta * C: 0 * Inf is NaN)
             if (beta == 0.f)
                 fill(c, 0.f);
-            else
-                axpby(0.f, c, beta, c);
+            else if (beta != 1.f)
+                for (int64_t i = 0; i < c.size(); ++i)
+                    c.data[i] *= beta;
             return;
         }
         cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,

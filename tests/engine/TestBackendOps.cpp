@@ -75,6 +75,7 @@ private slots:
     void guardAndClip();
     void guardIsSticky();
     void guardStepIsExactPastFloatPrecision();
+    void emptyProductKeepsInfinity();
 
     void sgdStep_data();
     void sgdStep();
@@ -673,6 +674,21 @@ void TestBackendOps::guardAndClip()
     if (bad != 0) {
         QCOMPARE(g[GuardBadStep], 37.f);
         QCOMPARE(g[GuardBadTensor], badTensor);
+    }
+}
+
+// C = beta * C when the inner dimension is 0, even where C holds an infinity (0 * Inf is NaN).
+void TestBackendOps::emptyProductKeepsInfinity()
+{
+    Buffer a = toDevice(b(), {}), bb = toDevice(b(), {});
+    for (const float beta : {1.f, 2.f, 0.f}) {
+        Buffer c = toDevice(b(), {kInf, 1.f, -kInf, 3.f});
+        b().gemm(false, false, 1.f, a.view(2, 0), bb.view(0, 2), beta, c.view(2, 2));
+        const auto got = toHost(b(), c.view(2, 2));
+        const std::vector<float> want = beta == 0.f
+                                            ? std::vector<float>{0, 0, 0, 0}
+                                            : std::vector<float>{kInf, beta, -kInf, 3 * beta};
+        QCOMPARE(got, want);
     }
 }
 

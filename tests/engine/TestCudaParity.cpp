@@ -260,6 +260,8 @@ private slots:
 
     // (b) recorded sequences
     void recordingMatchesEager();
+    void recordingSurvivesScratchGrowth();
+    void emptyProductKeepsInfinity();
     void recordingDiscardAfterError();
 
     // (c) training runs
@@ -813,6 +815,71 @@ struct StepState {
 };
 
 } // namespace
+
+// A recording that reads the backend's scratch (sumRows' vector of ones) still replays right
+// after that scratch grew and the sampling scratch grew: the old blocks stay allocated while a
+// recording may read them, so fresh allocations cannot take them over.
+void TestCudaParity::recordingSurvivesScratchGrowth()
+{
+    Backend& g = *m_gpu;
+    Rng rng(7);
+    const int64_t rows = 64, cols = 8;
+    const std::vector<float> xs = testutil::randomVector(rng, rows * cols, -1, 1);
+    Buffer x = testutil::toDevice(g, xs);
+    Buffer out = testutil::filledBuffer(g, cols, 0.f);
+    const Tensor xt = x.view(rows, cols), outt = out.view(1, cols);
+    g.sumRows(xt, 0.f, outt); // the ones vector exists before the recording
+    if (!g.beginRecording()) QSKIP("the backend does not record (beginRecording() is false)");
+    g.sumRows(xt, 0.f, outt);
+    const int handle = g.endRecording();
+
+    const int64_t bigRows = 1 << 17;
+    Buffer big = testutil::filledBuffer(g, bigRows * cols, 1.f);
+    Buffer bigOut = testutil::filledBuffer(g, cols, 0.f);
+    g.sumRows(big.view(bigRows, cols), 0.f, bigOut.view(1, cols)); // the ones vector grows
+    const int64_t k = 512, sampleRows = 1024;
+    Buffer probs = testutil::filledBuffer(g, sampleRows * k, 1.f / k);
+    Buffer uniforms = testutil::filledBuffer(g, sampleRows, 0.5f);
+    Buffer ids = testutil::filledBuffer(g, sampleRows, 0.f);
+    g.sampleRows(probs.view(sampleRows, k), uniforms.view(sampleRows, 1), 0, 0,
+                 ids.view(sampleRows, 1)); // the sampling scratch grows
+    // New blocks of the freed sizes, full of junk: a replay reading freed memory would see it.
+    Buffer junk1 = testutil::filledBuffer(g, 4096, 1e30f);
+    Buffer junk2 = testutil::filledBuffer(g, sampleRows * k, 1e30f);
+    g.fill(out.view(1, cols), -7.f);
+    g.replay(handle);
+    g.synchronize();
+    const auto got = testutil::toHost(g, out.view(1, cols));
+    for (int64_t c = 0; c < cols; ++c) {
+        double want = 0;
+        for (int64_t r = 0; r < rows; ++r)
+            want += xs[static_cast<size_t>(r * cols + c)];
+        QVERIFY2(std::fabs(got[static_cast<size_t>(c)] - want) <= 1e-4,
+                 qPrintable(QStringLiteral("column %1: replay %2, expected %3")
+                                .arg(c)
+                                .arg(double(got[static_cast<size_t>(c)]))
+                                .arg(want)));
+    }
+    g.discardRecordings();
+}
+
+// C = beta * C when the inner dimension is 0, even where C holds an infinity (0 * Inf is NaN).
+void TestCudaParity::emptyProductKeepsInfinity()
+{
+    Pair a = pair({}, 2, 0), b = pair({}, 0, 2);
+    for (const float beta : {1.f, 2.f, 0.f}) {
+        Pair c = pair({kInf, 1.f, -kInf, 3.f}, 2, 2);
+        forBoth([&](Backend& be, Side s) { be.gemm(false, false, 1.f, a[s], b[s], beta, c[s]); });
+        const auto gpu = host(c, Gpu), cpu = host(c, Cpu);
+        const std::vector<float> want = beta == 0.f
+                                            ? std::vector<float>{0, 0, 0, 0}
+                                            : std::vector<float>{kInf, beta, -kInf, 3 * beta};
+        for (size_t i = 0; i < 4; ++i) {
+            QCOMPARE(cpu[i], want[i]);
+            QCOMPARE(gpu[i], want[i]);
+        }
+    }
+}
 
 void TestCudaParity::recordingMatchesEager()
 {
