@@ -162,12 +162,13 @@ void CudaBackend::init()
     m_name = prop.name;
     m_totalMemory = prop.totalGlobalMem;
     m_sms = std::max(1, prop.multiProcessorCount);
+    // Stream-ordered pools (cudaMallocAsync) where the driver has them; plain cudaMalloc where
+    // it does not (some virtualised GPUs), or when IRONLEARN_CUDA_POOL=0 asks (for testing).
     int pools = 0;
     check(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, m_device),
           "cudaDeviceGetAttribute");
-    if (!pools)
-        throw BackendError(m_name + ": this driver does not support stream-ordered memory "
-                                    "pools (cudaMallocAsync), which the CUDA backend needs");
+    const char* poolChoice = std::getenv("IRONLEARN_CUDA_POOL");
+    m_pooled = pools != 0 && !(poolChoice && std::strcmp(poolChoice, "0") == 0);
 
     bind(); // creates the primary context on this device
 
@@ -186,11 +187,13 @@ void CudaBackend::init()
 
     check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamCreateWithFlags(&m_sideStream, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaDeviceGetDefaultMemPool(&m_pool, m_device), "cudaDeviceGetDefaultMemPool");
-    // Keep freed memory in the pool instead of returning it at every synchronisation.
-    uint64_t threshold = UINT64_MAX; // cuuint64_t
-    check(cudaMemPoolSetAttribute(m_pool, cudaMemPoolAttrReleaseThreshold, &threshold),
-          "cudaMemPoolSetAttribute");
+    if (m_pooled) {
+        check(cudaDeviceGetDefaultMemPool(&m_pool, m_device), "cudaDeviceGetDefaultMemPool");
+        // Keep freed memory in the pool instead of returning it at every synchronisation.
+        uint64_t threshold = UINT64_MAX; // cuuint64_t
+        check(cudaMemPoolSetAttribute(m_pool, cudaMemPoolAttrReleaseThreshold, &threshold),
+              "cudaMemPoolSetAttribute");
+    }
 
     checkBlas(cublasCreate(&m_blas), "cublasCreate");
     // cublasSetStream resets the workspace to cuBLAS's own pool, so it must come first.
@@ -209,7 +212,10 @@ void CudaBackend::init()
     checkBlas(cublasGetVersion(m_blas, &blasVersion), "cublasGetVersion");
     m_details = computeText(prop.major, prop.minor) + ", " + formatGiB(m_totalMemory) +
                 ", cuBLAS " + std::to_string(blasVersion / 10000) + "." +
-                std::to_string(blasVersion / 100 % 100) + (m_tf32 ? ", TF32 on" : ", TF32 off");
+                std::to_string(blasVersion / 100 % 100) + (m_tf32 ? ", TF32 on" : ", TF32 off") +
+                (m_pooled ? std::string()
+                 : pools  ? std::string(", cudaMalloc (IRONLEARN_CUDA_POOL=0)")
+                          : std::string(", cudaMalloc (no stream-ordered pools here)"));
 
     const char* graphs = std::getenv("IRONLEARN_CUDA_GRAPHS");
     m_graphsEnabled = !(graphs && std::strcmp(graphs, "0") == 0);
@@ -233,8 +239,8 @@ void CudaBackend::release() noexcept
     if (m_stream) {
         flushDeferredFrees();
         freeRetired();
-        if (m_ones) cudaFreeAsync(m_ones, m_stream);
-        if (m_sampleScratch) cudaFreeAsync(m_sampleScratch, m_stream);
+        if (m_ones) deviceFree(m_ones, m_stream);
+        if (m_sampleScratch) deviceFree(m_sampleScratch, m_stream);
         cudaStreamSynchronize(m_stream);
     }
     m_ones = nullptr;
@@ -307,6 +313,18 @@ DeviceInfo CudaBackend::info() const
 
 // ---- memory ----------------------------------------------------------------------------------
 
+// Stream-ordered where the pool is used; otherwise cudaMalloc and cudaFree, which synchronise
+// the device themselves (no training step allocates, so only setup pays for it).
+cudaError_t CudaBackend::deviceAllocate(void** p, size_t bytes, cudaStream_t stream) noexcept
+{
+    return m_pooled ? cudaMallocAsync(p, bytes, stream) : cudaMalloc(p, bytes);
+}
+
+cudaError_t CudaBackend::deviceFree(void* p, cudaStream_t stream) noexcept
+{
+    return m_pooled ? cudaFreeAsync(p, stream) : cudaFree(p);
+}
+
 // While a recording is open, m_stream is being captured: a cudaMallocAsync there would become
 // a node of the graph. The allocation is then made at once on the side stream instead, outside
 // the capture, and waited for (beginRecording synchronised m_stream, so nothing still running
@@ -322,14 +340,14 @@ void* CudaBackend::allocateBytes(size_t bytes)
     const RelaxedCaptureMode relaxed(recording);
     cudaStream_t stream = recording ? m_sideStream : m_stream;
     void* p = nullptr;
-    cudaError_t e = cudaMallocAsync(&p, rounded, stream);
-    if (e == cudaErrorMemoryAllocation) {
+    cudaError_t e = deviceAllocate(&p, rounded, stream);
+    if (e == cudaErrorMemoryAllocation && m_pooled) {
         // Freed blocks stay in the pool; when they are too fragmented to serve this request,
         // give them back to the device and try once more.
         cudaGetLastError();
         check(cudaStreamSynchronize(stream), "allocate");
         cudaMemPoolTrimTo(m_pool, 0);
-        e = cudaMallocAsync(&p, rounded, stream);
+        e = deviceAllocate(&p, rounded, stream);
     }
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
@@ -346,7 +364,7 @@ void* CudaBackend::allocateBytes(size_t bytes)
     if (recording) {
         const cudaError_t done = cudaStreamSynchronize(m_sideStream);
         if (done != cudaSuccess) {
-            cudaFreeAsync(p, m_sideStream);
+            deviceFree(p, m_sideStream);
             throwCuda(done, "allocate");
         }
     }
@@ -366,7 +384,7 @@ void CudaBackend::freeBytes(void* p) noexcept
         return;
     }
     if (!bindNoThrow()) return;
-    if (cudaFreeAsync(p, m_stream) != cudaSuccess) cudaGetLastError();
+    if (deviceFree(p, m_stream) != cudaSuccess) cudaGetLastError();
 }
 
 void CudaBackend::retireBytes(void* p) noexcept
@@ -393,7 +411,7 @@ void CudaBackend::freeRetired() noexcept
         retired.swap(m_retired);
     }
     for (void* p : retired)
-        if (cudaFreeAsync(p, m_stream) != cudaSuccess) cudaGetLastError();
+        if (deviceFree(p, m_stream) != cudaSuccess) cudaGetLastError();
 }
 
 void CudaBackend::flushDeferredFrees() noexcept
@@ -404,7 +422,7 @@ void CudaBackend::flushDeferredFrees() noexcept
         frees.swap(m_deferredFrees);
     }
     for (void* p : frees)
-        if (cudaFreeAsync(p, m_stream) != cudaSuccess) cudaGetLastError();
+        if (deviceFree(p, m_stream) != cudaSuccess) cudaGetLastError();
 }
 
 // The source is pageable host memory the caller may reuse as soon as this returns, so the copy

@@ -203,6 +203,8 @@ private:
     // Frees p now, or, while recordings exist (or one is open), keeps it in m_retired until
     // they are discarded: a graph bakes in the pointers it was recorded with.
     void retireBytes(void* p) noexcept;
+    cudaError_t deviceAllocate(void** p, size_t bytes, cudaStream_t stream) noexcept;
+    cudaError_t deviceFree(void* p, cudaStream_t stream) noexcept;
     void freeRetired() noexcept;
 
     int m_device = 0;
@@ -217,7 +219,8 @@ private:
     // Allocations and uploads made while m_stream is being captured run here, at once (see
     // allocateBytes).
     cudaStream_t m_sideStream = nullptr;
-    cudaMemPool_t m_pool = nullptr;
+    cudaMemPool_t m_pool = nullptr; // the device's default pool, when m_pooled
+    bool m_pooled = true;           // stream-ordered allocation (cudaMallocAsync)
     cublasHandle_t m_blas = nullptr;
     void* m_blasWorkspace = nullptr;
     double* m_partials = nullptr; // kMaxReduceBlocks block partials of the two-pass reductions

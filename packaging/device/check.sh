@@ -17,12 +17,13 @@
 #    `ironlearn-cli devices --require cuda` (the module loads, the driver and a GPU answer).
 #    On a machine without a GPU the check ends here, exit status 1, in seconds.
 # 1. testCudaParity with IRONLEARN_REQUIRE_CUDA=1 (a missing GPU fails, never skips): every op,
-#    recorded replays and training runs, CUDA against the CPU.
+#    recorded replays and training runs, CUDA against the CPU; then a few of them again with
+#    IRONLEARN_CUDA_POOL=0 (plain cudaMalloc, as where the driver has no stream-ordered pools).
 # 2. compute-sanitizer --tool memcheck, then --tool racecheck, on a few op-level parity
 #    functions (when the toolkit has compute-sanitizer).
 # 3. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py.
 # Files in $OUT (default ./device-out), written as each step ends: summary.txt (a line per
-# step), system.txt, parity.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
+# step), system.txt, devices.txt, parity.txt, parity-nopool.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
 # bench-torch.json. Exits 0 only when every step passed.
 set -uo pipefail
 
@@ -160,9 +161,13 @@ note "ok    $(grep -m1 '^cuda' "$devices_log")"
 note "preflight passed in $SECONDS s"
 
 # ---- 1. parity ----------------------------------------------------------------------------------
-step "testCudaParity" 120 "$OUT/parity.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+step "testCudaParity" 90 "$OUT/parity.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     "$bundle/bin/testCudaParity"
 grep -E '^(Totals|SKIP|FAIL)' "$OUT/parity.txt" 2>/dev/null | head -20 | sed 's/^/      /' | tee -a "$summary"
+# The allocator without stream-ordered pools (cudaMalloc), as on GPUs whose driver lacks them.
+step "parity, no memory pool" 30 "$OUT/parity-nopool.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+    IRONLEARN_CUDA_POOL=0 "$bundle/bin/testCudaParity" deviceInfo memoryRoundTrip \
+    recordingMatchesEager recordingSurvivesScratchGrowth training
 
 # ---- 2. compute-sanitizer on op-level parity functions ------------------------------------------
 sanitizer=""
@@ -173,10 +178,10 @@ if [[ -n "$sanitizer" ]]; then
     # The launcher sources env.sh; the sanitizer runs the program under it.
     (failures=0
      . "$bundle/env.sh"
-     step "memcheck" 45 "$OUT/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+     step "memcheck" 40 "$OUT/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
          --tool memcheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
          guardAndClip optimizer sampleRows shuffledOrder recordingMatchesEager
-     step "racecheck" 45 "$OUT/racecheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+     step "racecheck" 30 "$OUT/racecheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
          --tool racecheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
          guardAndClip sampleRows
      exit "$failures") || failures=$((failures + $?))
@@ -186,7 +191,7 @@ fi
 
 # ---- 3. against PyTorch ---------------------------------------------------------------------------
 # Python keeps its own libraries: only the ironlearn launchers source env.sh.
-step "compare_cuda.sh" 100 "$OUT/compare.txt" env PYTHON=python3 \
+step "compare_cuda.sh" 90 "$OUT/compare.txt" env PYTHON=python3 \
     "$root/packaging/bench/compare_cuda.sh" --repeat "$repeat" --save "$OUT" \
     "$bundle/bin/ironlearn-bench"
 [[ -f "$OUT/ours.json" ]] && mv "$OUT/ours.json" "$OUT/bench-ours.json"
