@@ -544,9 +544,12 @@ bool CudaBackend::beginRecording()
     if (m_recording.load()) throw BackendError("beginRecording: a recording is already open");
     // Nothing may still run on m_stream while allocations and uploads go to the side stream.
     check(cudaStreamSynchronize(m_stream), "beginRecording");
-    // Thread-local mode: only this thread's unsafe calls (e.g. a synchronous cudaMalloc) are
-    // refused during capture; other threads may keep using CUDA.
-    check(cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeThreadLocal), "beginRecording");
+    // Relaxed mode: a capture begun in another mode can only be ended by the thread that began
+    // it, and release() or discardRecordings() may come from another thread (a GUI closing a
+    // worker's backend, a recovery after an error). The safety net that thread-local mode gave
+    // is kept by the backend itself: download() and synchronize() refuse to run while
+    // recording, allocations and uploads go to the side stream, frees are deferred.
+    check(cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeRelaxed), "beginRecording");
     m_recording = true;
     return true;
 }

@@ -36,6 +36,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <thread>
 
 using namespace il;
 using namespace opcases; // the tolerances
@@ -261,6 +262,7 @@ private slots:
     // (b) recorded sequences
     void recordingMatchesEager();
     void recordingSurvivesScratchGrowth();
+    void recordingDiscardedFromAnotherThread();
     void emptyProductKeepsInfinity();
     void recordingDiscardAfterError();
 
@@ -864,6 +866,36 @@ void TestCudaParity::recordingSurvivesScratchGrowth()
                                 .arg(double(got[static_cast<size_t>(c)]))
                                 .arg(want)));
     }
+    g.discardRecordings();
+}
+
+// A recording left open on one thread is ended by discardRecordings() called from another (as
+// when a window closes a worker's backend), and the backend works on afterwards.
+void TestCudaParity::recordingDiscardedFromAnotherThread()
+{
+    Backend& g = *m_gpu;
+    Buffer b = testutil::filledBuffer(g, 1024, 0.f);
+    if (!g.beginRecording()) QSKIP("the backend does not record (beginRecording() is false)");
+    g.fill(b.view(1, 1024), 1.f);
+    bool threw = false;
+    std::thread other([&] {
+        try {
+            g.discardRecordings();
+        } catch (...) {
+            threw = true;
+        }
+    });
+    other.join();
+    QVERIFY(!threw);
+    QVERIFY(g.beginRecording()); // nothing is left open
+    g.fill(b.view(1, 1024), 3.f);
+    const int handle = g.endRecording();
+    g.fill(b.view(1, 1024), 2.f);
+    g.synchronize();
+    QCOMPARE(testutil::toHost(g, b.view(1, 1024)).back(), 2.f); // the recording did not run
+    g.replay(handle);
+    g.synchronize();
+    QCOMPARE(testutil::toHost(g, b.view(1, 1024)).back(), 3.f);
     g.discardRecordings();
 }
 
