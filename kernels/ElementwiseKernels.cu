@@ -30,10 +30,25 @@ __global__ void __launch_bounds__(kBlock) scaleKernel(float* y, int64_t n, float
 }
 
 __global__ void __launch_bounds__(kBlock)
-    broadcastRowsKernel(const float* bias, float* y, int64_t n, int64_t cols)
+    broadcastRowsKernel(const float* __restrict__ bias, float* __restrict__ y, int64_t n,
+                        int64_t cols)
 {
     for (int64_t i = globalThread(); i < n; i += globalStride())
         y[i] = bias[i % cols];
+}
+
+// The same for rows of 32 or more: a 2-D grid, threads across the columns (coalesced stores,
+// one bias load per thread) and blocks down the rows, with no 64-bit division per element.
+__global__ void __launch_bounds__(kBlock)
+    broadcastRows2dKernel(const float* __restrict__ bias, float* __restrict__ y, int64_t rows,
+                          int64_t cols)
+{
+    for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
+         c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+        const float b = bias[c];
+        for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)
+            y[r * cols + c] = b;
+    }
 }
 
 // axpby here and the optimizer rules (OptimizerMath.h, IL_FMA) spell out their fused
@@ -255,6 +270,7 @@ cudaError_t loadElementwiseKernels()
         reinterpret_cast<const void*>(&fillKernel),
         reinterpret_cast<const void*>(&scaleKernel),
         reinterpret_cast<const void*>(&broadcastRowsKernel),
+        reinterpret_cast<const void*>(&broadcastRows2dKernel),
         reinterpret_cast<const void*>(&axpbyKernel),
         reinterpret_cast<const void*>(&fourierForwardKernel),
         reinterpret_cast<const void*>(&fourierBackwardKernel),
@@ -316,7 +332,19 @@ void CudaBackend::broadcastRows(ConstTensor bias, Tensor y)
     const int64_t n = y.size();
     if (n <= 0) return;
     bind();
-    broadcastRowsKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(bias.data, y.data, n, y.cols());
+    const int64_t rows = y.rows(), cols = y.cols();
+    if (cols >= 32) {
+        const auto across =
+            static_cast<unsigned>(std::min<int64_t>((cols + kBlock - 1) / kBlock, 1024));
+        // Enough blocks down the rows to fill the device a few times over, each writing several
+        // rows (the y dimension of a grid is at most 65535).
+        const int64_t wanted = std::max<int64_t>(1, int64_t{m_sms} * 16 / across);
+        const auto down = static_cast<unsigned>(std::min<int64_t>({rows, wanted, 65535}));
+        broadcastRows2dKernel<<<dim3(across, down), kBlock, 0, m_stream>>>(bias.data, y.data, rows,
+                                                                           cols);
+    } else {
+        broadcastRowsKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(bias.data, y.data, n, cols);
+    }
     checkLaunch("broadcastRows");
 }
 
