@@ -62,12 +62,17 @@ void ModelExporter::exportSaved(Format format, const QString& model)
     const QString base = QDir(settings::folder(settings::Folder::Export, info.path()))
                              .filePath(info.completeBaseName());
     QString target;
-    if (format == Format::PyTorch)
+    if (format == Format::PyTorch) {
+        // A file dialog opens an existing folder rather than returning it: offer a new name.
+        QString folder = base + "-pytorch";
+        for (int i = 2; QFileInfo::exists(folder) && i < 1000; ++i)
+            folder = base + "-pytorch-" + QString::number(i);
         target = Dialogs::saveFileName(m_window, "Export to PyTorch: a folder for the module",
-                                       base + "-pytorch", "Folders (*)");
-    else
+                                       folder, "Folders (*)");
+    } else {
         target = Dialogs::saveFileName(m_window, "Export to ONNX", base + ".onnx",
                                        "ONNX models (*.onnx)");
+    }
     if (target.isEmpty()) return;
     if (format == Format::Onnx && QFileInfo(target).suffix().isEmpty()) target += ".onnx";
     settings::rememberFolderOf(settings::Folder::Export, QFileInfo(target).path());

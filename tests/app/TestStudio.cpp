@@ -947,6 +947,14 @@ void TestStudio::exportsTheModel()
     QVERIFY2(exported.last().at(1).toString().contains("input  numbers"),
              qPrintable(exported.last().at(1).toString()));
     QCOMPARE(failed.count(), 0);
+
+    // A folder of the default name exists: the dialog offers a new one (a file dialog would
+    // open the existing folder instead of returning it).
+    QVERIFY(QDir(m_dir.path()).mkpath("iris-export-pytorch"));
+    Dialogs::setNextFileName(""); // cancel
+    find<QAction>("actionExportPyTorch")->trigger();
+    QCOMPARE(Dialogs::lastSaveStart(), m_dir.filePath("iris-export-pytorch-2"));
+    QCOMPARE(exported.count(), 2);
 }
 
 QTEST_MAIN(TestStudio)
