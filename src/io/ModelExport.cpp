@@ -20,14 +20,6 @@ const QStringList kPyTorchLayers = {"dense",     "relu",  "tanh",      "sigmoid"
                                     "sine",      "gelu",  "skip",      "fourier",   "hashgrid",
                                     "embedding", "merge", "layernorm", "batchnorm", "dropout"};
 
-IoResult failed(const QString& message)
-{
-    IoResult r;
-    r.ok = false;
-    r.error = message;
-    return r;
-}
-
 } // namespace
 
 bool exportFormatFromName(const QString& name, ExportFormat* format)
@@ -72,18 +64,18 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
     auto backend = createCpuBackend(1);
     QString error;
     const auto model = openModel(modelPath, *backend, &error); // validates every tensor
-    if (!model) return failed(error);
+    if (!model) return IoResult::failure(error);
     const QString refusal = exportRefusal(model->info, ExportFormat::PyTorch);
-    if (!refusal.isEmpty()) return failed(modelPath + ": " + refusal);
+    if (!refusal.isEmpty()) return IoResult::failure(modelPath + ": " + refusal);
 
     const QFileInfo target(dir);
     if (target.exists() && !target.isDir())
-        return failed(dir + ": is a file; the PyTorch export writes a directory");
-    if (!QDir().mkpath(dir)) return failed(dir + ": cannot create the directory");
+        return IoResult::failure(dir + ": is a file; the PyTorch export writes a directory");
+    if (!QDir().mkpath(dir)) return IoResult::failure(dir + ": cannot create the directory");
 
     QFile source(modelPath);
     if (!source.open(QIODevice::ReadOnly))
-        return failed(modelPath + ": cannot read: " + source.errorString());
+        return IoResult::failure(modelPath + ": cannot read: " + source.errorString());
     const QByteArray bytes = source.readAll();
     const QDir out(dir);
     const QString copy = out.filePath(QStringLiteral("model.safetensors"));
@@ -114,8 +106,9 @@ QString onnxRefusal(const ModelInfo& info)
 
 IoResult exportOnnx(const QString& modelPath, const QString&, QString*)
 {
-    return failed(modelPath + ": this build has no ONNX export (libonnx-dev was missing when it "
-                              "was built)");
+    return IoResult::failure(modelPath +
+                             ": this build has no ONNX export (libonnx-dev was missing when it "
+                             "was built)");
 }
 #endif
 

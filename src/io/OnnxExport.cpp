@@ -25,14 +25,6 @@ namespace {
 
 constexpr int64_t kOpset = 17;
 
-IoResult failed(const QString& message)
-{
-    IoResult r;
-    r.ok = false;
-    r.error = message;
-    return r;
-}
-
 // Nodes, initializers and values of one graph, with fresh names.
 class Graph {
 public:
@@ -354,9 +346,9 @@ IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* s
     auto backend = createCpuBackend(1);
     QString error;
     const auto model = openModel(modelPath, *backend, &error); // validates every tensor
-    if (!model) return failed(error);
+    if (!model) return IoResult::failure(error);
     QString refusal = exportRefusal(model->info, ExportFormat::Onnx);
-    if (!refusal.isEmpty()) return failed(modelPath + ": " + refusal);
+    if (!refusal.isEmpty()) return IoResult::failure(modelPath + ": " + refusal);
     SafeTensorsFile file;
     if (const IoResult r = readSafeTensors(modelPath, file); !r) return r;
 
@@ -482,11 +474,11 @@ IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* s
                      .arg(context);
         x = "context";
     } else {
-        return failed(modelPath + ": no ONNX export for the task \"" + kind + "\"");
+        return IoResult::failure(modelPath + ": no ONNX export for the task \"" + kind + "\"");
     }
 
     const Built net = network(g, model->info.architecture, file, x);
-    if (!net.error.isEmpty()) return failed(modelPath + ": " + net.error);
+    if (!net.error.isEmpty()) return IoResult::failure(modelPath + ": " + net.error);
     const int64_t outputs = model->info.outputWidth;
     if (kind == "tabular") {
         const QString type = task.value("kind").toString();
@@ -573,7 +565,7 @@ IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* s
 
     std::string bytes;
     if (!proto.SerializeToString(&bytes))
-        return failed(outPath + ": could not encode the ONNX model");
+        return IoResult::failure(outPath + ": could not encode the ONNX model");
     if (const IoResult r = writeFileAtomically(
             outPath, QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())), {modelPath});
         !r)
