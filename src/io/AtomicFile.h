@@ -79,8 +79,8 @@ namespace detail {
 enum class FailStep { None, Open, Write, Sync, Close, Rename };
 struct InjectedFailure {
     FailStep step = FailStep::None;
-    int error = 0;         // the errno to report
-    qint64 afterBytes = 0; // FailStep::Write: fail the write that would pass this many bytes
+    int error = 0;             // the errno to report
+    qint64 afterBytes = 0;     // FailStep::Write: fail the write that would pass this many bytes
 };
 extern InjectedFailure injectedFailureForTesting;
 } // namespace detail

@@ -14,8 +14,8 @@
 
 namespace {
 
-using clitest::isOneLine;
 using clitest::readBytes;
+using clitest::isOneLine;
 
 bool isFifo(const QString& path)
 {
@@ -64,21 +64,24 @@ void TestCliOutputs::refusals_data()
     QTest::newRow("train --out DATA by another path")
         << QStringList{"train", "data.csv", "--out", "./sub/../data.csv"} << "is the input file";
     QTest::newRow("train --metrics-json = --out")
-        << QStringList{"train",          "data.csv",       "--out",
-                       "m2.safetensors", "--metrics-json", "m2.safetensors"}
+        << QStringList{"train", "data.csv", "--out", "m2.safetensors", "--metrics-json",
+                       "m2.safetensors"}
         << "--out and --metrics-json name the same file, m2.safetensors; each output needs its "
            "own";
     QTest::newRow("train --metrics-json DATA")
-        << QStringList{"train", "data.csv", "--out", "m3.safetensors", "--metrics-json", "data.csv"}
+        << QStringList{"train", "data.csv", "--out", "m3.safetensors", "--metrics-json",
+                       "data.csv"}
         << "--metrics-json data.csv: is the input file";
     QTest::newRow("train --metrics-json of the resumed model")
-        << QStringList{"train",          "data.csv",         "--resume", "model.safetensors",
-                       "--metrics-json", "model.safetensors"}
+        << QStringList{"train", "data.csv", "--resume", "model.safetensors", "--metrics-json",
+                       "model.safetensors"}
         << "--metrics-json model.safetensors: is the input file model.safetensors";
-    QTest::newRow("train --out FIFO") << QStringList{"train", "data.csv", "--out", "pipe"}
-                                      << "--out pipe: is a FIFO (named pipe), not a regular file";
-    QTest::newRow("train --out /dev/null") << QStringList{"train", "data.csv", "--out", "/dev/null"}
-                                           << "--out /dev/null: is a device, not a regular file";
+    QTest::newRow("train --out FIFO")
+        << QStringList{"train", "data.csv", "--out", "pipe"}
+        << "--out pipe: is a FIFO (named pipe), not a regular file";
+    QTest::newRow("train --out /dev/null")
+        << QStringList{"train", "data.csv", "--out", "/dev/null"}
+        << "--out /dev/null: is a device, not a regular file";
     QTest::newRow("train --out into a missing folder")
         << QStringList{"train", "data.csv", "--out", "no/such/m.safetensors"} << "does not exist";
     QTest::newRow("evaluate --metrics-json MODEL")
@@ -89,7 +92,8 @@ void TestCliOutputs::refusals_data()
         << QStringList{"predict", "model.safetensors", "data.csv", "--out", "data.csv"}
         << "--out data.csv: is the input file";
     QTest::newRow("predict --out FIFO")
-        << QStringList{"predict", "model.safetensors", "data.csv", "--out", "pipe"} << "is a FIFO";
+        << QStringList{"predict", "model.safetensors", "data.csv", "--out", "pipe"}
+        << "is a FIFO";
 }
 
 void TestCliOutputs::refusals()

@@ -81,8 +81,8 @@ void TestLimits::wideInferenceStaysUnderTheBound()
     net.predict(x.view(n, 2).rowSlice(n - 1, 1), one.view(1, 1));
     QCOMPARE(all.back(), testutil::toHost(b, one.view(1, 1))[0]);
     Buffer scratch;
-    const double loss =
-        Trainer::evaluateLoss(net, LossKind::MSE, x.view(n, 2), y.view(n, 1), scratch);
+    const double loss = Trainer::evaluateLoss(net, LossKind::MSE, x.view(n, 2), y.view(n, 1),
+                                              scratch);
     QVERIFY(std::isfinite(loss));
     QCOMPARE(net.reservedRows(), chunk);
 }

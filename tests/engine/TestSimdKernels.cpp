@@ -45,10 +45,11 @@ struct HwyTarget {
     int64_t bit;
     const char* hwyName;
 };
-constexpr HwyTarget kHwyTargets[] = {{"avx512", HWY_AVX3, "AVX3"},
-                                     {"avx2", HWY_AVX2, "AVX2"},
-                                     {"sse4", HWY_SSE4, "SSE4"},
-                                     {"ssse3", HWY_SSSE3, "SSSE3"}};
+constexpr HwyTarget kHwyTargets[] = {
+    {"avx512", HWY_AVX3, "AVX3"},
+    {"avx2", HWY_AVX2, "AVX2"},
+    {"sse4", HWY_SSE4, "SSE4"},
+    {"ssse3", HWY_SSSE3, "SSSE3"}};
 
 double reference(MathFunction f, double x)
 {

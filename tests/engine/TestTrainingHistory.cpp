@@ -106,10 +106,10 @@ void TestTrainingHistory::longHistoryStaysBoundedAndKeepsItsShape()
         lo = std::min(lo, row.trainMin);
         hi = std::max(hi, row.trainMax);
     }
-    QCOMPARE(hi, 50.0);                                                  // the spike survives
-    QCOMPARE(lo, 1e-4);                                                  // and the dip
+    QCOMPARE(hi, 50.0);  // the spike survives
+    QCOMPARE(lo, 1e-4);  // and the dip
     QVERIFY(h[0].trainMax >= curve(1) && h.back().trainMin <= curve(n)); // first and last values
-    QVERIFY(h[0].trainLoss > 10 * h.back().trainLoss);                   // the curve still falls
+    QVERIFY(h[0].trainLoss > 10 * h.back().trainLoss); // the curve still falls
 }
 
 void TestTrainingHistory::mergeWeightsByCountAndSkipsNaN()
