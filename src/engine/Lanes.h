@@ -24,7 +24,7 @@ struct ScalarLane {
     IL_HOST_DEVICE static float sqrt(float x) { return sqrtf(x); }
 };
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(IRONLEARN_CUDA_EMULATION)
 // The GPU's lane: CUDA's IEEE transcendental functions (no --use_fast_math), so the CPU and CUDA
 // results agree to a few ulp, not bit for bit.
 struct DeviceLane : ScalarLane {

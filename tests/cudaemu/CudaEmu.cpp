@@ -1,0 +1,746 @@
+// The CPU emulation of the CUDA runtime and cuBLAS declared in cuda_runtime.h and cublas_v2.h
+// (tests only; see tests/cudaemu/README.md).
+#include "cublas_v2.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+thread_local uint3 threadIdx;
+thread_local uint3 blockIdx;
+thread_local dim3 blockDim;
+thread_local dim3 gridDim;
+
+// ---- fibers: a minimal x86-64 context switch ------------------------------------------------
+// il_emu_switch(&save, next): saves the callee-saved registers on the current stack, stores
+// the stack pointer in *save and continues on `next` (a stack saved the same way).
+extern "C" void il_emu_switch(void** save, void* next);
+asm(R"(
+    .text
+    .globl il_emu_switch
+    .hidden il_emu_switch
+    .type il_emu_switch, @function
+il_emu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size il_emu_switch, .-il_emu_switch
+    .section .note.GNU-stack,"",@progbits
+    .text
+)");
+
+namespace {
+
+[[noreturn]] void fatal(const std::string& what)
+{
+    std::fprintf(stderr, "CUDA emulation: %s\n", what.c_str());
+    std::fflush(stderr);
+    std::abort();
+}
+
+thread_local cudaError_t t_lastError = cudaSuccess;
+cudaError_t fail(cudaError_t e)
+{
+    t_lastError = e;
+    return e;
+}
+
+// Everything below runs under this lock: one launch, copy or BLAS call at a time (a block's
+// shared memory is function-static), and the stream/graph bookkeeping.
+std::recursive_mutex g_lock;
+using Guard = std::lock_guard<std::recursive_mutex>;
+
+// ---- memory ----------------------------------------------------------------------------------
+constexpr size_t kDeviceBytes = size_t(8) << 30;
+std::map<void*, size_t> g_blocks;
+size_t g_allocated = 0;
+
+void poison(void* p, size_t bytes)
+{
+    std::memset(p, 0xff, bytes); // every float a NaN
+}
+
+cudaError_t allocate(void** p, size_t bytes)
+{
+    if (!p) return fail(cudaErrorInvalidValue);
+    const size_t rounded = std::max<size_t>(256, (bytes + 255) / 256 * 256);
+    if (g_allocated + rounded > kDeviceBytes) return fail(cudaErrorMemoryAllocation);
+    void* q = std::aligned_alloc(256, rounded);
+    if (!q) return fail(cudaErrorMemoryAllocation);
+    poison(q, rounded); // new device memory holds no particular value
+    g_blocks[q] = rounded;
+    g_allocated += rounded;
+    *p = q;
+    return cudaSuccess;
+}
+
+cudaError_t release(void* p)
+{
+    if (!p) return cudaSuccess;
+    const auto it = g_blocks.find(p);
+    if (it == g_blocks.end()) return fail(cudaErrorInvalidValue);
+    poison(p, it->second); // a graph that still reads this block sees NaN
+    g_allocated -= it->second;
+    g_blocks.erase(it);
+    std::free(p);
+    return cudaSuccess;
+}
+
+} // namespace
+
+// ---- streams and graphs ----------------------------------------------------------------------
+struct EmuStream {
+    bool capturing = false;
+    bool invalidated = false;
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+    std::thread::id owner;
+    std::vector<std::function<void()>> nodes;
+};
+struct EmuGraph {
+    std::vector<std::function<void()>> nodes;
+};
+struct EmuGraphExec {
+    std::vector<std::function<void()>> nodes;
+};
+struct EmuPool {};
+struct EmuBlas {
+    cudaStream_t stream = nullptr;
+};
+
+namespace {
+
+thread_local cudaStreamCaptureMode t_captureMode = cudaStreamCaptureModeGlobal;
+std::set<EmuStream*> g_streams;
+EmuPool g_pool;
+
+bool capturing(cudaStream_t s)
+{
+    return s && s->capturing;
+}
+
+// "Potentially unsafe" calls (synchronous allocation, copies, frees) are refused during a
+// capture in global mode, or in thread-local mode on the capturing thread, unless this
+// thread's mode is relaxed; the capture is then invalidated, as CUDA does.
+cudaError_t unsafeCall()
+{
+    if (t_captureMode == cudaStreamCaptureModeRelaxed) return cudaSuccess;
+    bool refused = false;
+    for (EmuStream* s : g_streams) {
+        if (!s->capturing) continue;
+        if (s->mode == cudaStreamCaptureModeGlobal ||
+            (s->mode == cudaStreamCaptureModeThreadLocal &&
+             s->owner == std::this_thread::get_id())) {
+            s->invalidated = true;
+            refused = true;
+        }
+    }
+    return refused ? fail(cudaErrorStreamCaptureUnsupported) : cudaSuccess;
+}
+
+// ---- running a grid --------------------------------------------------------------------------
+constexpr size_t kStackBytes = 64 * 1024;
+
+enum class FiberState { Runnable, BlockWait, WarpWait, Done };
+struct Fiber {
+    void* sp = nullptr;
+    FiberState state = FiberState::Runnable;
+    uint3 tid;
+    int linear = 0;
+};
+
+struct BlockRun {
+    const std::function<void()>* body = nullptr;
+    std::vector<Fiber> fibers;
+    std::vector<std::array<uint64_t, 32>> slots;
+    void* schedulerSp = nullptr;
+    bool usedBarrier = false;
+};
+
+thread_local BlockRun* t_block = nullptr;
+thread_local Fiber* t_fiber = nullptr;
+thread_local std::vector<std::unique_ptr<char[]>> t_stacks;
+
+// Kernels that never met a barrier on their first launch run their threads as plain calls.
+std::map<const void*, bool> g_barrierFree;
+
+[[noreturn]] void fiberEntry()
+{
+    (*t_block->body)();
+    t_fiber->state = FiberState::Done;
+    void* unused = nullptr;
+    il_emu_switch(&unused, t_block->schedulerSp);
+    __builtin_unreachable();
+}
+
+void* freshStack(char* base)
+{
+    auto top = reinterpret_cast<uintptr_t>(base + kStackBytes);
+    auto sp = (top - 64) & ~uintptr_t(15);
+    auto* words = reinterpret_cast<uintptr_t*>(sp);
+    for (int i = 0; i < 6; ++i)
+        words[i] = 0; // r15 r14 r13 r12 rbx rbp
+    words[6] = reinterpret_cast<uintptr_t>(&fiberEntry);
+    words[7] = 0; // fiberEntry's (never used) return address
+    return reinterpret_cast<void*>(sp);
+}
+
+void waitAs(FiberState state)
+{
+    Fiber* f = t_fiber;
+    if (!f)
+        fatal("a kernel reached a barrier or warp intrinsic on a launch where it had not before "
+              "(barriers must not depend on the data)");
+    t_block->usedBarrier = true;
+    f->state = state;
+    il_emu_switch(&f->sp, t_block->schedulerSp);
+    threadIdx = f->tid; // another fiber of this OS thread ran meanwhile
+}
+
+bool runBlockWithFibers(const std::function<void()>& body, unsigned threads)
+{
+    BlockRun run;
+    run.body = &body;
+    run.fibers.resize(threads);
+    run.slots.resize((threads + 31) / 32);
+    while (t_stacks.size() < threads)
+        t_stacks.push_back(std::make_unique<char[]>(kStackBytes));
+    for (unsigned i = 0; i < threads; ++i) {
+        Fiber& f = run.fibers[i];
+        f.linear = static_cast<int>(i);
+        f.tid = {i % blockDim.x, i / blockDim.x % blockDim.y, i / (blockDim.x * blockDim.y)};
+        f.sp = freshStack(t_stacks[i].get());
+    }
+    BlockRun* const outer = t_block;
+    t_block = &run;
+    for (;;) {
+        bool progress = false;
+        for (Fiber& f : run.fibers) {
+            if (f.state != FiberState::Runnable) continue;
+            t_fiber = &f;
+            threadIdx = f.tid;
+            il_emu_switch(&run.schedulerSp, f.sp);
+            progress = true;
+        }
+        t_fiber = nullptr;
+        // Now nothing is runnable: every fiber waits or is done.
+        size_t done = 0, atBlock = 0;
+        for (size_t w = 0; w < run.slots.size(); ++w) {
+            const size_t first = w * 32, last = std::min<size_t>(first + 32, threads);
+            size_t warpWaiting = 0, warpDone = 0;
+            for (size_t i = first; i < last; ++i) {
+                warpWaiting += run.fibers[i].state == FiberState::WarpWait;
+                warpDone += run.fibers[i].state == FiberState::Done;
+            }
+            if (warpWaiting == 0) continue;
+            if (warpWaiting != last - first)
+                fatal(warpDone ? "a warp intrinsic with the full mask ran while lanes of the "
+                                 "warp had exited"
+                               : "a warp intrinsic was reached by some lanes while the others "
+                                 "wait at __syncthreads()");
+            for (size_t i = first; i < last; ++i)
+                run.fibers[i].state = FiberState::Runnable;
+            progress = true;
+        }
+        for (const Fiber& f : run.fibers) {
+            done += f.state == FiberState::Done;
+            atBlock += f.state == FiberState::BlockWait;
+        }
+        if (done == threads) break;
+        if (atBlock > 0 && atBlock + done == threads) {
+            for (Fiber& f : run.fibers)
+                if (f.state == FiberState::BlockWait) f.state = FiberState::Runnable;
+            progress = true;
+        }
+        if (!progress) fatal("deadlock: threads wait at barriers that the others never reach");
+    }
+    t_block = outer;
+    return run.usedBarrier;
+}
+
+void runGrid(const il_emu::Config& c, const void* kernel, const std::function<void()>& body)
+{
+    gridDim = c.grid;
+    blockDim = c.block;
+    const unsigned threads = c.block.x * c.block.y * c.block.z;
+    const auto known = g_barrierFree.find(kernel);
+    const bool direct = known != g_barrierFree.end() && known->second;
+    bool usedBarrier = false;
+    for (unsigned z = 0; z < c.grid.z; ++z)
+        for (unsigned y = 0; y < c.grid.y; ++y)
+            for (unsigned x = 0; x < c.grid.x; ++x) {
+                blockIdx = {x, y, z};
+                if (direct) {
+                    t_fiber = nullptr;
+                    for (unsigned i = 0; i < threads; ++i) {
+                        threadIdx = {i % c.block.x, i / c.block.x % c.block.y,
+                                     i / (c.block.x * c.block.y)};
+                        body();
+                    }
+                } else {
+                    usedBarrier |= runBlockWithFibers(body, threads);
+                }
+            }
+    if (known == g_barrierFree.end()) g_barrierFree[kernel] = !usedBarrier;
+}
+
+} // namespace
+
+namespace il_emu {
+
+cudaError_t enqueue(cudaStream_t s, std::function<void()> work)
+{
+    Guard g(g_lock);
+    if (capturing(s)) {
+        if (s->invalidated) return fail(cudaErrorStreamCaptureInvalidated);
+        s->nodes.push_back(std::move(work));
+        return cudaSuccess;
+    }
+    work();
+    return cudaSuccess;
+}
+
+void launchBody(const Config& c, const void* kernel, std::function<void()> body)
+{
+    Guard g(g_lock);
+    const uint64_t threads = uint64_t(c.block.x) * c.block.y * c.block.z;
+    const bool bad = c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || threads == 0 ||
+                     threads > 1024 || c.block.z > 64 || c.grid.y > 65535 ||
+                     c.grid.z > 65535 || c.sharedBytes > 48 * 1024;
+    if (bad) {
+        if (capturing(c.stream)) c.stream->invalidated = true;
+        fail(cudaErrorInvalidConfiguration);
+        return;
+    }
+    const Config config = c;
+    const cudaError_t e = enqueue(c.stream, [config, kernel, body = std::move(body)]() {
+        runGrid(config, kernel, body);
+    });
+    if (e != cudaSuccess) fail(e);
+}
+
+uint64_t warpExchange(unsigned mask, uint64_t bits, int from)
+{
+    if (mask != 0xffffffffu) fatal("only full-mask warp intrinsics are emulated");
+    if (!t_fiber) waitAs(FiberState::WarpWait); // reports the misuse
+    auto& slots = t_block->slots[static_cast<size_t>(t_fiber->linear / 32)];
+    slots[static_cast<size_t>(t_fiber->linear % 32)] = bits;
+    waitAs(FiberState::WarpWait);
+    const uint64_t out = slots[static_cast<size_t>(from)];
+    waitAs(FiberState::WarpWait);
+    return out;
+}
+
+unsigned warpBallot(unsigned mask, bool predicate)
+{
+    if (mask != 0xffffffffu) fatal("only full-mask warp intrinsics are emulated");
+    if (!t_fiber) waitAs(FiberState::WarpWait);
+    auto& slots = t_block->slots[static_cast<size_t>(t_fiber->linear / 32)];
+    slots[static_cast<size_t>(t_fiber->linear % 32)] = predicate ? 1 : 0;
+    waitAs(FiberState::WarpWait);
+    unsigned ballot = 0;
+    for (int lane = 0; lane < 32; ++lane)
+        if (slots[static_cast<size_t>(lane)]) ballot |= 1u << lane;
+    waitAs(FiberState::WarpWait);
+    return ballot;
+}
+
+} // namespace il_emu
+
+void __syncthreads()
+{
+    waitAs(FiberState::BlockWait);
+}
+
+void __syncwarp(unsigned mask)
+{
+    if (mask != 0xffffffffu) fatal("only full-mask __syncwarp is emulated");
+    waitAs(FiberState::WarpWait);
+}
+
+// ---- runtime API -----------------------------------------------------------------------------
+cudaError_t cudaGetLastError()
+{
+    const cudaError_t e = t_lastError;
+    t_lastError = cudaSuccess;
+    return e;
+}
+
+const char* cudaGetErrorName(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureWrongThread: return "cudaErrorStreamCaptureWrongThread";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
+    default: return "cudaErrorUnknown";
+    }
+}
+
+const char* cudaGetErrorString(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorStreamCaptureUnsupported:
+        return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+        return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureWrongThread:
+        return "attempt to terminate a thread-local capture sequence from another thread";
+    case cudaErrorIllegalState: return "the operation is not permitted in this state";
+    default: return "unknown error (emulated)";
+    }
+}
+
+cudaError_t cudaRuntimeGetVersion(int* v)
+{
+    *v = 13000;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* v)
+{
+    *v = 13000;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceCount(int* count)
+{
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device)
+{
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    *prop = cudaDeviceProp{};
+    std::snprintf(prop->name, sizeof(prop->name), "CUDA emulation on the CPU");
+    prop->totalGlobalMem = kDeviceBytes;
+    prop->major = 9;
+    prop->minor = 0;
+    prop->multiProcessorCount = 2;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device)
+{
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    *value = attr == cudaDevAttrMemoryPoolsSupported ? 1 : 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaMemGetInfo(size_t* freeBytes, size_t* totalBytes)
+{
+    Guard g(g_lock);
+    *freeBytes = kDeviceBytes - g_allocated;
+    *totalBytes = kDeviceBytes;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func)
+{
+    if (!attr || !func) return fail(cudaErrorInvalidDeviceFunction);
+    attr->maxThreadsPerBlock = 1024;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** p, size_t bytes)
+{
+    Guard g(g_lock);
+    if (const cudaError_t e = unsafeCall(); e != cudaSuccess) return e;
+    return allocate(p, bytes);
+}
+
+cudaError_t cudaFree(void* p)
+{
+    Guard g(g_lock);
+    if (const cudaError_t e = unsafeCall(); e != cudaSuccess) return e;
+    return release(p);
+}
+
+// The backend never allocates into a graph: an asynchronous allocation or free on a stream
+// being captured is reported (CUDA would record an allocation node).
+cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t s)
+{
+    Guard g(g_lock);
+    if (capturing(s)) {
+        s->invalidated = true;
+        return fail(cudaErrorStreamCaptureUnsupported);
+    }
+    return allocate(p, bytes);
+}
+
+cudaError_t cudaFreeAsync(void* p, cudaStream_t s)
+{
+    Guard g(g_lock);
+    if (capturing(s)) {
+        s->invalidated = true;
+        return fail(cudaErrorStreamCaptureUnsupported);
+    }
+    return release(p);
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device)
+{
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    *pool = &g_pool;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr, void* value)
+{
+    return pool && value ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t)
+{
+    return pool ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind)
+{
+    Guard g(g_lock);
+    if (const cudaError_t e = unsafeCall(); e != cudaSuccess) return e;
+    std::memmove(dst, src, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind,
+                            cudaStream_t s)
+{
+    if (bytes == 0) return cudaSuccess;
+    if (!dst || !src) return fail(cudaErrorInvalidValue);
+    return il_emu::enqueue(s, [=] { std::memmove(dst, src, bytes); });
+}
+
+cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t s)
+{
+    if (bytes == 0) return cudaSuccess;
+    if (!dst) return fail(cudaErrorInvalidValue);
+    return il_emu::enqueue(s, [=] { std::memset(dst, value, bytes); });
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* s)
+{
+    return cudaStreamCreateWithFlags(s, 0);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned)
+{
+    Guard g(g_lock);
+    *s = new EmuStream;
+    g_streams.insert(*s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    Guard g(g_lock);
+    if (!g_streams.erase(s)) return fail(cudaErrorInvalidValue);
+    delete s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    Guard g(g_lock);
+    if (capturing(s)) { // never allowed: the work is not run, only recorded
+        s->invalidated = true;
+        return fail(cudaErrorStreamCaptureUnsupported);
+    }
+    return unsafeCall(); // the work itself already ran
+}
+
+cudaError_t cudaDeviceSynchronize()
+{
+    return cudaStreamSynchronize(nullptr);
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode)
+{
+    Guard g(g_lock);
+    if (!s) return fail(cudaErrorStreamCaptureUnsupported); // not the legacy stream
+    if (s->capturing) return fail(cudaErrorIllegalState);
+    s->capturing = true;
+    s->invalidated = false;
+    s->mode = mode;
+    s->owner = std::this_thread::get_id();
+    s->nodes.clear();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* graph)
+{
+    Guard g(g_lock);
+    if (!graph) return fail(cudaErrorInvalidValue);
+    *graph = nullptr;
+    if (!capturing(s)) return fail(cudaErrorIllegalState);
+    if (s->mode != cudaStreamCaptureModeRelaxed && s->owner != std::this_thread::get_id())
+        return fail(cudaErrorStreamCaptureWrongThread);
+    s->capturing = false;
+    if (s->invalidated) {
+        s->nodes.clear();
+        return fail(cudaErrorStreamCaptureInvalidated);
+    }
+    *graph = new EmuGraph{std::move(s->nodes)};
+    s->nodes.clear();
+    return cudaSuccess;
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode)
+{
+    if (!mode) return fail(cudaErrorInvalidValue);
+    std::swap(*mode, t_captureMode);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long)
+{
+    if (!exec || !graph) return fail(cudaErrorInvalidValue);
+    *exec = new EmuGraphExec{graph->nodes};
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s)
+{
+    if (!exec) return fail(cudaErrorInvalidValue);
+    Guard g(g_lock);
+    if (capturing(s)) return fail(cudaErrorStreamCaptureUnsupported);
+    for (const auto& node : exec->nodes)
+        node();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    delete graph;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+    delete exec;
+    return cudaSuccess;
+}
+
+// ---- cuBLAS ----------------------------------------------------------------------------------
+cublasStatus_t cublasCreate(cublasHandle_t* handle)
+{
+    *handle = new EmuBlas;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDestroy(cublasHandle_t handle)
+{
+    delete handle;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream)
+{
+    handle->stream = stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetWorkspace(cublasHandle_t, void*, size_t)
+{
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t)
+{
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetPointerMode(cublasHandle_t, cublasPointerMode_t mode)
+{
+    return mode == CUBLAS_POINTER_MODE_HOST ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+cublasStatus_t cublasGetVersion(cublasHandle_t, int* version)
+{
+    *version = 130000;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+const char* cublasGetStatusString(cublasStatus_t status)
+{
+    return status == CUBLAS_STATUS_SUCCESS ? "success" : "emulated cuBLAS error";
+}
+
+const char* cublasGetStatusName(cublasStatus_t status)
+{
+    return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS"
+                                           : "CUBLAS_STATUS_INVALID_VALUE";
+}
+
+namespace {
+CBLAS_TRANSPOSE blasOp(cublasOperation_t op)
+{
+    return op == CUBLAS_OP_T ? CblasTrans : CblasNoTrans;
+}
+} // namespace
+
+cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, int k, const float* alpha,
+                           const float* A, int lda, const float* B, int ldb, const float* beta,
+                           float* C, int ldc)
+{
+    const int rowsA = transa == CUBLAS_OP_N ? m : k, rowsB = transb == CUBLAS_OP_N ? k : n;
+    if (m < 0 || n < 0 || k < 0 || lda < std::max(1, rowsA) || ldb < std::max(1, rowsB) ||
+        ldc < std::max(1, m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    const float a = *alpha, b = *beta; // host pointer mode: read at the call
+    const cudaError_t e = il_emu::enqueue(handle->stream, [=] {
+        cblas_sgemm(CblasColMajor, blasOp(transa), blasOp(transb), m, n, k, a, A, lda, B, ldb, b,
+                    C, ldc);
+    });
+    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+
+cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                           const float* alpha, const float* A, int lda, const float* x, int incx,
+                           const float* beta, float* y, int incy)
+{
+    if (m < 0 || n < 0 || lda < std::max(1, m) || incx == 0 || incy == 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    const float a = *alpha, b = *beta;
+    const cudaError_t e = il_emu::enqueue(handle->stream, [=] {
+        cblas_sgemv(CblasColMajor, blasOp(trans), m, n, a, A, lda, x, incx, b, y, incy);
+    });
+    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}
