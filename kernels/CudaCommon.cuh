@@ -129,6 +129,7 @@ public:
     void broadcastRows(ConstTensor bias, Tensor y) override;
     void sumRows(ConstTensor x, float beta, Tensor out) override;
     void sumSquares(ConstTensor x, float* out) override;
+    void sumSquaresEach(std::span<const ConstTensor> xs, float* out) override;
     void axpby(float a, ConstTensor x, float b, Tensor y) override;
 
     void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,

@@ -83,6 +83,50 @@ __global__ void __launch_bounds__(kBlock)
     if (threadIdx.x == 0) finishBlock(total, partials, out);
 }
 
+// Sums of squares of up to kNormTensors tensors in one launch (the training step's gradient
+// norms, one per parameter tensor): the tensors are cut into chunks of `chunk` elements, at least
+// one per tensor and at most kMaxReduceBlocks in all; one block reduces one chunk, in the fixed
+// order of blockSum, into partials[chunk index]. finishSquaresKernel adds each tensor's partials.
+constexpr int kNormTensors = 64;
+struct NormTable {
+    const float* data[kNormTensors];
+    int64_t size[kNormTensors];
+    int firstChunk[kNormTensors + 1]; // tensor i owns chunks [firstChunk[i], firstChunk[i + 1])
+    int count;
+    int64_t chunk;
+};
+
+__global__ void __launch_bounds__(kBlock) sumSquaresChunksKernel(NormTable t, double* partials)
+{
+    __shared__ float warpSums[kWarps];
+    const int c = static_cast<int>(blockIdx.x);
+    int i = 0;
+    while (c >= t.firstChunk[i + 1]) // the same for every thread of the block
+        ++i;
+    const int64_t begin = static_cast<int64_t>(c - t.firstChunk[i]) * t.chunk;
+    const int64_t end = min(begin + t.chunk, t.size[i]);
+    const float* __restrict__ x = t.data[i];
+    float acc = 0.f;
+    for (int64_t j = begin + threadIdx.x; j < end; j += kBlock) {
+        const float v = x[j];
+        acc += v * v;
+    }
+    const float total = blockSum(acc, warpSums);
+    if (threadIdx.x == 0) partials[c] = total;
+}
+
+// Thread i adds tensor i's chunk partials in chunk order, in double.
+__global__ void __launch_bounds__(kBlock)
+    finishSquaresKernel(NormTable t, const double* partials, float* out)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    if (i >= t.count) return;
+    double total = 0.0;
+    for (int c = t.firstChunk[i]; c < t.firstChunk[i + 1]; ++c)
+        total += partials[c];
+    out[i] = static_cast<float>(total);
+}
+
 // MSE, MAE and BCE-with-logits: per-element loss summed, gradient of the mean written when grad
 // is not null. The formulas are LossMath.h's, as on the CPU (CpuLoss.cpp).
 // weights: null, or BCE's two class weights (device memory): an element weighs w0 + t (w1 - w0).
@@ -303,6 +347,8 @@ cudaError_t loadReductionKernels()
     const void* kernels[] = {
         reinterpret_cast<const void*>(&finishSumKernel),
         reinterpret_cast<const void*>(&sumSquaresKernel),
+        reinterpret_cast<const void*>(&sumSquaresChunksKernel),
+        reinterpret_cast<const void*>(&finishSquaresKernel),
         reinterpret_cast<const void*>(&pointLossKernel),
         reinterpret_cast<const void*>(&crossEntropyKernel),
         reinterpret_cast<const void*>(&softmaxRowsKernel),
@@ -326,6 +372,43 @@ void CudaBackend::sumSquares(ConstTensor x, float* out)
     sumSquaresKernel<<<blocks, kBlock, 0, m_stream>>>(x.data, n, m_partials, so);
     checkLaunch("sumSquares");
     finishReduction(m_stream, blocks, m_partials, so, "sumSquares");
+}
+
+// Two launches per kNormTensors tensors, whatever their sizes (one sumSquares each was one or
+// two launches per tensor).
+void CudaBackend::sumSquaresEach(std::span<const ConstTensor> xs, float* out)
+{
+    if (xs.empty()) return;
+    bind();
+    for (size_t first = 0; first < xs.size(); first += kNormTensors) {
+        const int count = static_cast<int>(std::min<size_t>(kNormTensors, xs.size() - first));
+        int64_t total = 0;
+        for (int i = 0; i < count; ++i)
+            total += std::max<int64_t>(xs[first + static_cast<size_t>(i)].size(), 0);
+        // ceil(n / chunk) <= n / chunk + 1 per tensor, so the chunks number at most
+        // total / chunk + count <= kMaxReduceBlocks.
+        const int64_t room = kMaxReduceBlocks - count;
+        const int64_t step = int64_t(kBlock) * 8;
+        const int64_t chunk =
+            std::max<int64_t>(step, ((total + room - 1) / room + step - 1) / step * step);
+        NormTable t{};
+        int chunks = 0;
+        for (int i = 0; i < count; ++i) {
+            const ConstTensor& x = xs[first + static_cast<size_t>(i)];
+            const int64_t n = std::max<int64_t>(x.size(), 0);
+            t.data[i] = x.data;
+            t.size[i] = n;
+            t.firstChunk[i] = chunks;
+            chunks += static_cast<int>(std::max<int64_t>(1, (n + chunk - 1) / chunk));
+        }
+        t.firstChunk[count] = chunks;
+        t.count = count;
+        t.chunk = chunk;
+        sumSquaresChunksKernel<<<chunks, kBlock, 0, m_stream>>>(t, m_partials);
+        checkLaunch("sumSquaresEach");
+        finishSquaresKernel<<<1, kBlock, 0, m_stream>>>(t, m_partials, out + first);
+        checkLaunch("sumSquaresEach");
+    }
 }
 
 // ---- losses ----------------------------------------------------------------------------------

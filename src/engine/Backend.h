@@ -64,7 +64,7 @@ inline int64_t guardStep(const float* guard)
 // kernels/) is refused unless it was built against the same version. The lists of activations
 // (ActivationMath.h) and optimizer rules (OptimizerMath.h) are part of the interface, so their
 // lengths are folded in.
-inline constexpr int kBackendAbiVersion = 8 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
+inline constexpr int kBackendAbiVersion = 9 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
 
 class Backend {
 public:
@@ -96,6 +96,14 @@ public:
     virtual void sumRows(ConstTensor x, float beta, Tensor out) = 0;
     // *out = sum of x^2 over all elements (out: one float of backend memory).
     virtual void sumSquares(ConstTensor x, float* out) = 0;
+    // out[i] = sum of xs[i]^2, for every tensor at once (out: xs.size() floats of backend
+    // memory): the training step's gradient norms. Defined here as one sumSquares per tensor;
+    // the CUDA backend does it in two launches for any number of tensors.
+    virtual void sumSquaresEach(std::span<const ConstTensor> xs, float* out)
+    {
+        for (size_t i = 0; i < xs.size(); ++i)
+            sumSquares(xs[i], out + i);
+    }
     // y = a * x + b * y
     virtual void axpby(float a, ConstTensor x, float b, Tensor y) = 0;
 

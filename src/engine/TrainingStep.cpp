@@ -31,6 +31,8 @@ TrainingStep::TrainingStep(Network& net, Optimizer& optimizer, const TrainerConf
     b.fill(m_scalars.view(1, static_cast<int64_t>(m_scalars.floats())), 0.f);
     const float guardInit[GuardSlots] = {1.f, 0.f, 0.f, 0.f, 0.f};
     b.upload(m_guard, guardInit, sizeof(guardInit));
+    for (const NamedTensor& g : m_gradTensors)
+        m_gradViews.push_back(g.tensor);
     m_lossSum = m_scalars.view(1, 1, SlotLossSum);
     m_stepLossT = m_scalars.view(1, 1, SlotStepLoss);
 
@@ -103,8 +105,7 @@ void TrainingStep::forwardBackward(ConstTensor xb, ConstTensor yb, int64_t n)
                             m_stepLoss, false);
     m_b.axpby(1.f, m_stepLossT, 1.f, m_lossSum);
     m_net.backward(xb, g);
-    for (int i = 0; i < m_tensorCount; ++i)
-        m_b.sumSquares(m_gradTensors[static_cast<size_t>(i)].tensor, m_norms + i);
+    m_b.sumSquaresEach(m_gradViews, m_norms);
 }
 
 int TrainingStep::recording(ConstTensor xb, ConstTensor yb, int64_t n)

@@ -60,6 +60,7 @@ private:
     int64_t m_rows, m_batch, m_yCols;
     bool m_gather; // batches smaller than the data are gathered through m_order
     std::vector<NamedTensor> m_gradTensors;
+    std::vector<ConstTensor> m_gradViews; // the same tensors, for sumSquaresEach
     int m_tensorCount;
 
     // Layout of the block of backend memory the steps write their scalars to.

@@ -325,17 +325,16 @@ void launchBody(const Config& c, const void* kernel, std::function<void()> body)
     Guard g(g_lock);
     const uint64_t threads = uint64_t(c.block.x) * c.block.y * c.block.z;
     const bool bad = c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || threads == 0 ||
-                     threads > 1024 || c.block.z > 64 || c.grid.y > 65535 ||
-                     c.grid.z > 65535 || c.sharedBytes > 48 * 1024;
+                     threads > 1024 || c.block.z > 64 || c.grid.y > 65535 || c.grid.z > 65535 ||
+                     c.sharedBytes > 48 * 1024;
     if (bad) {
         if (capturing(c.stream)) c.stream->invalidated = true;
         fail(cudaErrorInvalidConfiguration);
         return;
     }
     const Config config = c;
-    const cudaError_t e = enqueue(c.stream, [config, kernel, body = std::move(body)]() {
-        runGrid(config, kernel, body);
-    });
+    const cudaError_t e = enqueue(
+        c.stream, [config, kernel, body = std::move(body)]() { runGrid(config, kernel, body); });
     if (e != cudaSuccess) fail(e);
 }
 
@@ -389,33 +388,48 @@ cudaError_t cudaGetLastError()
 const char* cudaGetErrorName(cudaError_t e)
 {
     switch (e) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
-    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
-    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
-    case cudaErrorStreamCaptureWrongThread: return "cudaErrorStreamCaptureWrongThread";
-    case cudaErrorIllegalState: return "cudaErrorIllegalState";
-    default: return "cudaErrorUnknown";
+    case cudaSuccess:
+        return "cudaSuccess";
+    case cudaErrorInvalidValue:
+        return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+        return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration:
+        return "cudaErrorInvalidConfiguration";
+    case cudaErrorStreamCaptureUnsupported:
+        return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated:
+        return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureWrongThread:
+        return "cudaErrorStreamCaptureWrongThread";
+    case cudaErrorIllegalState:
+        return "cudaErrorIllegalState";
+    default:
+        return "cudaErrorUnknown";
     }
 }
 
 const char* cudaGetErrorString(cudaError_t e)
 {
     switch (e) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaSuccess:
+        return "no error";
+    case cudaErrorInvalidValue:
+        return "invalid argument";
+    case cudaErrorMemoryAllocation:
+        return "out of memory";
+    case cudaErrorInvalidConfiguration:
+        return "invalid configuration argument";
     case cudaErrorStreamCaptureUnsupported:
         return "operation not permitted when stream is capturing";
     case cudaErrorStreamCaptureInvalidated:
         return "operation failed due to a previous error during capture";
     case cudaErrorStreamCaptureWrongThread:
         return "attempt to terminate a thread-local capture sequence from another thread";
-    case cudaErrorIllegalState: return "the operation is not permitted in this state";
-    default: return "unknown error (emulated)";
+    case cudaErrorIllegalState:
+        return "the operation is not permitted in this state";
+    default:
+        return "unknown error (emulated)";
     }
 }
 
@@ -725,8 +739,8 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
     const float a = *alpha, b = *beta; // host pointer mode: read at the call
     const cudaError_t e = il_emu::enqueue(handle->stream, [=] {
-        cblas_sgemm(CblasColMajor, blasOp(transa), blasOp(transb), m, n, k, a, A, lda, B, ldb, b,
-                    C, ldc);
+        cblas_sgemm(CblasColMajor, blasOp(transa), blasOp(transb), m, n, k, a, A, lda, B, ldb, b, C,
+                    ldc);
     });
     return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }

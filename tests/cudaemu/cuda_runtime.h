@@ -48,9 +48,15 @@ inline float4 make_float4(float x, float y, float z, float w)
 }
 
 // CUDA's global min/max overloads.
-#define IL_EMU_MINMAX(T)                                                                      \
-    inline T min(T a, T b) { return b < a ? b : a; }                                          \
-    inline T max(T a, T b) { return a < b ? b : a; }
+#define IL_EMU_MINMAX(T)                                                                           \
+    inline T min(T a, T b)                                                                         \
+    {                                                                                              \
+        return b < a ? b : a;                                                                      \
+    }                                                                                              \
+    inline T max(T a, T b)                                                                         \
+    {                                                                                              \
+        return a < b ? b : a;                                                                      \
+    }
 IL_EMU_MINMAX(int)
 IL_EMU_MINMAX(unsigned)
 IL_EMU_MINMAX(long)
@@ -145,15 +151,13 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, void (*func)(P...))
 }
 
 cudaError_t cudaMalloc(void** p, size_t bytes);
-template <class T>
-cudaError_t cudaMalloc(T** p, size_t bytes)
+template <class T> cudaError_t cudaMalloc(T** p, size_t bytes)
 {
     return cudaMalloc(reinterpret_cast<void**>(p), bytes);
 }
 cudaError_t cudaFree(void* p);
 cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t s);
-template <class T>
-cudaError_t cudaMallocAsync(T** p, size_t bytes, cudaStream_t s)
+template <class T> cudaError_t cudaMallocAsync(T** p, size_t bytes, cudaStream_t s)
 {
     return cudaMallocAsync(reinterpret_cast<void**>(p), bytes, s);
 }
@@ -190,22 +194,19 @@ uint64_t warpExchange(unsigned mask, uint64_t bits, int from);
 unsigned warpBallot(unsigned mask, bool predicate);
 } // namespace il_emu
 
-template <class T>
-T __shfl_xor_sync(unsigned mask, T v, int laneMask)
+template <class T> T __shfl_xor_sync(unsigned mask, T v, int laneMask)
 {
     static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>);
     uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof(T));
-    const int lane = static_cast<int>((threadIdx.x + threadIdx.y * blockDim.x +
-                                       threadIdx.z * blockDim.x * blockDim.y) %
-                                      32);
+    const int lane = static_cast<int>(
+        (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y) % 32);
     bits = il_emu::warpExchange(mask, bits, lane ^ laneMask);
     T out;
     std::memcpy(&out, &bits, sizeof(T));
     return out;
 }
-template <class T>
-T __shfl_sync(unsigned mask, T v, int srcLane)
+template <class T> T __shfl_sync(unsigned mask, T v, int srcLane)
 {
     static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>);
     uint64_t bits = 0;
@@ -229,8 +230,7 @@ inline int __popc(unsigned x)
 }
 // Blocks run one at a time and a fiber is never pre-empted inside an operation, so plain
 // read-modify-writes are atomic here.
-template <class T>
-T atomicAdd(T* address, T value)
+template <class T> T atomicAdd(T* address, T value)
 {
     const T old = *address;
     *address = old + value;
@@ -254,8 +254,7 @@ struct Config {
 // identifies the kernel (whether it ever uses a barrier).
 void launchBody(const Config& c, const void* kernel, std::function<void()> body);
 
-template <class... P, class... A>
-void launch(const Config& c, void (*kernel)(P...), A&&... args)
+template <class... P, class... A> void launch(const Config& c, void (*kernel)(P...), A&&... args)
 {
     static_assert(sizeof...(P) == sizeof...(A), "kernel argument count");
     std::tuple<std::decay_t<P>...> params(static_cast<std::decay_t<P>>(std::forward<A>(args))...);

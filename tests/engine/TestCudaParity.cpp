@@ -252,6 +252,8 @@ private slots:
     void guardAndClip_data();
     void guardAndClip();
     void guardIsSticky();
+    void sumSquaresEach_data();
+    void sumSquaresEach();
     void optimizer_data();
     void optimizer();
     void optimizerSkipsBadStep_data();
@@ -524,6 +526,57 @@ void TestCudaParity::guardAndClip()
                             .arg(double(c[GuardScale]), 0, 'g', 9)));
 }
 
+void TestCudaParity::sumSquaresEach_data()
+{
+    // Tensor sizes: a SIREN's gradients; sizes around the chunk (2048) and 0/1-element ones; more
+    // tensors than one launch takes (64); one tensor so large that chunks grow past 2048.
+    QTest::addColumn<QList<qint64>>("sizes");
+    QTest::newRow("siren") << QList<qint64>{512, 256, 65536, 256, 65536, 256, 256, 1};
+    QTest::newRow("edges") << QList<qint64>{0, 1, 2047, 2048, 2049, 0, 4097, 3};
+    QList<qint64> many;
+    for (int i = 0; i < 150; ++i)
+        many << qint64((i * 7919) % 5000);
+    QTest::newRow("150 tensors") << many;
+    QTest::newRow("large") << QList<qint64>{3, 4'000'037, 1000, 17};
+}
+
+void TestCudaParity::sumSquaresEach()
+{
+    // The gradient norms of a training step: every tensor's sum of squares against the CPU
+    // backend's (one sumSquares per tensor), within the reduction bound of its size.
+    QFETCH(QList<qint64>, sizes);
+    Rng rng(uint64_t(sizes.size()) * 131 + uint64_t(sizes.front()));
+    std::vector<float> all;
+    std::vector<int64_t> offsets;
+    for (qint64 n : sizes) {
+        offsets.push_back(int64_t(all.size()));
+        const auto part = randomVector(rng, size_t(n), -2, 2);
+        all.insert(all.end(), part.begin(), part.end());
+    }
+    const auto count = static_cast<int64_t>(sizes.size());
+    std::array<std::vector<float>, 2> results;
+    forBoth([&](Backend& b, Side s) {
+        Buffer data = testutil::toDevice(b, all.empty() ? std::vector<float>{0.f} : all);
+        std::vector<ConstTensor> views;
+        for (int64_t i = 0; i < count; ++i)
+            views.push_back(data.view(1, sizes[i], size_t(offsets[size_t(i)])));
+        Buffer out = testutil::filledBuffer(b, size_t(count), -1.f);
+        b.sumSquaresEach(views, out.data());
+        results[s] = testutil::toHost(b, out.view(1, count));
+    });
+    for (int64_t i = 0; i < count; ++i) {
+        const double want = results[Cpu][size_t(i)], got = results[Gpu][size_t(i)];
+        const double bound = reductionBound(double(sizes[i]), want);
+        QVERIFY2(std::fabs(got - want) <= bound,
+                 qPrintable(QStringLiteral("tensor %1 of %2 (%3 floats): got %4, the CPU %5")
+                                .arg(i)
+                                .arg(count)
+                                .arg(sizes[i])
+                                .arg(got, 0, 'g', 9)
+                                .arg(want, 0, 'g', 9)));
+    }
+}
+
 void TestCudaParity::guardIsSticky()
 {
     // The same sequence on both: good, bad (Inf in tensor 2), good, NaN loss, good; then Bad is
@@ -658,7 +711,7 @@ void TestCudaParity::determinism_data()
 {
     QTest::addColumn<QString>("op");
     for (const char* op :
-         {"sumRows 4096x256", "sumRows 100000x1", "sumSquares 1000003",
+         {"sumRows 4096x256", "sumRows 100000x1", "sumSquares 1000003", "sumSquaresEach 70 tensors",
           "gemm weight gradient 256x256x4096", "gemm 4096x256x256",
           "embedding backward 4096x3 v5 d16", "embedding backward 4096x3 v28 d16",
           "loss ce 4096x28", "loss mse 262144x1", "softmax 4096x28", "guard 1000 tensors"})
@@ -694,6 +747,15 @@ void TestCudaParity::determinism()
     } else if (op == "sumSquares 1000003") {
         a = dev(1000003, -1, 1);
         run = [&](const Buffer& out) { g.sumSquares(a.view(1, 1000003), out.data()); };
+    } else if (op == "sumSquaresEach 70 tensors") {
+        a = dev(70 * 30011, -1, 1);
+        outFloats = 70;
+        run = [&](const Buffer& out) {
+            std::vector<ConstTensor> views;
+            for (int64_t i = 0; i < 70; ++i)
+                views.push_back(a.view(1, 30011 - i * 400, size_t(i * 30011)));
+            g.sumSquaresEach(views, out.data());
+        };
     } else if (op.startsWith("gemm")) {
         const bool wgrad = op.contains("weight");
         a = dev(4096 * 256, -1, 1);

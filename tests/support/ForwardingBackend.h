@@ -68,6 +68,10 @@ public:
     {
         run([=, this] { m_inner->sumSquares(x, out); });
     }
+    void sumSquaresEach(std::span<const il::ConstTensor> xs, float* out) override
+    {
+        run([=, this] { m_inner->sumSquaresEach(xs, out); });
+    }
     void axpby(float a, il::ConstTensor x, float b, il::Tensor y) override
     {
         run([=, this] { m_inner->axpby(a, x, b, y); });
