@@ -213,12 +213,15 @@ void CudaBackend::release() noexcept
         freeRetired();
         if (m_ones) deviceFree(m_ones, m_stream);
         if (m_sampleScratch) deviceFree(m_sampleScratch, m_stream);
+        if (m_embedScratch) deviceFree(m_embedScratch, m_stream);
         cudaStreamSynchronize(m_stream);
     }
     m_ones = nullptr;
     m_onesCount = 0;
     m_sampleScratch = nullptr;
     m_sampleScratchFloats = 0;
+    m_embedScratch = nullptr;
+    m_embedScratchInts = 0;
     if (m_blas) cublasDestroy(m_blas); // before its workspace goes
     m_blas = nullptr;
     if (m_blasWorkspace) cudaFree(m_blasWorkspace);

@@ -229,6 +229,8 @@ private:
     int64_t m_onesCount = 0;
     float* m_sampleScratch = nullptr; // rows x k floats for sampleRows, grow-only
     int64_t m_sampleScratchFloats = 0;
+    int* m_embedScratch = nullptr; // embeddingBackward's counts, offsets and lists, grow-only
+    int64_t m_embedScratchInts = 0;
 
     // Recording: m_recording is set while a stream capture of m_stream is open. Frees that
     // arrive then are deferred (a cudaFreeAsync would be captured into the graph and run at

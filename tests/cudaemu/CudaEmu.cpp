@@ -183,6 +183,10 @@ thread_local std::vector<std::unique_ptr<char[]>> t_stacks;
 
 // Kernels that never met a barrier on their first launch run their threads as plain calls.
 std::map<const void*, bool> g_barrierFree;
+// Every other launch of a kernel runs its blocks, and the threads of a barrier-free kernel, in
+// reverse order: a kernel whose result depends on the order of its threads (a race, or an
+// atomic placement assumed to be ordered) gives different results on alternate runs.
+std::map<const void*, uint64_t> g_launches;
 
 [[noreturn]] void fiberEntry()
 {
@@ -286,21 +290,23 @@ void runGrid(const il_emu::Config& c, const void* kernel, const std::function<vo
     const auto known = g_barrierFree.find(kernel);
     const bool direct = known != g_barrierFree.end() && known->second;
     bool usedBarrier = false;
-    for (unsigned z = 0; z < c.grid.z; ++z)
-        for (unsigned y = 0; y < c.grid.y; ++y)
-            for (unsigned x = 0; x < c.grid.x; ++x) {
-                blockIdx = {x, y, z};
-                if (direct) {
-                    t_fiber = nullptr;
-                    for (unsigned i = 0; i < threads; ++i) {
-                        threadIdx = {i % c.block.x, i / c.block.x % c.block.y,
-                                     i / (c.block.x * c.block.y)};
-                        body();
-                    }
-                } else {
-                    usedBarrier |= runBlockWithFibers(body, threads);
-                }
+    const bool reverse = (g_launches[kernel]++ & 1) != 0;
+    const uint64_t blocks = uint64_t(c.grid.x) * c.grid.y * c.grid.z;
+    for (uint64_t k = 0; k < blocks; ++k) {
+        const uint64_t b = reverse ? blocks - 1 - k : k;
+        blockIdx = {unsigned(b % c.grid.x), unsigned(b / c.grid.x % c.grid.y),
+                    unsigned(b / (uint64_t(c.grid.x) * c.grid.y))};
+        if (direct) {
+            t_fiber = nullptr;
+            for (unsigned j = 0; j < threads; ++j) {
+                const unsigned i = reverse ? threads - 1 - j : j;
+                threadIdx = {i % c.block.x, i / c.block.x % c.block.y, i / (c.block.x * c.block.y)};
+                body();
             }
+        } else {
+            usedBarrier |= runBlockWithFibers(body, threads);
+        }
+    }
     if (known == g_barrierFree.end()) g_barrierFree[kernel] = !usedBarrier;
 }
 

@@ -216,6 +216,19 @@ template <class T> T __shfl_sync(unsigned mask, T v, int srcLane)
     std::memcpy(&out, &bits, sizeof(T));
     return out;
 }
+template <class T> T __shfl_up_sync(unsigned mask, T v, unsigned delta)
+{
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    const int lane = static_cast<int>(
+        (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y) % 32);
+    const int from = lane >= static_cast<int>(delta) ? lane - static_cast<int>(delta) : lane;
+    bits = il_emu::warpExchange(mask, bits, from);
+    T out;
+    std::memcpy(&out, &bits, sizeof(T));
+    return out;
+}
 inline unsigned __ballot_sync(unsigned mask, int predicate)
 {
     return il_emu::warpBallot(mask, predicate != 0);

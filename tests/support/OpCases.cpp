@@ -919,8 +919,11 @@ void addLayerOps(std::vector<Row>& t)
     for (const auto& [r, c, p] : {std::tuple{1, 1, 0.5f}, {7, 13, 0.1f}, {256, 300, 0.5f}})
         t.push_back({"dropout " + shapeName(r, c) + QStringLiteral(" p %1").arg(p),
                      [=] { return dropoutCase(r, c, p); }});
-    const int64_t emb[][4] = {
-        {1, 1, 1, 1}, {7, 3, 27, 10}, {1000, 2, 5, 3}, {2000, 4, 100, 17}, {4096, 3, 28, 16}};
+    // 3000x4 v3: ids with over 2048 positions each (the CUDA backend's scan path), 130 dims
+    // (two passes of 128); v50000: a word-sized vocabulary, most rows unused.
+    const int64_t emb[][4] = {{1, 1, 1, 1},       {7, 3, 27, 10},    {1000, 2, 5, 3},
+                              {2000, 4, 100, 17}, {4096, 3, 28, 16}, {3000, 4, 3, 130},
+                              {512, 8, 50000, 8}};
     for (const auto& e : emb)
         t.push_back(
             {QStringLiteral("embedding %1x%2 v%3 d%4").arg(e[0]).arg(e[1]).arg(e[2]).arg(e[3]),
