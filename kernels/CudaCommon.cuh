@@ -98,6 +98,12 @@ __device__ __forceinline__ int64_t globalStride()
     return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
+// Whether every pointer may be read or written as float4 (16-byte aligned).
+template <class... P> inline bool aligned16(const P*... p)
+{
+    return ((reinterpret_cast<uintptr_t>(p) % 16 == 0) && ...);
+}
+
 // A class id or token id stored as a float: its row in [0, limit), or -1 when it is negative,
 // NaN or too large (truncation toward zero, like the CPU backend's static_cast).
 __device__ __forceinline__ int64_t idFromFloat(float f, int64_t limit)

@@ -252,6 +252,8 @@ private slots:
     void guardAndClip_data();
     void guardAndClip();
     void guardIsSticky();
+    void alignedAndUnaligned_data();
+    void alignedAndUnaligned();
     void sumSquaresEach_data();
     void sumSquaresEach();
     void optimizer_data();
@@ -524,6 +526,57 @@ void TestCudaParity::guardAndClip()
              qPrintable(QStringLiteral("scale: CUDA %1, CPU %2")
                             .arg(double(g[GuardScale]), 0, 'g', 9)
                             .arg(double(c[GuardScale]), 0, 'g', 9)));
+}
+
+void TestCudaParity::alignedAndUnaligned_data()
+{
+    // The streaming kernels take float4 paths when every pointer is 16-byte aligned and scalar
+    // ones otherwise (views at an offset): offsets 0-3 floats, lengths that leave a tail.
+    QTest::addColumn<int>("offset");
+    QTest::addColumn<int>("n");
+    for (int offset : {0, 1, 2, 3})
+        for (int n : {1, 3, 4, 7, 1001, 40000})
+            QTest::addRow("offset %d n %d", offset, n) << offset << n;
+}
+
+void TestCudaParity::alignedAndUnaligned()
+{
+    QFETCH(int, offset);
+    QFETCH(int, n);
+    Rng rng(uint64_t(offset * 100003 + n));
+    const auto x = randomVector(rng, size_t(n + 8), -1, 1);
+    const auto g = randomVector(rng, size_t(n + 8), -1, 1);
+    const auto off = size_t(offset);
+    // Each side: sin(30 x) forward in place and out of place, its backward, axpby, fill and
+    // the empty product's scale (gemm with k = 0), all on views `offset` floats in.
+    std::array<std::vector<std::vector<float>>, 2> got;
+    forBoth([&](Backend& b, Side s) {
+        Buffer bx = testutil::toDevice(b, x), bg = testutil::toDevice(b, g);
+        Buffer y = testutil::filledBuffer(b, x.size(), 0.f);
+        Buffer dx = testutil::filledBuffer(b, x.size(), 0.f);
+        Buffer f = testutil::filledBuffer(b, x.size(), 0.f);
+        Buffer inPlace = testutil::toDevice(b, x);
+        const Tensor vx = bx.view(1, n, off), vg = bg.view(1, n, off), vy = y.view(1, n, off);
+        b.activationForward(Activation::Sine, 30.f, vx, vy);
+        b.activationForward(Activation::Sine, 30.f, inPlace.view(1, n, off),
+                            inPlace.view(1, n, off));
+        b.activationBackward(Activation::Sine, 30.f, vx, vy, vg, dx.view(1, n, off));
+        b.axpby(0.5f, vx, -2.f, vg); // vg = 0.5 x - 2 g
+        b.fill(f.view(1, n, off), 3.f);
+        Buffer a0 = testutil::filledBuffer(b, 1, 0.f);
+        b.gemm(false, false, 1.f, a0.view(n, 0), a0.view(0, 1), 0.25f,
+               bx.view(n, 1, off)); // x = 0.25 x
+        for (const Buffer* out : {&y, &inPlace, &dx, &bg, &f, &bx})
+            got[s].push_back(testutil::toHost(b, out->view(1, int64_t(x.size()))));
+    });
+    const char* names[] = {
+        "sine forward", "sine forward in place", "sine backward", "axpby", "fill", "scale"};
+    for (size_t k = 0; k < got[Cpu].size(); ++k) {
+        QString why;
+        const Tolerance t = k < 3 ? kTranscendental : kElementwise;
+        QVERIFY2(agree(got[Gpu][k], got[Cpu][k], boundOf(t), false, &why),
+                 qPrintable(QStringLiteral("%1: %2").arg(names[k], why)));
+    }
 }
 
 void TestCudaParity::sumSquaresEach_data()
