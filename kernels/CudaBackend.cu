@@ -180,11 +180,18 @@ void CudaBackend::init()
     check(cudaMalloc(reinterpret_cast<void**>(&m_partials), kMaxReduceBlocks * sizeof(double)),
           "reduction workspace");
 
+    // cuBLASLt for the dense layer's bias epilogues; IRONLEARN_CUDA_EPILOGUE=0 turns them off
+    // (separate bias passes, as the CPU backend runs them), for comparison.
+    const char* epilogues = std::getenv("IRONLEARN_CUDA_EPILOGUE");
+    if (!(epilogues && std::strcmp(epilogues, "0") == 0))
+        checkBlas(cublasLtCreate(&m_lt), "cublasLtCreate");
+
     int blasVersion = 0;
     checkBlas(cublasGetVersion(m_blas, &blasVersion), "cublasGetVersion");
     m_details = computeText(prop.major, prop.minor) + ", " + formatGiB(m_totalMemory) +
                 ", cuBLAS " + std::to_string(blasVersion / 10000) + "." +
                 std::to_string(blasVersion / 100 % 100) + (m_tf32 ? ", TF32 on" : ", TF32 off") +
+                (m_lt ? ", bias epilogues on" : ", bias epilogues off") +
                 (m_pooled ? std::string()
                  : pools  ? std::string(", cudaMalloc (IRONLEARN_CUDA_POOL=0)")
                           : std::string(", cudaMalloc (no stream-ordered pools here)"));
@@ -222,6 +229,9 @@ void CudaBackend::release() noexcept
     m_sampleScratchFloats = 0;
     m_embedScratch = nullptr;
     m_embedScratchInts = 0;
+    destroyLtPlans();
+    if (m_lt) cublasLtDestroy(m_lt);
+    m_lt = nullptr;
     if (m_blas) cublasDestroy(m_blas); // before its workspace goes
     m_blas = nullptr;
     if (m_blasWorkspace) cudaFree(m_blasWorkspace);

@@ -8,14 +8,17 @@
 #include "Errors.h"
 #include "OpShapes.h"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace il::cuda {
@@ -113,6 +116,27 @@ __device__ __forceinline__ int64_t idFromFloat(float f, int64_t limit)
     return id < limit ? id : -1;
 }
 
+// A cuBLASLt matrix product as planned once (CudaLinear.cu): its shape, transposes, epilogue
+// and the alignment of each pointer, which decides the kernels cuBLASLt may pick.
+struct LtKey {
+    int m, n, k, lda, ldb, ldd, trans, epilogue;
+    uint32_t alignA, alignB, alignD, alignBias;
+    bool operator<(const LtKey& o) const
+    {
+        return std::tie(m, n, k, lda, ldb, ldd, trans, epilogue, alignA, alignB, alignD,
+                        alignBias) < std::tie(o.m, o.n, o.k, o.lda, o.ldb, o.ldd, o.trans,
+                                              o.epilogue, o.alignA, o.alignB, o.alignD,
+                                              o.alignBias);
+    }
+};
+// Its descriptors and the algorithm cuBLASLt's heuristic chose; not usable when it found none.
+struct LtPlan {
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+    bool usable = false;
+};
+
 // ---- the backend ------------------------------------------------------------------------------
 class CudaBackend final : public Backend {
 public:
@@ -140,6 +164,8 @@ public:
 
     void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
               Tensor c) override;
+    void linearForward(ConstTensor x, ConstTensor w, ConstTensor bias, Tensor y) override;
+    void linearBackward(ConstTensor x, ConstTensor dy, Tensor dw, Tensor dbias) override;
 
     void activationForward(Activation act, float param, ConstTensor x, Tensor y) override;
     void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
@@ -206,6 +232,10 @@ private:
     void ensureOnes(int64_t count);
     void computeLoss(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
                      ConstTensor target, float* grad, float* lossOut, bool accumulate);
+    bool ltMatmul(bool transA, bool transB, int m, int n, int k, const float* A, int lda,
+                  const float* B, int ldb, float* D, int ldd, cublasLtEpilogue_t epilogue,
+                  float* bias);
+    void destroyLtPlans() noexcept;
     void flushDeferredFrees() noexcept;
     // Frees p now, or, while recordings exist (or one is open), keeps it in m_retired until
     // they are discarded: a graph bakes in the pointers it was recorded with.
@@ -229,6 +259,8 @@ private:
     cudaMemPool_t m_pool = nullptr; // the device's default pool, when m_pooled
     bool m_pooled = true;           // stream-ordered allocation (cudaMallocAsync)
     cublasHandle_t m_blas = nullptr;
+    cublasLtHandle_t m_lt = nullptr; // null: bias epilogues off
+    std::map<LtKey, LtPlan> m_ltPlans;
     void* m_blasWorkspace = nullptr;
     double* m_partials = nullptr; // kMaxReduceBlocks block partials of the two-pass reductions
     float* m_ones = nullptr;

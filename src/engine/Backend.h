@@ -15,6 +15,7 @@
 #pragma once
 
 #include "ActivationMath.h"
+#include "Errors.h"
 #include "HashGridMath.h"
 #include "HostDevice.h"
 #include "OptimizerMath.h"
@@ -66,6 +67,19 @@ inline int64_t guardStep(const float* guard)
 // lengths are folded in.
 inline constexpr int kBackendAbiVersion = 9 * 10000 + kOptimizerRuleCount * 100 + kActivationCount;
 
+namespace shapes {
+// A dense layer's operands: x (n x in), w (out x in), bias (1 x out), y (n x out).
+inline void linear(const char* op, ConstTensor x, ConstTensor w, ConstTensor bias, ConstTensor y)
+{
+    if (w.cols() != x.cols() || bias.rows() != 1 || bias.cols() != w.rows() ||
+        y.rows() != x.rows() || y.cols() != w.rows())
+        throw ShapeError(std::string(op) + ": x " + x.shape.toString() + ", w " +
+                         w.shape.toString() + ", bias " + bias.shape.toString() + " -> " +
+                         y.shape.toString() + " does not fit");
+}
+
+} // namespace shapes
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -111,6 +125,23 @@ public:
     // C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T. Transposes are read in place.
     virtual void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b,
                       float beta, Tensor c) = 0;
+    // The dense layer's products, with its bias. Defined here from the ops above (the CPU
+    // backend's way); the CUDA backend folds the bias into the matrix product (cuBLASLt
+    // epilogues) and saves the passes over y and dy that broadcastRows and sumRows make.
+    //   y = x w^T + bias, every row; x: n x in, w: out x in, bias: 1 x out, y: n x out.
+    virtual void linearForward(ConstTensor x, ConstTensor w, ConstTensor bias, Tensor y)
+    {
+        shapes::linear("linearForward", x, w, bias, y);
+        broadcastRows(bias, y);
+        gemm(false, true, 1.f, x, w, 1.f, y);
+    }
+    //   dw = dy^T x and dbias = the sum of dy's rows (both overwritten); dy: n x out.
+    virtual void linearBackward(ConstTensor x, ConstTensor dy, Tensor dw, Tensor dbias)
+    {
+        shapes::linear("linearBackward", x, dw, dbias, dy);
+        gemm(true, false, 1.f, dy, x, 0.f, dw);
+        sumRows(dy, 0.f, dbias);
+    }
 
     // ---- activations -----------------------------------------------------------------------
     // The formulas are in ActivationMath.h. param: the activation's argument (LeakyReLU slope,

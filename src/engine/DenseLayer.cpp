@@ -106,23 +106,21 @@ private:
     }
 
 protected:
-    // y = x W^T + b: the bias is broadcast into y first, then sgemm adds x W^T with beta = 1.
-    // Per position, the same with every position a row (perPosition: no copy).
+    // y = x W^T + b (Backend::linearForward). Per position, the same with every position a row
+    // (perPosition: no copy).
     void forwardImpl(Backend& b, ConstTensor x, Tensor y, Tensor) override
     {
         const int64_t p = positions();
-        const Tensor yp = perPosition(y, p);
-        b.broadcastRows(m_params[1], yp);
-        b.gemm(false, true, 1.f, perPosition(x, p), m_params[0], 1.f, yp);
+        b.linearForward(perPosition(x, p), m_params[0], m_params[1], perPosition(y, p));
     }
-    // dW = dy^T x, db = sum_rows dy, dx = dy W. Transposes are read in place by sgemm.
+    // dW = dy^T x, db = sum_rows dy (Backend::linearBackward), dx = dy W. Transposes are read in
+    // place by sgemm.
     void backwardImpl(Backend& b, ConstTensor x, ConstTensor, ConstTensor dy, Tensor dx,
                       Tensor) override
     {
         const int64_t p = positions();
         const ConstTensor dyp = perPosition(dy, p);
-        b.gemm(true, false, 1.f, dyp, perPosition(x, p), 0.f, m_grads[0]);
-        b.sumRows(dyp, 0.f, m_grads[1]);
+        b.linearBackward(perPosition(x, p), dyp, m_grads[0], m_grads[1]);
         if (dx.data) b.gemm(false, false, 1.f, dyp, m_params[0], 0.f, perPosition(dx, p));
     }
 

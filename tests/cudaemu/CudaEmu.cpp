@@ -1,6 +1,6 @@
 // The CPU emulation of the CUDA runtime and cuBLAS declared in cuda_runtime.h and cublas_v2.h
 // (tests only; see tests/cudaemu/README.md).
-#include "cublas_v2.h"
+#include "cublasLt.h"
 
 #include <cblas.h>
 
@@ -761,6 +761,221 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
     const float a = *alpha, b = *beta;
     const cudaError_t e = il_emu::enqueue(handle->stream, [=] {
         cblas_sgemv(CblasColMajor, blasOp(trans), m, n, a, A, lda, x, incx, b, y, incy);
+    });
+    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+
+// ---- cuBLASLt --------------------------------------------------------------------------------
+struct EmuLt {};
+struct EmuLtDesc {
+    cublasOperation_t transA = CUBLAS_OP_N, transB = CUBLAS_OP_N;
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    float* bias = nullptr;
+};
+struct EmuLtLayout {
+    uint64_t rows, cols;
+    int64_t ld;
+};
+struct EmuLtPreference {
+    uint32_t align[4] = {256, 256, 256, 256}; // A, B, C, D
+    uint64_t workspace = 0;
+};
+
+namespace {
+
+uint32_t alignmentOfPointer(const void* p)
+{
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    uint32_t r = 256;
+    while (r > 1 && a % r != 0)
+        r >>= 1;
+    return r;
+}
+
+// The product's m, n, k from the layouts, or false when they do not fit together.
+bool productShape(const EmuLtDesc& op, const EmuLtLayout& a, const EmuLtLayout& b,
+                  const EmuLtLayout& d, uint64_t& m, uint64_t& n, uint64_t& k)
+{
+    m = op.transA == CUBLAS_OP_N ? a.rows : a.cols;
+    k = op.transA == CUBLAS_OP_N ? a.cols : a.rows;
+    const uint64_t kb = op.transB == CUBLAS_OP_N ? b.rows : b.cols;
+    n = op.transB == CUBLAS_OP_N ? b.cols : b.rows;
+    return k == kb && d.rows == m && d.cols == n &&
+           a.ld >= int64_t(std::max<uint64_t>(1, a.rows)) &&
+           b.ld >= int64_t(std::max<uint64_t>(1, b.rows)) &&
+           d.ld >= int64_t(std::max<uint64_t>(1, d.rows));
+}
+
+} // namespace
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle)
+{
+    *handle = new EmuLt;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle)
+{
+    delete handle;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t,
+                                        cudaDataType scale)
+{
+    if (scale != CUDA_R_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
+    *desc = new EmuLtDesc;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc)
+{
+    delete desc;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+                                              cublasLtMatmulDescAttributes_t attr,
+                                              const void* value, size_t size)
+{
+    switch (attr) {
+    case CUBLASLT_MATMUL_DESC_TRANSA:
+    case CUBLASLT_MATMUL_DESC_TRANSB:
+        if (size != sizeof(cublasOperation_t)) return CUBLAS_STATUS_INVALID_VALUE;
+        std::memcpy(attr == CUBLASLT_MATMUL_DESC_TRANSA ? &desc->transA : &desc->transB, value,
+                    size);
+        return CUBLAS_STATUS_SUCCESS;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE:
+        if (size != sizeof(cublasLtEpilogue_t)) return CUBLAS_STATUS_INVALID_VALUE;
+        std::memcpy(&desc->epilogue, value, size);
+        return CUBLAS_STATUS_SUCCESS;
+    case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+        if (size != sizeof(float*)) return CUBLAS_STATUS_INVALID_VALUE;
+        std::memcpy(&desc->bias, value, size);
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type,
+                                          uint64_t rows, uint64_t cols, int64_t ld)
+{
+    if (type != CUDA_R_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
+    *layout = new EmuLtLayout{rows, cols, ld};
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout)
+{
+    delete layout;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref)
+{
+    *pref = new EmuLtPreference;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
+{
+    delete pref;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr,
+                                                    const void* value, size_t size)
+{
+    if (attr == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES) {
+        if (size != sizeof(uint64_t)) return CUBLAS_STATUS_INVALID_VALUE;
+        std::memcpy(&pref->workspace, value, size);
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    if (size != sizeof(uint32_t)) return CUBLAS_STATUS_INVALID_VALUE;
+    const int slot = attr - CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES;
+    if (slot < 0 || slot > 3) return CUBLAS_STATUS_INVALID_VALUE;
+    std::memcpy(&pref->align[slot], value, size);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+// IRONLEARN_EMU_LT_NO_ALGORITHM=1: the heuristic finds nothing (as for an unsupported epilogue),
+// so the backend's fallback runs.
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t op,
+                                              cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                                              cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+                                              cublasLtMatmulPreference_t pref, int requested,
+                                              cublasLtMatmulHeuristicResult_t* results,
+                                              int* returned)
+{
+    *returned = 0;
+    uint64_t m, n, k;
+    if (requested < 1 || !productShape(*op, *a, *b, *d, m, n, k) || c->rows != d->rows ||
+        c->cols != d->cols || c->ld != d->ld)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (op->epilogue != CUBLASLT_EPILOGUE_DEFAULT && !op->bias) return CUBLAS_STATUS_INVALID_VALUE;
+    if (const char* e = std::getenv("IRONLEARN_EMU_LT_NO_ALGORITHM"); e && std::strcmp(e, "1") == 0)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    results[0] = cublasLtMatmulHeuristicResult_t{};
+    // The algorithm remembers the alignments it was chosen for (A, B, C, D, bias).
+    for (int i = 0; i < 4; ++i)
+        results[0].algo.data[i] = pref->align[i];
+    results[0].algo.data[4] = alignmentOfPointer(op->bias);
+    results[0].algo.data[5] = uint64_t(op->epilogue);
+    results[0].state = CUBLAS_STATUS_SUCCESS;
+    *returned = 1;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t op, const void* alpha,
+                              const void* A, cublasLtMatrixLayout_t aDesc, const void* B,
+                              cublasLtMatrixLayout_t bDesc, const void* beta, const void* C,
+                              cublasLtMatrixLayout_t cDesc, void* D, cublasLtMatrixLayout_t dDesc,
+                              const cublasLtMatmulAlgo_t* algo, void*, size_t, cudaStream_t stream)
+{
+    uint64_t m, n, k;
+    if (!algo || !productShape(*op, *aDesc, *bDesc, *dDesc, m, n, k) || C != D ||
+        cDesc->ld != dDesc->ld)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (algo->data[5] != uint64_t(op->epilogue))
+        fatal("cublasLtMatmul with an algorithm chosen for another epilogue");
+    const void* pointers[5] = {A, B, C, D, op->bias};
+    for (int i = 0; i < 5; ++i)
+        if (pointers[i] && alignmentOfPointer(pointers[i]) < algo->data[i])
+            fatal("misaligned address: cublasLtMatmul got a pointer less aligned than the "
+                  "heuristic was told (operand " +
+                  std::to_string(i) + ")");
+    const float a = *static_cast<const float*>(alpha), bt = *static_cast<const float*>(beta);
+    const auto ta = op->transA, tb = op->transB;
+    const auto epilogue = op->epilogue;
+    float* bias = op->bias; // read now: the pointer attribute may change before a replay
+    const auto* pa = static_cast<const float*>(A);
+    const auto* pb = static_cast<const float*>(B);
+    auto* pd = static_cast<float*>(D);
+    const int64_t lda = aDesc->ld, ldb = bDesc->ld, ldd = dDesc->ld;
+    const cudaError_t e = il_emu::enqueue(stream, [=] {
+        if (k > 0)
+            cblas_sgemm(CblasColMajor, blasOp(ta), blasOp(tb), int(m), int(n), int(k), a, pa,
+                        int(lda), pb, int(ldb), bt, pd, int(ldd));
+        if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
+            for (uint64_t c = 0; c < n; ++c)
+                for (uint64_t r = 0; r < m; ++r)
+                    pd[r + c * uint64_t(ldd)] += bias[r];
+        } else if (epilogue == CUBLASLT_EPILOGUE_BGRADB) { // over op(B)'s k rows
+            for (uint64_t c = 0; c < n; ++c) {
+                double s = 0;
+                for (uint64_t r = 0; r < k; ++r)
+                    s += tb == CUBLAS_OP_N ? pb[r + c * uint64_t(ldb)] : pb[c + r * uint64_t(ldb)];
+                bias[c] = float(s);
+            }
+        } else if (epilogue == CUBLASLT_EPILOGUE_BGRADA) { // over op(A)'s k columns
+            for (uint64_t r = 0; r < m; ++r) {
+                double s = 0;
+                for (uint64_t c = 0; c < k; ++c)
+                    s += ta == CUBLAS_OP_N ? pa[r + c * uint64_t(lda)] : pa[c + r * uint64_t(lda)];
+                bias[r] = float(s);
+            }
+        }
     });
     return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }

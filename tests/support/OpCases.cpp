@@ -206,6 +206,77 @@ OpCase gemmCase(int m, int n, int k, bool transA, bool transB, float alpha, floa
     return c;
 }
 
+// The dense layer's products (linearForward, linearBackward): y = x w^T + bias, then dw = dy^T x
+// and dbias = the sum of dy's rows. Every operand sits `offset` floats into its buffer, as
+// parameters do in the network's arena, so the CUDA backend meets its pointers at every
+// alignment its epilogue path has to handle.
+OpCase linearCase(int64_t n, int64_t in, int64_t out, int offset)
+{
+    Rng rng(static_cast<uint64_t>(n * 31 + in * 7 + out + offset));
+    const auto off = static_cast<size_t>(offset);
+    const auto x = randomVector(rng, size_t(n * in) + off, -1, 1);
+    const auto w = randomVector(rng, size_t(out * in) + off, -1, 1);
+    const auto bias = randomVector(rng, size_t(out) + off, -1, 1);
+    const auto dy = randomVector(rng, size_t(n * out) + off, -1, 1);
+    const auto ny = static_cast<size_t>(n * out), nw = static_cast<size_t>(out * in);
+    const auto nb = static_cast<size_t>(out);
+    std::vector<double> y(ny), yMag(ny), dw(nw), dwMag(nw), db(nb), dbMag(nb);
+    for (int64_t r = 0; r < n; ++r)
+        for (int64_t o = 0; o < out; ++o) {
+            double s = bias[off + size_t(o)], m = std::fabs(s);
+            for (int64_t i = 0; i < in; ++i) {
+                const double t = double(x[off + size_t(r * in + i)]) * w[off + size_t(o * in + i)];
+                s += t;
+                m += std::fabs(t);
+            }
+            y[size_t(r * out + o)] = s;
+            yMag[size_t(r * out + o)] = m;
+        }
+    for (int64_t o = 0; o < out; ++o) {
+        for (int64_t i = 0; i < in; ++i) {
+            double s = 0, m = 0;
+            for (int64_t r = 0; r < n; ++r) {
+                const double t =
+                    double(dy[off + size_t(r * out + o)]) * x[off + size_t(r * in + i)];
+                s += t;
+                m += std::fabs(t);
+            }
+            dw[size_t(o * in + i)] = s;
+            dwMag[size_t(o * in + i)] = m;
+        }
+        double s = 0, m = 0;
+        for (int64_t r = 0; r < n; ++r) {
+            s += dy[off + size_t(r * out + o)];
+            m += std::fabs(dy[off + size_t(r * out + o)]);
+        }
+        db[size_t(o)] = s;
+        dbMag[size_t(o)] = m;
+    }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dx = toDevice(b, x), dwt = toDevice(b, w), dbias = toDevice(b, bias),
+               ddy = toDevice(b, dy);
+        // Outputs start as NaN: both ops overwrite them.
+        Buffer dyOut = filledBuffer(b, size_t(n * out) + off, kNaN);
+        Buffer dwOut = filledBuffer(b, size_t(out * in) + off, kNaN);
+        Buffer dbOut = filledBuffer(b, size_t(out) + off, kNaN);
+        b.linearForward(dx.view(n, in, off), dwt.view(out, in, off), dbias.view(1, out, off),
+                        dyOut.view(n, out, off));
+        b.linearBackward(dx.view(n, in, off), ddy.view(n, out, off), dwOut.view(out, in, off),
+                         dbOut.view(1, out, off));
+        return {{"y", toHost(b, dyOut.view(n, out, off))},
+                {"dw", toHost(b, dwOut.view(out, in, off))},
+                {"dbias", toHost(b, dbOut.view(1, out, off))}};
+    };
+    c.checks = {{"y", y, 2e-6 * double(in) + 1e-6, 1e-5,
+                 [=](size_t i, double) { return reductionBound(double(in + 1), yMag[i]); }},
+                {"dw", dw, 2e-6 * double(n) + 1e-6, 1e-5,
+                 [=](size_t i, double) { return reductionBound(double(n), dwMag[i]); }},
+                {"dbias", db, 2e-7 * double(n) + 1e-6, 1e-5,
+                 [=](size_t i, double) { return reductionBound(double(n), dbMag[i]); }}};
+    return c;
+}
+
 // ---- activations, Fourier features, embeddings -------------------------------------------------
 
 // Forward (y from x, or in place), then backward from the reference y (dx from dy, or in
@@ -868,6 +939,18 @@ void addGemm(std::vector<Row>& t)
                                  .arg(beta),
                              [=] { return gemmCase(m, n, k, ta, tb, alpha, beta); }});
             }
+    // n x in -> out: SIREN's first, middle and last layers on 4096 pixels, a table's layers,
+    // an empty batch and one row.
+    const int64_t linear[][3] = {{4096, 2, 256}, {4096, 256, 256}, {4096, 256, 1}, {150, 4, 16},
+                                 {1, 3, 5},      {0, 4, 3},        {33, 7, 9}};
+    for (const auto& l : linear)
+        for (int offset : {0, 1, 2, 3, 4})
+            t.push_back({QStringLiteral("linear %1x%2->%3 offset %4")
+                             .arg(l[0])
+                             .arg(l[1])
+                             .arg(l[2])
+                             .arg(offset),
+                         [=] { return linearCase(l[0], l[1], l[2], offset); }});
 }
 
 void addLayerOps(std::vector<Row>& t)
