@@ -21,10 +21,17 @@
 #    IRONLEARN_CUDA_POOL=0 (plain cudaMalloc, as where the driver has no stream-ordered pools).
 # 2. compute-sanitizer --tool memcheck, then --tool racecheck, on a few op-level parity
 #    functions (when the toolkit has compute-sanitizer).
-# 3. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py.
+# 3. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py; then our SIREN
+#    steps again with IRONLEARN_CUDA_EPILOGUE=0 (does folding the bias into the GEMM win?).
 # Files in $OUT (default ./device-out), written as each step ends: summary.txt (a line per
-# step), system.txt, devices.txt, parity.txt, parity-nopool.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
-# bench-torch.json. Exits 0 only when every step passed.
+# step), system.txt, devices.txt, parity.txt, parity-nopool.txt, parity-noepilogue.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
+# bench-torch.json, bench-noepilogue.json. Exits 0 only when every step passed.
+#
+# A dry run without a GPU, against the CUDA emulation (tests/cudaemu) and the stand-in driver:
+#   OUT=/tmp/dry IRONLEARN_CUDA_MODULE=build/release/tests/cudaemu/libironlearn-cuda-emu.so \
+#   LD_LIBRARY_PATH=build/release/tests/fakecuda packaging/device/check.sh BUNDLE
+# runs every step's command line for real (parity steps pass in ~85 s; the benchmarks fail:
+# no CUDA PyTorch, and the emulation is far too slow for them).
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,7 +43,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --budget) budget="$2"; shift 2 ;;
         --repeat) repeat="$2"; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "check.sh: unknown option $1" >&2; exit 2 ;;
         *) bundle="$1"; shift ;;
     esac
@@ -168,6 +175,11 @@ grep -E '^(Totals|SKIP|FAIL)' "$OUT/parity.txt" 2>/dev/null | head -20 | sed 's/
 step "parity, no memory pool" 30 "$OUT/parity-nopool.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     IRONLEARN_CUDA_POOL=0 "$bundle/bin/testCudaParity" deviceInfo memoryRoundTrip \
     recordingMatchesEager recordingSurvivesScratchGrowth training
+# The dense layer's bias passes without cuBLASLt's epilogues (the fallback where it has no
+# algorithm for a case).
+step "parity, epilogues off" 20 "$OUT/parity-noepilogue.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+    IRONLEARN_CUDA_EPILOGUE=0 "$bundle/bin/testCudaParity" deviceInfo \
+    "ops:linear 4096x256->256 offset 0" "ops:linear 33x7->9 offset 3" "training:image (SIREN)"
 
 # ---- 2. compute-sanitizer on op-level parity functions ------------------------------------------
 sanitizer=""
@@ -178,12 +190,15 @@ if [[ -n "$sanitizer" ]]; then
     # The launcher sources env.sh; the sanitizer runs the program under it.
     (failures=0
      . "$bundle/env.sh"
-     step "memcheck" 40 "$OUT/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+     step "memcheck" 45 "$OUT/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
          --tool memcheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
-         guardAndClip optimizer sampleRows shuffledOrder recordingMatchesEager
+         guardAndClip optimizer sampleRows shuffledOrder recordingMatchesEager sumSquaresEach \
+         alignedAndUnaligned "ops:embedding 512x8 v50000 d8" "ops:embedding 3000x4 v3 d130" \
+         "ops:linear 4096x256->256 offset 3" "ops:linear 33x7->9 offset 1"
      step "racecheck" 30 "$OUT/racecheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
          --tool racecheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
-         guardAndClip sampleRows
+         guardAndClip sampleRows sumSquaresEach "ops:embedding 3000x4 v3 d130" \
+         "ops:embedding 4096x3 v28 d16"
      exit "$failures") || failures=$((failures + $?))
 else
     note "SKIP  compute-sanitizer            not in the CUDA toolkit here"
@@ -196,6 +211,10 @@ step "compare_cuda.sh" 90 "$OUT/compare.txt" env PYTHON=python3 \
     "$bundle/bin/ironlearn-bench"
 [[ -f "$OUT/ours.json" ]] && mv "$OUT/ours.json" "$OUT/bench-ours.json"
 [[ -f "$OUT/torch.json" ]] && mv "$OUT/torch.json" "$OUT/bench-torch.json"
+# Whether the bias epilogues win: our SIREN steps again with them off (compare with
+# bench-ours.json).
+step "bench, epilogues off" 25 "$OUT/bench-noepilogue.json" env IRONLEARN_CUDA_EPILOGUE=0 \
+    "$bundle/bin/ironlearn-bench" --backend cuda --repeat "$repeat" --only siren262k,siren4k --json
 
 # ---- summary -----------------------------------------------------------------------------------------
 echo
