@@ -43,7 +43,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --budget) budget="$2"; shift 2 ;;
         --repeat) repeat="$2"; shift 2 ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,/^set -uo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "check.sh: unknown option $1" >&2; exit 2 ;;
         *) bundle="$1"; shift ;;
     esac
