@@ -609,7 +609,7 @@ void CudaBackend::activationBackward(Activation act, float param, ConstTensor x,
 
 void CudaBackend::fourierForward(ConstTensor z, Tensor y)
 {
-    const int64_t rows = z.rows(), m = z.cols();
+    const int64_t m = z.cols();
     shapes::fourierForward(z, y);
     const int64_t n = z.size();
     if (n <= 0) return;
@@ -620,7 +620,7 @@ void CudaBackend::fourierForward(ConstTensor z, Tensor y)
 
 void CudaBackend::fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz)
 {
-    const int64_t rows = z.rows(), m = z.cols();
+    const int64_t m = z.cols();
     shapes::fourierBackward(z, dy, dz);
     const int64_t n = z.size();
     if (n <= 0) return;
@@ -636,7 +636,7 @@ void CudaBackend::fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz)
 
 void CudaBackend::embeddingForward(ConstTensor ids, ConstTensor table, Tensor y)
 {
-    const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = table.rows(), dim = table.cols();
+    const int64_t vocab = table.rows(), dim = table.cols();
     shapes::embeddingForward(ids, table, y);
     const int64_t n = y.size();
     if (n <= 0) return;

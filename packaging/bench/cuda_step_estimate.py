@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Launches and bytes moved by one SIREN training step on the CUDA backend (the bench's
 siren4k / siren262k workload: dense:256, sine:30 three times, dense:1; f32, Adam), per kernel,
-as the backend runs it today and with the kernels issue #18 plans (the bias in the GEMM's
-epilogue and its gradient in the weight GEMM's, BIAS and BGRADB; one multi-tensor gradient-norm
-kernel). An estimate from the shapes, not a measurement: every tensor is counted once per read
-or write (no cache reuse); GEMM bytes are their operands and result.
+as the backend ran it before issue #18 and as it runs it now (the bias in the GEMM's epilogue and
+its gradient in the weight GEMM's, cuBLASLt BIAS and BGRADB; the gradient norms of all tensors
+in two launches). An estimate from the shapes, not a measurement: every tensor is counted once
+per read or write (no cache reuse); GEMM bytes are their operands and result. The float4
+element-wise kernels move the same bytes in a quarter of the memory instructions, which this
+does not count. With IRONLEARN_CUDA_EPILOGUE=0 (or where cuBLASLt has no algorithm) the dense
+layers run as before; the norms stay at two launches.
 
     python3 packaging/bench/cuda_step_estimate.py [--rows N ...] [--per-kernel]
 """
@@ -36,8 +39,11 @@ def step(n, planned):
         if i > 0:
             ops.append((f"L{i + 1} dX gemm", 1, (n * fo + fi * fo + n * fi) * F32))
     params = sum(fi * fo + fo for fi, fo, _ in LAYERS)
-    tensors = 2 * len(LAYERS)
-    ops.append(("gradient norms", 2 if planned else 2 * tensors, params * F32))
+    # Before: one sumSquares per tensor, one block (one launch) up to 2048 floats, else a second
+    # launch adds the block partials. Now: sumSquaresEach, two launches for all.
+    sizes = [s for fi, fo, _ in LAYERS for s in (fi * fo, fo)]
+    ops.append(("gradient norms", 2 if planned else sum(1 if s <= 2048 else 2 for s in sizes),
+                params * F32))
     ops.append(("guard", 1, 64))
     ops.append(("adam", 1, 7 * params * F32))
     return ops
@@ -54,7 +60,7 @@ def main():
             launches = sum(o[1] for o in ops)
             total = sum(o[2] for o in ops)
             other = sum(o[2] for o in ops if "gemm" not in o[0])
-            print(f"rows {n:7d}  {'planned' if planned else 'today  '}  {launches:3d} launches  "
+            print(f"rows {n:7d}  {'now       ' if planned else 'before #18'}  {launches:3d} launches  "
                   f"{total / 1e6:9.1f} MB  (outside GEMMs {other / 1e6:8.1f} MB)")
             if args.per_kernel:
                 for name, k, b in ops:

@@ -194,40 +194,38 @@ uint64_t warpExchange(unsigned mask, uint64_t bits, int from);
 unsigned warpBallot(unsigned mask, bool predicate);
 } // namespace il_emu
 
-template <class T> T __shfl_xor_sync(unsigned mask, T v, int laneMask)
+namespace il_emu {
+// This thread's lane in its warp.
+inline int lane()
+{
+    return static_cast<int>(
+        (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y) % 32);
+}
+// v from lane `from` of this warp (every lane takes part).
+template <class T> T shuffle(unsigned mask, T v, int from)
 {
     static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>);
     uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof(T));
-    const int lane = static_cast<int>(
-        (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y) % 32);
-    bits = il_emu::warpExchange(mask, bits, lane ^ laneMask);
+    bits = warpExchange(mask, bits, from);
     T out;
     std::memcpy(&out, &bits, sizeof(T));
     return out;
+}
+} // namespace il_emu
+
+template <class T> T __shfl_xor_sync(unsigned mask, T v, int laneMask)
+{
+    return il_emu::shuffle(mask, v, il_emu::lane() ^ laneMask);
 }
 template <class T> T __shfl_sync(unsigned mask, T v, int srcLane)
 {
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>);
-    uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof(T));
-    bits = il_emu::warpExchange(mask, bits, srcLane & 31);
-    T out;
-    std::memcpy(&out, &bits, sizeof(T));
-    return out;
+    return il_emu::shuffle(mask, v, srcLane & 31);
 }
 template <class T> T __shfl_up_sync(unsigned mask, T v, unsigned delta)
 {
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>);
-    uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof(T));
-    const int lane = static_cast<int>(
-        (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y) % 32);
-    const int from = lane >= static_cast<int>(delta) ? lane - static_cast<int>(delta) : lane;
-    bits = il_emu::warpExchange(mask, bits, from);
-    T out;
-    std::memcpy(&out, &bits, sizeof(T));
-    return out;
+    const int lane = il_emu::lane(), d = static_cast<int>(delta);
+    return il_emu::shuffle(mask, v, lane >= d ? lane - d : lane);
 }
 inline unsigned __ballot_sync(unsigned mask, int predicate)
 {
