@@ -180,11 +180,14 @@ void CudaBackend::init()
     check(cudaMalloc(reinterpret_cast<void**>(&m_partials), kMaxReduceBlocks * sizeof(double)),
           "reduction workspace");
 
-    // cuBLASLt for the dense layer's bias epilogues; IRONLEARN_CUDA_EPILOGUE=0 turns them off
-    // (separate bias passes, as the CPU backend runs them), for comparison.
+    // cuBLASLt for the dense layer's bias epilogues. IRONLEARN_CUDA_EPILOGUE=0 turns them off
+    // (separate bias passes, as the CPU backend runs them), for comparison; =require makes a
+    // case cuBLASLt has no algorithm for an error instead of a silent fallback (the device
+    // check uses it to learn whether the GPU runs them).
     const char* epilogues = std::getenv("IRONLEARN_CUDA_EPILOGUE");
     if (!(epilogues && std::strcmp(epilogues, "0") == 0))
         checkBlas(cublasLtCreate(&m_lt), "cublasLtCreate");
+    m_requireEpilogues = epilogues && std::strcmp(epilogues, "require") == 0;
 
     int blasVersion = 0;
     checkBlas(cublasGetVersion(m_blas, &blasVersion), "cublasGetVersion");

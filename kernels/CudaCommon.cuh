@@ -260,6 +260,7 @@ private:
     bool m_pooled = true;           // stream-ordered allocation (cudaMallocAsync)
     cublasHandle_t m_blas = nullptr;
     cublasLtHandle_t m_lt = nullptr; // null: bias epilogues off
+    bool m_requireEpilogues = false; // IRONLEARN_CUDA_EPILOGUE=require
     std::map<LtKey, LtPlan> m_ltPlans;
     void* m_blasWorkspace = nullptr;
     double* m_partials = nullptr; // kMaxReduceBlocks block partials of the two-pass reductions

@@ -119,7 +119,16 @@ bool CudaBackend::ltMatmul(bool transA, bool transB, int m, int n, int k, const 
         it = m_ltPlans.emplace(key, plan).first;
     }
     LtPlan& plan = it->second;
-    if (!plan.usable) return false;
+    if (!plan.usable) {
+        if (m_requireEpilogues)
+            throw BackendError("cuBLASLt has no algorithm for the " +
+                               std::string(epilogue == CUBLASLT_EPILOGUE_BIAS ? "BIAS" : "BGRADB") +
+                               " epilogue of a " + std::to_string(m) + " x " + std::to_string(n) +
+                               " x " + std::to_string(k) +
+                               " product with these alignments "
+                               "(IRONLEARN_CUDA_EPILOGUE=require)");
+        return false;
+    }
     checkBlas(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                              sizeof(bias)),
               "cublasLtMatmulDescSetAttribute");

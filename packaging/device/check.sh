@@ -24,7 +24,7 @@
 # 3. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py; then our SIREN
 #    steps again with IRONLEARN_CUDA_EPILOGUE=0 (does folding the bias into the GEMM win?).
 # Files in $OUT (default ./device-out), written as each step ends: summary.txt (a line per
-# step), system.txt, devices.txt, parity.txt, parity-nopool.txt, parity-noepilogue.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
+# step), system.txt, devices.txt, parity.txt, parity-nopool.txt, epilogues.txt, parity-noepilogue.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
 # bench-torch.json, bench-noepilogue.json. Exits 0 only when every step passed.
 #
 # A dry run without a GPU, against the CUDA emulation (tests/cudaemu) and the stand-in driver:
@@ -175,6 +175,15 @@ grep -E '^(Totals|SKIP|FAIL)' "$OUT/parity.txt" 2>/dev/null | head -20 | sed 's/
 step "parity, no memory pool" 30 "$OUT/parity-nopool.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     IRONLEARN_CUDA_POOL=0 "$bundle/bin/testCudaParity" deviceInfo memoryRoundTrip \
     recordingMatchesEager recordingSurvivesScratchGrowth training
+# Whether cuBLASLt runs the bias epilogues on this GPU at every shape and alignment the op
+# cases use (otherwise the backend falls back silently: fine for users, but the speed-up is gone).
+linear_cases=()
+for shape in "4096x2->256" "4096x256->256" "4096x256->1" "150x4->16" "33x7->9"; do
+    for offset in 0 1 2 3 4; do linear_cases+=("ops:linear $shape offset $offset"); done
+done
+step "epilogues available" 15 "$OUT/epilogues.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+    IRONLEARN_CUDA_EPILOGUE=require "$bundle/bin/testCudaParity" "${linear_cases[@]}" \
+    "training:image (SIREN)"
 # The dense layer's bias passes without cuBLASLt's epilogues (the fallback where it has no
 # algorithm for a case).
 step "parity, epilogues off" 20 "$OUT/parity-noepilogue.txt" env IRONLEARN_REQUIRE_CUDA=1 \
