@@ -156,6 +156,7 @@ void CudaBackend::init()
     check(loadElementwiseKernels(), "loading the kernels");
     check(loadReductionKernels(), "loading the kernels");
     check(loadNormKernels(), "loading the kernels");
+    check(loadEmbeddingKernels(), "loading the kernels");
 
     check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamCreateWithFlags(&m_sideStream, cudaStreamNonBlocking), "cudaStreamCreate");

@@ -67,6 +67,7 @@ void probeInto(CudaProbe& p);
 cudaError_t loadElementwiseKernels();
 cudaError_t loadReductionKernels();
 cudaError_t loadNormKernels();
+cudaError_t loadEmbeddingKernels();
 
 // Blocks of a two-pass reduction over n items: a function of n only (not of the device), so the
 // summation order, and with it the result, is the same on every run and every GPU.
