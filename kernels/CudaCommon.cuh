@@ -244,6 +244,7 @@ private:
     cudaError_t deviceAllocate(void** p, size_t bytes, cudaStream_t stream) noexcept;
     cudaError_t deviceFree(void* p, cudaStream_t stream) noexcept;
     void freeRetired() noexcept;
+    void freeList(std::vector<void*>& list) noexcept;
 
     int m_device = 0;
     bool m_tf32 = false;

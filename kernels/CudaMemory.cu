@@ -136,26 +136,26 @@ void CudaBackend::retireBytes(void* p) noexcept
     freeBytes(p);
 }
 
-void CudaBackend::freeRetired() noexcept
+// Takes the list (under the recording lock) and frees every block in it.
+void CudaBackend::freeList(std::vector<void*>& list) noexcept
 {
-    std::vector<void*> retired;
+    std::vector<void*> taken;
     {
         std::lock_guard lock(m_recordMutex);
-        retired.swap(m_retired);
+        taken.swap(list);
     }
-    for (void* p : retired)
+    for (void* p : taken)
         if (deviceFree(p, m_stream) != cudaSuccess) cudaGetLastError();
+}
+
+void CudaBackend::freeRetired() noexcept
+{
+    freeList(m_retired);
 }
 
 void CudaBackend::flushDeferredFrees() noexcept
 {
-    std::vector<void*> frees;
-    {
-        std::lock_guard lock(m_recordMutex);
-        frees.swap(m_deferredFrees);
-    }
-    for (void* p : frees)
-        if (deviceFree(p, m_stream) != cudaSuccess) cudaGetLastError();
+    freeList(m_deferredFrees);
 }
 
 // The source is pageable host memory the caller may reuse as soon as this returns, so the copy

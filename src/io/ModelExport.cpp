@@ -59,14 +59,26 @@ QString exportRefusal(const ModelInfo& info, ExportFormat format)
     return {};
 }
 
+ExportSource::~ExportSource()
+{
+    model.reset(); // built on backend
+}
+
+IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSource* out)
+{
+    out->backend = createCpuBackend(1);
+    QString error;
+    out->model = openModel(modelPath, *out->backend, &error); // validates every tensor
+    if (!out->model) return IoResult::failure(error);
+    const QString refusal = exportRefusal(out->model->info, format);
+    if (!refusal.isEmpty()) return IoResult::failure(modelPath + ": " + refusal);
+    return {};
+}
+
 IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList* written)
 {
-    auto backend = createCpuBackend(1);
-    QString error;
-    const auto model = openModel(modelPath, *backend, &error); // validates every tensor
-    if (!model) return IoResult::failure(error);
-    const QString refusal = exportRefusal(model->info, ExportFormat::PyTorch);
-    if (!refusal.isEmpty()) return IoResult::failure(modelPath + ": " + refusal);
+    ExportSource opened;
+    if (IoResult r = openForExport(modelPath, ExportFormat::PyTorch, &opened); !r) return r;
 
     const QFileInfo target(dir);
     if (target.exists() && !target.isDir())

@@ -9,9 +9,16 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
+
+namespace il {
+class Backend;
+}
+
 namespace il::io {
 
 struct ModelInfo;
+struct LoadedModel;
 
 enum class ExportFormat { PyTorch, Onnx };
 
@@ -21,6 +28,16 @@ bool exportFormatFromName(const QString& name, ExportFormat* format);
 // Why `info`'s model cannot be exported to `format`, one line naming the first layer the format
 // cannot express ("layer 2, foo:3: ..."); "" when it can.
 QString exportRefusal(const ModelInfo& info, ExportFormat format);
+
+// A model opened for export, on its own one-thread CPU backend (the model is destroyed first).
+struct ExportSource {
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<LoadedModel> model;
+    ~ExportSource();
+};
+// Opens the model at modelPath (openModel checks every tensor) and checks that `format` can
+// express it; the failure names the file.
+IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSource* out);
 
 // Opens and checks the model at modelPath (as openModel does), then writes into directory `dir`
 // (made if missing): model.safetensors (a copy of the model file), model.py and train_more.py,

@@ -343,12 +343,9 @@ QString onnxRefusal(const ModelInfo& info)
 
 IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary)
 {
-    auto backend = createCpuBackend(1);
-    QString error;
-    const auto model = openModel(modelPath, *backend, &error); // validates every tensor
-    if (!model) return IoResult::failure(error);
-    QString refusal = exportRefusal(model->info, ExportFormat::Onnx);
-    if (!refusal.isEmpty()) return IoResult::failure(modelPath + ": " + refusal);
+    ExportSource opened;
+    if (IoResult r = openForExport(modelPath, ExportFormat::Onnx, &opened); !r) return r;
+    const LoadedModel* model = opened.model.get();
     SafeTensorsFile file;
     if (const IoResult r = readSafeTensors(modelPath, file); !r) return r;
 

@@ -676,16 +676,28 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
 }
 
 // ---- cuBLAS ----------------------------------------------------------------------------------
+namespace {
+// The library's handles and descriptors are plain heap objects.
+template <class T> cublasStatus_t made(T** out, T* object)
+{
+    *out = object;
+    return CUBLAS_STATUS_SUCCESS;
+}
+template <class T> cublasStatus_t destroyed(T* object)
+{
+    delete object;
+    return CUBLAS_STATUS_SUCCESS;
+}
+} // namespace
+
 cublasStatus_t cublasCreate(cublasHandle_t* handle)
 {
-    *handle = new EmuBlas;
-    return CUBLAS_STATUS_SUCCESS;
+    return made(handle, new EmuBlas);
 }
 
 cublasStatus_t cublasDestroy(cublasHandle_t handle)
 {
-    delete handle;
-    return CUBLAS_STATUS_SUCCESS;
+    return destroyed(handle);
 }
 
 cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream)
@@ -810,28 +822,24 @@ bool productShape(const EmuLtDesc& op, const EmuLtLayout& a, const EmuLtLayout& 
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle)
 {
-    *handle = new EmuLt;
-    return CUBLAS_STATUS_SUCCESS;
+    return made(handle, new EmuLt);
 }
 
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle)
 {
-    delete handle;
-    return CUBLAS_STATUS_SUCCESS;
+    return destroyed(handle);
 }
 
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t,
                                         cudaDataType scale)
 {
     if (scale != CUDA_R_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
-    *desc = new EmuLtDesc;
-    return CUBLAS_STATUS_SUCCESS;
+    return made(desc, new EmuLtDesc);
 }
 
 cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc)
 {
-    delete desc;
-    return CUBLAS_STATUS_SUCCESS;
+    return destroyed(desc);
 }
 
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
@@ -861,26 +869,22 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDa
                                           uint64_t rows, uint64_t cols, int64_t ld)
 {
     if (type != CUDA_R_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
-    *layout = new EmuLtLayout{rows, cols, ld};
-    return CUBLAS_STATUS_SUCCESS;
+    return made(layout, new EmuLtLayout{rows, cols, ld});
 }
 
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout)
 {
-    delete layout;
-    return CUBLAS_STATUS_SUCCESS;
+    return destroyed(layout);
 }
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref)
 {
-    *pref = new EmuLtPreference;
-    return CUBLAS_STATUS_SUCCESS;
+    return made(pref, new EmuLtPreference);
 }
 
 cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
-    delete pref;
-    return CUBLAS_STATUS_SUCCESS;
+    return destroyed(pref);
 }
 
 cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
