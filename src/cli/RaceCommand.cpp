@@ -226,6 +226,26 @@ void writeJson(const std::vector<RaceEntry>& entries, const tasks::ImageTask& ta
     writeTextFileAtomically(o.json, QJsonDocument(j).toJson());
 }
 
+// Every file the race will write, checked as train checks its outputs (checkOutputPaths) before
+// any work: none may be the picture raced on (race DIR/x.png --out-dir DIR with a preset or
+// target.png named x), a special file, or another output (--json DIR/psnr.csv). A folder that
+// does not exist yet holds none of them; --json inside it is refused as a missing folder.
+std::vector<OutputPath> raceOutputs(const RaceOptions& o, const QString& given)
+{
+    std::vector<OutputPath> out{{"--json", o.json, {given}}};
+    const QFileInfo dir(o.outDir);
+    if (o.outDir.isEmpty() || !dir.exists()) return out;
+    if (!dir.isDir())
+        throw UsageError(("--out-dir " + o.outDir + ": is a file, not a folder").toStdString());
+    const QDir d(o.outDir);
+    QStringList names{"target.png", "psnr.csv"};
+    for (const QString& preset : o.presets)
+        names << preset + ".png";
+    for (const QString& name : names)
+        out.push_back({"--out-dir", d.filePath(name), {given}});
+    return out;
+}
+
 const char* kRaceHelp =
     "Each preset trains on the same picture for the same wall-clock budget, one after the\n"
     "other, on the same CPU threads, from the same seed, with the image task's defaults (those\n"
@@ -243,7 +263,8 @@ const char* kRaceHelp =
     "\n"
     "--out-dir writes target.png (the picture trained on), PRESET.png (each preset's final\n"
     "reconstruction at the training size) and psnr.csv (seconds, then one PSNR column in dB\n"
-    "per preset, one row per checkpoint).\n";
+    "per preset, one row per checkpoint). Files of those names already there are replaced;\n"
+    "none may be the picture raced on or the --json file (refused before the race starts).\n";
 
 } // namespace
 
@@ -280,7 +301,7 @@ int runRace(const QStringList& args)
         return ExitOk;
     const RaceOptions o = raceOptions(p);
     const QString given = p.positionalArguments().first();
-    checkOutputPaths({{"--json", o.json, {given}}});
+    checkOutputPaths(raceOutputs(o, given));
     const std::shared_ptr<tasks::ImageTask> task = openRaceImage(given, p);
     if (!o.outDir.isEmpty() && !QDir().mkpath(o.outDir))
         throw DataError((o.outDir + ": cannot create the directory").toStdString());

@@ -57,6 +57,8 @@ private slots:
     void help();
     void badInput_data();
     void badInput();
+    void outputsAreChecked_data();
+    void outputsAreChecked();
 };
 
 void TestCliRace::initTestCase()
@@ -274,6 +276,58 @@ void TestCliRace::badInput()
     QVERIFY2(isOneLine(r.err) && r.err.contains(mention), qPrintable(r.err));
     QVERIFY(r.out.isEmpty());
     QVERIFY(!QFileInfo::exists(path("bad-out")) && !QFileInfo::exists(path("bad.json")));
+}
+
+// Race outputs go through train's output checks before any work: the picture raced on, or two
+// outputs naming one file, are refused in one line (exit 2) and nothing is written. (The race
+// used to replace DIR/target.png or DIR/PRESET.png when raced on, and let --json and psnr.csv
+// overwrite each other.)
+void TestCliRace::outputsAreChecked_data()
+{
+    QTest::addColumn<QString>("picture"); // copied from picture.png, raced on
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("input is DIR/target.png")
+        << "dir1/target.png" << QStringList{"--out-dir", "dir1"}
+        << "--out-dir dir1/target.png: is the input file dir1/target.png";
+    QTest::newRow("input is DIR/PRESET.png")
+        << "dir2/classic.png" << QStringList{"--out-dir", "dir2"}
+        << "--out-dir dir2/classic.png: is the input file";
+    QTest::newRow("input by another path")
+        << "dir3/target.png" << QStringList{"--out-dir", "./dir3/../dir3"} << "is the input file";
+    QTest::newRow("--json is DIR/psnr.csv")
+        << "pic4.png" << QStringList{"--out-dir", "dir4", "--json", "dir4/psnr.csv"}
+        << "--json and --out-dir name the same file, dir4/psnr.csv; each output needs its own";
+    QTest::newRow("--json is the input")
+        << "pic5.png" << QStringList{"--json", "pic5.png"} << "--json pic5.png: is the input file";
+    QTest::newRow("--out-dir is a file")
+        << "pic6.png" << QStringList{"--out-dir", "pic6.png"} << "is a file, not a folder";
+}
+
+void TestCliRace::outputsAreChecked()
+{
+    QFETCH(QString, picture);
+    QFETCH(QStringList, args);
+    QFETCH(QString, says);
+    for (const char* dir : {"dir1", "dir2", "dir3", "dir4"})
+        QVERIFY(QDir(m_dir.path()).mkpath(dir));
+    QFile::remove(path(picture));
+    QVERIFY(QFile::copy(path("picture.png"), path(picture)));
+    QVERIFY(writeBytes(path("dir4/psnr.csv"), "an existing table\n"));
+    const QByteArray before = clitest::readBytes(path(picture));
+    const RunResult r = run(QStringList{"race", picture, "--seconds", "0.05", "--presets",
+                                        "classic", "--threads", "1"} +
+                            args);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(isOneLine(r.err) && r.err.contains(says), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+    QCOMPARE(clitest::readBytes(path(picture)), before);
+    QCOMPARE(clitest::readBytes(path("dir4/psnr.csv")), QByteArray("an existing table\n"));
+    // Nothing written next to the picture, no temporary file left.
+    if (picture.contains('/'))
+        QCOMPARE(QFileInfo(path(picture)).dir().entryList(QDir::Files | QDir::Hidden),
+                 QStringList{QFileInfo(picture).fileName()});
+    QCOMPARE(QDir(path("dir4")).entryList(QDir::Files | QDir::Hidden), QStringList{"psnr.csv"});
 }
 
 QTEST_GUILESS_MAIN(TestCliRace)
