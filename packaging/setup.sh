@@ -18,6 +18,7 @@ PACKAGES=(
   libhwy-dev                                       # Google Highway: the CPU kernels' SIMD
   libonnx-dev libprotobuf-dev                      # the ONNX export (its protobuf classes)
   python3 python3-torch python3-pil python3-onnx   # the export's tests (testCliExport)
+  locales                                          # de_DE.UTF-8: the suite under a comma locale
 )
 if [ "$PRESET" = fuzz ]; then
   # libFuzzer and the sanitizer runtimes come with clang-14's runtime package; clang's OpenMP
@@ -37,6 +38,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all packages present"
+fi
+
+# A comma-decimal locale for the tests that read and write numbers under one (testLocaleNumbers,
+# testCliLocale; packaging/test.sh runs the release suite with LC_ALL=de_DE.UTF-8).
+if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+  echo "setup: generating the de_DE.UTF-8 locale"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO sed -i 's/^# *de_DE.UTF-8 UTF-8/de_DE.UTF-8 UTF-8/' /etc/locale.gen
+  grep -q '^de_DE.UTF-8 UTF-8' /etc/locale.gen || echo 'de_DE.UTF-8 UTF-8' | $SUDO tee -a /etc/locale.gen >/dev/null
+  $SUDO locale-gen >/dev/null
 fi
 
 if [ ! -f "build/$PRESET/build.ninja" ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (what CI runs, .ci/run): installs what is missing, builds, and runs
-#   1. the whole suite on the release build (build/release),
+#   1. the whole suite on the release build (build/release), under LC_ALL=de_DE.UTF-8,
 #   2. the Debian packages, from that build: built, validated (desktop-file-validate,
 #      appstreamcli, lintian), installed into a clean root and run from there (packaging/deb.sh),
 #   3. the whole suite again under AddressSanitizer + UBSan (the asan preset, build/asan),
@@ -41,9 +41,16 @@ suite() { # preset, ctest arguments...
     ctest --preset "$preset" -j "$(nproc)" "$@"
 }
 
+# The release suite runs under a comma-decimal locale (Qt hands the environment's locale to the C
+# library: numbers must read and print the same under it), the sanitizer suite under the
+# environment's own; IRONLEARN_REQUIRE_LOCALE turns the locale tests' skip into a failure.
+comma_locale_suite() {
+  LC_ALL=de_DE.UTF-8 LANG=de_DE.UTF-8 IRONLEARN_REQUIRE_LOCALE=1 suite "$@"
+}
+
 for s in ${STAGES//,/ }; do
   case "$s" in
-    release) stage "release suite ($RELEASE_PRESET)" suite "$RELEASE_PRESET" "$@" ;;
+    release) stage "release suite ($RELEASE_PRESET, LC_ALL=de_DE.UTF-8)" comma_locale_suite "$RELEASE_PRESET" "$@" ;;
     deb) stage "Debian packages (build, lintian, install into a clean root)" bash packaging/deb.sh ;;
     asan) stage "sanitizer suite (asan: ASan + UBSan + LSan)" suite asan "$@" ;;
     fuzz)

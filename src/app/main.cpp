@@ -27,6 +27,7 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <clocale>
 #include <cstdio>
 #include <memory>
 
@@ -223,6 +224,9 @@ int main(int argc, char* argv[])
 {
     il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
     QApplication app(argc, argv);
+    // QApplication set the C library's locale from the environment: keep its numbers in the C
+    // form (the engine's messages); what the studio shows to the learner goes through QLocale.
+    std::setlocale(LC_NUMERIC, "C");
     il::forbidEngineWorkOnThisThread(); // the GUI thread: the training worker runs the engine
     QApplication::setOrganizationName("IronLearn");
     QApplication::setApplicationName("Iron Learn Studio");

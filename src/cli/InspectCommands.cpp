@@ -138,8 +138,9 @@ int runInfo(const QStringList& args)
     if (!model) throw DataError(error.toStdString());
     const io::ModelInfo& info = model->info;
     const Network& net = *model->network;
-    std::printf("model      %s\n", QFileInfo(path).fileName().toUtf8().constData());
-    std::printf("written by %s (format %d)\n", info.createdBy.toUtf8().constData(),
+    // The file name and "created_by" are whatever the file's writer put there: printable.
+    std::printf("model      %s\n", io::printable(QFileInfo(path).fileName()).toUtf8().constData());
+    std::printf("written by %s (format %d)\n", io::printable(info.createdBy, 120).toUtf8().constData(),
                 info.formatVersion);
     const QJsonObject& task = info.task;
     const tasks::TaskType* type = tasks::taskTypeOf(task);

@@ -288,9 +288,13 @@ tasks::TaskOptions taskOptions(const QCommandLineParser& p)
         const QStringList parts = p.value("split").split('/');
         double v[3] = {0, 0, 0};
         bool ok = parts.size() == 3;
-        for (int i = 0; ok && i < 3; ++i)
+        for (int i = 0; ok && i < 3; ++i) {
             v[i] = parts[i].trimmed().toDouble(&ok);
-        if (!ok || v[0] <= 0 || v[1] < 0 || v[2] < 0 || std::fabs(v[0] + v[1] + v[2] - 100) > 1e-6)
+            ok = ok && std::isfinite(v[i]); // "nan" and "inf" are numbers to toDouble
+        }
+        // The training share must leave room: 100/0/0 is fine, 0/50/50 is not.
+        if (!ok || !(v[0] > 0) || !(v[1] >= 0) || !(v[2] >= 0) || v[0] > 100 ||
+            !(std::fabs(v[0] + v[1] + v[2] - 100) <= 1e-6))
             throw UsageError("--split \"" + p.value("split").toStdString() +
                              "\" must be three percentages that add up to 100, e.g. 80/10/10");
         topt.valSplit = v[1] / 100;

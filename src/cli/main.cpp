@@ -1,11 +1,13 @@
 // ironlearn-cli: the training engine, headless.
 #include "Cli.h"
+#include "CpuKernels.h"
 #include "CpuThreading.h"
 #include "Errors.h"
 #include "PrintableText.h"
 
 #include <QCoreApplication>
 
+#include <clocale>
 #include <cstdio>
 
 namespace {
@@ -86,6 +88,10 @@ int main(int argc, char** argv)
 {
     il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
     QCoreApplication app(argc, argv);
+    // QCoreApplication set the C library's locale from the environment; numbers printed with
+    // printf stay in the C form ("0.5", never "0,5") whatever LC_ALL says. (What the program
+    // reads never depends on it: NumberText.h.)
+    std::setlocale(LC_NUMERIC, "C");
     QCoreApplication::setApplicationName("ironlearn-cli");
     QCoreApplication::setApplicationVersion(IRONLEARN_VERSION);
     il::cli::installSignalHandlers();
@@ -104,6 +110,9 @@ int main(int argc, char** argv)
             std::printf("ironlearn-cli %s\n", IRONLEARN_VERSION);
             return il::cli::ExitOk;
         }
+        // The environment's SIMD choice is the program's, not a data file's: a bad one is
+        // reported before any command names its file.
+        il::simd::applyTargetFromEnvironment();
         if (command == "train") return il::cli::runTrain(args);
         if (command == "evaluate") return il::cli::runEvaluate(args);
         if (command == "predict") return il::cli::runPredict(args);

@@ -3,6 +3,7 @@
 #include "Errors.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -47,6 +48,40 @@ bool driverPresent(std::string& reason)
     return true; // kept open: the module's runtime loads it again anyway
 }
 
+// Why an existing path cannot be the module: "which does not exist", "which is a directory".
+std::string notAModuleFile(const char* path)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    switch (st.type()) {
+    case fs::file_type::not_found:
+        return "which does not exist";
+    case fs::file_type::directory:
+        return std::string("which is a directory; name the module file in it (") + kModuleFile +
+               ")";
+    case fs::file_type::regular:
+        return "which could not be read";
+    case fs::file_type::unknown:
+    case fs::file_type::none:
+        return "which cannot be read (" + (ec ? ec.message() : std::string("unknown type")) + ")";
+    default:
+        return "which is not a regular file (a pipe, socket or device)";
+    }
+}
+
+// The address of a function the module exports, or null when the name is missing or is not a
+// function (a library whose "ironlearn_cuda_probe" is a variable must not be called).
+void* function(void* handle, const char* name)
+{
+    void* address = dlsym(handle, name);
+    if (!address) return nullptr;
+    Dl_info info{};
+    void* entry = nullptr; // the symbol's ElfW(Sym)
+    if (!dladdr1(address, &info, &entry, RTLD_DL_SYMENT) || !entry) return nullptr;
+    const unsigned type = ELF64_ST_TYPE(static_cast<const ElfW(Sym)*>(entry)->st_info);
+    return type == STT_FUNC || type == STT_GNU_IFUNC ? address : nullptr;
+}
+
 CudaModule loadModule()
 {
     CudaModule m;
@@ -57,8 +92,8 @@ CudaModule loadModule()
     const std::string path = cudaModuleFile();
     if (path.empty()) {
         if (const char* env = std::getenv("IRONLEARN_CUDA_MODULE"); env && *env) {
-            m.status.reason =
-                std::string("IRONLEARN_CUDA_MODULE names ") + env + ", which does not exist";
+            m.status.reason = std::string("IRONLEARN_CUDA_MODULE names ") + env + ", " +
+                              notAModuleFile(env);
             return m;
         }
 #ifdef IRONLEARN_CUDA_MODULE_BUILD_PATH
@@ -82,9 +117,9 @@ CudaModule loadModule()
         m.status.reason = "the CUDA module could not be loaded: " + why;
         return m;
     }
-    auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "ironlearn_cuda_abi"));
-    auto probe = reinterpret_cast<ProbeFn>(dlsym(handle, "ironlearn_cuda_probe"));
-    auto create = reinterpret_cast<CreateFn>(dlsym(handle, "ironlearn_cuda_create"));
+    auto abi = reinterpret_cast<AbiFn>(function(handle, "ironlearn_cuda_abi"));
+    auto probe = reinterpret_cast<ProbeFn>(function(handle, "ironlearn_cuda_probe"));
+    auto create = reinterpret_cast<CreateFn>(function(handle, "ironlearn_cuda_create"));
     if (!abi || !probe || !create) {
         m.status.reason = path + " is not an Iron Learn CUDA module (entry points missing)";
         return m;

@@ -1,6 +1,7 @@
 #include "LayerRegistry.h"
 #include "Errors.h"
 #include "Layer.h"
+#include "NumberText.h"
 
 #include <charconv>
 #include <cmath>
@@ -69,12 +70,16 @@ double parseCount(const LayerArg& a, const std::string& v)
 double parseReal(const LayerArg& a, const std::string& v)
 {
     float f = 0;
-    try {
-        size_t used = 0;
-        f = std::stof(v, &used);
-        if (used != v.size() || !std::isfinite(f)) throw std::invalid_argument(v);
-    } catch (const std::exception&) {
+    switch (readFloat(v, f)) {
+    case NumberRead::Ok:
+        if (std::isfinite(f)) break;
+        [[fallthrough]];
+    case NumberRead::NotANumber:
         throw EngineError(a.name + " \"" + v + "\" is not a number");
+    case NumberRead::TooLarge:
+        throw EngineError(a.name + " " + v + " is too large (at most about 3.4e38)");
+    case NumberRead::TooSmall:
+        break; // rounds to zero, like any other tiny value; "positive" below still applies
     }
     if (a.positive && !(f > 0.f)) throw EngineError(a.name + " must be positive");
     return static_cast<double>(f);

@@ -1,4 +1,5 @@
 #include "OverfitWatch.h"
+#include "NumberText.h"
 #include "TrainingHistory.h"
 
 #include <algorithm>
@@ -11,9 +12,7 @@ namespace {
 // Losses in messages: four significant digits ("0.1234").
 std::string number(double v)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g", v);
-    return text;
+    return formatGeneral(v, 4);
 }
 
 OverfitSettings checked(OverfitSettings s)

@@ -1,4 +1,5 @@
 #include "TrainingWatch.h"
+#include "NumberText.h"
 #include "Network.h"
 
 #include <algorithm>
@@ -12,9 +13,7 @@ namespace {
 // Losses and rates in messages: three significant digits ("0.0905", "0.0005").
 std::string number(double v)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g", v);
-    return text;
+    return formatGeneral(v, 3);
 }
 
 // -x log x, 0 at x = 0.

@@ -4,8 +4,9 @@
 // own, inside these.)
 #pragma once
 
+#include "NumberText.h"
+
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 namespace il {
@@ -15,6 +16,13 @@ struct ValueRange {
     const char* what; // "a learning rate": messages say "must be <describe()>"
 
     bool contains(double v) const { return v >= min && v <= max; } // false for NaN
+
+    // For a value kept as a float: in range, or the float nearest to a bound (a learning rate of
+    // 1e-12, the least allowed, is 9.9999998e-13 as a float; what was accepted must reopen).
+    bool containsFloat(float v) const
+    {
+        return contains(v) || v == static_cast<float>(min) || v == static_cast<float>(max);
+    }
 
     // "a learning rate from 1e-12 to 1000000", "a loss up to 1e+300"
     std::string describe() const
@@ -27,12 +35,8 @@ struct ValueRange {
     // Whole numbers in full (1000000, 9007199254740992), others in %g form (1e-12, 0.9999).
     static std::string formatBound(double v)
     {
-        char buf[40];
-        if (std::floor(v) == v && std::fabs(v) < 1e16)
-            std::snprintf(buf, sizeof buf, "%.0f", v);
-        else
-            std::snprintf(buf, sizeof buf, "%.6g", v);
-        return buf;
+        if (std::floor(v) == v && std::fabs(v) < 1e16) return formatFixed(v, 0);
+        return formatGeneral(v, 6);
     }
 };
 

@@ -1,5 +1,6 @@
 #include "AtomicFile.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
@@ -7,8 +8,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <ctime>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +24,10 @@ InjectedFailure injectedFailureForTesting;
 namespace {
 
 constexpr qsizetype kBufferBytes = 1 << 20;
+
+// The temporary file of a write to NAME is ".NAME.ironlearn-XXXXXX" (six characters from
+// mkstemp): hidden, and unmistakably ours, so stale ones can be removed (removeStaleTemporaries).
+constexpr const char* kTemporaryTag = ".ironlearn-";
 
 // The temporary files being written, where a signal handler can find them: a slot is free (0),
 // being filled (1) or holds a path (2). A write that finds no free slot is simply not listed.
@@ -159,8 +166,9 @@ bool AtomicFile::open()
     const QFileInfo info(m_path);
     const QString target = info.isSymLink() && info.exists() ? info.canonicalFilePath() : m_path;
     const QFileInfo where(target);
+    removeStaleTemporaries(where.absolutePath());
     m_temp = QFile::encodeName(where.absolutePath() + QStringLiteral("/.") + where.fileName() +
-                               QStringLiteral(".XXXXXX"));
+                               QLatin1String(kTemporaryTag) + QStringLiteral("XXXXXX"));
     const QString creating = QStringLiteral("creating a file in ") + where.absolutePath();
     if (const int err = injected(detail::FailStep::Open)) return fail(err, creating);
     m_fd = ::mkstemp(m_temp.data());
@@ -170,6 +178,10 @@ bool AtomicFile::open()
         return fail(err, creating);
     }
     m_slot = listTemporary(m_temp);
+    // Held until the temporary file is renamed or removed (through its own descriptor, so that
+    // closing m_fd before the rename keeps it): removeStaleTemporaries leaves locked files be.
+    m_lockFd = ::open(m_temp.constData(), O_RDONLY | O_CLOEXEC);
+    if (m_lockFd >= 0) ::flock(m_lockFd, LOCK_EX);
     struct stat old {};
     const bool exists = ::stat(QFile::encodeName(target).constData(), &old) == 0;
     ::fchmod(m_fd, exists ? (old.st_mode & 07777) : newFileMode());
@@ -216,6 +228,7 @@ bool AtomicFile::commit()
     if (::rename(m_temp.constData(), QFile::encodeName(m_path).constData()) != 0)
         return fail(errno, renaming);
     m_committed = true;
+    releaseLock();
     unlistTemporary(m_slot);
     m_slot = -1;
     // The rename is durable once the directory is synced; a failure here loses nothing written.
@@ -233,10 +246,40 @@ void AtomicFile::cancel()
     if (m_fd >= 0) ::close(m_fd);
     m_fd = -1;
     if (!m_temp.isEmpty() && !m_committed) ::unlink(m_temp.constData());
+    releaseLock();
     unlistTemporary(m_slot);
     m_slot = -1;
     m_temp.clear();
     m_buffer.clear();
+}
+
+void AtomicFile::releaseLock()
+{
+    if (m_lockFd >= 0) ::close(m_lockFd); // closing releases the flock
+    m_lockFd = -1;
+}
+
+int removeStaleTemporaries(const QString& folder)
+{
+    const QDir dir(folder);
+    const QStringList names =
+        dir.entryList({QStringLiteral(".*") + QLatin1String(kTemporaryTag) + QStringLiteral("??????")},
+                      QDir::Files | QDir::Hidden | QDir::System);
+    int removed = 0;
+    const time_t now = ::time(nullptr);
+    for (const QString& name : names) {
+        const QByteArray path = QFile::encodeName(dir.filePath(name));
+        const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0) continue;
+        struct stat st {};
+        // Unlocked: its writer has ended without removing it (SIGKILL, a power cut). Seconds
+        // old: not one whose writer is between creating and locking it.
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime >= 2 &&
+            ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(path.constData()) == 0)
+            ++removed;
+        ::close(fd);
+    }
+    return removed;
 }
 
 void removeTemporaryFilesNow() noexcept

@@ -11,7 +11,8 @@
 // What it checks while writing: every write(2) (a full disk gives ENOSPC at the write, not at
 // the end), fdatasync(2) (EIO), close(2) and rename(2); the directory is synced after the
 // rename. On any error the temporary file is removed and the message names the path and the
-// system's reason: "out.safetensors: cannot write: No space left on device".
+// system's reason: "out.safetensors: cannot write: No space left on device". A write killed
+// outright (SIGKILL) leaves its temporary file; the next write to that folder removes it.
 #pragma once
 
 #include "IoResult.h"
@@ -52,11 +53,13 @@ private:
     // Records "PATH: cannot ACTION: strerror(err) (context)" and removes the temporary file.
     bool fail(int err, const QString& context = {});
     bool flushBuffer();
+    void releaseLock();
 
     QString m_path;
     QStringList m_inputs;
     QByteArray m_temp; // the temporary file's local path, as open(2) takes it
     int m_fd = -1;
+    int m_lockFd = -1; // holds an flock on the temporary file while it is ours
     QByteArray m_buffer;
     qint64 m_written = 0; // bytes in the temporary file so far
     QString m_error;
@@ -69,6 +72,12 @@ private:
 // unlink): for a signal handler about to end the process, so that Ctrl+C or SIGTERM during a
 // save leaves the old file and no temporary one.
 void removeTemporaryFilesNow() noexcept;
+
+// Removes the temporary files that interrupted writes left in `folder` (".NAME.ironlearn-XXXXXX"
+// whose writer no longer holds its lock: the process was killed, or the machine stopped).
+// open() calls it for the target's folder, so the next write there cleans up. Returns how many
+// it removed.
+int removeStaleTemporaries(const QString& folder);
 
 // The whole of `bytes` as the file `path`, atomically.
 IoResult writeFileAtomically(const QString& path, const QByteArray& bytes,

@@ -1,6 +1,7 @@
 #include "CsvTable.h"
 
 #include "CsvRecordReader.h"
+#include "NumberText.h"
 #include "PrintableText.h"
 
 #include <QBuffer>
@@ -189,23 +190,21 @@ CellKind classifyCell(QByteArrayView cell, bool decimalComma, float& value, QStr
         b = local;
         e = local + n;
     }
-    if (*b == '+') { // from_chars takes no plus sign
-        ++b;
-        if (b == e || *b == '-' || *b == '+') return CellKind::Text;
-    }
     double d = 0;
-    const auto [end, ec] = std::from_chars(b, e, d);
-    if (end != e || ec == std::errc::invalid_argument) return CellKind::Text;
-    if (ec == std::errc::result_out_of_range) {
-        // Beyond double: strtod says whether it overflowed or merely underflowed to zero.
-        d = std::strtod(std::string(b, e).c_str(), nullptr);
-        if (std::fabs(d) < 1.0) {
-            value = 0.f;
-            return CellKind::Number;
-        }
+    switch (readDouble(std::string_view(b, static_cast<size_t>(e - b)), d)) {
+    case NumberRead::NotANumber:
+        return CellKind::Text;
+    case NumberRead::TooSmall: // below the smallest double: zero, as a float would hold it
+        value = 0.f;
+        return CellKind::Number;
+    case NumberRead::TooLarge:
+        if (why) *why = "outside the float range (+-3.4e38)";
+        return CellKind::BadNumber;
+    case NumberRead::Ok:
+        break;
     }
     if (std::isnan(d)) return CellKind::Missing;
-    if (std::isinf(d) && ec != std::errc::result_out_of_range) {
+    if (std::isinf(d)) {
         if (why) *why = "infinite value";
         return CellKind::BadNumber;
     }

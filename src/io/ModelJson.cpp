@@ -1,5 +1,6 @@
 #include "ModelJson.h"
 
+#include "NumberText.h"
 #include "PrintableText.h"
 
 #include <QJsonArray>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <type_traits>
 
 namespace il::io {
 
@@ -77,7 +79,9 @@ public:
         Real value = out;
         number(key, value);
         if (!m_error.isEmpty() || m_o.value(QLatin1String(key)).isUndefined()) return;
-        if (!range.contains(static_cast<double>(value)))
+        bool inRange = range.contains(static_cast<double>(value));
+        if constexpr (std::is_same_v<Real, float>) inRange = range.containsFloat(value);
+        if (!inRange)
             fail(key, QString::fromStdString(range.describe()), m_o.value(QLatin1String(key)));
         else
             out = value;
@@ -155,7 +159,9 @@ QJsonValue floatToJson(float f)
     char buf[64];
     const auto r = std::to_chars(buf, buf + sizeof buf - 1, f);
     *r.ptr = 0;
-    const double d = std::strtod(buf, nullptr);
+    double d = 0;
+    if (readDouble(std::string_view(buf, static_cast<size_t>(r.ptr - buf)), d) != NumberRead::Ok)
+        return static_cast<double>(f);
     return static_cast<float>(d) == f ? d : static_cast<double>(f);
 }
 

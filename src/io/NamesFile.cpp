@@ -9,6 +9,8 @@ namespace il::io {
 
 namespace {
 
+constexpr char32_t kByteOrderMark = 0xFEFF;
+
 bool isContinuation(unsigned char b)
 {
     return (b & 0xC0) == 0x80;
@@ -80,7 +82,7 @@ bool decodeUtf8(const char* data, int64_t size, std::u32string& out, int64_t* ba
 
 bool isNameCharacter(char32_t c)
 {
-    return !isControl(c) && !isBidiOverride(c);
+    return !isControl(c) && !isBidiOverride(c) && c != kByteOrderMark;
 }
 
 QString describeCodePoint(char32_t c)
@@ -133,6 +135,10 @@ QString nameProblem(const std::u32string& name, size_t first)
             return QString("control character %1 at character %2; this is not a text file of "
                            "names")
                 .arg(describeCodePoint(c))
+                .arg(first + i + 1);
+        if (c == kByteOrderMark)
+            return QString("an invisible U+FEFF (zero-width no-break space) at character %1; no "
+                           "name holds one")
                 .arg(first + i + 1);
         if (isBidiOverride(c))
             return QString("bidirectional control %1 at character %2; it reorders the text "
@@ -188,6 +194,9 @@ NamesReadResult parseNames(const QByteArray& bytes, const QString& path, bool ke
             return r;
         }
         pos = end + 1;
+        // A byte-order mark at the start of a later line: files joined with cat, each with its
+        // own. Not part of the name (a trained vocabulary would hold an invisible character).
+        if (!line.empty() && line.front() == kByteOrderMark) line.erase(0, 1);
 
         std::u32string name = trimmed(line);
         if (name.empty()) {

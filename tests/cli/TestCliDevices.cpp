@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 namespace {
 
@@ -75,6 +76,8 @@ private:
 void TestCliDevices::initTestCase()
 {
     QVERIFY(m_dir.isValid());
+    // A FIFO as the module: opening it would block for ever; it must be refused unopened.
+    QVERIFY(::mkfifo(QFile::encodeName(m_dir.filePath("fifo")).constData(), 0600) == 0);
     QFile f(m_dir.filePath("xor.csv"));
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("a,b,y\n0,0,0\n0,1,1\n1,0,1\n1,1,0\n");
@@ -93,7 +96,23 @@ void TestCliDevices::reasons_data()
                                << ""
                                << ""
                                << ""
-                               << "IRONLEARN_CUDA_MODULE names /nonexistent/libironlearn-cuda.so";
+                               << "IRONLEARN_CUDA_MODULE names /nonexistent/libironlearn-cuda.so, "
+                                  "which does not exist";
+    QTest::newRow("module is a directory")
+        << true << m_dir.path() << ""
+        << ""
+        << ""
+        << "which is a directory; name the module file in it (libironlearn-cuda.so)";
+    QTest::newRow("module is a FIFO") << true << m_dir.filePath("fifo") << ""
+                                      << ""
+                                      << ""
+                                      << "which is not a regular file (a pipe, socket or device)";
+    // Entry points that are variables: refused, not called (a segmentation fault before).
+    QTest::newRow("entry points are data")
+        << true << FAKE_DATA_SYMBOLS_MODULE << ""
+        << ""
+        << ""
+        << "is not an Iron Learn CUDA module (entry points missing)";
     QTest::newRow("no driver") << false << FAKE_CUDA_MODULE << ""
                                << ""
                                << ""
@@ -244,6 +263,8 @@ void TestCliDevices::simdTargetBad()
                  r.err.contains("IRONLEARN_SIMD=bogus") && r.err.contains("unknown SIMD target"),
              qPrintable(r.err));
     QVERIFY2(!r.out.contains("cpu"), qPrintable(r.out));
+    // The variable is the program's setting, not the data file's: no "xor.csv: " before it.
+    QVERIFY2(!r.err.contains("xor.csv"), qPrintable(r.err));
     QVERIFY(!QFile::exists(m_dir.filePath("bad-simd.safetensors")));
 }
 

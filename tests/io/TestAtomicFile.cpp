@@ -10,7 +10,13 @@
 
 #include <cerrno>
 
+#include <csignal>
+#include <utime.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -52,6 +58,7 @@ private slots:
     void followsSymbolicLinks();
     void keepsTheOldFilesMode();
     void realFullDisk();
+    void killedWriteIsCleanedUpNextTime();
 };
 
 void TestAtomicFile::writesAndReplaces()
@@ -232,6 +239,52 @@ void TestAtomicFile::realFullDisk()
     QVERIFY(!tiny.ok);
     QVERIFY2(tiny.error.contains("No space left on device"), qPrintable(tiny.error));
     QCOMPARE(left, (QStringList{"fill", "m.bin"}));
+}
+
+// A write killed outright (SIGKILL: no handler runs) leaves its temporary file behind; the next
+// write to that folder removes it, and leaves alone a temporary that a live writer still holds
+// and files that are not ours.
+void TestAtomicFile::killedWriteIsCleanedUpNextTime()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString target = dir.filePath("big.onnx");
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) { // the writer, killed in the middle
+        il::io::AtomicFile f(target);
+        if (!f.open() || !f.write(QByteArray(3 << 20, 'x'))) ::_exit(3);
+        ::raise(SIGKILL);
+        ::_exit(4);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    const QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+    QCOMPARE(left.size(), 1);
+    QVERIFY2(left[0].startsWith(".big.onnx.ironlearn-"), qPrintable(left[0]));
+
+    // Another writer's, still being written (it holds its lock), and files that are not ours.
+    const QString live = dir.filePath(".other.bin.ironlearn-AbC123");
+    writeBytes(live, "in progress");
+    const int liveFd = ::open(QFile::encodeName(live).constData(), O_RDONLY);
+    QVERIFY(liveFd >= 0 && ::flock(liveFd, LOCK_EX) == 0);
+    writeBytes(dir.filePath(".big.onnx.XyZ789"), "someone else's");
+    writeBytes(dir.filePath("notes.ironlearn-AbC123"), "not hidden: not ours");
+    // All of them seconds old (a file created this instant may be between mkstemp and flock).
+    for (const QString& name : QDir(dir.path()).entryList(QDir::Files | QDir::Hidden)) {
+        struct utimbuf old {::time(nullptr) - 60, ::time(nullptr) - 60};
+        QCOMPARE(::utime(QFile::encodeName(dir.filePath(name)).constData(), &old), 0);
+    }
+
+    QVERIFY(il::io::writeFileAtomically(dir.filePath("small.txt"), "next write").ok);
+    QStringList now = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+    now.sort();
+    QCOMPARE(now, (QStringList{".big.onnx.XyZ789", ".other.bin.ironlearn-AbC123",
+                               "notes.ironlearn-AbC123", "small.txt"}));
+    ::close(liveFd); // its writer ends: the next write removes it too
+    QVERIFY(il::io::writeFileAtomically(dir.filePath("small.txt"), "again").ok);
+    QVERIFY(!QFile::exists(live));
 }
 
 QTEST_GUILESS_MAIN(TestAtomicFile)
