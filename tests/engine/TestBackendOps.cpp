@@ -12,6 +12,7 @@
 #include "Random.h"
 #include "TestUtil.h"
 
+#include <QElapsedTimer>
 #include <QTest>
 
 #include <cmath>
@@ -67,6 +68,8 @@ private slots:
     void sampleRows_data();
     void sampleRows();
     void sampleRowsFrequencies();
+    void sampleRowsTopKAsPickedOneByOne();
+    void sampleRowsTopKIsLinear();
     void shuffledOrderIsAPermutation_data();
     void shuffledOrderIsAPermutation();
     void shuffledOrderIsUniform();
@@ -561,6 +564,96 @@ void TestBackendOps::sampleRowsFrequencies()
     for (size_t j = 0; j < p.size(); ++j)
         QVERIFY2(std::fabs(count[j] / double(rows) - p[j]) < 0.005,
                  qPrintable(QString("id %1: %2 of %3").arg(j).arg(count[j]).arg(rows)));
+}
+
+namespace {
+
+// The top-k rule as it was first written, kept as the reference: pick the largest unpicked
+// weight topK times (ties: the lower index), zero the rest. O(k * topK).
+std::vector<float> topKOneByOne(std::vector<float> w, int64_t topK)
+{
+    std::vector<bool> picked(w.size());
+    for (int64_t t = 0; t < topK; ++t) {
+        int64_t best = -1;
+        for (size_t j = 0; j < w.size(); ++j)
+            if (!picked[j] && (best < 0 || w[j] > w[static_cast<size_t>(best)]))
+                best = static_cast<int64_t>(j);
+        picked[static_cast<size_t>(best)] = true;
+    }
+    for (size_t j = 0; j < w.size(); ++j)
+        if (!picked[j]) w[j] = 0.f;
+    return w;
+}
+
+// Draws id by the rule of sampleCategory from weights already filtered.
+int64_t drawFrom(const std::vector<float>& w, float u)
+{
+    double total = 0;
+    for (float v : w)
+        total += v;
+    double r = static_cast<double>(u) * total;
+    int64_t last = -1;
+    for (size_t j = 0; j < w.size(); ++j) {
+        if (w[j] <= 0) continue;
+        last = static_cast<int64_t>(j);
+        if (r < w[j]) return last;
+        r -= w[j];
+    }
+    return last;
+}
+
+} // namespace
+
+// The linear-time selection keeps exactly the weights the one-by-one picking kept: rows with
+// many ties, zeros (underflow), subnormals and a few large values, every topK from 1 to k - 1,
+// and numbers u spread over [0, 1).
+void TestBackendOps::sampleRowsTopKAsPickedOneByOne()
+{
+    Rng rng(7);
+    const float levels[] = {0.f, 1e-41f, 1e-30f, 0.001f, 0.25f, 0.25f, 0.5f, 3.f};
+    for (const int64_t k : {2, 3, 17, 64}) {
+        for (int trial = 0; trial < 6; ++trial) {
+            std::vector<float> p(static_cast<size_t>(k));
+            for (float& v : p)
+                v = trial % 2 ? levels[rng.next() % 8]
+                              : static_cast<float>(rng.uniform()) * (trial == 4 ? 1e-3f : 1.f);
+            const int64_t rows = k - 1; // topK = row + 1
+            std::vector<float> numbers;
+            for (int64_t r = 0; r < rows; ++r)
+                numbers.push_back(static_cast<float>(rng.uniform()) * 0.999f);
+            for (int64_t r = 0; r < rows; ++r) {
+                Buffer dp = toDevice(b(), p), du = toDevice(b(), {numbers[size_t(r)]});
+                Buffer ids = testutil::filledBuffer(b(), 1, -1.f);
+                b().sampleRows(dp.view(1, k), du.view(1, 1), static_cast<int>(r + 1), 0,
+                               ids.view(1, 1));
+                const std::vector<float> kept = topKOneByOne(p, r + 1);
+                int64_t expected = drawFrom(kept, numbers[size_t(r)]);
+                if (expected < 0) // everything zero: the most probable id
+                    expected = std::max_element(p.begin(), p.end()) - p.begin();
+                QVERIFY2(toHost(b(), ids.view(1, 1))[0] == float(expected),
+                         qPrintable(QString("k %1, topK %2, trial %3").arg(k).arg(r + 1).arg(trial)));
+            }
+        }
+    }
+}
+
+// Top-k costs O(k) per row, not O(k * topK): 100,000 symbols keeping 50,000 took 5 * 10^9 steps
+// (seconds per row; --top-k 9999 over 10,000 symbols made a sweep take hours).
+void TestBackendOps::sampleRowsTopKIsLinear()
+{
+    const int64_t k = 100000, rows = 4;
+    Rng rng(3);
+    std::vector<float> probs(static_cast<size_t>(k * rows)), numbers(rows, 0.5f);
+    for (float& v : probs)
+        v = static_cast<float>(rng.uniform());
+    Buffer dp = toDevice(b(), probs), du = toDevice(b(), numbers);
+    Buffer ids(&b(), static_cast<size_t>(rows));
+    QElapsedTimer timer;
+    timer.start();
+    b().sampleRows(dp.view(rows, k), du.view(rows, 1), static_cast<int>(k / 2), 0,
+                   ids.view(rows, 1));
+    toHost(b(), ids.view(rows, 1));
+    QVERIFY2(timer.elapsed() < 2000, qPrintable(QString("%1 ms").arg(timer.elapsed())));
 }
 
 void TestBackendOps::shuffledOrderIsAPermutation_data()
