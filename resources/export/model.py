@@ -11,7 +11,8 @@ plain PyTorch, so the predictions match `ironlearn-cli predict` / `render` / `ev
 
     # tables: rows as csv.DictReader gives them (column name -> text)
     model.predict_rows(net, [{"sepal_length_cm": "5.1", ...}])   # -> [{"species": "setosa", "p_setosa": ...}]
-    # images: intensities in [0, 1], height x width x channels, at any size
+    # images: intensities in [0, 1], height x width x channels, at any size, a strip of rows
+    # at a time: memory is the output plus a fixed working set (see render)
     model.render(net, 1024, 768)
     # names: next-character probabilities after a context, and generated names
     model.next_char_probabilities(net, ["em"]);  model.generate(net, 10, temperature=0.8)
@@ -34,8 +35,8 @@ from torch import nn
 import torch.nn.functional as F
 
 __all__ = ["load", "read_safetensors", "IronLearnNet", "encode_rows", "predict_rows",
-           "image_coordinates", "render", "encode_contexts", "next_char_probabilities",
-           "generate", "make_optimizer", "learning_rate", "loss"]
+           "image_coordinates", "render", "render_working_set", "encode_contexts",
+           "next_char_probabilities", "generate", "make_optimizer", "learning_rate", "loss"]
 
 _DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16,
            "BF16": torch.bfloat16, "I64": torch.int64, "I32": torch.int32, "U8": torch.uint8}
@@ -439,29 +440,68 @@ def predict_rows(net, rows):
 
 # ---- images -------------------------------------------------------------------------------------
 
-def image_coordinates(net, width, height):
+def image_coordinates(net, width, height, rows=None):
     """The network inputs of a width x height picture, row-major, (x, y) at pixel centres over
-    the training picture's field of view (its longer side spans [-1, 1])."""
+    the training picture's field of view (its longer side spans [-1, 1]). rows: a range of
+    picture rows (default: all of them), for rendering a strip at a time."""
     w, h = net.task_info["width"], net.task_info["height"]
     longest = max(w, h)
+    rows = range(height) if rows is None else rows
     i = torch.arange(width, dtype=torch.float64)
-    j = torch.arange(height, dtype=torch.float64)
+    j = torch.arange(rows.start, rows.stop, dtype=torch.float64)
     x = ((2 * i + 1) / width - 1) * (w / longest)
     y = ((2 * j + 1) / height - 1) * (h / longest)
     yy, xx = torch.meshgrid(y, x, indexing="ij")
     return torch.stack([xx.reshape(-1), yy.reshape(-1)], dim=1).to(torch.float32)
 
 
+# Pixels per network call in render(): the CLI's tile size (ImageTask.h, renderImage).
+RENDER_CHUNK_PIXELS = 65536
+
+
+def render_working_set(net):
+    """Bytes render() needs beyond its output: one strip of RENDER_CHUNK_PIXELS pixels (its
+    coordinates, float64 while computed: 40 bytes a pixel; at most four live float32 tensors as
+    wide as the widest layer: a layer's input, its output and two temporaries such as the hash
+    grid's corner weights or the Fourier features' sin and cos), plus 16 MiB for the memory
+    allocator's and PyTorch's own bookkeeping."""
+    widest = max(_layer_widths(net))
+    return RENDER_CHUNK_PIXELS * (40 + 4 * 4 * widest) + (16 << 20)
+
+
+def _layer_widths(net):
+    yield int(net.architecture["input_width"])
+    for item in net.architecture["layers"]:
+        yield int(item["output_width"])
+    for module in net.layers:  # the hash grid's per-level gathers: 4 corners x features
+        if isinstance(module, HashGrid):
+            yield 4 * module.features
+
+
 def render(net, width=None, height=None, clamp=True):
     """The picture at any size: height x width x channels intensities (clamped to [0, 1] unless
-    clamp=False; ironlearn-cli render writes round(255 v))."""
-    width = width or net.task_info["width"]
-    height = height or net.task_info["height"]
-    with torch.no_grad():
-        out = net(image_coordinates(net, width, height))
-    if clamp:
-        out = torch.nan_to_num(out, nan=0.0).clamp(0.0, 1.0)
-    return out.reshape(height, width, -1)
+    clamp=False; ironlearn-cli render writes round(255 v)).
+
+    Rendered a strip of rows at a time (about RENDER_CHUNK_PIXELS pixels) under
+    torch.inference_mode, so the memory it takes is the output plus one strip's working set:
+        peak bytes <= 4 * width * height * channels + render_working_set(net)
+    (render_working_set: RENDER_CHUNK_PIXELS * (40 + 16 * the widest layer) + 16 MiB, a few tens
+    of MB), whatever the size: 8192 x 8192 gray is 256 MiB of output."""
+    width = int(width or net.task_info["width"])
+    height = int(height or net.task_info["height"])
+    if width < 1 or height < 1:
+        raise ValueError(f"render: size {width}x{height}: each side must be at least 1")
+    channels = int(net.task_info.get("channels", 3))
+    out = torch.empty(height, width, channels, dtype=torch.float32)
+    strip = max(1, RENDER_CHUNK_PIXELS // width)
+    with torch.inference_mode():
+        for top in range(0, height, strip):
+            rows = range(top, min(height, top + strip))
+            values = net(image_coordinates(net, width, height, rows))
+            if clamp:
+                values = torch.nan_to_num(values, nan=0.0).clamp_(0.0, 1.0)
+            out[rows.start:rows.stop] = values.reshape(len(rows), width, channels)
+    return out
 
 
 # ---- names --------------------------------------------------------------------------------------
@@ -579,14 +619,18 @@ def _restore_state(net, optimizer, kind, params):
         offset += p.numel()
 
 
-def learning_rate(net, step):
+def learning_rate(net, step, total=None):
     """The schedule's learning rate at optimizer step `step` (0-based), as the studio plans it:
-    constant, step decay or a cosine from lr_max to lr_min over the planned steps, the first
-    warmup_steps scaled up linearly."""
+    constant, step decay or a cosine from lr_max to lr_min over `total` steps (default: the
+    steps the file's run planned), the first warmup_steps scaled up linearly. Training on past
+    a finished run: give the new total, as `ironlearn-cli train --resume MODEL --steps TOTAL`
+    does (the cosine is planned again over TOTAL steps, picking up at step `step`)."""
     s = net.hyperparameters.get("schedule", {})
     lr_max, lr_min = float(s.get("lr_max", 1e-3)), float(s.get("lr_min", 0.0))
     warmup = int(s.get("warmup_steps", 0))
-    total = max(1, int(net.training_state.get("planned_steps", 0)))
+    if total is None:
+        total = int(net.training_state.get("planned_steps", 0))
+    total = max(1, int(total))
     kind = s.get("kind", "cosine")
     lr = lr_max
     if kind == "step":

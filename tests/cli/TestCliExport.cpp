@@ -4,6 +4,8 @@
 // GELU and dropout), exports it, and compares the exported PyTorch module's predictions with
 // predict / evaluate within 1e-5 relative; then train_more.py continues two of them for 10 steps
 // from the CLI's loss, downwards. Skips, saying why, where Debian's python3-torch is missing.
+// train_more_check.py and render_memory_check.py check train_more.py's reading, schedule and
+// --ddp, and model.py's memory at 8192x8192.
 // Also here: the export's refusals and errors, one line each, nothing written.
 #include "CliRunner.h"
 
@@ -19,6 +21,8 @@ class TestCliExport : public QObject {
 private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
     void pytorchMatchesTheCli();
+    void trainMoreMatchesTheCli();
+    void modelRenderMemoryIsBounded();
     void badExportsSayWhy();
 
 private:
@@ -42,6 +46,42 @@ void TestCliExport::pytorchMatchesTheCli()
     if (p.exitCode() == 77) QSKIP(qPrintable(out.trimmed()));
     QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(out));
     QVERIFY(out.contains("all export checks passed"));
+}
+
+// Runs tests/cli/SCRIPT CLI WORKDIR SAMPLES with Debian's python3; skips on its exit code 77.
+static void runPythonCheck(const char* script, const QString& workDir, const char* passed)
+{
+    const QString python = QFileInfo::exists("/usr/bin/python3")
+                               ? QString("/usr/bin/python3")
+                               : QStandardPaths::findExecutable("python3");
+    if (python.isEmpty()) QSKIP("no python3 to run the exported module");
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(python, {QString(IRONLEARN_SOURCE_DIR "/tests/cli/") + script, IRONLEARN_CLI, workDir,
+                     IRONLEARN_SOURCE_DIR "/resources/samples"});
+    QVERIFY(p.waitForFinished(300000));
+    const QString out = QString::fromUtf8(p.readAll());
+    qInfo("%s", qPrintable(out.trimmed()));
+    if (p.exitCode() == 77) QSKIP(qPrintable(out.trimmed()));
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(out));
+    QVERIFY(out.contains(passed));
+}
+
+// train_more.py against the CLI: the schedule past a finished cosine (as --resume --steps), the
+// picture it trains toward (the CLI's target.png, pixel for pixel), semicolon/decimal-comma
+// tables and missing: drop / fail, and --ddp under torchrun on 2 processes (train_more_check.py).
+void TestCliExport::trainMoreMatchesTheCli()
+{
+    runPythonCheck("train_more_check.py", m_dir.filePath("train-more"),
+                   "all train_more checks passed");
+}
+
+// model.render(net, 8192, 8192) within the output plus a fixed working set of peak resident
+// memory (render_memory_check.py).
+void TestCliExport::modelRenderMemoryIsBounded()
+{
+    runPythonCheck("render_memory_check.py", m_dir.filePath("render-memory"),
+                   "all render memory checks passed");
 }
 
 void TestCliExport::badExportsSayWhy()
