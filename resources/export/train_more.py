@@ -149,7 +149,8 @@ def table_data(net, path):
     if missing:
         first = missing[0]
         column = next(n for n, c in zip(used, cells[first]) if _is_missing(c))
-        where = ", ".join(str(lines[i]) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        where = ", ".join(str(lines[i]) for i in missing[:5])
+        where += ", ..." if len(missing) > 5 else ""
         count = f"{len(missing)} row{'s' if len(missing) > 1 else ''}"
         if task.get("missing", "fail") != "drop":
             raise DataError(f"{path}:{lines[first]}: column {column!r}: missing value; {count} "
@@ -190,7 +191,7 @@ def table_data(net, path):
     return x, (y.to(torch.float32)[:, None] if task["kind"] == "binary" else y)
 
 
-# ---- pictures, resized as the CLI resizes them ----------------------------------------------------
+# ---- pictures, resized as the CLI resizes them ------------------------------------------------
 # The CLI (src/io/ImageFile.cpp, src/tasks/ImageTask.cpp) composites on white, keeps a picture
 # whose pixels are all gray as one 8-bit channel (Rec. 601 luma, rounded), and resizes with
 # QImage::scaled(Qt::SmoothTransformation) of Qt 6. That is, in Qt 6.4:

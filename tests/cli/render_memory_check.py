@@ -59,7 +59,7 @@ def cli(*args):
 
 def main():
     try:
-        import torch  # noqa
+        import torch  # noqa: F401 (installed?)
     except ImportError:
         print("SKIP: PyTorch is not installed for", sys.executable, "(Debian: python3-torch)")
         sys.exit(77)

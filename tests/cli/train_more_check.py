@@ -218,8 +218,8 @@ def check_ddp():
 
 def main():
     try:
-        import torch  # noqa
-        import numpy  # noqa
+        import torch  # noqa: F401 (installed?)
+        import numpy  # noqa: F401
     except ImportError:
         print("SKIP: PyTorch/NumPy are not installed for", sys.executable,
               "(Debian: python3-torch)")
