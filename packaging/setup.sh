@@ -19,6 +19,7 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev                      # the ONNX export (its protobuf classes)
   python3 python3-torch python3-pil python3-onnx   # the export's tests (testCliExport)
   locales                                          # de_DE.UTF-8: the suite under a comma locale
+  nodejs npm                                       # ONNX Runtime for testCliOnnx (below)
 )
 if [ "$PRESET" = fuzz ]; then
   # libFuzzer and the sanitizer runtimes come with clang-14's runtime package; clang's OpenMP
@@ -49,6 +50,23 @@ if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
   $SUDO sed -i 's/^# *de_DE.UTF-8 UTF-8/de_DE.UTF-8 UTF-8/' /etc/locale.gen
   grep -q '^de_DE.UTF-8 UTF-8' /etc/locale.gen || echo 'de_DE.UTF-8 UTF-8' | $SUDO tee -a /etc/locale.gen >/dev/null
   $SUDO locale-gen >/dev/null
+fi
+
+# ONNX Runtime for testCliOnnx, which runs the ONNX exports with it: the npm package, pinned, in
+# build/tools (outside the source tree, shared by every preset). --ignore-scripts: its postinstall
+# only fetches optional CUDA libraries from a host CI cannot reach; the CPU runtime is in the
+# package itself.
+ORT_VERSION=1.31.1
+ORT_DIR=build/tools
+if command -v npm >/dev/null 2>&1; then
+  if [ "$(node -p "try { require('./$ORT_DIR/node_modules/onnxruntime-node/package.json').version } catch (e) { '' }" 2>/dev/null)" != "$ORT_VERSION" ]; then
+    echo "setup: installing onnxruntime-node $ORT_VERSION into $ORT_DIR"
+    mkdir -p "$ORT_DIR"
+    npm install --prefix "$ORT_DIR" --ignore-scripts --no-audit --no-fund --no-save \
+      "onnxruntime-node@$ORT_VERSION"
+  fi
+else
+  echo "setup: no npm: testCliOnnx will skip (Debian: apt-get install nodejs npm)"
 fi
 
 if [ ! -f "build/$PRESET/build.ninja" ]; then

@@ -1,6 +1,7 @@
 // ironlearn-cli export MODEL --to pytorch --out DIR
 #include "Cli.h"
 #include "ModelExport.h"
+#include "PrintableText.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -33,11 +34,16 @@ int runExport(const QStringList& args)
         "  python3 DIR/train_more.py DATA --steps 1000   (continues where MODEL stopped)\n"
         "\nONNX (opset 17; text columns use ai.onnx.ml's LabelEncoder): the preprocessing is\n"
         "inside the graph. Tables: input \"numbers\" (the numeric columns, in the file's units)\n"
-        "and one string input per text column; output \"predictions\" (regression, the file's\n"
-        "units) or \"probabilities\" and \"class_index\" (classes). Images: \"coordinates\"\n"
-        "(x, y; the longer side from -1 to 1) -> \"intensities\" (0 to 1). Names: \"context\"\n"
-        "(character ids, oldest first) -> \"probabilities\" of the next character. The export\n"
-        "prints them. The hash grid cannot be expressed in opset 17 and is refused.\n";
+        "and one string input per text column (the cell as the CSV reader gives it: spaces and\n"
+        "tabs around it removed); output \"predictions\" (regression, the file's units) or\n"
+        "\"probabilities\" and \"class_index\" (classes). A row predict would refuse (a NaN or\n"
+        "infinite number, a text that is not one of its column's categories) gets NaN outputs\n"
+        "and class_index -1. Images: \"coordinates\" (x, y; the longer side from -1 to 1) ->\n"
+        "\"intensities\" (0 to 1). Names: \"context\" (character ids, oldest first) ->\n"
+        "\"probabilities\" of the next character. The model's metadata holds the feature and\n"
+        "target names, the normalisation, the classes or vocabulary and how text is normalised.\n"
+        "The export prints the inputs and outputs. The hash grid cannot be expressed in opset 17\n"
+        "and is refused.\n";
     if (!parseOrHelp(p, args, "export", "MODEL --to pytorch|onnx [--out PATH]",
                      "Export a model to use or train it further elsewhere.", 1, 1, extra))
         return ExitOk;
@@ -57,8 +63,13 @@ int runExport(const QStringList& args)
         QString summary;
         const io::IoResult r = io::exportOnnx(model, out, &summary);
         if (!r) throw DataError(r.error.toStdString());
-        std::printf("wrote %s: %s\n", out.toUtf8().constData(),
-                    summary.replace("\n", "\n  ").toUtf8().constData());
+        // Names and labels from the model file: each line printable (the export made them so;
+        // the escapes of a line are kept as they are by a second pass).
+        QStringList lines = summary.split('\n');
+        for (QString& line : lines)
+            line = io::printable(line);
+        std::printf("wrote %s: %s\n", io::printable(out).toUtf8().constData(),
+                    lines.join("\n  ").toUtf8().constData());
         return ExitOk;
     }
     const QString dir = p.isSet("out") ? p.value("out") : base + "-pytorch";

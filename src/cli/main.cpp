@@ -138,5 +138,10 @@ int main(int argc, char** argv)
     } catch (const std::bad_alloc&) {
         printError(subjectPrefix(), "out of memory");
         return il::cli::ExitDataError;
+    } catch (const std::exception& e) {
+        // The last resort: a library's exception no command turned into one of ours. Still one
+        // line naming the file, and exit 1 like every failure that is not the options' fault.
+        printError(subjectPrefix() + "internal error: ", e.what());
+        return il::cli::ExitDataError;
     }
 }

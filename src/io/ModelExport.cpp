@@ -3,13 +3,19 @@
 #include "AtomicFile.h"
 #include "ExportScripts.h"
 #include "ModelFile.h"
+#include "PrintableText.h"
+#include "SafeTensors.h"
+#include "SavedTask.h"
 
 #include "Backend.h"
+#include "LayerRegistry.h"
+#include "Network.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace il::io {
 
@@ -35,22 +41,21 @@ bool exportFormatFromName(const QString& name, ExportFormat* format)
     return false;
 }
 
-QString exportRefusal(const ModelInfo& info, ExportFormat format)
+QString exportRefusal(const Network& network, ExportFormat format)
 {
     const QString name =
         format == ExportFormat::Onnx ? QStringLiteral("ONNX") : QStringLiteral("PyTorch");
-    const QJsonArray layers = info.architecture.value(QStringLiteral("layers")).toArray();
-    for (int i = 0; i < layers.size(); ++i) {
-        const QString spec = layers[i].toObject().value(QStringLiteral("spec")).toString();
-        const QString type = spec.section(':', 0, 0);
+    const auto& layers = network.layers();
+    for (size_t i = 0; i < layers.size(); ++i) {
+        const QString type = QString::fromStdString(layers[i]->kind());
         if (!kPyTorchLayers.contains(type))
             return QStringLiteral("layer %1, %2: the %3 export has no %4 layer")
                 .arg(i + 1)
-                .arg(spec, name, type);
+                .arg(QString::fromStdString(layers[i]->spec()), name, type);
     }
-    if (layers.isEmpty()) return QStringLiteral("the model lists no layers");
+    if (layers.empty()) return QStringLiteral("the model lists no layers");
 #ifdef IRONLEARN_HAVE_ONNX
-    if (format == ExportFormat::Onnx) return onnxRefusal(info);
+    if (format == ExportFormat::Onnx) return onnxRefusal(network);
 #else
     if (format == ExportFormat::Onnx)
         return QStringLiteral("this build has no ONNX export (libonnx-dev was missing when it "
@@ -58,6 +63,47 @@ QString exportRefusal(const ModelInfo& info, ExportFormat format)
 #endif
     return {};
 }
+
+namespace {
+
+// Where the architecture's per-layer list (model.py builds from it; info and a reader of the
+// file see it) differs from the network its "spec" makes (what every command runs), one line;
+// "" when it describes that network. A listed item may be written another way ("linear:16" for
+// "dense:16"): items are compared as the layer language reads them.
+QString layerListMismatch(const ModelInfo& info, const Network& network)
+{
+    const QJsonArray listed = info.architecture.value(QStringLiteral("layers")).toArray();
+    const std::vector<LayerSummary> made = network.summary();
+    const QString spec = quoted(QString::fromStdString(info.spec), 80);
+    if (listed.size() != static_cast<qsizetype>(made.size()))
+        return QStringLiteral("its architecture lists %1 layers, its spec %2 makes %3; the file "
+                              "was altered, and the export will not guess which is meant")
+            .arg(QString::number(listed.size()), spec, QString::number(made.size()));
+    for (size_t i = 0; i < made.size(); ++i) {
+        const QJsonObject item = listed[static_cast<qsizetype>(i)].toObject();
+        const QString text = item.value(QStringLiteral("spec")).toString();
+        bool same = text.toStdString() == made[i].spec;
+        if (!same) {
+            try {
+                same = parseLayerItem(text.toStdString()) == network.layers()[i]->item();
+            } catch (const std::exception&) {
+                same = false; // not a layer at all: differs
+            }
+        }
+        const QJsonValue width = item.value(QStringLiteral("output_width"));
+        if (!same || !width.isDouble() || width.toDouble() != double(made[i].outputWidth))
+            return QStringLiteral("layer %1 is %2 with %3 outputs in its architecture's layer "
+                                  "list, but its spec %4 makes %5 with %6; the file was altered, "
+                                  "and the export will not guess which is meant")
+                .arg(QString::number(i + 1), quoted(text, 40),
+                     width.isDouble() ? QString::number(width.toDouble()) : QStringLiteral("no"),
+                     spec, quoted(QString::fromStdString(made[i].spec), 40),
+                     QString::number(made[i].outputWidth));
+    }
+    return {};
+}
+
+} // namespace
 
 ExportSource::~ExportSource()
 {
@@ -70,8 +116,11 @@ IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSour
     QString error;
     out->model = openModel(modelPath, *out->backend, &error); // validates every tensor
     if (!out->model) return IoResult::failure(error);
-    const QString refusal = exportRefusal(out->model->info, format);
+    const Network& network = *out->model->network;
+    QString refusal = layerListMismatch(out->model->info, network);
+    if (refusal.isEmpty()) refusal = exportRefusal(network, format);
     if (!refusal.isEmpty()) return IoResult::failure(modelPath + ": " + refusal);
+    out->task = savedTaskInCurrentForm(out->model->info.task);
     return {};
 }
 
@@ -85,10 +134,20 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
         return IoResult::failure(dir + ": is a file; the PyTorch export writes a directory");
     if (!QDir().mkpath(dir)) return IoResult::failure(dir + ": cannot create the directory");
 
-    QFile source(modelPath);
-    if (!source.open(QIODevice::ReadOnly))
-        return IoResult::failure(modelPath + ": cannot read: " + source.errorString());
-    const QByteArray bytes = source.readAll();
+    QByteArray bytes;
+    if (opened.task == opened.model->info.task) {
+        QFile source(modelPath);
+        if (!source.open(QIODevice::ReadOnly))
+            return IoResult::failure(modelPath + ": cannot read: " + source.errorString());
+        bytes = source.readAll();
+    } else { // an older file: the copy carries its task in today's form, which model.py reads
+        SafeTensorsFile file;
+        if (IoResult r = readSafeTensors(modelPath, file); !r) return r;
+        file.metadata[QStringLiteral("task")] =
+            QString::fromUtf8(QJsonDocument(opened.task).toJson(QJsonDocument::Compact));
+        if (IoResult r = encodeSafeTensors(file, bytes); !r)
+            return IoResult::failure(modelPath + ": " + r.error);
+    }
     const QDir out(dir);
     const QString copy = out.filePath(QStringLiteral("model.safetensors"));
     const struct {
@@ -111,9 +170,9 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
 }
 
 #ifndef IRONLEARN_HAVE_ONNX
-QString onnxRefusal(const ModelInfo& info)
+QString onnxRefusal(const Network& network)
 {
-    return exportRefusal(info, ExportFormat::Onnx);
+    return exportRefusal(network, ExportFormat::Onnx);
 }
 
 IoResult exportOnnx(const QString& modelPath, const QString&, QString*)

@@ -6,6 +6,7 @@
 
 #include "IoResult.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -13,7 +14,8 @@
 
 namespace il {
 class Backend;
-}
+class Network;
+} // namespace il
 
 namespace il::io {
 
@@ -25,37 +27,52 @@ enum class ExportFormat { PyTorch, Onnx };
 // "pytorch" -> PyTorch, "onnx" -> Onnx; false for another name.
 bool exportFormatFromName(const QString& name, ExportFormat* format);
 
-// Why `info`'s model cannot be exported to `format`, one line naming the first layer the format
+// Why the network cannot be exported to `format`, one line naming the first layer the format
 // cannot express ("layer 2, foo:3: ..."); "" when it can.
-QString exportRefusal(const ModelInfo& info, ExportFormat format);
+QString exportRefusal(const Network& network, ExportFormat format);
 
 // A model opened for export, on its own one-thread CPU backend (the model is destroyed first).
 struct ExportSource {
     std::unique_ptr<Backend> backend;
     std::unique_ptr<LoadedModel> model;
+    // The model's task metadata in today's form (savedTaskInCurrentForm, SavedTask.h): what the
+    // exports build the preprocessing from.
+    QJsonObject task;
     ~ExportSource();
 };
-// Opens the model at modelPath (openModel checks every tensor) and checks that `format` can
-// express it; the failure names the file.
+// Opens the model at modelPath (openModel checks every tensor and builds the network from the
+// architecture's "spec", what every command runs), checks that the architecture's per-layer list
+// (what model.py builds from, and what a reader of the file sees) describes that same network,
+// and that `format` can express it; the failure names the file and the first layer that
+// differs.
 IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSource* out);
 
-// Opens and checks the model at modelPath (as openModel does), then writes into directory `dir`
-// (made if missing): model.safetensors (a copy of the model file), model.py and train_more.py,
-// each atomically. *written lists the files written. On failure nothing half-written is left
+// Opens and checks the model at modelPath (openForExport), then writes into directory `dir`
+// (made if missing): model.safetensors (a copy of the model file; a file of an older form gets
+// its task metadata in today's form, which model.py reads), model.py and train_more.py, each
+// atomically. *written lists the files written. On failure nothing half-written is left
 // and the error names the file at fault.
 IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList* written);
 
-// Opens and checks the model at modelPath, then writes the ONNX graph (opset 17; ai.onnx.ml 3 for
-// the text columns of tables) to outPath, atomically:
+// Opens and checks the model at modelPath (openForExport), then writes the ONNX graph of the
+// network the engine runs (opset 17; ai.onnx.ml 3 for the text columns of tables) to outPath,
+// atomically:
 //   tables: inputs "numbers" (float [N, numeric columns], the file's units) and one string input
-//     [N, 1] per text column; outputs "predictions" (regression, the file's units) or
-//     "probabilities" and "class_index" (classes, named in the metadata "classes");
+//     [N, 1] per text column, its text as the CSV reader gives it (spaces and tabs around it
+//     removed); outputs "predictions" (regression, the file's units) or "probabilities" and
+//     "class_index" (classes, named in the metadata "classes"). A row that predict would refuse
+//     (a number that is NaN or infinite, a text that is not one of its column's categories) gets
+//     NaN predictions or probabilities and class_index -1;
 //   images: "coordinates" (float [N, 2]) -> "intensities" (float [N, channels], 0 to 1);
 //   names: "context" (int64 [N, context], ids oldest first) -> "probabilities" (next character).
-// *summary (if not null) describes the inputs and outputs, a line each.
+// The model's metadata_props describe the task: names, normalisation, classes, vocabulary and
+// how text is normalised (see the export's help). The task metadata is checked against the
+// network first (sizes, finite statistics); a mismatch is refused, naming the field.
+// *summary (if not null) describes the inputs and outputs, a line each, text from the model
+// file shown printable (PrintableText.h).
 IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary);
 
-// Why the ONNX graph cannot express the model (the hash grid), one line; "" when it can.
-QString onnxRefusal(const ModelInfo& info);
+// Why the ONNX graph cannot express the network (the hash grid), one line; "" when it can.
+QString onnxRefusal(const Network& network);
 
 } // namespace il::io

@@ -1,21 +1,24 @@
 // The ONNX export (ModelExport.h): the network as an ONNX graph (opset 17), built with the ONNX
 // project's protobuf classes (Debian's libonnx-dev), with the task's preprocessing inside it.
+// The layer stack is OnnxLayers.cpp's; here the task around it: the inputs in the data's own
+// units and the outputs as predict gives them, checked against the network before anything is
+// built, and described in the model's metadata.
 #include "ModelExport.h"
+#include "OnnxGraph.h"
 
 #include "AtomicFile.h"
 #include "ModelFile.h"
-#include "SafeTensors.h"
+#include "PrintableText.h"
 
 #include "Backend.h"
-
-#include <onnx/onnx_pb.h>
+#include "Network.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 
 #include <cmath>
-#include <numbers>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,419 +26,217 @@ namespace il::io {
 
 namespace {
 
+using onnxexport::Graph;
+
 constexpr int64_t kOpset = 17;
 
-// Nodes, initializers and values of one graph, with fresh names.
-class Graph {
-public:
-    explicit Graph(onnx::GraphProto* g) : m_g(g) {}
+// How the CSV reader gives text cells (CsvTable.cpp), and so what a text input must hold.
+const char* const kTableText =
+    "each text input holds a cell as the CSV reader gives it: spaces and tabs around it removed, "
+    "case kept; a text that is not one of its column's categories (one with spaces around it "
+    "included: opset 17 has no string operators to trim it) gives the row no prediction";
+const char* const kInvalidRows =
+    "a row predict would refuse (a number that is NaN or infinite, a text that is not one of "
+    "its column's categories) gets NaN in every output value and class_index -1";
 
-    std::string fresh(const std::string& hint) { return hint + "_" + std::to_string(m_next++); }
-
-    // A node; returns its (first) output's name.
-    std::string node(const std::string& op, const std::vector<std::string>& inputs,
-                     const std::string& hint, std::string output = {})
-    {
-        onnx::NodeProto* n = m_g->add_node();
-        n->set_op_type(op);
-        if (op == "LabelEncoder") n->set_domain("ai.onnx.ml");
-        for (const auto& i : inputs)
-            n->add_input(i);
-        if (output.empty()) output = fresh(hint);
-        n->add_output(output);
-        n->set_name(output + "_" + op);
-        m_last = n;
-        return output;
-    }
-    // Attributes of the last node.
-    void attr(const std::string& name, int64_t v)
-    {
-        auto* a = m_last->add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto::INT);
-        a->set_i(v);
-    }
-    void attr(const std::string& name, float v)
-    {
-        auto* a = m_last->add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto::FLOAT);
-        a->set_f(v);
-    }
-    void attr(const std::string& name, const std::vector<int64_t>& v)
-    {
-        auto* a = m_last->add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto::INTS);
-        for (int64_t x : v)
-            a->add_ints(x);
-    }
-    void attr(const std::string& name, const QStringList& v)
-    {
-        auto* a = m_last->add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto::STRINGS);
-        for (const QString& x : v)
-            a->add_strings(x.toStdString());
-    }
-
-    std::string floats(const std::string& hint, const std::vector<int64_t>& shape,
-                       const std::vector<float>& data)
-    {
-        onnx::TensorProto* t = m_g->add_initializer();
-        const std::string name = fresh(hint);
-        t->set_name(name);
-        t->set_data_type(onnx::TensorProto::FLOAT);
-        for (int64_t d : shape)
-            t->add_dims(d);
-        t->set_raw_data(data.data(), data.size() * sizeof(float));
-        return name;
-    }
-    std::string scalar(const std::string& hint, float v) { return floats(hint, {}, {v}); }
-    std::string ints(const std::string& hint, const std::vector<int64_t>& data)
-    {
-        onnx::TensorProto* t = m_g->add_initializer();
-        const std::string name = fresh(hint);
-        t->set_name(name);
-        t->set_data_type(onnx::TensorProto::INT64);
-        t->add_dims(static_cast<int64_t>(data.size()));
-        t->set_raw_data(data.data(), data.size() * sizeof(int64_t));
-        return name;
-    }
-
-    void input(const std::string& name, int type, const std::vector<int64_t>& dims,
-               const std::string& doc)
-    {
-        describe(m_g->add_input(), name, type, dims, doc);
-    }
-    void output(const std::string& name, int type, const std::vector<int64_t>& dims,
-                const std::string& doc)
-    {
-        describe(m_g->add_output(), name, type, dims, doc);
-    }
-
-private:
-    // dims: -1 is the batch dimension ("N").
-    static void describe(onnx::ValueInfoProto* v, const std::string& name, int type,
-                         const std::vector<int64_t>& dims, const std::string& doc)
-    {
-        v->set_name(name);
-        v->set_doc_string(doc);
-        auto* t = v->mutable_type()->mutable_tensor_type();
-        t->set_elem_type(type);
-        for (int64_t d : dims) {
-            auto* dim = t->mutable_shape()->add_dim();
-            if (d < 0)
-                dim->set_dim_param("N");
-            else
-                dim->set_dim_value(d);
-        }
-    }
-
-    onnx::GraphProto* m_g;
-    onnx::NodeProto* m_last = nullptr;
-    int m_next = 0;
+// What went wrong with the task metadata: the field and why, without the file's name.
+struct Problem {
+    QString text;
 };
 
-std::vector<float> transposed(const StoredTensor& t)
+QString json(const QJsonValue& v)
 {
-    const int64_t rows = t.shape[0], cols = t.elementCount() / rows;
-    std::vector<float> out(t.data.size());
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c)
-            out[c * rows + r] = t.data[r * cols + c];
+    if (v.isArray())
+        return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+    if (v.isObject())
+        return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+    return v.toString();
+}
+
+void metadata(onnx::ModelProto& proto, const char* key, const QString& value)
+{
+    auto* m = proto.add_metadata_props();
+    m->set_key(key);
+    m->set_value(value.toStdString());
+}
+
+// task[key]: an array of `count` strings.
+QStringList strings(const QJsonObject& task, const char* key, qsizetype count)
+{
+    const QJsonValue v = task.value(QLatin1String(key));
+    const QJsonArray a = v.toArray();
+    if (!v.isArray() || (count >= 0 && a.size() != count))
+        throw Problem{QStringLiteral("task: \"%1\" must be a list of %2 names")
+                          .arg(QLatin1String(key),
+                               count >= 0 ? QString::number(count) : QStringLiteral("some"))};
+    QStringList out;
+    for (const QJsonValue& e : a) {
+        if (!e.isString())
+            throw Problem{QStringLiteral("task: \"%1\" holds something that is not text")
+                              .arg(QLatin1String(key))};
+        out << e.toString();
+    }
     return out;
 }
 
-std::vector<float> doubles(const QJsonArray& a)
+// task[key]: `count` finite numbers (and not 0 where they divide), one per `what`.
+std::vector<float> numbers(const QJsonObject& task, const char* key, size_t count,
+                           const QString& what, bool divides)
 {
+    const QJsonArray a = task.value(QLatin1String(key)).toArray();
+    if (static_cast<size_t>(a.size()) != count)
+        throw Problem{
+            QStringLiteral("task: \"%1\" has %2 values; the network has %3 %4")
+                .arg(QLatin1String(key), QString::number(a.size()), QString::number(count), what)};
     std::vector<float> out;
-    for (const auto& v : a)
-        out.push_back(static_cast<float>(v.toDouble()));
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const auto f = static_cast<float>(a[i].toDouble(std::numeric_limits<double>::quiet_NaN()));
+        if (!std::isfinite(f) || (divides && f == 0.f))
+            throw Problem{QStringLiteral("task: \"%1\" value %2 is %3; it must be a finite "
+                                         "number%4")
+                              .arg(QLatin1String(key), QString::number(i + 1),
+                                   a[i].isDouble() ? QString::number(a[i].toDouble())
+                                                   : QStringLiteral("not a number"),
+                                   divides ? QStringLiteral(", not 0") : QString())};
+        out.push_back(f);
+    }
     return out;
 }
 
-// A real argument of the layer language, read as the engine reads it (a float).
-float realArg(const QStringList& args, int i, float fallback)
+// Names a text column's input: the column's own name where it is a plain one no other value
+// has, "column_3" otherwise.
+std::string textInputName(Graph& g, const QString& column, int index)
 {
-    if (i >= args.size() || args[i].isEmpty()) return fallback;
-    return std::stof(args[i].toStdString());
-}
-
-struct Built {
-    std::string value;
-    QString error;
-};
-
-// The layer stack on `x` (the network's input, `inputs` for skip layers).
-Built network(Graph& g, const QJsonObject& architecture, const SafeTensorsFile& file, std::string x)
-{
-    const std::string inputs = x;
-    int64_t width = architecture.value("input_width").toInteger();
-    const int64_t inputWidth = width;
-    int64_t positions = 1, positionWidth = 0;
-    const QJsonArray layers = architecture.value("layers").toArray();
-    for (int i = 0; i < layers.size(); ++i) {
-        const QJsonObject item = layers[i].toObject();
-        const QString spec = item.value("spec").toString();
-        const QStringList parts = spec.split(':');
-        const QString kind = parts[0];
-        const QStringList args = parts.mid(1);
-        const int64_t out = item.value("output_width").toInteger();
-        const std::string prefix = "layers." + std::to_string(i) + ".";
-        auto tensor = [&](const char* name) -> const StoredTensor* {
-            return file.find(prefix + name);
-        };
-        const std::string hint = "layer" + std::to_string(i) + "_" + kind.toStdString();
-        const int64_t channels = width / positions;
-        if (kind == "dense") {
-            const StoredTensor* w = tensor("weight");
-            const StoredTensor* b = tensor("bias");
-            if (!w || !b) return {{}, QString("layer %1: no weights").arg(i + 1)};
-            const int64_t units = w->shape[0];
-            const std::string wn = g.floats(prefix + "weight", w->shape, w->data);
-            const std::string bn = g.floats(prefix + "bias", {units}, b->data);
-            if (positions > 1) {
-                const std::string rows =
-                    g.node("Reshape", {x, g.ints("shape", {-1, channels})}, hint + "_rows");
-                const std::string y = g.node("Gemm", {rows, wn, bn}, hint);
-                g.attr("transB", int64_t{1});
-                x = g.node("Reshape", {y, g.ints("shape", {-1, units * positions})}, hint);
-                width = units * positions;
-                positionWidth = units;
-            } else {
-                x = g.node("Gemm", {x, wn, bn}, hint);
-                g.attr("transB", int64_t{1});
-                width = units;
-                positionWidth = 0;
-            }
-        } else if (kind == "relu") {
-            x = g.node("Relu", {x}, hint);
-        } else if (kind == "tanh") {
-            x = g.node("Tanh", {x}, hint);
-        } else if (kind == "sigmoid") {
-            x = g.node("Sigmoid", {x}, hint);
-        } else if (kind == "leakyrelu") {
-            x = g.node("LeakyRelu", {x}, hint);
-            g.attr("alpha", realArg(args, 0, 0.01f));
-        } else if (kind == "sine") {
-            x = g.node("Sin", {g.node("Mul", {x, g.scalar("w0", realArg(args, 0, 30.f))}, hint)},
-                       hint);
-        } else if (kind == "gelu") { // tanh approximation: x/2 (1 + tanh(sqrt(2/pi)(x + c x^3)))
-            const std::string cube = g.node("Mul", {g.node("Mul", {x, x}, hint), x}, hint);
-            const std::string inner =
-                g.node("Add", {x, g.node("Mul", {cube, g.scalar("c", 0.044715f)}, hint)}, hint);
-            const std::string t = g.node(
-                "Tanh",
-                {g.node(
-                    "Mul",
-                    {inner, g.scalar("k", static_cast<float>(std::sqrt(2.0 / std::numbers::pi)))},
-                    hint)},
-                hint);
-            x = g.node("Mul",
-                       {g.node("Mul", {x, g.scalar("half", 0.5f)}, hint),
-                        g.node("Add", {t, g.scalar("one", 1.f)}, hint)},
-                       hint);
-        } else if (kind == "skip") {
-            const StoredTensor* s = tensor("weight");
-            if (!s) return {{}, QString("layer %1: no weights").arg(i + 1)};
-            const std::string st =
-                g.floats(prefix + "weight_t", {s->shape[1], s->shape[0]}, transposed(*s));
-            x = g.node("Add", {x, g.node("MatMul", {inputs, st}, hint)}, hint);
-            positions = 1;
-            positionWidth = 0;
-        } else if (kind == "fourier") {
-            const StoredTensor* b = tensor("projection");
-            if (!b) return {{}, QString("layer %1: no projection").arg(i + 1)};
-            const std::string z =
-                g.node("Gemm", {x, g.floats(prefix + "projection", b->shape, b->data)}, hint);
-            g.attr("transB", int64_t{1});
-            g.attr("alpha", static_cast<float>(2 * std::numbers::pi));
-            x = g.node("Concat", {g.node("Sin", {z}, hint), g.node("Cos", {z}, hint)}, hint);
-            g.attr("axis", int64_t{1});
-            width = out;
-            positions = 1;
-            positionWidth = 0;
-        } else if (kind == "embedding") {
-            const StoredTensor* w = tensor("weight");
-            if (!w) return {{}, QString("layer %1: no weights").arg(i + 1)};
-            const int64_t dim = w->shape[1];
-            const std::string rows =
-                g.node("Gather", {g.floats(prefix + "weight", w->shape, w->data), x}, hint);
-            x = g.node("Reshape", {rows, g.ints("shape", {-1, width * dim})}, hint);
-            width = width * dim;
-            positions = 1;
-            positionWidth = dim;
-        } else if (kind == "merge") {
-            const int64_t group = positions > 1 ? channels : positionWidth;
-            const int64_t n = args.value(0).toLongLong();
-            if (group <= 0 || n <= 0)
-                return {{}, QString("layer %1: %2 without positions").arg(i + 1).arg(spec)};
-            positions = width / group / n;
-            positionWidth = group * n;
-        } else if (kind == "layernorm" || kind == "batchnorm") {
-            const StoredTensor* w = tensor("weight");
-            const StoredTensor* b = tensor("bias");
-            if (!w || !b) return {{}, QString("layer %1: no weights").arg(i + 1)};
-            const int64_t c = width / positions;
-            std::string rows = x;
-            if (positions > 1) rows = g.node("Reshape", {x, g.ints("shape", {-1, c})}, hint);
-            std::string y;
-            if (kind == "layernorm") {
-                y = g.node("LayerNormalization",
-                           {rows, g.floats(prefix + "weight", {c}, w->data),
-                            g.floats(prefix + "bias", {c}, b->data)},
-                           hint);
-                g.attr("axis", int64_t{-1});
-                g.attr("epsilon", 1e-5f);
-            } else {
-                const StoredTensor* mean = tensor("running_mean");
-                const StoredTensor* var = tensor("running_var");
-                if (!mean || !var)
-                    return {{}, QString("layer %1: no running statistics").arg(i + 1)};
-                y = g.node("BatchNormalization",
-                           {rows, g.floats(prefix + "weight", {c}, w->data),
-                            g.floats(prefix + "bias", {c}, b->data),
-                            g.floats(prefix + "running_mean", {c}, mean->data),
-                            g.floats(prefix + "running_var", {c}, var->data)},
-                           hint);
-                g.attr("epsilon", 1e-5f);
-            }
-            x = positions > 1 ? g.node("Reshape", {y, g.ints("shape", {-1, width})}, hint) : y;
-        } else if (kind == "dropout") {
-            // evaluation: everything passes through
-        } else {
-            return {
-                {},
-                QString("layer %1, %2: ONNX export has no %3 layer").arg(i + 1).arg(spec, kind)};
-        }
-        if (width != out && kind != "merge")
-            return {{},
-                    QString("layer %1, %2: width %3, the file says %4")
-                        .arg(i + 1)
-                        .arg(spec)
-                        .arg(width)
-                        .arg(out)};
+    std::string name = column.toStdString();
+    if (column.isEmpty() || printable(column) != column || column.size() > 64 || g.taken(name)) {
+        name = "column_" + std::to_string(index + 1);
+        for (int k = 2; g.taken(name); ++k)
+            name = "column_" + std::to_string(index + 1) + "_" + std::to_string(k);
     }
-    (void)inputWidth;
-    return {x, {}};
+    g.reserve(name);
+    return name;
 }
 
-} // namespace
-
-QString onnxRefusal(const ModelInfo& info)
+// A table's inputs: the numbers as one float input, each text column as a string input;
+// normalisation and one-hot inside the graph, in the network's input order. x: the network's
+// input; invalid: bool [N, 1], the rows predict would refuse.
+void tableInputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
+                 std::string& x, std::string& invalid, QStringList& lines)
 {
-    const QJsonArray layers = info.architecture.value(QStringLiteral("layers")).toArray();
-    for (int i = 0; i < layers.size(); ++i) {
-        const QString spec = layers[i].toObject().value(QStringLiteral("spec")).toString();
-        if (spec.section(':', 0, 0) == QLatin1String("hashgrid"))
-            return QStringLiteral(
-                       "layer %1, %2: the ONNX export has no hash grid: its spatial hash needs "
-                       "a bitwise xor, which ONNX gains in opset 18, and this export writes "
-                       "opset %3 (the newest Debian's onnx 1.12 checks); export it to PyTorch "
-                       "instead")
-                .arg(i + 1)
-                .arg(spec)
-                .arg(kOpset);
-    }
-    return {};
-}
-
-IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary)
-{
-    ExportSource opened;
-    if (IoResult r = openForExport(modelPath, ExportFormat::Onnx, &opened); !r) return r;
-    const LoadedModel* model = opened.model.get();
-    SafeTensorsFile file;
-    if (const IoResult r = readSafeTensors(modelPath, file); !r) return r;
-
-    const QJsonObject& task = model->info.task;
-    const QString kind = task.value("task").toString();
-    onnx::ModelProto proto;
-    proto.set_ir_version(8);
-    proto.set_producer_name("Iron Learn Studio");
-    proto.set_producer_version(createdByString().section(' ', -1).toStdString());
-    proto.set_doc_string(("Exported from " + QFileInfo(modelPath).fileName()).toStdString());
-    auto* opset = proto.add_opset_import();
-    opset->set_domain("");
-    opset->set_version(kOpset);
-    onnx::GraphProto* graph = proto.mutable_graph();
-    graph->set_name("ironlearn");
-    Graph g(graph);
-    QStringList lines;
-
-    std::string x;
-    if (kind == "tabular") {
-        // Raw features in the file's units: the numbers as one float input, each text column as a
-        // string input; normalisation and one-hot inside the graph, in the network's input order.
-        const QJsonArray features = task.value("features").toArray();
-        const QJsonArray categories = task.value("feature_categories").toArray();
-        const std::vector<float> offset = doubles(task.value("input_offset").toArray());
-        const std::vector<float> scale = doubles(task.value("input_scale").toArray());
-        std::vector<int64_t> numeric;
-        QStringList numericNames;
-        for (int f = 0; f < features.size(); ++f)
-            if (categories[f].toArray().isEmpty()) {
-                numeric.push_back(f);
-                numericNames << features[f].toString();
-            }
-        std::string numbers;
-        if (!numeric.empty()) {
-            g.input("numbers", onnx::TensorProto::FLOAT, {-1, static_cast<int64_t>(numeric.size())},
-                    ("the numeric columns, in the file's units: " + numericNames.join(", "))
-                        .toStdString());
-            lines << "input  numbers  float [N, " + QString::number(numeric.size()) +
-                         "]: " + numericNames.join(", ");
-            numbers = "numbers";
+    const QStringList features = strings(task, "features", -1);
+    if (features.isEmpty()) throw Problem{QStringLiteral("task: \"features\" is empty")};
+    const QJsonArray categoryLists = task.value(QLatin1String("feature_categories")).toArray();
+    if (categoryLists.size() != features.size())
+        throw Problem{QStringLiteral("task: \"feature_categories\" has %1 lists for %2 features")
+                          .arg(categoryLists.size())
+                          .arg(features.size())};
+    std::vector<QStringList> categories;
+    int64_t width = 0;
+    for (int f = 0; f < features.size(); ++f) {
+        QStringList cats;
+        for (const QJsonValue& c : categoryLists[f].toArray()) {
+            if (!c.isString())
+                throw Problem{QStringLiteral("task: the categories of feature %1 hold something "
+                                             "that is not text")
+                                  .arg(f + 1)};
+            cats << c.toString();
         }
+        if (cats.removeDuplicates() > 0)
+            throw Problem{QStringLiteral("task: feature %1 lists a category twice").arg(f + 1)};
+        width += cats.isEmpty() ? 1 : cats.size();
+        categories.push_back(cats);
+    }
+    if (width != net.inputWidth())
+        throw Problem{QStringLiteral("task: its features make %1 inputs; the network has %2")
+                          .arg(width)
+                          .arg(net.inputWidth())};
+    const QString inputs = QStringLiteral("inputs");
+    const std::vector<float> offset =
+        numbers(task, "input_offset", static_cast<size_t>(width), inputs, false);
+    const std::vector<float> scale =
+        numbers(task, "input_scale", static_cast<size_t>(width), inputs, true);
+    const QString normalisation =
+        task.value(QLatin1String("normalisation")).toString(QStringLiteral("zscore"));
+    if (normalisation != QLatin1String("zscore") && normalisation != QLatin1String("minmax"))
+        throw Problem{
+            QStringLiteral("task: unknown normalisation %1").arg(quoted(normalisation, 40))};
+
+    // The numeric columns' statistics, in the order of the "numbers" input.
+    QStringList numericNames;
+    std::vector<float> numericOffset, numericScale;
+    for (int f = 0, slot = 0; f < features.size(); ++f) {
+        if (categories[f].isEmpty()) {
+            numericNames << features[f];
+            numericOffset.push_back(offset[slot]);
+            numericScale.push_back(scale[slot]);
+        }
+        slot += categories[f].isEmpty() ? 1 : static_cast<int>(categories[f].size());
+    }
+    const auto numeric = static_cast<int64_t>(numericNames.size());
+    std::vector<std::string> flags; // float [N, 1]: 1 for a row predict would refuse
+    std::string normalised;
+    if (numeric > 0) {
+        g.input(
+            "numbers", onnx::TensorProto::FLOAT, {-1, numeric},
+            ("the numeric columns, in the file's units: " + numericNames.join(", ")).toStdString());
+        QStringList shown;
+        for (const QString& n : numericNames)
+            shown << printable(n, 60);
+        lines << QStringLiteral("input  numbers  float [N, %1]: %2")
+                     .arg(QString::number(numeric), shown.join(", "));
+        normalised =
+            g.node("Div",
+                   {g.node("Sub", {"numbers", g.floats("input_offset", {numeric}, numericOffset)},
+                           "centred"),
+                    g.floats("input_scale", {numeric}, numericScale)},
+                   "normalised");
+        // x - x is NaN exactly where x is NaN or infinite: a cell predict refuses.
+        const std::string bad =
+            g.node("IsNaN", {g.node("Sub", {"numbers", "numbers"}, "finite_check")}, "not_finite");
+        const std::string badFloat = g.node("Cast", {bad}, "not_finite");
+        g.attr("to", int64_t{onnx::TensorProto::FLOAT});
+        flags.push_back(g.node("ReduceMax", {badFloat}, "row_not_finite"));
+        g.attr("axes", std::vector<int64_t>{1});
+        g.attr("keepdims", int64_t{1});
+    }
+    if (numeric == features.size()) {
+        x = normalised;
+    } else {
         std::vector<std::string> pieces;
-        int64_t slot = 0, column = 0;
-        if (static_cast<qsizetype>(numeric.size()) == features.size()) { // numbers only
-            x = g.node("Div",
-                       {g.node("Sub",
-                               {numbers, g.floats("input_offset",
-                                                  {static_cast<int64_t>(offset.size())}, offset)},
-                               "centred"),
-                        g.floats("input_scale", {static_cast<int64_t>(scale.size())}, scale)},
-                       "inputs");
-        }
-        for (int f = 0; x.empty() && f < features.size(); ++f) {
-            const QJsonArray cats = categories[f].toArray();
+        QJsonObject textInputs;
+        for (int f = 0, column = 0; f < features.size(); ++f) {
+            const QStringList& cats = categories[f];
             if (cats.isEmpty()) {
-                const std::string col = g.node("Slice",
-                                               {numbers, g.ints("start", {column}),
-                                                g.ints("end", {column + 1}), g.ints("axes", {1})},
-                                               "column");
-                const std::string norm = g.node(
-                    "Div",
-                    {g.node("Sub", {col, g.floats("offset", {1}, {offset[slot]})}, "centred"),
-                     g.floats("scale", {1}, {scale[slot]})},
-                    "normalised");
-                pieces.push_back(norm);
-                ++slot;
+                pieces.push_back(g.node("Slice",
+                                        {normalised, g.ints("start", {column}),
+                                         g.ints("end", {column + 1}), g.ints("axes", {1})},
+                                        "column"));
                 ++column;
                 continue;
             }
-            QStringList names;
-            std::vector<int64_t> ids;
-            for (int k = 0; k < cats.size(); ++k) {
-                names << cats[k].toString();
-                ids.push_back(k);
-            }
-            // Named after the column, unless that name is taken or empty.
-            std::string input = features[f].toString().toStdString();
-            if (input.empty() || input == "numbers") input = "column_" + std::to_string(f + 1);
+            const std::string input = textInputName(g, features[f], f);
+            textInputs.insert(QString::fromStdString(input), features[f]);
             g.input(input, onnx::TensorProto::STRING, {-1, 1},
-                    ("the text column \"" + features[f].toString() + "\": one of " +
-                     names.join(", ") + " (anything else gives all zeros)")
+                    ("the text column \"" + features[f] + "\": one of " + cats.join(", ") + "; " +
+                     kTableText)
                         .toStdString());
-            lines << QString("input  %1  string [N, 1]: %2 (%3)")
-                         .arg(QString::fromStdString(input), features[f].toString(),
-                              names.join(", "));
+            QStringList shown;
+            for (const QString& c : cats)
+                shown << printable(c, 40);
+            lines << QStringLiteral("input  %1  string [N, 1]: %2 (%3)")
+                         .arg(printable(QString::fromStdString(input), 60),
+                              printable(features[f], 60), shown.join(", "));
+            std::vector<int64_t> ids;
+            for (int k = 0; k < cats.size(); ++k)
+                ids.push_back(k);
             const std::string index = g.node("LabelEncoder", {input}, "category");
-            g.attr("keys_strings", names);
+            g.attr("keys_strings", cats);
             g.attr("values_int64s", ids);
             g.attr("default_int64", int64_t{-1});
+            const std::string unknown =
+                g.node("Less", {index, g.intScalar("zero", 0)}, "unknown_category");
+            flags.push_back(g.node("Cast", {unknown}, "unknown_category"));
+            g.attr("to", int64_t{onnx::TensorProto::FLOAT});
             // -1 (unknown) picks the extra last column, which is then dropped: all zeros.
             const int64_t depth = cats.size() + 1;
             const std::string hot = g.node(
@@ -448,117 +249,243 @@ IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* s
                 "Slice",
                 {flat, g.ints("start", {0}), g.ints("end", {depth - 1}), g.ints("axes", {1})},
                 "onehot_known"));
-            slot += cats.size();
         }
-        if (x.empty()) {
-            x = pieces.size() == 1 ? pieces[0] : g.node("Concat", pieces, "inputs");
-            if (pieces.size() > 1) g.attr("axis", int64_t{1});
-        }
-    } else if (kind == "image") {
+        x = pieces.size() == 1 ? pieces[0] : g.node("Concat", pieces, "inputs");
+        if (pieces.size() > 1) g.attr("axis", int64_t{1});
+        metadata(proto, "text_inputs", json(textInputs));
+        metadata(proto, "text_normalisation", kTableText);
+    }
+    const std::string anyFlag = flags.size() == 1 ? flags[0] : g.node("Max", flags, "row_flags");
+    invalid = g.node("Cast", {anyFlag}, "invalid_rows");
+    g.attr("to", int64_t{onnx::TensorProto::BOOL});
+
+    metadata(proto, "features", json(QJsonArray::fromStringList(features)));
+    QJsonArray cats;
+    for (const QStringList& c : categories)
+        cats.append(QJsonArray::fromStringList(c));
+    metadata(proto, "feature_categories", json(cats));
+    metadata(proto, "numbers", json(QJsonArray::fromStringList(numericNames)));
+    metadata(proto, "normalisation", normalisation);
+    metadata(proto, "input_offset", json(task.value(QLatin1String("input_offset"))));
+    metadata(proto, "input_scale", json(task.value(QLatin1String("input_scale"))));
+    metadata(proto, "invalid_rows", kInvalidRows);
+}
+
+// A table's outputs from the network's (z): predictions in the file's units, or class
+// probabilities and the most probable class; NaN and -1 for the invalid rows.
+void tableOutputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
+                  const std::string& z, const std::string& invalid, QStringList& lines)
+{
+    const QString kind = task.value(QLatin1String("kind")).toString();
+    const int64_t outputs = net.outputWidth();
+    const std::string nan = g.scalar("nan", std::numeric_limits<float>::quiet_NaN());
+    if (kind == QLatin1String("regression")) {
+        const QStringList targets = strings(task, "targets", outputs);
+        const QString what = QStringLiteral("outputs");
+        const auto n = static_cast<size_t>(outputs);
+        const std::vector<float> offset = numbers(task, "target_offset", n, what, false);
+        const std::vector<float> scale = numbers(task, "target_scale", n, what, true);
+        const std::string y =
+            g.node("Add",
+                   {g.node("Mul", {z, g.floats("target_scale", {outputs}, scale)}, "scaled"),
+                    g.floats("target_offset", {outputs}, offset)},
+                   "in_units");
+        g.node("Where", {invalid, nan, y}, "predictions", "predictions");
+        g.output("predictions", onnx::TensorProto::FLOAT, {-1, outputs},
+                 ("predictions in the file's units: " + targets.join(", ")).toStdString());
+        QStringList shown;
+        for (const QString& t : targets)
+            shown << printable(t, 60);
+        lines << QStringLiteral("output predictions  float [N, %1]: %2")
+                     .arg(QString::number(outputs), shown.join(", "));
+        metadata(proto, "targets", json(QJsonArray::fromStringList(targets)));
+        metadata(proto, "target_offset", json(task.value(QLatin1String("target_offset"))));
+        metadata(proto, "target_scale", json(task.value(QLatin1String("target_scale"))));
+        return;
+    }
+    const bool binary = kind == QLatin1String("binary");
+    if (!binary && kind != QLatin1String("multiclass"))
+        throw Problem{QStringLiteral("task: unknown kind %1").arg(quoted(kind, 40))};
+    const QStringList classes = strings(task, "classes", binary ? 2 : outputs);
+    if (classes.size() < 2 || (binary && outputs != 1))
+        throw Problem{QStringLiteral("task: %1 classes for a network of %2 outputs")
+                          .arg(classes.size())
+                          .arg(outputs)};
+    std::string probabilities;
+    if (binary) {
+        // (p0, p1) = (sigmoid(-z), sigmoid(z)) as the softmax of (0, z): each to its own relative
+        // precision, as predict gives them. 1 - sigmoid(z) rounds to 0 in float32 where p0 is
+        // 1e-8, and ONNX Runtime's Sigmoid is accurate only to about 1e-7 absolute (it clamps z
+        // to +-18), while its Softmax's exponentials keep p0 = 1e-11 to its digits.
+        const std::string zero = g.node("Mul", {z, g.scalar("zero", 0.f)}, "zero_logit");
+        const std::string logits = g.node("Concat", {zero, z}, "logits");
+        g.attr("axis", int64_t{1});
+        probabilities = g.node("Softmax", {logits}, "probabilities");
+        g.attr("axis", int64_t{1});
+    } else {
+        probabilities = g.node("Softmax", {z}, "probabilities");
+        g.attr("axis", int64_t{1});
+    }
+    g.node("Where", {invalid, nan, probabilities}, "probabilities", "probabilities");
+    const std::string index = g.node("ArgMax", {probabilities}, "class_index");
+    g.attr("axis", int64_t{1});
+    g.attr("keepdims", int64_t{0});
+    const std::string invalidFlat =
+        g.node("Reshape", {invalid, g.ints("shape", {-1})}, "invalid_flat");
+    g.node("Where", {invalidFlat, g.intScalar("no_class", -1), index}, "class_index",
+           "class_index");
+    g.output("probabilities", onnx::TensorProto::FLOAT, {-1, static_cast<int64_t>(classes.size())},
+             ("the probability of each class: " + classes.join(", ")).toStdString());
+    g.output("class_index", onnx::TensorProto::INT64, {-1},
+             ("the most probable class, an index into: " + classes.join(", ") +
+              " (-1: no prediction for the row)")
+                 .toStdString());
+    QStringList shown;
+    for (const QString& c : classes)
+        shown << printable(c, 40);
+    lines << QStringLiteral("output probabilities  float [N, %1]: %2")
+                 .arg(QString::number(classes.size()), shown.join(", "));
+    lines << QStringLiteral("output class_index  int64 [N]: the most probable class (-1: none, "
+                            "for a row predict would refuse)");
+    metadata(proto, "classes", json(QJsonArray::fromStringList(classes)));
+    metadata(proto, "target", task.value(QLatin1String("target")).toString());
+}
+
+void build(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
+           QStringList& lines)
+{
+    const QString kind = task.value(QLatin1String("task")).toString();
+    metadata(proto, "task", kind);
+    if (kind == QLatin1String("tabular")) {
+        for (const char* name : {"numbers", "predictions", "probabilities", "class_index"})
+            g.reserve(name);
+        std::string x, invalid;
+        tableInputs(g, proto, task, net, x, invalid, lines);
+        const onnxexport::Built z = onnxexport::network(g, net, x, false);
+        if (!z.error.isEmpty()) throw Problem{z.error};
+        tableOutputs(g, proto, task, net, z.value, invalid, lines);
+        metadata(proto, "kind", task.value(QLatin1String("kind")).toString());
+        return;
+    }
+    if (kind == QLatin1String("image")) {
+        const int64_t channels = net.outputWidth();
+        if (net.inputWidth() != 2 || (channels != 1 && channels != 3))
+            throw Problem{QStringLiteral("an image model maps 2 coordinates to 1 or 3 channels; "
+                                         "this network has %1 inputs and %2 outputs")
+                              .arg(net.inputWidth())
+                              .arg(channels)};
         g.input("coordinates", onnx::TensorProto::FLOAT, {-1, 2},
                 "(x, y) per pixel: pixel centres of the training picture's field of view, its "
                 "longer side from -1 to 1 (model.py's image_coordinates)");
         lines << "input  coordinates  float [N, 2]: (x, y), the longer side of the picture "
                  "from -1 to 1";
-        x = "coordinates";
-    } else if (kind == "names") {
-        const int64_t context = task.value("context").toInteger();
+        const onnxexport::Built z = onnxexport::network(g, net, "coordinates", false);
+        if (!z.error.isEmpty()) throw Problem{z.error};
+        g.node("Clip", {z.value, g.scalar("low", 0.f), g.scalar("high", 1.f)}, "intensities",
+               "intensities");
+        g.output("intensities", onnx::TensorProto::FLOAT, {-1, channels},
+                 channels == 1 ? "grey level per pixel, 0 to 1"
+                               : "red, green, blue per pixel, 0 to 1");
+        lines << QStringLiteral("output intensities  float [N, %1]: %2, 0 to 1")
+                     .arg(channels)
+                     .arg(channels == 1 ? "grey" : "red, green, blue");
+        for (const char* key : {"width", "height"}) {
+            const QJsonValue v = task.value(QLatin1String(key));
+            if (!v.isDouble() || v.toDouble() < 1 || v.toDouble() != std::floor(v.toDouble()))
+                throw Problem{
+                    QStringLiteral("task: \"%1\" is not a size in pixels").arg(QLatin1String(key))};
+            metadata(proto, (std::string("training_") + key).c_str(),
+                     QString::number(v.toInteger()));
+        }
+        metadata(proto, "coordinates",
+                 "x = (2i + 1 - W) / L, y = (2j + 1 - H) / L for the pixel in column i, row j of "
+                 "a W x H picture, L = max(W, H)");
+        return;
+    }
+    if (kind == QLatin1String("names")) {
+        const QJsonValue contextValue = task.value(QLatin1String("context"));
+        if (!contextValue.isDouble() || contextValue.toDouble() != double(net.inputWidth()))
+            throw Problem{QStringLiteral("task: \"context\" must be the network's %1 inputs")
+                              .arg(net.inputWidth())};
+        const int64_t context = net.inputWidth();
+        const QStringList vocabulary = strings(task, "vocabulary", net.outputWidth());
+        const bool keepCase = task.value(QLatin1String("case")).toString() == "keep";
         g.input("context", onnx::TensorProto::INT64, {-1, context},
                 "the ids of the last characters, oldest first (0: before the name starts; ids "
                 "index the vocabulary in the model's metadata)");
-        lines << QString("input  context  int64 [N, %1]: character ids, oldest first, 0 before "
-                         "the name starts")
+        lines << QStringLiteral("input  context  int64 [N, %1]: character ids, oldest first, 0 "
+                                "before the name starts")
                      .arg(context);
-        x = "context";
-    } else {
-        return IoResult::failure(modelPath + ": no ONNX export for the task \"" + kind + "\"");
-    }
-
-    const Built net = network(g, model->info.architecture, file, x);
-    if (!net.error.isEmpty()) return IoResult::failure(modelPath + ": " + net.error);
-    const int64_t outputs = model->info.outputWidth;
-    if (kind == "tabular") {
-        const QString type = task.value("kind").toString();
-        if (type == "regression") {
-            const QJsonArray targets = task.value("targets").toArray();
-            g.node("Add",
-                   {g.node("Mul",
-                           {net.value, g.floats("target_scale", {outputs},
-                                                doubles(task.value("target_scale").toArray()))},
-                           "scaled"),
-                    g.floats("target_offset", {outputs},
-                             doubles(task.value("target_offset").toArray()))},
-                   "predictions", "predictions");
-            QStringList names;
-            for (const auto& t : targets)
-                names << t.toString();
-            g.output("predictions", onnx::TensorProto::FLOAT, {-1, outputs},
-                     ("predictions in the file's units: " + names.join(", ")).toStdString());
-            lines << "output predictions  float [N, " + QString::number(outputs) +
-                         "]: " + names.join(", ");
-        } else {
-            QStringList classes;
-            for (const auto& c : task.value("classes").toArray())
-                classes << c.toString();
-            std::string probabilities;
-            if (type == "binary") {
-                const std::string p1 = g.node("Sigmoid", {net.value}, "p1");
-                const std::string p0 = g.node("Sub", {g.scalar("one", 1.f), p1}, "p0");
-                probabilities = g.node("Concat", {p0, p1}, "probabilities", "probabilities");
-                g.attr("axis", int64_t{1});
-            } else {
-                probabilities = g.node("Softmax", {net.value}, "probabilities", "probabilities");
-                g.attr("axis", int64_t{1});
-            }
-            g.node("ArgMax", {probabilities}, "class_index", "class_index");
-            g.attr("axis", int64_t{1});
-            g.attr("keepdims", int64_t{0});
-            g.output("probabilities", onnx::TensorProto::FLOAT,
-                     {-1, static_cast<int64_t>(classes.size())},
-                     ("the probability of each class: " + classes.join(", ")).toStdString());
-            g.output(
-                "class_index", onnx::TensorProto::INT64, {-1},
-                ("the most probable class, an index into: " + classes.join(", ")).toStdString());
-            lines << QString("output probabilities  float [N, %1]: %2")
-                         .arg(classes.size())
-                         .arg(classes.join(", "));
-            lines << "output class_index  int64 [N]: the most probable class";
-            auto* meta = proto.add_metadata_props();
-            meta->set_key("classes");
-            meta->set_value(QJsonDocument(task.value("classes").toArray())
-                                .toJson(QJsonDocument::Compact)
-                                .toStdString());
-        }
-    } else if (kind == "image") {
-        g.node("Clip", {net.value, g.scalar("low", 0.f), g.scalar("high", 1.f)}, "intensities",
-               "intensities");
-        g.output("intensities", onnx::TensorProto::FLOAT, {-1, outputs},
-                 outputs == 1 ? "grey level per pixel, 0 to 1"
-                              : "red, green, blue per pixel, 0 to 1");
-        lines << QString("output intensities  float [N, %1]: %2, 0 to 1")
-                     .arg(outputs)
-                     .arg(outputs == 1 ? "grey" : "red, green, blue");
-        for (const char* key : {"width", "height"}) {
-            auto* meta = proto.add_metadata_props();
-            meta->set_key(std::string("training_") + key);
-            meta->set_value(std::to_string(task.value(key).toInteger()));
-        }
-    } else {
-        g.node("Softmax", {net.value}, "probabilities", "probabilities");
+        const onnxexport::Built z = onnxexport::network(g, net, "context", true);
+        if (!z.error.isEmpty()) throw Problem{z.error};
+        g.node("Softmax", {z.value}, "probabilities", "probabilities");
         g.attr("axis", int64_t{1});
-        g.output("probabilities", onnx::TensorProto::FLOAT, {-1, outputs},
+        g.output("probabilities", onnx::TensorProto::FLOAT, {-1, net.outputWidth()},
                  "the probability of each vocabulary entry coming next (0: the name ends)");
-        lines << QString("output probabilities  float [N, %1]: the next character (id 0: the end)")
-                     .arg(outputs);
-        auto* meta = proto.add_metadata_props();
-        meta->set_key("vocabulary");
-        meta->set_value(QJsonDocument(task.value("vocabulary").toArray())
-                            .toJson(QJsonDocument::Compact)
-                            .toStdString());
+        lines << QStringLiteral("output probabilities  float [N, %1]: the next character (id 0: "
+                                "the end)")
+                     .arg(net.outputWidth());
+        metadata(proto, "vocabulary", json(QJsonArray::fromStringList(vocabulary)));
+        metadata(proto, "context", QString::number(context));
+        metadata(proto, "case", keepCase ? "keep" : "lower");
+        metadata(proto, "text_normalisation",
+                 QStringLiteral("a name is trimmed of Unicode white space at both ends%1, then "
+                                "each character (code point) is looked up in vocabulary: its "
+                                "index is its id; id 0 is the end of a name and fills the "
+                                "context before the name starts")
+                     .arg(keepCase ? QStringLiteral(" (case kept)")
+                                   : QStringLiteral(" and lowercased (full Unicode case mapping, "
+                                                    "as Qt's QString::toLower)")));
+        return;
     }
+    throw Problem{QStringLiteral("no ONNX export for the task %1").arg(quoted(kind, 40))};
+}
+
+} // namespace
+
+QString onnxRefusal(const Network& network)
+{
+    const auto& layers = network.layers();
+    for (size_t i = 0; i < layers.size(); ++i)
+        if (layers[i]->kind() == "hashgrid")
+            return QStringLiteral(
+                       "layer %1, %2: the ONNX export has no hash grid: its spatial hash needs "
+                       "a bitwise xor, which ONNX gains in opset 18, and this export writes "
+                       "opset %3 (the newest Debian's onnx 1.12 checks); export it to PyTorch "
+                       "instead")
+                .arg(QString::number(i + 1), QString::fromStdString(layers[i]->spec()),
+                     QString::number(kOpset));
+    return {};
+}
+
+IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary)
+{
+    ExportSource opened;
+    if (IoResult r = openForExport(modelPath, ExportFormat::Onnx, &opened); !r) return r;
+
+    onnx::ModelProto proto;
+    proto.set_ir_version(8);
+    proto.set_producer_name("Iron Learn Studio");
+    proto.set_producer_version(createdByString().section(' ', -1).toStdString());
+    proto.set_doc_string(("Exported from " + QFileInfo(modelPath).fileName()).toStdString());
+    auto* opset = proto.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(kOpset);
     auto* ml = proto.add_opset_import();
     ml->set_domain("ai.onnx.ml");
     ml->set_version(3);
+    onnx::GraphProto* graph = proto.mutable_graph();
+    graph->set_name("ironlearn");
+    Graph g(graph);
+    QStringList lines;
+    try {
+        build(g, proto, opened.task, *opened.model->network, lines);
+    } catch (const Problem& p) {
+        return IoResult::failure(modelPath + ": " + p.text);
+    } catch (const std::exception& e) { // the engine's, reading the network back
+        return IoResult::failure(modelPath + ": cannot build the ONNX graph: " +
+                                 printable(QString::fromUtf8(e.what()), 200));
+    }
 
     std::string bytes;
     if (!proto.SerializeToString(&bytes))

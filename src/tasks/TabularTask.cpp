@@ -5,6 +5,7 @@
 
 #include "JsonDataset.h"
 #include "PrintableText.h"
+#include "SavedTask.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -139,8 +140,10 @@ QJsonObject TabularSchema::toJson() const
     return o;
 }
 
-bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* error)
+bool TabularSchema::fromJson(const QJsonObject& saved, TabularSchema& s, QString* error)
 {
+    // Older files' fields under today's names (SavedTask.h: the exports read through it too).
+    const QJsonObject o = io::savedTaskInCurrentForm(saved);
     auto fail = [&](const QString& why) {
         if (error) *error = "task: " + why;
         return false;
@@ -169,19 +172,10 @@ bool TabularSchema::fromJson(const QJsonObject& o, TabularSchema& s, QString* er
     s.classValues = fromArray(o["class_values"].toArray());
     s.textClasses = o["class_labels_are_text"].toBool(false);
     s.normalisation = o["normalisation"].toString("zscore");
-    if (o.contains("input_offset")) {
-        s.inputOffset = fromArray(o["input_offset"].toArray());
-        s.inputScale = fromArray(o["input_scale"].toArray());
-        s.targetOffset = fromArray(o["target_offset"].toArray());
-        s.targetScale = fromArray(o["target_scale"].toArray());
-    } else { // models from before one-hot features and several targets: z-score statistics
-        s.inputOffset = fromArray(o["feature_mean"].toArray());
-        s.inputScale = fromArray(o["feature_std"].toArray());
-        if (s.kind == TabularKind::Regression) {
-            s.targetOffset = {static_cast<float>(o["target_mean"].toDouble(0))};
-            s.targetScale = {static_cast<float>(o["target_std"].toDouble(1))};
-        }
-    }
+    s.inputOffset = fromArray(o["input_offset"].toArray());
+    s.inputScale = fromArray(o["input_scale"].toArray());
+    s.targetOffset = fromArray(o["target_offset"].toArray());
+    s.targetScale = fromArray(o["target_scale"].toArray());
     s.valSplit = o["val_split"].toDouble(0);
     s.testSplit = o["test_split"].toDouble(0);
     s.splitSeed = o["split_seed"].toString("1").toULongLong();

@@ -44,6 +44,10 @@ def _one_hot(indices, depth, values, axis):
     return out
 
 
+# TensorProto data types the export casts to: FLOAT, INT64, BOOL.
+_CAST = {1: np.float32, 7: np.int64, 9: np.bool_}
+
+
 def run(model, feeds):
     """The graph's outputs (name -> array) for the inputs in feeds (name -> array)."""
     g = model.graph
@@ -108,6 +112,20 @@ def run(model, feeds):
             y = np.vectorize(lambda s: table.get(s, default), otypes=[np.int64])(x[0])
         elif op == "OneHot":
             y = _one_hot(x[0], x[1], x[2], a.get("axis", -1))
+        elif op == "Cast":
+            y = x[0].astype(_CAST[a["to"]])
+        elif op == "IsNaN":
+            y = np.isnan(x[0])
+        elif op == "Less":
+            y = np.less(x[0], x[1])
+        elif op == "Max":
+            y = x[0]
+            for other in x[1:]:
+                y = np.maximum(y, other)
+        elif op == "ReduceMax":
+            y = np.max(x[0], axis=tuple(a["axes"]), keepdims=bool(a.get("keepdims", 1)))
+        elif op == "Where":
+            y = np.where(x[0], x[1], x[2])
         else:
             raise ValueError(f"the NumPy evaluator has no {op}")
         if isinstance(y, np.ndarray) and y.dtype == np.float64:
