@@ -1,7 +1,9 @@
 // ironlearn-cli export MODEL --to pytorch --out DIR
 #include "Cli.h"
 #include "ModelExport.h"
+#include "ModelFile.h"
 #include "PrintableText.h"
+#include "TaskType.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -71,6 +73,16 @@ int runExport(const QStringList& args)
         std::printf("wrote %s: %s\n", io::printable(out).toUtf8().constData(),
                     lines.join("\n  ").toUtf8().constData());
         return ExitOk;
+    }
+    // model.py reads the task as predict does: a task metadata the tools refuse is refused here
+    // too, before anything is written, rather than exported for model.py to fail on. (The ONNX
+    // export checks what its graph needs itself, naming the field.)
+    io::ModelInfo modelInfo;
+    QString error;
+    if (io::readModelInfo(model, modelInfo, &error)) { // else the export says what is wrong
+        const tasks::TaskType* type = tasks::taskTypeOf(modelInfo.task);
+        if (type && !type->checkSaved(modelInfo.task, &error))
+            throw DataError((model + ": " + error).toStdString());
     }
     const QString dir = p.isSet("out") ? p.value("out") : base + "-pytorch";
     QStringList written;
