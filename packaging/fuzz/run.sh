@@ -7,7 +7,7 @@
 #   packaging/fuzz/run.sh --parallel 2 ...       two targets at a time (one core each)
 #   packaging/fuzz/run.sh --no-build ...         run what build/fuzz holds as it is
 #
-# Targets: csv jsondataset names safetensors image (tests/fuzz/Fuzz*.cpp). Each starts from its
+# Targets: csv jsondataset names safetensors image export (tests/fuzz/Fuzz*.cpp). Each starts from its
 # committed seeds (tests/fuzz/corpus/<target>/) plus what earlier runs here found
 # (build/fuzz/corpus/<target>/). An input that breaks a check is saved under
 # build/fuzz/findings/<target>/; copy it into tests/fuzz/corpus/<target>/ with the fix, and
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     *) TARGETS+=("$1"); shift ;;
   esac
 done
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(csv jsondataset names safetensors image)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(csv jsondataset names safetensors image export)
 
 program_of() {
   case "$1" in
@@ -37,8 +37,9 @@ program_of() {
     jsondataset) echo fuzzJsonDataset ;;
     names) echo fuzzNames ;;
     safetensors) echo fuzzSafeTensors ;;
+    export) echo fuzzExport ;;
     image) echo fuzzImage ;;
-    *) echo "run.sh: unknown target '$1' (csv jsondataset names safetensors image)" >&2; exit 2 ;;
+    *) echo "run.sh: unknown target '$1' (csv jsondataset names safetensors image export)" >&2; exit 2 ;;
   esac
 }
 for t in "${TARGETS[@]}"; do program_of "$t" >/dev/null; done

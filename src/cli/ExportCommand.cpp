@@ -58,6 +58,8 @@ int runExport(const QStringList& args)
     if (!io::exportFormatFromName(p.value("to"), &format))
         throw UsageError(
             ("unknown format \"" + p.value("to") + "\" (pytorch or onnx)").toStdString());
+    if (p.isSet("out") && p.value("out").isEmpty())
+        throw UsageError("--out: no file or folder name given");
     const QFileInfo info(model);
     const QString base = info.path() + "/" + info.completeBaseName();
     if (format == io::ExportFormat::Onnx) {

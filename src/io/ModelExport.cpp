@@ -129,24 +129,40 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
     ExportSource opened;
     if (IoResult r = openForExport(modelPath, ExportFormat::PyTorch, &opened); !r) return r;
 
+    if (dir.isEmpty()) return IoResult::failure(QStringLiteral("no folder name given for the export"));
     const QFileInfo target(dir);
     if (target.exists() && !target.isDir())
         return IoResult::failure(dir + ": is a file; the PyTorch export writes a directory");
+    // The folders this export makes, deepest first: a failed export removes them again (and what
+    // it wrote into them), so it leaves no empty folder behind.
+    QStringList made;
+    for (QFileInfo f(QFileInfo(dir).absoluteFilePath()); !f.exists(); f = QFileInfo(f.absolutePath()))
+        made << f.absoluteFilePath();
     if (!QDir().mkpath(dir)) return IoResult::failure(dir + ": cannot create the directory");
+    QStringList done;
+    const auto failed = [&](IoResult r) {
+        if (!made.isEmpty()) {
+            for (const QString& f : done)
+                QFile::remove(f);
+            for (const QString& d : made)
+                QDir().rmdir(d); // only if empty: nothing of anyone else's goes
+        }
+        return r;
+    };
 
     QByteArray bytes;
     if (opened.task == opened.model->info.task) {
         QFile source(modelPath);
         if (!source.open(QIODevice::ReadOnly))
-            return IoResult::failure(modelPath + ": cannot read: " + source.errorString());
+            return failed(IoResult::failure(modelPath + ": cannot read: " + source.errorString()));
         bytes = source.readAll();
     } else { // an older file: the copy carries its task in today's form, which model.py reads
         SafeTensorsFile file;
-        if (IoResult r = readSafeTensors(modelPath, file); !r) return r;
+        if (IoResult r = readSafeTensors(modelPath, file); !r) return failed(r);
         file.metadata[QStringLiteral("task")] =
             QString::fromUtf8(QJsonDocument(opened.task).toJson(QJsonDocument::Compact));
         if (IoResult r = encodeSafeTensors(file, bytes); !r)
-            return IoResult::failure(modelPath + ": " + r.error);
+            return failed(IoResult::failure(modelPath + ": " + r.error));
     }
     const QDir out(dir);
     const QString copy = out.filePath(QStringLiteral("model.safetensors"));
@@ -163,7 +179,8 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
             QFileInfo(copy).canonicalFilePath() == QFileInfo(modelPath).canonicalFilePath())
             continue; // exporting into the model's own directory: it is there already
         const IoResult r = writeFileAtomically(f.path, f.bytes);
-        if (!r) return r;
+        if (!r) return failed(r);
+        done << f.path;
         if (written) *written << f.path;
     }
     return {};

@@ -31,24 +31,6 @@ using namespace il::io;
 
 namespace {
 
-// The header's JSON with its length in front and a zero data buffer behind.
-QByteArray fileFromHeader(const QByteArray& header)
-{
-    int64_t dataBytes = 0;
-    const QJsonObject root = QJsonDocument::fromJson(header).object();
-    for (auto it = root.begin(); it != root.end(); ++it) {
-        const QJsonArray offsets = it.value().toObject().value("data_offsets").toArray();
-        if (offsets.size() == 2)
-            dataBytes = std::max<int64_t>(dataBytes, offsets.at(1).toInteger());
-    }
-    dataBytes = std::min<int64_t>(dataBytes, int64_t(1) << 24);
-    QByteArray out(8, '\0');
-    auto n = static_cast<uint64_t>(header.size());
-    for (int i = 0; i < 8; ++i, n >>= 8)
-        out[i] = static_cast<char>(n & 0xff);
-    return out + header + QByteArray(static_cast<qsizetype>(dataBytes), '\0');
-}
-
 bool sameFile(const SafeTensorsFile& a, const SafeTensorsFile& b)
 {
     if (a.metadata != b.metadata || a.tensors.size() != b.tensors.size()) return false;
@@ -118,7 +100,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     QByteArray bytes = il::fuzz::bytesOf(data, size);
-    if (bytes.startsWith('{')) bytes = fileFromHeader(bytes);
+    if (bytes.startsWith('{')) bytes = il::fuzz::fileFromHeader(bytes);
 
     const QString source = QStringLiteral("fuzz.safetensors");
     SafeTensorsFile file;

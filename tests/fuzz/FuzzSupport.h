@@ -8,7 +8,12 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QString>
+
+#include <algorithm>
 
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +41,26 @@ inline bool isOneLineNaming(const QString& error, const QString& path)
 inline QByteArray bytesOf(const uint8_t* data, size_t size)
 {
     return QByteArray(reinterpret_cast<const char*>(data), static_cast<qsizetype>(size));
+}
+
+// A safetensors file from just its JSON header: the length in front and a zero data buffer
+// behind, as long as the header's largest offset (at most 16 MiB), so that mutations of the
+// header are not all refused for a wrong length.
+inline QByteArray fileFromHeader(const QByteArray& header)
+{
+    int64_t dataBytes = 0;
+    const QJsonObject root = QJsonDocument::fromJson(header).object();
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        const QJsonArray offsets = it.value().toObject().value("data_offsets").toArray();
+        if (offsets.size() == 2)
+            dataBytes = std::max<int64_t>(dataBytes, offsets.at(1).toInteger());
+    }
+    dataBytes = std::min<int64_t>(dataBytes, int64_t(1) << 24);
+    QByteArray out(8, '\0');
+    auto n = static_cast<uint64_t>(header.size());
+    for (int i = 0; i < 8; ++i, n >>= 8)
+        out[i] = static_cast<char>(n & 0xff);
+    return out + header + QByteArray(static_cast<qsizetype>(dataBytes), '\0');
 }
 
 } // namespace il::fuzz

@@ -2,6 +2,7 @@
 // write, sync, close, rename) leaves the old file and no temporary one, with a message naming
 // the path and the system's reason; special files and the command's own inputs are refused.
 #include "AtomicFile.h"
+#include "ModelExport.h"
 
 #include <QDir>
 #include <QFile>
@@ -59,6 +60,7 @@ private slots:
     void keepsTheOldFilesMode();
     void realFullDisk();
     void killedWriteIsCleanedUpNextTime();
+    void failedPyTorchExportLeavesNoFolder();
 };
 
 void TestAtomicFile::writesAndReplaces()
@@ -285,6 +287,34 @@ void TestAtomicFile::killedWriteIsCleanedUpNextTime()
     ::close(liveFd); // its writer ends: the next write removes it too
     QVERIFY(il::io::writeFileAtomically(dir.filePath("small.txt"), "again").ok);
     QVERIFY(!QFile::exists(live));
+}
+
+// The PyTorch export writes three files into a folder it makes; when a write fails, the folders
+// it made go again (an empty folder was left before), and a folder that was there stays.
+void TestAtomicFile::failedPyTorchExportLeavesNoFolder()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString model = IRONLEARN_FIXTURES "/studio/iris-studio.safetensors";
+    const QString fresh = dir.filePath("new/iris-pytorch");
+    for (qint64 after : {qint64(0), qint64(1)}) { // failing at a write, or at the rename
+        Inject failing(after == 0 ? detail::InjectedFailure{detail::FailStep::Write, ENOSPC, 0}
+                                  : detail::InjectedFailure{detail::FailStep::Rename, EIO, 0});
+        const il::io::IoResult r = il::io::exportPyTorch(model, fresh, nullptr);
+        QVERIFY(!r.ok);
+        QVERIFY2(!r.error.contains('\n'), qPrintable(r.error));
+        QVERIFY2(!QFileInfo::exists(dir.filePath("new")), qPrintable(r.error));
+    }
+    QVERIFY(QDir().mkpath(fresh));
+    {
+        Inject failing({detail::FailStep::Rename, EIO, 0});
+        QVERIFY(!il::io::exportPyTorch(model, fresh, nullptr).ok);
+    }
+    QVERIFY(QFileInfo(fresh).isDir());
+    QStringList written;
+    QVERIFY(il::io::exportPyTorch(model, fresh, &written).ok);
+    QCOMPARE(written.size(), 3);
+    QVERIFY(!il::io::exportPyTorch(model, QString(), nullptr).ok);
 }
 
 QTEST_GUILESS_MAIN(TestAtomicFile)
