@@ -101,6 +101,14 @@ int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fall
                      ValueRange{static_cast<double>(min), static_cast<double>(max), nullptr});
 }
 
+QString printableLines(const QString& text)
+{
+    QStringList lines = text.split('\n');
+    for (QString& line : lines)
+        line = io::printable(line);
+    return lines.join('\n');
+}
+
 QString formatLoss(double v)
 {
     if (std::isnan(v)) return "-";

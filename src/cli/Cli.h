@@ -63,6 +63,9 @@ private:
 
 using tasks::formatDuration;
 QString formatLoss(double v);
+// Multi-line text that quotes a file (a metrics summary with class labels), each line through
+// io::printable: a label's escape sequence is shown, not obeyed.
+QString printableLines(const QString& text);
 
 // Ctrl+C (SIGINT), SIGTERM (what `timeout`, `kill` and desktop sessions send) and SIGHUP (a
 // closed terminal): while a training runs, the first one stops it after the current step and

@@ -69,11 +69,8 @@ int runExport(const QStringList& args)
         if (!r) throw DataError(r.error.toStdString());
         // Names and labels from the model file: each line printable (the export made them so;
         // the escapes of a line are kept as they are by a second pass).
-        QStringList lines = summary.split('\n');
-        for (QString& line : lines)
-            line = io::printable(line);
         std::printf("wrote %s: %s\n", io::printable(out).toUtf8().constData(),
-                    lines.join("\n  ").toUtf8().constData());
+                    printableLines(summary).replace('\n', "\n  ").toUtf8().constData());
         return ExitOk;
     }
     // model.py reads the task as predict does: a task metadata the tools refuse is refused here

@@ -75,7 +75,7 @@ int runEvaluate(const QStringList& args)
                                        : " (not class-weighted; the model trained with " +
                                              classWeightingName(weighting) + " class weights)";
     std::printf("loss %s%s\n%s\n", formatLoss(fileLoss).toUtf8().constData(), unweighted.c_str(),
-                metrics.summary.toUtf8().constData());
+                printableLines(metrics.summary).toUtf8().constData()); // labels: escaped
 
     if (p.isSet("metrics-json")) {
         QJsonObject j = metrics.values;

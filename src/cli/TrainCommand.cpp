@@ -429,8 +429,9 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
     if (cfg.classWeighting != ClassWeighting::None) // both losses are the weighted ones
         std::printf(" (class-weighted, %s)", classWeightingName(cfg.classWeighting).c_str());
     std::printf("\n");
-    if (!trace.settled.note.isEmpty()) std::printf("%s\n", trace.settled.note.toUtf8().constData());
-    std::printf("%s\n", metrics.summary.toUtf8().constData());
+    if (!trace.settled.note.isEmpty())
+        std::printf("%s\n", printableLines(trace.settled.note).toUtf8().constData());
+    std::printf("%s\n", printableLines(metrics.summary).toUtf8().constData()); // labels: escaped
     if (trace.key == "innovation_rate" && trace.points.size() >= 2) {
         // Up to 8 evaluations, evenly spread, the last included: a falling rate is memorising.
         QStringList at;

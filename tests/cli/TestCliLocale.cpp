@@ -44,6 +44,8 @@ private slots:
     void splitWithNan_data();
     void splitWithNan();
     void infoShowsCreatedByPrintable();
+    void labelsWithEscapesAreShownEscaped();
+    void exportWithEmptyOut();
 
 private:
     RunResult run(const QStringList& args, int timeoutMs = 120000)
@@ -219,6 +221,37 @@ void TestCliLocale::infoShowsCreatedByPrintable()
         QVERIFY2(r.out.contains("\\x1b"), qPrintable(r.out));
     } else {
         QVERIFY2(!r.err.contains(QChar(0x1b)), qPrintable(r.err));
+    }
+}
+
+// A CSV's labels and header with escape sequences: train's and evaluate's summaries (the
+// per-class table, the confusion matrix, the baselines line) show them escaped.
+void TestCliLocale::labelsWithEscapesAreShownEscaped()
+{
+    QByteArray csv = "a,b,\x1b[31mlabel\n";
+    for (int i = 0; i < 3; ++i)
+        csv += "0,0,\x1b[2Jx\n0,1,y\n1,0,y\n1,1,\x1b[2Jx\n";
+    QVERIFY(clitest::writeBytes(path("escapes.csv"), csv));
+    RunResult r = run({"train", "escapes.csv", "--epochs", "2", "--out", "escapes.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(describe(r)));
+    QVERIFY2(!r.out.contains(QChar(0x1b)) && !r.err.contains(QChar(0x1b)), qPrintable(describe(r)));
+    QVERIFY2(r.out.contains("\\x1b[2Jx"), qPrintable(r.out));
+    r = run({"evaluate", "escapes.safetensors", "escapes.csv"});
+    QVERIFY2(r.code == 0, qPrintable(describe(r)));
+    QVERIFY2(!r.out.contains(QChar(0x1b)) && !r.err.contains(QChar(0x1b)), qPrintable(describe(r)));
+}
+
+// --out "" is a usage error naming the option (before: a Qt warning, then ": cannot create the
+// directory"), and nothing is created.
+void TestCliLocale::exportWithEmptyOut()
+{
+    RunResult r = run({"train", "xor.csv", "--epochs", "1", "--quiet", "--out", "e.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(describe(r)));
+    for (const QString& to : {"pytorch", "onnx"}) {
+        r = run({"export", "e.safetensors", "--to", to, "--out", ""});
+        QVERIFY2(r.code == 2 && clitest::isOneLine(r.err) && r.err.contains("--out") &&
+                     !r.err.contains("QDir"),
+                 qPrintable(describe(r)));
     }
 }
 
