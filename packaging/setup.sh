@@ -19,7 +19,6 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev                      # the ONNX export (its protobuf classes)
   python3 python3-torch python3-pil python3-onnx   # the export's tests (testCliExport)
   locales                                          # de_DE.UTF-8: the suite under a comma locale
-  nodejs npm                                       # ONNX Runtime for testCliOnnx (below)
 )
 if [ "$PRESET" = fuzz ]; then
   # libFuzzer and the sanitizer runtimes come with clang-14's runtime package; clang's OpenMP
@@ -58,6 +57,16 @@ fi
 # package itself.
 ORT_VERSION=1.31.1
 ORT_DIR=build/tools
+# Node.js and npm from Debian only where there is none: a machine may have them from elsewhere
+# (NodeSource's nodejs conflicts with Debian's npm, and apt would refuse the whole install).
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing nodejs npm"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm ||
+    echo "setup: could not install nodejs npm: testCliOnnx will skip"
+fi
 if command -v npm >/dev/null 2>&1; then
   if [ "$(node -p "try { require('./$ORT_DIR/node_modules/onnxruntime-node/package.json').version } catch (e) { '' }" 2>/dev/null)" != "$ORT_VERSION" ]; then
     echo "setup: installing onnxruntime-node $ORT_VERSION into $ORT_DIR"
