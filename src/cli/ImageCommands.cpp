@@ -32,17 +32,19 @@ QSize parseSize(const QString& text)
 }
 
 // The picture a model was trained on, as the image task prepares it for that model (its
-// training size and channels), upscaled bicubically to size.
-QImage bicubicOfTrainingImage(const QString& given, const io::LoadedModel& model, QSize size)
+// training size and channels; a smaller picture stays at its own size).
+std::shared_ptr<const tasks::ImageTask> trainingPicture(const QString& given,
+                                                        const io::LoadedModel& model)
 {
     QString error;
     tasks::TaskOptions options;
     const QByteArray bytes = readDataFile(given);
-    auto task = tasks::openTaskForModel(given, bytes, model.info.task, true, options, &error);
+    std::shared_ptr<tasks::Task> task =
+        tasks::openTaskForModel(given, bytes, model.info.task, true, options, &error);
     if (!task) throw DataError(("--compare-bicubic: " + error).toStdString());
-    const auto* image = dynamic_cast<const tasks::ImageTask*>(task.get());
+    auto image = std::dynamic_pointer_cast<const tasks::ImageTask>(task);
     if (!image) throw DataError(("--compare-bicubic: " + given + " is not an image").toStdString());
-    return tasks::resizeBicubic(image->trainingImage(), size, image->geometry().channels);
+    return image;
 }
 
 } // namespace
@@ -52,7 +54,10 @@ int runRender(const QStringList& args)
     QCommandLineParser p;
     p.addPositionalArgument("MODEL", "An image model saved by train.");
     p.addOptions({
-        {"size", "Width x height in pixels, each 64 to 8192 (default: the training size).", "WxH"},
+        {"size",
+         "Width x height in pixels, each 64 to 8192 (default: the training size, enlarged "
+         "to at least 64 on each side keeping its aspect ratio).",
+         "WxH"},
         {"out", "The PNG to write (default: MODEL's name + -WxH.png).", "FILE"},
         {"threads", "CPU threads (default: all cores).", "N"},
         {"backend", "cpu or cuda (default cpu).", "NAME"},
@@ -66,7 +71,13 @@ int runRender(const QStringList& args)
                      "Draw an image model at any resolution as an 8-bit PNG.", 1, 1,
                      "The network is sampled at pixel centres over the training image's field "
                      "of view,\nso every size shows the same picture; sizes above the training "
-                     "size show what the\nnetwork invents between the pixels it learned.\n"))
+                     "size show what the\nnetwork invents between the pixels it learned.\n"
+                     "\n"
+                     "Memory: the picture is drawn a band of rows at a time into the output, so "
+                     "the peak is\nabout the output's pixels (W x H bytes gray, 4 W x H colour; "
+                     "4 (2W + 8) x H with\n--compare-bicubic, plus the compared image at its "
+                     "size) and the PNG being encoded,\nplus one band (at most 65,536 pixels; "
+                     "its activations at most 256 MiB).\n"))
         return ExitOk;
     const QString modelPath = p.positionalArguments().first();
     setCommandSubject(modelPath);
@@ -100,11 +111,27 @@ int runRender(const QStringList& args)
                                              .arg(size.height());
     checkOutputPaths({{"--out", out, {modelPath, p.value("compare-bicubic")}}});
 
-    QImage image = tasks::renderImage(*model->network, geometry, size, &error);
-    if (image.isNull()) throw DataError((modelPath + ": " + error).toStdString());
+    // Drawn straight into the picture written, a band of rows at a time; with
+    // --compare-bicubic the network's half and the bicubic half share one picture (each used to
+    // be a picture of its own, with the bicubic one in floats twice over: 1.34 GB at 8192x8192).
+    QImage image;
+    std::shared_ptr<const tasks::ImageTask> compared;
     if (p.isSet("compare-bicubic")) {
-        const QImage bicubic = bicubicOfTrainingImage(p.value("compare-bicubic"), *model, size);
-        image = tasks::sideBySide(image, bicubic);
+        compared = trainingPicture(p.value("compare-bicubic"), *model);
+        constexpr int kGap = 8;
+        image = QImage(2 * size.width() + kGap, size.height(), QImage::Format_RGB32);
+        if (image.isNull())
+            throw DataError(("out of memory for a " + QString::number(image.width()) + "x" +
+                             QString::number(size.height()) + " image")
+                                .toStdString());
+        image.fill(Qt::white);
+        if (!tasks::renderInto(*model->network, geometry, size, image, {0, 0}, &error))
+            throw DataError((modelPath + ": " + error).toStdString());
+        tasks::drawBicubic(compared->trainingImage(), compared->geometry().channels, image,
+                           {size.width() + kGap, 0}, size);
+    } else {
+        image = tasks::renderImage(*model->network, geometry, size, &error);
+        if (image.isNull()) throw DataError((modelPath + ": " + error).toStdString());
     }
     writePngFile(out, image); // atomic: no partial file on failure
     std::printf("rendered %s (%dx%d, %s) to %s\n",
@@ -113,7 +140,7 @@ int runRender(const QStringList& args)
     if (p.isSet("compare-bicubic"))
         std::printf("  left: the network; right: %s at %dx%d, upscaled bicubically\n",
                     QFileInfo(p.value("compare-bicubic")).fileName().toUtf8().constData(),
-                    geometry.width, geometry.height);
+                    compared->geometry().width, compared->geometry().height);
     return ExitOk;
 }
 

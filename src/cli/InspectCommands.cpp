@@ -56,13 +56,8 @@ int runEvaluate(const QStringList& args)
     if (net.inputWidth() != data.inputWidth || net.outputWidth() != data.outputWidth)
         throw DataError((given + ": the data does not fit the model").toStdString());
 
-    // Loss over the whole file, in the units the model trained in.
-    const LossKind loss = model->info.config.loss;
-    Buffer x(backend.get(), data.valX.size()), y(backend.get(), data.valY.size()), scratch;
-    backend->upload(x.view(data.valRows, data.inputWidth), data.valX.data());
-    backend->upload(y.view(data.valRows, data.targetWidth), data.valY.data());
-    const double fileLoss = Trainer::evaluateLoss(net, loss, x.view(data.valRows, data.inputWidth),
-                                                  y.view(data.valRows, data.targetWidth), scratch);
+    // Loss over the whole file, in the units the model trained in (an image: a band at a time).
+    const double fileLoss = task->validationLoss(net, model->info.config.loss);
     const tasks::TaskMetrics metrics = task->evaluate(net);
 
     // Small files: every row, as Iron Learn printed them.

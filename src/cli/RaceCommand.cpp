@@ -152,6 +152,15 @@ QString raceTable(const std::vector<RaceEntry>& entries, const RaceOptions& o)
     for (const RaceEntry& e : entries)
         if (e.reason != StopReason::TimeBudget)
             table += QString("%1: %2\n").arg(e.preset, QString::fromStdString(e.message));
+    for (const RaceEntry& e : entries)
+        if (e.unmeasured > 0)
+            table += QString("%1: %2 not measured (-): a pass over the picture took %3, and "
+                             "checkpoints are measured only within the budget again\n")
+                         .arg(e.preset,
+                              e.unmeasured == 1
+                                  ? QString("1 checkpoint")
+                                  : QString("%1 checkpoints").arg(e.unmeasured),
+                              secondsLabel(e.passSeconds));
     return table;
 }
 
@@ -200,6 +209,9 @@ void writeJson(const std::vector<RaceEntry>& entries, const tasks::ImageTask& ta
             {"seconds", e.seconds},
             {"steps_per_second", e.stepsPerSecond()},
             {"checkpoint_copy_seconds", e.copySeconds},
+            {"measure_seconds", e.measureSeconds},
+            {"measure_pass_seconds", e.passSeconds},
+            {"unmeasured_checkpoints", e.unmeasured},
             {"stop_reason", QString::fromStdString(stopReasonName(e.reason))},
             {"psnr_db_at", psnrAt},
             {"ssim_at", ssimAt},
@@ -257,6 +269,14 @@ const char* kRaceHelp =
     "checkpoint_copy_seconds), and the copies are measured after the preset's run. So a\n"
     "checkpoint's PSNR is that of the steps started before it, as the budget counts steps.\n"
     "Final PSNR and SSIM compare the last weights with the picture at the training size.\n"
+    "\n"
+    "Measuring has a budget too: each preset's final weights take one pass over the picture\n"
+    "(the reconstruction is drawn in the same pass); its checkpoints are then measured in time\n"
+    "order only while their passes fit in --seconds again (the others show as -, with a note).\n"
+    "So a preset takes at most about 2 x S plus one pass, and a large picture costs passes, not\n"
+    "memory: a pass holds one band of rows. Memory: the picture's rows for training (its\n"
+    "coordinates and intensities, (2 + channels) x 4 bytes a pixel, on the host and on the\n"
+    "backend), the picture, and one band.\n"
     "\n"
     "The CPU is shared with whatever else runs: on a busy machine every preset loses steps,\n"
     "not always equally. Run it on a quiet machine to compare speeds.\n"

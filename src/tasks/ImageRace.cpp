@@ -140,25 +140,47 @@ void ImageRace::train(Model& model, const RaceObserver& observer, std::vector<Ca
 void ImageRace::measure(Network& net, const std::vector<Capture>& captures,
                         const std::vector<int>& at, RaceEntry& entry)
 {
-    const auto psnrAndSsim = [&] {
+    const auto psnrAndSsim = [&](QImage* reconstruction) {
         if (m_skipMeasuring) return std::pair<double, double>{NAN, NAN};
-        const TaskMetrics m = m_task->evaluate(net);
+        const TaskMetrics m = m_task->measure(net, reconstruction);
         double psnr = NAN;
         io::doubleFromJson(m.values["psnr_db"], psnr); // "Infinity" for identical pictures
         return std::pair<double, double>{psnr, m.values["ssim"].toDouble(NAN)};
     };
+    // The final weights first, with the reconstruction in the same pass over the picture.
+    auto start = Clock::now();
     const std::vector<float> final = downloadWeights(net);
-    std::vector<std::pair<double, double>> measured(captures.size());
+    const bool keep = m_settings.keepReconstruction && !m_skipMeasuring;
+    std::tie(entry.psnr, entry.ssim) = psnrAndSsim(keep ? &entry.reconstruction : nullptr);
+    const double onePass = secondsSince(start);
+    entry.passSeconds = onePass;
+    entry.measureSeconds = onePass;
+    // Then the checkpoints in time order, each a pass like the last, while they fit in the
+    // budget: on a large picture a pass can take far longer than a short race's training.
+    std::vector<std::pair<double, double>> measured(captures.size(), {NAN, NAN});
+    std::vector<bool> skipped(captures.size(), false);
     for (size_t c = 0; c < captures.size(); ++c) {
+        if (m_skipMeasuring) break;
+        if (captures[c].step == entry.steps) { // copied after the last step: the final weights
+            measured[c] = {entry.psnr, entry.ssim};
+            continue;
+        }
+        const double checkpointsSoFar = entry.measureSeconds - onePass;
+        if (checkpointsSoFar + onePass > m_settings.seconds) { // the next would not fit
+            skipped[c] = true;
+            continue;
+        }
+        start = Clock::now();
         net.backend().upload(net.parameters(), captures[c].weights.data());
-        measured[c] = psnrAndSsim();
+        measured[c] = psnrAndSsim(nullptr);
+        entry.measureSeconds += secondsSince(start);
     }
     net.backend().upload(net.parameters(), final.data());
-    std::tie(entry.psnr, entry.ssim) = psnrAndSsim();
     const bool ranOut = entry.reason == StopReason::TimeBudget;
     for (const int c : at) {
         if (c >= 0) {
             const auto i = static_cast<size_t>(c);
+            if (skipped[i]) ++entry.unmeasured;
             entry.psnrAt.push_back(measured[i].first);
             entry.ssimAt.push_back(measured[i].second);
             entry.stepsAt.push_back(captures[i].step);
@@ -170,7 +192,6 @@ void ImageRace::measure(Network& net, const std::vector<Capture>& captures,
             entry.secondsAt.push_back(ranOut ? entry.seconds : NAN);
         }
     }
-    if (m_settings.keepReconstruction && !m_skipMeasuring) entry.reconstruction = m_task->reconstruct(net);
 }
 
 std::vector<double> sparseRaceCheckpoints(double seconds)

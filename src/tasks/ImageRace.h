@@ -7,7 +7,14 @@
 // copied to the host (a memory copy, counted in the budget like any bookkeeping); they are
 // measured after the preset's run, so rendering the picture for PSNR costs no training time and
 // does not bend the time-stretched learning-rate schedule. A checkpoint thus holds the weights
-// of the steps started before it, as the time budget itself counts steps. A live preview
+// of the steps started before it, as the time budget itself counts steps.
+//
+// Measuring's own time is bounded too: after a preset's run the final weights are measured in
+// one pass over the picture (drawing the reconstruction in the same pass), then the checkpoints
+// in time order, each another such pass, only while their passes fit in the same budget again.
+// So a preset takes at most about twice the budget plus one pass over the picture; checkpoints
+// left out are NaN (RaceEntry::unmeasured says how many). A pass holds one band of rows, not the
+// picture (ImageTask::measure). A live preview
 // (RaceObserver::preview) is the one exception: it renders a small picture between two steps
 // and its time counts in the budget (RaceEntry::previewSeconds says how much).
 //
@@ -48,6 +55,9 @@ struct RaceEntry {
     double seconds = 0;        // training time, the trainer's clock
     double copySeconds = 0;    // of which copying the weights at checkpoints
     double previewSeconds = 0; // of which rendering live previews
+    double measureSeconds = 0; // measuring after training: the final weights and checkpoints
+    double passSeconds = 0;    // of which the final weights' pass over the picture
+    int unmeasured = 0;        // checkpoints left unmeasured (NaN): their passes were over budget
     StopReason reason = StopReason::TimeBudget;
     std::string message;
     // Per checkpoint of RaceSettings: NaN / -1 where the run stopped before it. When the budget

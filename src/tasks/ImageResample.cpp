@@ -55,42 +55,61 @@ std::vector<Taps> tapsFor(int source, int destination)
 
 } // namespace
 
+void drawBicubic(const QImage& image, int channels, QImage& target, QPoint at, QSize size)
+{
+    if (image.isNull() || size.isEmpty()) return;
+    const int sw = image.width(), sh = image.height(), dw = size.width(), dh = size.height();
+    const auto across = tapsFor(sw, dw), down = tapsFor(sh, dh);
+    const size_t rowFloats = static_cast<size_t>(dw) * static_cast<size_t>(channels);
+    // Rows first: a source row resized across to dw, kept in one of four slots while the
+    // destination rows that tap it are drawn (their taps move down monotonically, four at most
+    // at a time); then columns, one destination row at a time.
+    std::vector<float> source(static_cast<size_t>(sw) * static_cast<size_t>(channels));
+    std::vector<float> rowCache(4 * rowFloats), out(rowFloats);
+    std::array<int, 4> held{-1, -1, -1, -1};
+    const auto resizedRow = [&](int sy, const std::array<int, 4>& needed) -> const float* {
+        for (size_t s = 0; s < 4; ++s)
+            if (held[s] == sy) return rowCache.data() + s * rowFloats;
+        size_t free = 0; // a slot the current destination row does not tap
+        while (std::find(needed.begin(), needed.end(), held[free]) != needed.end())
+            ++free;
+        held[free] = sy;
+        float* row = rowCache.data() + free * rowFloats;
+        imageIntensityRows(image, channels, sy, 1, source.data());
+        for (int x = 0; x < dw; ++x) {
+            const Taps& t = across[static_cast<size_t>(x)];
+            for (int c = 0; c < channels; ++c) {
+                float v = 0;
+                for (size_t k = 0; k < 4; ++k)
+                    v += t.weight[k] *
+                         source[static_cast<size_t>(t.index[k]) * channels + c];
+                row[static_cast<size_t>(x) * channels + c] = v;
+            }
+        }
+        return row;
+    };
+    for (int y = 0; y < dh; ++y) {
+        const Taps& t = down[static_cast<size_t>(y)];
+        std::array<const float*, 4> rows{};
+        for (size_t k = 0; k < 4; ++k)
+            rows[k] = resizedRow(t.index[k], t.index);
+        for (size_t i = 0; i < rowFloats; ++i) {
+            float v = 0;
+            for (size_t k = 0; k < 4; ++k)
+                v += t.weight[k] * rows[k][i];
+            out[i] = v;
+        }
+        writeIntensityRows(target, at + QPoint(0, y), dw, 1, out.data(), channels); // clamps
+    }
+}
+
 QImage resizeBicubic(const QImage& image, QSize size, int channels)
 {
     if (image.isNull() || size.isEmpty()) return {};
-    const int sw = image.width(), sh = image.height(), dw = size.width(), dh = size.height();
-    const std::vector<float> src = imageIntensities(image, channels);
-    const auto across = tapsFor(sw, dw), down = tapsFor(sh, dh);
-    // Rows: sh x dw.
-    std::vector<float> rows(static_cast<size_t>(sh) * dw * channels);
-    for (int y = 0; y < sh; ++y)
-        for (int x = 0; x < dw; ++x)
-            for (int c = 0; c < channels; ++c) {
-                const Taps& t = across[static_cast<size_t>(x)];
-                float v = 0;
-                for (int k = 0; k < 4; ++k)
-                    v += t.weight[static_cast<size_t>(k)] *
-                         src[(static_cast<size_t>(y) * sw + t.index[static_cast<size_t>(k)]) *
-                                 channels +
-                             c];
-                rows[(static_cast<size_t>(y) * dw + x) * channels + c] = v;
-            }
-    // Columns: dh x dw.
-    std::vector<float> out(static_cast<size_t>(dh) * dw * channels);
-    for (int y = 0; y < dh; ++y) {
-        const Taps& t = down[static_cast<size_t>(y)];
-        for (int x = 0; x < dw; ++x)
-            for (int c = 0; c < channels; ++c) {
-                float v = 0;
-                for (int k = 0; k < 4; ++k)
-                    v += t.weight[static_cast<size_t>(k)] *
-                         rows[(static_cast<size_t>(t.index[static_cast<size_t>(k)]) * dw + x) *
-                                  channels +
-                              c];
-                out[(static_cast<size_t>(y) * dw + x) * channels + c] = v;
-            }
-    }
-    return imageFromIntensities(out.data(), size, channels); // clamps to [0, 1], 8 bits
+    QImage out(size, channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB32);
+    if (out.isNull()) return {};
+    drawBicubic(image, channels, out, {0, 0}, size);
+    return out;
 }
 
 QImage sideBySide(const QImage& left, const QImage& right, int gap)

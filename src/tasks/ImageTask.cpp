@@ -3,6 +3,7 @@
 
 #include "ImageFile.h"
 #include "LayerRegistry.h"
+#include "Limits.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -13,7 +14,7 @@
 namespace il::tasks {
 
 ImageTask::ImageTask(QString path, QImage original, QImage training, int channels,
-                     bool forEvaluation, QStringList notes)
+                     bool forEvaluation, QStringList notes, QSize fieldOfView)
     : m_path(std::move(path)), m_original(std::move(original)), m_training(std::move(training)),
       m_forEvaluation(forEvaluation), m_notes(std::move(notes))
 {
@@ -23,24 +24,23 @@ ImageTask::ImageTask(QString path, QImage original, QImage training, int channel
     m_geometry.originalHeight = m_original.height();
     m_geometry.channels = channels;
     m_geometry.source = QFileInfo(m_path).fileName();
+    m_view = m_geometry;
+    if (fieldOfView.isValid()) {
+        m_view.width = fieldOfView.width();
+        m_view.height = fieldOfView.height();
+    }
 
-    // Every pixel is a row; there is no validation split (the picture is the whole dataset).
-    // For evaluate every pixel is a validation row instead, so its file loss covers them all.
-    const int64_t rows = static_cast<int64_t>(m_training.width()) * m_training.height();
     m_data.inputWidth = 2;
     m_data.outputWidth = channels;
     m_data.targetWidth = channels;
-    auto x = imageCoordinates(m_geometry, m_training.size());
-    auto y = imageIntensities(m_training, channels);
-    if (forEvaluation) {
-        m_data.valRows = rows;
-        m_data.valX = std::move(x);
-        m_data.valY = std::move(y);
-    } else {
-        m_data.trainRows = rows;
-        m_data.trainX = std::move(x);
-        m_data.trainY = std::move(y);
-    }
+    // For evaluate nothing is held: its measures read the picture a band at a time (one row
+    // per pixel, coordinates and intensities, would be 20 bytes a pixel in colour, twice over
+    // once uploaded: gigabytes for a small file whose model claims 8192x8192).
+    if (forEvaluation) return;
+    // Every pixel is a row; there is no validation split (the picture is the whole dataset).
+    m_data.trainRows = static_cast<int64_t>(m_training.width()) * m_training.height();
+    m_data.trainX = imageCoordinates(m_geometry, m_training.size());
+    m_data.trainY = imageIntensities(m_training, channels);
 }
 
 QString ImageTask::description() const
@@ -204,45 +204,85 @@ WatchSettings ImageTask::watchSettings() const
     return w;
 }
 
-QImage ImageTask::reconstruct(Network& net) const
-{
-    const auto& x = m_forEvaluation ? m_data.valX : m_data.trainX;
-    const auto values = predictRows(net, x, static_cast<int64_t>(x.size() / 2));
-    return imageFromIntensities(values.data(), m_training.size(), m_geometry.channels);
-}
-
 namespace {
 
-// Network outputs as the picture shows them: clamped to [0, 1].
-std::vector<float> clamped(std::vector<float> v)
-{
-    for (float& f : v)
-        f = std::isnan(f) ? 0.f : std::clamp(f, 0.f, 1.f);
-    return v;
-}
+// Pixels per band of evaluate's measures: as render's tiles (fewer for a wide network).
+constexpr int64_t kBandPixels = 65536;
 
 } // namespace
 
-double ImageTask::trainingMetric(Network& net)
+void ImageTask::forEachBand(Network& net,
+                            const std::function<void(int, int, const float*, const float*)>& band)
+    const
 {
-    const auto& x = m_forEvaluation ? m_data.valX : m_data.trainX;
-    const auto& y = m_forEvaluation ? m_data.valY : m_data.trainY;
-    const auto pred = clamped(predictRows(net, x, static_cast<int64_t>(x.size() / 2)));
-    return psnrDb(pred.data(), y.data(), y.size());
+    const int channels = m_geometry.channels;
+    std::vector<float> truth;
+    predictImageBands(net, m_view, m_training.size(), kBandPixels,
+                      [&](int first, int rows, float* v) {
+                          const size_t n = static_cast<size_t>(rows) * m_training.width() *
+                                           static_cast<size_t>(channels);
+                          truth.resize(n);
+                          imageIntensityRows(m_training, channels, first, rows, truth.data());
+                          // As the picture shows them: clamped to [0, 1], NaN black.
+                          for (size_t i = 0; i < n; ++i)
+                              v[i] = std::isnan(v[i]) ? 0.f : std::clamp(v[i], 0.f, 1.f);
+                          band(first, rows, v, truth.data());
+                      });
 }
 
-TaskMetrics ImageTask::evaluate(Network& net)
+QImage ImageTask::reconstruct(Network& net) const
 {
-    const auto& x = m_forEvaluation ? m_data.valX : m_data.trainX;
-    const auto& y = m_forEvaluation ? m_data.valY : m_data.trainY;
-    const auto pred = clamped(predictRows(net, x, static_cast<int64_t>(x.size() / 2)));
-    const double psnr = psnrDb(pred.data(), y.data(), y.size());
-    const double ssim =
-        ssimIndex(pred.data(), y.data(), m_geometry.width, m_geometry.height, m_geometry.channels);
-    double mse = 0;
-    for (size_t i = 0; i < y.size(); ++i)
-        mse += (pred[i] - y[i]) * static_cast<double>(pred[i] - y[i]);
-    mse /= static_cast<double>(std::max<size_t>(y.size(), 1));
+    QImage image(m_training.size(),
+                 m_geometry.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB32);
+    if (image.isNull()) return image;
+    forEachBand(net, [&](int first, int rows, const float* predicted, const float*) {
+        writeIntensityRows(image, {0, first}, image.width(), rows, predicted, m_geometry.channels);
+    });
+    return image;
+}
+
+double ImageTask::trainingMetric(Network& net)
+{
+    double sum = 0;
+    size_t count = 0;
+    forEachBand(net, [&](int, int rows, const float* predicted, const float* truth) {
+        const size_t n = static_cast<size_t>(rows) * m_training.width() * m_geometry.channels;
+        for (size_t i = 0; i < n; ++i) {
+            const double d = static_cast<double>(predicted[i]) - static_cast<double>(truth[i]);
+            sum += d * d;
+        }
+        count += n;
+    });
+    if (count == 0) return NAN;
+    const double mse = sum / static_cast<double>(count);
+    if (std::isnan(mse)) return NAN;
+    return mse == 0 ? INFINITY : 10.0 * std::log10(1.0 / mse);
+}
+
+TaskMetrics ImageTask::measure(Network& net, QImage* reconstruction) const
+{
+    const int channels = m_geometry.channels;
+    SsimAccumulator ssimRows(m_geometry.width, m_geometry.height, channels);
+    if (reconstruction)
+        *reconstruction = QImage(m_training.size(), channels == 1 ? QImage::Format_Grayscale8
+                                                                  : QImage::Format_RGB32);
+    double sum = 0; // squared errors, in pixel order (psnrDb's sum)
+    size_t count = 0;
+    forEachBand(net, [&](int first, int rows, const float* predicted, const float* truth) {
+        const size_t n = static_cast<size_t>(rows) * m_training.width() * channels;
+        for (size_t i = 0; i < n; ++i) {
+            const double d = static_cast<double>(predicted[i]) - static_cast<double>(truth[i]);
+            sum += d * d;
+        }
+        count += n;
+        ssimRows.addRows(predicted, truth, rows);
+        if (reconstruction && !reconstruction->isNull())
+            writeIntensityRows(*reconstruction, {0, first}, m_training.width(), rows, predicted,
+                               channels);
+    });
+    const double mse = count ? sum / static_cast<double>(count) : NAN;
+    const double psnr = std::isnan(mse) ? NAN : mse == 0 ? INFINITY : 10.0 * std::log10(1.0 / mse);
+    const double ssim = ssimRows.result();
 
     TaskMetrics m;
     m.values["psnr_db"] = std::isinf(psnr) ? QJsonValue("Infinity") : QJsonValue(psnr);
@@ -259,6 +299,31 @@ TaskMetrics ImageTask::evaluate(Network& net)
                     .arg(m_geometry.width)
                     .arg(m_geometry.height);
     return m;
+}
+
+double ImageTask::validationLoss(Network& net, LossKind loss)
+{
+    if (!m_forEvaluation) return Task::validationLoss(net, loss);
+    // Every pixel, a band at a time: the loss op the model trained with, band by band.
+    const int w = m_training.width(), h = m_training.height(), channels = m_geometry.channels;
+    const int bandRows =
+        static_cast<int>(std::clamp<int64_t>(inferenceChunkRows(net, kBandPixels) / w, 1, h));
+    Backend& b = net.backend();
+    const size_t bandPixels = static_cast<size_t>(bandRows) * static_cast<size_t>(w);
+    Buffer x(&b, bandPixels * 2), y(&b, bandPixels * static_cast<size_t>(channels)), scratch;
+    std::vector<float> coords(x.floats()), truth(y.floats());
+    double total = 0;
+    for (int first = 0; first < h; first += bandRows) {
+        const int rows = std::min(bandRows, h - first);
+        const int64_t n = static_cast<int64_t>(rows) * w;
+        imageCoordinateRows(m_view, m_training.size(), first, rows, coords.data());
+        imageIntensityRows(m_training, channels, first, rows, truth.data());
+        b.upload(x.view(n, 2), coords.data());
+        b.upload(y.view(n, channels), truth.data());
+        total += Trainer::evaluateLoss(net, loss, x.view(n, 2), y.view(n, channels), scratch) *
+                 static_cast<double>(n);
+    }
+    return total / (static_cast<double>(w) * h);
 }
 
 bool ImageTask::writeSnapshot(Network& net, int64_t step, const QString& directory, QString* error)
@@ -290,7 +355,25 @@ std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes
 
     int channels = loaded.grayscale ? 1 : 3;
     QSize size = image.size();
-    if (savedTask) {
+    QSize fieldOfView;
+    if (savedTask && forEvaluation &&
+        (image.width() < saved.width || image.height() < saved.height)) {
+        // evaluate never enlarges the picture: upscaling would only add pixels the file does not
+        // hold, and would size the work by the model's claim (a 67-byte PNG against a model that
+        // says 8192x8192 took 1.9 GB). Each side is the smaller of the picture's and the model's;
+        // the network is drawn at that size over its field of view, as render draws it.
+        channels = saved.channels;
+        fieldOfView = QSize(saved.width, saved.height);
+        size = QSize(std::min(image.width(), saved.width), std::min(image.height(), saved.height));
+        notes << QString("compared at %1x%2: the picture (%3x%4) is smaller than the model's "
+                         "training size %5x%6, so the network is drawn at the smaller size")
+                     .arg(size.width())
+                     .arg(size.height())
+                     .arg(image.width())
+                     .arg(image.height())
+                     .arg(saved.width)
+                     .arg(saved.height);
+    } else if (savedTask) {
         channels = saved.channels;
         size = QSize(saved.width, saved.height);
         if (size != image.size())
@@ -332,7 +415,7 @@ std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes
         return nullptr;
     }
     return std::make_unique<ImageTask>(path, image, std::move(training), channels, forEvaluation,
-                                       notes);
+                                       notes, fieldOfView);
 }
 
 } // namespace il::tasks

@@ -14,6 +14,7 @@
 #include <QSize>
 
 #include <algorithm>
+#include <functional>
 
 namespace il::tasks {
 
@@ -36,22 +37,48 @@ struct ImageGeometry {
 // the training image (size = the training size gives the training inputs), rows of (x, y) in
 // row-major pixel order.
 std::vector<float> imageCoordinates(const ImageGeometry& geometry, QSize size);
+// The same for rows firstRow .. firstRow + rows - 1 only, into out (rows * width * 2 floats).
+void imageCoordinateRows(const ImageGeometry& geometry, QSize size, int firstRow, int rows,
+                         float* out);
 // Intensities in [0, 1], rows of channels in row-major pixel order.
 std::vector<float> imageIntensities(const QImage& image, int channels);
+// The same for rows firstRow .. firstRow + rows - 1 only, into out (rows * width * channels).
+void imageIntensityRows(const QImage& image, int channels, int firstRow, int rows, float* out);
 // Values (rows of channels) clamped to [0, 1] and rounded to 8 bits: Format_Grayscale8 for one
 // channel, Format_RGB32 for three.
 QImage imageFromIntensities(const float* values, QSize size, int channels);
+// Writes rows x width values (rows of channels) into image (Grayscale8, or RGB32 where one
+// channel is drawn gray) with its top left pixel at `at`, clamped and rounded like the above.
+void writeIntensityRows(QImage& image, QPoint at, int width, int rows, const float* values,
+                        int channels);
+
+// Why net cannot draw an image of `channels` ("" if it can): it must take 2 inputs, give channels.
+QString imageNetworkProblem(const Network& net, int channels);
+// Runs net over the pixel centres of a size grid over geometry's field of view, a band of rows
+// at a time (at most tilePixels pixels, fewer for a wide network: Limits.h), and hands each band's
+// raw outputs (rows * width * outputs floats, a buffer `band` may change) to `band`. Memory: two bands and the network's
+// activations for one, whatever the size.
+void predictImageBands(Network& net, const ImageGeometry& geometry, QSize size, int64_t tilePixels,
+                       const std::function<void(int firstRow, int rows, float* outputs)>& band);
 
 // Renders the network at size in tiles of at most tilePixels pixels, so memory stays bounded
-// at any size. Returns a null image with a one-line message if the size is outside
-// kMinRenderSide..kMaxRenderSide or the network does not take 2 inputs and give `channels`.
+// at any size: the picture (W x H bytes gray, 4 W x H colour) and one band. Returns a null image
+// with a one-line message if the size is outside kMinRenderSide..kMaxRenderSide or the network
+// does not take 2 inputs and give `channels`.
 QImage renderImage(Network& net, const ImageGeometry& geometry, QSize size, QString* error,
                    int64_t tilePixels = 65536);
+// The same drawn into target (Grayscale8 or RGB32) with its top left corner at `at`: no picture
+// of its own. false with the message when renderImage would refuse, or the render does not fit.
+bool renderInto(Network& net, const ImageGeometry& geometry, QSize size, QImage& target,
+                QPoint at, QString* error, int64_t tilePixels = 65536);
 
 // The image resized to size by bicubic convolution (Keys, a = -0.5) over the same field of
 // view as renderImage, `channels` 1 (gray) or 3 (ImageResample.cpp). For the honest zoom:
 // what a classic upscale of the training image shows at the size a network is rendered.
 QImage resizeBicubic(const QImage& image, QSize size, int channels);
+// The same drawn into target (Grayscale8 or RGB32) with its top left corner at `at`, a row at a
+// time: besides target, memory holds four resized source rows, whatever the sizes.
+void drawBicubic(const QImage& image, int channels, QImage& target, QPoint at, QSize size);
 // left and right next to each other (tops aligned) with a white gap, as RGB32.
 QImage sideBySide(const QImage& left, const QImage& right, int gap = 8);
 
@@ -67,12 +94,34 @@ double ssimIndex(const float* a, const float* b, int width, int height, int chan
 double psnrDb(const QImage& a, const QImage& b);
 double ssimIndex(const QImage& a, const QImage& b);
 
+// ssimIndex over rows handed in order, a band at a time (evaluate and race measure pictures
+// without holding them whole): memory 5 x 11 rows of doubles per channel. result() is NaN until
+// all `height` rows were added; it equals ssimIndex of the whole picture.
+class SsimAccumulator {
+public:
+    SsimAccumulator(int width, int height, int channels);
+    // rows of width * channels values each, a and b alike.
+    void addRows(const float* a, const float* b, int rows);
+    double result() const;
+
+private:
+    double* slot(int channel, int quantity, int row);
+    int m_w, m_h, m_channels;
+    int m_n = 0, m_ow = 0, m_y = 0;
+    std::vector<double> m_kernel, m_ring, m_channelSums;
+    std::vector<double> m_sums; // the five vertical sums of one row of windows
+};
+
 class ImageTask final : public Task {
 public:
     // original: the file as loaded (io::loadImage, alpha on white); training: it at the training
-    // size in the format of channels (Grayscale8 or RGB32).
+    // size in the format of channels (Grayscale8 or RGB32). fieldOfView: the training size of
+    // the model the picture is compared with, whose field of view the pixels sample (empty:
+    // training's size). Opened for evaluation, the task holds no rows (data() has the widths
+    // and 0 rows): evaluate(), validationLoss() and reconstruct() draw the pixels a band at a
+    // time from the picture, so memory follows the picture, not a model's claimed size.
     ImageTask(QString path, QImage original, QImage training, int channels, bool forEvaluation,
-              QStringList notes);
+              QStringList notes, QSize fieldOfView = {});
 
     const TaskType& type() const override;
     QString description() const override;
@@ -86,7 +135,12 @@ public:
         options.trainingSize = std::max(m_training.width(), m_training.height());
         options.grayscale = m_geometry.channels == 1;
     }
-    TaskMetrics evaluate(Network& net) override;
+    // PSNR, SSIM and MSE of the whole picture, measured a band of rows at a time (memory: one
+    // band and an SSIM ring, whatever the size). reconstruction: if given, also filled with the
+    // network's picture at the compared size in the same pass.
+    TaskMetrics evaluate(Network& net) override { return measure(net, nullptr); }
+    TaskMetrics measure(Network& net, QImage* reconstruction) const;
+    double validationLoss(Network& net, LossKind loss) override;
     double trainingMetric(Network& net) override;
     // Recovers from stalls (ImageTask.cpp says why and with what thresholds).
     WatchSettings watchSettings() const override;
@@ -105,17 +159,24 @@ public:
     QImage reconstruct(Network& net) const;
     QImage render(Network& net, QSize size, QString* error) const
     {
-        return renderImage(net, m_geometry, size, error);
+        return renderImage(net, m_view, size, error);
     }
 
 private:
+    // The network's outputs over every pixel of the picture (the model's field of view), a band
+    // of rows at a time, clamped to [0, 1] as the picture shows them, next to the picture's own
+    // intensities for the same rows.
+    void forEachBand(Network& net, const std::function<void(int firstRow, int rows,
+                                                            const float* predicted,
+                                                            const float* truth)>& band) const;
+
     QString m_path;
     QImage m_original, m_training;
     ImageGeometry m_geometry;
+    ImageGeometry m_view; // m_geometry with the model's training size: the field of view
     bool m_forEvaluation = false;
     QStringList m_notes;
     TaskData m_data;
-    std::vector<float> m_coords, m_targets; // every pixel in order
 };
 
 // The description of image tasks (name, files, presets, metric).

@@ -92,6 +92,17 @@ std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes, const T
 
 } // namespace
 
+double Task::validationLoss(Network& net, LossKind loss)
+{
+    const TaskData& d = data();
+    Backend& b = net.backend();
+    Buffer x(&b, d.valX.size()), y(&b, d.valY.size()), scratch;
+    b.upload(x.view(d.valRows, d.inputWidth), d.valX.data());
+    b.upload(y.view(d.valRows, d.targetWidth), d.valY.data());
+    return Trainer::evaluateLoss(net, loss, x.view(d.valRows, d.inputWidth),
+                                 y.view(d.valRows, d.targetWidth), scratch);
+}
+
 std::unique_ptr<Task> openTask(const QString& path, const QByteArray& bytes,
                                const TaskOptions& options, QString* error)
 {

@@ -153,6 +153,10 @@ public:
     // Metrics on the validation split (the training data when there is none): the keys of
     // --metrics-json and a summary for people.
     virtual TaskMetrics evaluate(Network& net) = 0;
+    // The mean loss of the network over every validation row (evaluate: the whole file), in the
+    // units the model trained in (no class weights). The default uploads data()'s validation
+    // rows; a task that holds no rows (an image opened for evaluation) reads them in bands.
+    virtual double validationLoss(Network& net, LossKind loss);
     // A second measure taken at each evaluation, where a task has one that shows what the
     // network is becoming (names: the innovation rate of 200 names drawn at T = 1, which falls as
     // a network memorises the training list); its --metrics-json key, or empty for none.

@@ -34,27 +34,6 @@ QByteArray encode(const QImage& image, const char* format = "png")
     return bytes;
 }
 
-// The model file at from with its saved task's key set to value, written to to. The header's
-// length changes; the tensors' offsets count from the data, so they stay right.
-bool withTaskValue(const QString& from, const QString& to, const char* key, int value)
-{
-    QFile in(from);
-    if (!in.open(QIODevice::ReadOnly)) return false;
-    const QByteArray raw = in.readAll();
-    const auto n = static_cast<qsizetype>(qFromLittleEndian<quint64>(raw.constData()));
-    QJsonObject header = QJsonDocument::fromJson(raw.mid(8, n)).object();
-    QJsonObject meta = header["__metadata__"].toObject();
-    QJsonObject task = QJsonDocument::fromJson(meta["task"].toString().toUtf8()).object();
-    task[QLatin1String(key)] = value;
-    meta["task"] = QString::fromUtf8(QJsonDocument(task).toJson(QJsonDocument::Compact));
-    header["__metadata__"] = meta;
-    QByteArray h = QJsonDocument(header).toJson(QJsonDocument::Compact);
-    h += QByteArray((8 - h.size() % 8) % 8, ' ');
-    QByteArray length(8, 0);
-    qToLittleEndian<quint64>(static_cast<quint64>(h.size()), length.data());
-    return writeBytes(to, length + h + raw.mid(8 + n));
-}
-
 } // namespace
 
 class TestCliImage : public QObject {
@@ -199,6 +178,16 @@ void TestCliImage::renderHelp()
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.startsWith("Usage: ironlearn-cli render MODEL"));
     QVERIFY(r.out.contains("--size") && r.out.contains("--out"));
+    // Without --size a picture under 64 pixels a side is enlarged to the minimum render size
+    // (renderTwoSizes: 48x32 draws at 96x64); the help says so (it said "the training size").
+    QVERIFY2(r.out.simplified().contains(
+                 "default: the training size, enlarged to at least 64 on each side keeping its "
+                 "aspect ratio"),
+             qPrintable(r.out));
+    // And it states what memory a render takes (TestCliMemory checks it at 8192x8192).
+    QVERIFY2(r.out.simplified().contains("about the output's pixels (W x H bytes gray, 4 W x H "
+                                         "colour; 4 (2W + 8) x H with --compare-bicubic"),
+             qPrintable(r.out));
     QVERIFY(run({"--help"}).out.contains("render MODEL"));
 }
 
@@ -271,8 +260,9 @@ void TestCliImage::evaluatePrintsPsnrAndSsim()
 // file and the field before anything is sized by it (evaluate used to allocate 4.1 GB).
 void TestCliImage::evaluateRefusesAHugeImageClaim()
 {
-    QVERIFY(withTaskValue(m_model, path("huge.safetensors"), "width", 65536));
-    QVERIFY(withTaskValue(m_model, path("same.safetensors"), "width", 48)); // the rewrite is sound
+    QVERIFY(clitest::withTaskValue(m_model, path("huge.safetensors"), {{"width", 65536}}));
+    // The rewrite itself is sound: the same width opens.
+    QVERIFY(clitest::withTaskValue(m_model, path("same.safetensors"), {{"width", 48}}));
     QVERIFY2(run({"evaluate", "same.safetensors", "picture.png", "--threads", "1"}).code == 0,
              "the rewritten model does not open");
     const QString refusal = "huge.safetensors: task: invalid image size: \"width\" 65536 is "

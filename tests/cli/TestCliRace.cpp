@@ -7,6 +7,7 @@
 
 #include <QBuffer>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -57,6 +58,7 @@ private slots:
     void help();
     void badInput_data();
     void badInput();
+    void measuringKeepsToTheBudget();
     void outputsAreChecked_data();
     void outputsAreChecked();
 };
@@ -276,6 +278,48 @@ void TestCliRace::badInput()
     QVERIFY2(isOneLine(r.err) && r.err.contains(mention), qPrintable(r.err));
     QVERIFY(r.out.isEmpty());
     QVERIFY(!QFileInfo::exists(path("bad-out")) && !QFileInfo::exists(path("bad.json")));
+}
+
+// Measuring is bounded too: on a picture where one pass of the network over it takes longer
+// than the budget, the final weights are measured once (the reconstruction drawn in the same
+// pass) and no checkpoint pass runs past the budget again. The race used to measure every
+// checkpoint and then draw the reconstruction, a pass each: --seconds 0.05 on a 2048x2048
+// picture took 107 s.
+void TestCliRace::measuringKeepsToTheBudget()
+{
+    QImage big(512, 512, QImage::Format_Grayscale8);
+    for (int y = 0; y < 512; ++y)
+        for (int x = 0; x < 512; ++x)
+            big.scanLine(y)[x] = static_cast<uchar>((x * 7 + y * 3) & 255);
+    QVERIFY(big.save(path("big.png")));
+    QElapsedTimer timer;
+    timer.start();
+    const RunResult r = run({"race", "big.png", "--presets", "siren", "--seconds", "0.3",
+                             "--checkpoints", "0.03,0.06,0.09,0.12,0.15,0.18,0.21,0.24,0.27,0.3",
+                             "--threads", "1", "--out-dir", "big-out", "--json", "big.json"});
+    const double wall = timer.elapsed() / 1000.0;
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QFile f(path("big.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject siren =
+        QJsonDocument::fromJson(f.readAll()).object()["presets"].toArray()[0].toObject();
+    QVERIFY2(siren.contains("measure_pass_seconds"), "no measure_pass_seconds");
+    const double pass = siren["measure_pass_seconds"].toDouble();
+    const double measuring = siren["measure_seconds"].toDouble();
+    const QString figures = QString("wall %1 s, pass %2 s, measuring %3 s, unmeasured %4")
+                                .arg(wall)
+                                .arg(pass)
+                                .arg(measuring)
+                                .arg(siren["unmeasured_checkpoints"].toInt());
+    // Training 0.3 s, then one pass, then checkpoint passes within 0.3 s; 2 s for the rest
+    // (starting, reading the picture, building the network, writing the files).
+    QVERIFY2(pass > 0 && measuring <= pass + 0.3 + 0.05, qPrintable(figures));
+    QVERIFY2(wall <= 0.3 + pass + 0.3 + 2.0, qPrintable(figures));
+    if (pass > 0.3) { // as on any machine so far (about 1 s)
+        QVERIFY2(siren["unmeasured_checkpoints"].toInt() > 0, qPrintable(figures));
+        QVERIFY2(r.out.contains("not measured (-)"), qPrintable(r.out));
+    }
+    QCOMPARE(QImage(path("big-out/siren.png")).size(), QSize(512, 512));
 }
 
 // Race outputs go through train's output checks before any work: the picture raced on, or two

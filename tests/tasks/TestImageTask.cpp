@@ -99,6 +99,62 @@ void train(Task& task, Network& net, int64_t steps)
     Trainer(net, opt, cfg, state).run(td);
 }
 
+// Bicubic resizing the straightforward way, as ImageResample.cpp first did it: all rows across
+// into a float picture, then all columns, Keys a = -0.5, taps clamped at the edges.
+QImage bicubicReference(const QImage& image, QSize size, int channels)
+{
+    const auto keys = [](double t) {
+        const double a = -0.5;
+        t = std::fabs(t);
+        if (t <= 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+        if (t < 2) return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+        return 0.0;
+    };
+    struct Tap {
+        int index[4];
+        float weight[4];
+    };
+    const auto taps = [&](int source, int destination) {
+        std::vector<Tap> out(static_cast<size_t>(destination));
+        for (int i = 0; i < destination; ++i) {
+            const double s = (i + 0.5) * source / destination - 0.5;
+            const int base = static_cast<int>(std::floor(s));
+            double sum = 0;
+            double w[4];
+            for (int k = 0; k < 4; ++k) {
+                out[size_t(i)].index[k] = std::clamp(base - 1 + k, 0, source - 1);
+                sum += w[k] = keys(s - (base - 1 + k));
+            }
+            for (int k = 0; k < 4; ++k)
+                out[size_t(i)].weight[k] = static_cast<float>(static_cast<float>(w[k]) / sum);
+        }
+        return out;
+    };
+    const int sw = image.width(), sh = image.height(), dw = size.width(), dh = size.height();
+    const std::vector<float> src = imageIntensities(image, channels);
+    const auto across = taps(sw, dw), down = taps(sh, dh);
+    std::vector<float> rows(size_t(sh) * dw * channels), out(size_t(dh) * dw * channels);
+    for (int y = 0; y < sh; ++y)
+        for (int x = 0; x < dw; ++x)
+            for (int c = 0; c < channels; ++c) {
+                float v = 0;
+                for (int k = 0; k < 4; ++k)
+                    v += across[size_t(x)].weight[k] *
+                         src[(size_t(y) * sw + across[size_t(x)].index[k]) * channels + c];
+                rows[(size_t(y) * dw + x) * channels + c] = v;
+            }
+    for (int y = 0; y < dh; ++y)
+        for (int x = 0; x < dw; ++x)
+            for (int c = 0; c < channels; ++c) {
+                float v = 0;
+                for (int k = 0; k < 4; ++k)
+                    v += down[size_t(y)].weight[k] *
+                         rows[(size_t(down[size_t(y)].index[k]) * dw + x) * channels + c];
+                out[(size_t(y) * dw + x) * channels + c] = v;
+            }
+    return imageFromIntensities(out.data(), size, channels).convertToFormat(QImage::Format_RGB32);
+}
+
 } // namespace
 
 class TestImageTask : public QObject {
@@ -289,6 +345,25 @@ void TestImageTask::ssim()
         }
         QVERIFY(std::fabs(ssimIndex(x.data(), y.data(), w, h, 3) - 0.980810359791) < 1e-9);
     }
+    // Handed in bands of any height, the same value (evaluate and race measure that way).
+    {
+        const int w = 37, h = 23;
+        std::vector<float> x(w * h * 3), y(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+            x[i] = 0.5f + 0.4f * std::sin(static_cast<float>(i) * 0.07f);
+            y[i] = 0.5f + 0.4f * std::cos(static_cast<float>(i) * 0.05f);
+        }
+        const double whole = ssimIndex(x.data(), y.data(), w, h, 3);
+        for (const int band : {1, 2, 5, 11, 23}) {
+            SsimAccumulator acc(w, h, 3);
+            for (int first = 0; first < h; first += band) {
+                QVERIFY(std::isnan(acc.result()));
+                const size_t at = static_cast<size_t>(first) * w * 3;
+                acc.addRows(x.data() + at, y.data() + at, std::min(band, h - first));
+            }
+            QCOMPARE(acc.result(), whole);
+        }
+    }
     // Smaller than the 11x11 window still works.
     QVERIFY(std::fabs(ssimIndex(a.data(), a.data(), 5, 4, 1) - 1.0) < 1e-9);
 }
@@ -410,13 +485,53 @@ void TestImageTask::reopenForModel()
     // The same file, reopened for evaluation: the same size, pixels and metrics.
     auto e = openTaskForModel("picture.png", encode(picture), model->info.task, true, {}, &error);
     QVERIFY2(e, qPrintable(error));
-    QCOMPARE(e->data().valRows, 32 * 24);
+    // It holds no rows: its measures read the picture a band at a time (memory follows the
+    // picture, not the model's claimed size).
+    QCOMPARE(e->data().valRows, 0);
     QCOMPARE(e->data().trainRows, 0);
+    QCOMPARE(e->data().outputWidth, 3);
     QCOMPARE(image(*e).geometry().originalWidth, 64);
     const TaskMetrics again = e->evaluate(*model->network);
     QCOMPARE(again.values["psnr_db"].toDouble(), trained.values["psnr_db"].toDouble());
     QCOMPARE(again.values["ssim"].toDouble(), trained.values["ssim"].toDouble());
+    QCOMPARE(again.values["width"].toInt(), 32);
+    QCOMPARE(again.values["height"].toInt(), 24);
     QVERIFY(again.summary.contains("picture.png"));
+    // Its loss over every pixel, in bands, is the loss over the training rows in one piece.
+    {
+        const TaskData& d = t->data();
+        Buffer x(m_backend.get(), d.trainX.size()), y(m_backend.get(), d.trainY.size()), scratch;
+        m_backend->upload(x.view(d.trainRows, 2), d.trainX.data());
+        m_backend->upload(y.view(d.trainRows, 3), d.trainY.data());
+        const double whole = Trainer::evaluateLoss(*model->network, LossKind::MSE,
+                                                   x.view(d.trainRows, 2), y.view(d.trainRows, 3),
+                                                   scratch);
+        const double banded = e->validationLoss(*model->network, LossKind::MSE);
+        QVERIFY2(std::fabs(banded - whole) <= 1e-6 * whole,
+                 qPrintable(QString("%1 %2").arg(banded).arg(whole)));
+        QCOMPARE(image(*e).reconstruct(*model->network), image(*t).reconstruct(net));
+    }
+    // A picture smaller than the training size is not enlarged: each side is the smaller of the
+    // two, and the network is drawn there over its whole field of view (as render draws it).
+    {
+        const QImage small = testPicture(20, 30);
+        auto s = openTaskForModel("small.png", encode(small), model->info.task, true, {}, &error);
+        QVERIFY2(s, qPrintable(error));
+        QCOMPARE(image(*s).trainingImage().size(), QSize(20, 24));
+        QVERIFY2(s->notes().join(' ').contains("compared at 20x24"),
+                 qPrintable(s->notes().join(' ')));
+        // The model's field of view (32x24: x in [-1, 1], y in [-0.75, 0.75]) at 20x24.
+        const ImageGeometry view = image(*t).geometry();
+        const std::vector<float> coords = imageCoordinates(view, {20, 24});
+        QCOMPARE(coords[0], float(1.0 / 20 - 1));
+        QCOMPARE(coords[1], float((1.0 / 24 - 1) * 0.75));
+        const std::vector<float> values = predictRows(*model->network, coords, 20 * 24);
+        QCOMPARE(image(*s).reconstruct(*model->network),
+                 imageFromIntensities(values.data(), {20, 24}, 3));
+        const TaskMetrics m = s->evaluate(*model->network);
+        QCOMPARE(m.values["width"].toInt(), 20);
+        QVERIFY(std::isfinite(s->validationLoss(*model->network, LossKind::MSE)));
+    }
     // Another file is resized to the training size; gray files feed an RGB model.
     QImage gray(100, 100, QImage::Format_Grayscale8);
     gray.fill(128);
@@ -550,6 +665,29 @@ void TestImageTask::bicubicKeepsConstantsAndRamps()
         for (int x = 0; x < 5; ++x)
             colour.setPixel(x, y, qRgb(40 * x, 70 * y, 200));
     QCOMPARE(resizeBicubic(colour, colour.size(), 3), colour);
+
+    // Drawn a row at a time into a bigger picture at an offset, up and down, gray and colour:
+    // the pixels of the two-pass reference (every row resized across, then every column).
+    const QImage photo = testPicture(23, 41);
+    for (const int channels : {1, 3})
+        for (const QSize size : {QSize(70, 90), QSize(9, 6), QSize(23, 41), QSize(40, 13)}) {
+            QImage target(size.width() + 10, size.height() + 4, QImage::Format_RGB32);
+            target.fill(Qt::white);
+            drawBicubic(photo, channels, target, {7, 3}, size);
+            const QImage want = bicubicReference(photo, size, channels);
+            for (int y = 0; y < size.height(); ++y)
+                for (int x = 0; x < size.width(); ++x)
+                    QVERIFY2(target.pixel(x + 7, y + 3) == want.pixel(x, y),
+                             qPrintable(QString("%1 channels, %2x%3 at %4,%5")
+                                            .arg(channels)
+                                            .arg(size.width())
+                                            .arg(size.height())
+                                            .arg(x)
+                                            .arg(y)));
+            QCOMPARE(target.pixel(6, 3), qRgb(255, 255, 255)); // nothing outside
+            QCOMPARE(target.pixel(7, 2), qRgb(255, 255, 255));
+            QCOMPARE(target.pixel(7 + size.width(), 3), qRgb(255, 255, 255));
+        }
 
     const QImage both = sideBySide(up, colour, 8);
     QCOMPARE(both.size(), QSize(29 + 8 + 5, 17));
