@@ -76,8 +76,8 @@ int runRender(const QStringList& args)
                      "Memory: the picture is drawn a band of rows at a time into the output, so "
                      "the peak is\nabout the output's pixels (W x H bytes gray, 4 W x H colour; "
                      "4 (2W + 8) x H with\n--compare-bicubic, plus the compared image at its "
-                     "size) and the PNG being encoded,\nplus one band (at most 65,536 pixels; "
-                     "its activations at most 256 MiB).\n"))
+                     "size) and one band (at most 65,536\npixels; their activations at most 256 "
+                     "MiB). The PNG is encoded straight into the file.\n"))
         return ExitOk;
     const QString modelPath = p.positionalArguments().first();
     setCommandSubject(modelPath);

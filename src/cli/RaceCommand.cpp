@@ -157,9 +157,8 @@ QString raceTable(const std::vector<RaceEntry>& entries, const RaceOptions& o)
             table += QString("%1: %2 not measured (-): a pass over the picture took %3, and "
                              "checkpoints are measured only within the budget again\n")
                          .arg(e.preset,
-                              e.unmeasured == 1
-                                  ? QString("1 checkpoint")
-                                  : QString("%1 checkpoints").arg(e.unmeasured),
+                              e.unmeasured == 1 ? QString("1 checkpoint")
+                                                : QString("%1 checkpoints").arg(e.unmeasured),
                               secondsLabel(e.passSeconds));
     return table;
 }

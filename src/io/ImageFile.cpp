@@ -200,8 +200,8 @@ bool loadImage(const QByteArray& bytes, const QString& path, bool forceGrayscale
         for (int x = 0; x < w; ++x) {
             const int a = qAlpha(src[x]);
             auto over = [a](int c) { return (c * a + 255 * (255 - a) + 127) / 255; };
-            row[static_cast<size_t>(x)] = qRgb(over(qRed(src[x])), over(qGreen(src[x])),
-                                               over(qBlue(src[x])));
+            row[static_cast<size_t>(x)] =
+                qRgb(over(qRed(src[x])), over(qGreen(src[x])), over(qBlue(src[x])));
         }
     };
     bool gray = true;
@@ -231,16 +231,42 @@ bool loadImage(const QByteArray& bytes, const QString& path, bool forceGrayscale
     return true;
 }
 
+namespace {
+
+// The encoder's bytes straight into an AtomicFile (its own buffer, every flush checked), so a
+// large picture is never held twice, decoded and encoded.
+class AtomicFileDevice final : public QIODevice {
+public:
+    explicit AtomicFileDevice(AtomicFile& file) : m_file(file) { open(QIODevice::WriteOnly); }
+
+protected:
+    qint64 readData(char*, qint64) override { return -1; }
+    qint64 writeData(const char* data, qint64 size) override
+    {
+        return m_file.write(data, size) ? size : -1;
+    }
+
+private:
+    AtomicFile& m_file;
+};
+
+} // namespace
+
 IoResult writePng(const QString& path, const QImage& image)
 {
-    QByteArray png;
-    QBuffer buffer(&png);
-    buffer.open(QIODevice::WriteOnly);
-    QImageWriter writer(&buffer, "png");
-    if (!writer.write(image))
-        return IoResult::failure(path + QStringLiteral(": cannot encode the PNG: ") +
-                                 writer.errorString());
-    return writeFileAtomically(path, png);
+    AtomicFile file(path);
+    if (!file.open()) return IoResult::failure(file.errorString());
+    AtomicFileDevice device(file);
+    QImageWriter writer(&device, "png");
+    if (!writer.write(image)) {
+        QString why = file.errorString(); // a write that failed says why
+        if (why.isEmpty())
+            why = path + QStringLiteral(": cannot encode the PNG: ") + writer.errorString();
+        file.cancel();
+        return IoResult::failure(why);
+    }
+    if (!file.commit()) return IoResult::failure(file.errorString());
+    return IoResult::success();
 }
 
 } // namespace il::io

@@ -43,7 +43,8 @@ bool checkImageHeader(const QByteArray& bytes, const QString& pathForMessages, Q
 bool loadImage(const QByteArray& bytes, const QString& pathForMessages, bool forceGrayscale,
                LoadedImage& out, QString* error);
 
-// Encodes `image` as PNG and writes it atomically (AtomicFile): no partial file on failure.
+// Encodes `image` as PNG and writes it atomically (AtomicFile): no partial file on failure. The
+// encoder writes through the file's buffer: memory holds the picture, not its PNG as well.
 IoResult writePng(const QString& path, const QImage& image);
 
 } // namespace il::io

@@ -50,12 +50,11 @@ bool ImageGeometry::fromJson(const QJsonObject& o, ImageGeometry& g, QString* er
     // pixel (a 65536x65536 claim in a 17 KB file would ask for gigabytes). Training sizes are
     // at most kMaxRenderSide a side (--image-size), files at most io::kMaxImageSide.
     const auto side = [&](const char* key, int value, int max) {
-        return value >= 1 && value <= max
-                   ? QString()
-                   : QString("\"%1\" %2 is outside 1 to %3 pixels")
-                         .arg(QLatin1String(key))
-                         .arg(value)
-                         .arg(max);
+        return value >= 1 && value <= max ? QString()
+                                          : QString("\"%1\" %2 is outside 1 to %3 pixels")
+                                                .arg(QLatin1String(key))
+                                                .arg(value)
+                                                .arg(max);
     };
     for (const QString& problem :
          {side("width", g.width, kMaxRenderSide), side("height", g.height, kMaxRenderSide),
@@ -86,8 +85,8 @@ void imageCoordinateRows(const ImageGeometry& g, QSize size, int firstRow, int r
 
 std::vector<float> imageCoordinates(const ImageGeometry& g, QSize size)
 {
-    std::vector<float> out(static_cast<size_t>(size.width()) *
-                           static_cast<size_t>(size.height()) * 2);
+    std::vector<float> out(static_cast<size_t>(size.width()) * static_cast<size_t>(size.height()) *
+                           2);
     imageCoordinateRows(g, size, 0, size.height(), out.data());
     return out;
 }
@@ -134,8 +133,8 @@ std::vector<float> imageIntensities(const QImage& image, int channels)
     if (image.format() == QImage::Format_Grayscale8 || image.format() == QImage::Format_RGB32)
         imageIntensityRows(image, channels, 0, image.height(), out.data());
     else
-        imageIntensityRows(image.convertToFormat(QImage::Format_RGB32), channels, 0,
-                           image.height(), out.data());
+        imageIntensityRows(image.convertToFormat(QImage::Format_RGB32), channels, 0, image.height(),
+                           out.data());
     return out;
 }
 
@@ -215,8 +214,8 @@ void predictImageBands(Network& net, const ImageGeometry& g, QSize size, int64_t
     const int64_t outs = net.outputWidth();
     Backend& b = net.backend();
     Buffer in(&b, static_cast<size_t>(bandRows) * static_cast<size_t>(w) * 2);
-    Buffer out(&b, static_cast<size_t>(bandRows) * static_cast<size_t>(w) *
-                       static_cast<size_t>(outs));
+    Buffer out(&b,
+               static_cast<size_t>(bandRows) * static_cast<size_t>(w) * static_cast<size_t>(outs));
     std::vector<float> coords(in.floats());
     std::vector<float> values(out.floats());
     for (int first = 0; first < h; first += bandRows) {
@@ -259,7 +258,8 @@ QImage renderImage(Network& net, const ImageGeometry& g, QSize size, QString* er
     if (!problem.isEmpty()) return fail(problem);
     QImage image(size, g.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB32);
     if (image.isNull())
-        return fail(QString("out of memory for a %1x%2 image").arg(size.width()).arg(size.height()));
+        return fail(
+            QString("out of memory for a %1x%2 image").arg(size.width()).arg(size.height()));
     if (!renderInto(net, g, size, image, {0, 0}, error, tilePixels)) return {};
     return image;
 }

@@ -81,8 +81,7 @@ void drawBicubic(const QImage& image, int channels, QImage& target, QPoint at, Q
             for (int c = 0; c < channels; ++c) {
                 float v = 0;
                 for (size_t k = 0; k < 4; ++k)
-                    v += t.weight[k] *
-                         source[static_cast<size_t>(t.index[k]) * channels + c];
+                    v += t.weight[k] * source[static_cast<size_t>(t.index[k]) * channels + c];
                 row[static_cast<size_t>(x) * channels + c] = v;
             }
         }

@@ -211,9 +211,8 @@ constexpr int64_t kBandPixels = 65536;
 
 } // namespace
 
-void ImageTask::forEachBand(Network& net,
-                            const std::function<void(int, int, const float*, const float*)>& band)
-    const
+void ImageTask::forEachBand(
+    Network& net, const std::function<void(int, int, const float*, const float*)>& band) const
 {
     const int channels = m_geometry.channels;
     std::vector<float> truth;
@@ -264,8 +263,8 @@ TaskMetrics ImageTask::measure(Network& net, QImage* reconstruction) const
     const int channels = m_geometry.channels;
     SsimAccumulator ssimRows(m_geometry.width, m_geometry.height, channels);
     if (reconstruction)
-        *reconstruction = QImage(m_training.size(), channels == 1 ? QImage::Format_Grayscale8
-                                                                  : QImage::Format_RGB32);
+        *reconstruction = QImage(m_training.size(),
+                                 channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB32);
     double sum = 0; // squared errors, in pixel order (psnrDb's sum)
     size_t count = 0;
     forEachBand(net, [&](int first, int rows, const float* predicted, const float* truth) {

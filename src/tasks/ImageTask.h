@@ -56,8 +56,8 @@ void writeIntensityRows(QImage& image, QPoint at, int width, int rows, const flo
 QString imageNetworkProblem(const Network& net, int channels);
 // Runs net over the pixel centres of a size grid over geometry's field of view, a band of rows
 // at a time (at most tilePixels pixels, fewer for a wide network: Limits.h), and hands each band's
-// raw outputs (rows * width * outputs floats, a buffer `band` may change) to `band`. Memory: two bands and the network's
-// activations for one, whatever the size.
+// raw outputs (rows * width * outputs floats, a buffer `band` may change) to `band`. Memory: two
+// bands and the network's activations for one, whatever the size.
 void predictImageBands(Network& net, const ImageGeometry& geometry, QSize size, int64_t tilePixels,
                        const std::function<void(int firstRow, int rows, float* outputs)>& band);
 
@@ -69,8 +69,8 @@ QImage renderImage(Network& net, const ImageGeometry& geometry, QSize size, QStr
                    int64_t tilePixels = 65536);
 // The same drawn into target (Grayscale8 or RGB32) with its top left corner at `at`: no picture
 // of its own. false with the message when renderImage would refuse, or the render does not fit.
-bool renderInto(Network& net, const ImageGeometry& geometry, QSize size, QImage& target,
-                QPoint at, QString* error, int64_t tilePixels = 65536);
+bool renderInto(Network& net, const ImageGeometry& geometry, QSize size, QImage& target, QPoint at,
+                QString* error, int64_t tilePixels = 65536);
 
 // The image resized to size by bicubic convolution (Keys, a = -0.5) over the same field of
 // view as renderImage, `channels` 1 (gray) or 3 (ImageResample.cpp). For the honest zoom:
@@ -166,9 +166,9 @@ private:
     // The network's outputs over every pixel of the picture (the model's field of view), a band
     // of rows at a time, clamped to [0, 1] as the picture shows them, next to the picture's own
     // intensities for the same rows.
-    void forEachBand(Network& net, const std::function<void(int firstRow, int rows,
-                                                            const float* predicted,
-                                                            const float* truth)>& band) const;
+    void forEachBand(Network& net,
+                     const std::function<void(int firstRow, int rows, const float* predicted,
+                                              const float* truth)>& band) const;
 
     QString m_path;
     QImage m_original, m_training;

@@ -8,7 +8,7 @@
 //   render --compare-bicubic:  peak <= baseline + 4 (2W + 8) x H + the compared picture + one band
 //   evaluate (an image):       peak <= baseline + 2 x the decoded picture + one band + SSIM rows
 //   (one band: at most 65,536 pixels, its activations at most 256 MiB; 32 MiB of slack covers
-//   it for the tiny network here, and the encoded PNG of a smooth picture.)
+//   it for the tiny network here; the PNG is encoded straight into the file.)
 #include "CliPictures.h"
 
 #include <QFile>
@@ -68,8 +68,7 @@ Peak runMeasured(const QString& dir, const QStringList& args, double timeoutS = 
     rusage usage{};
     for (;;) {
         const pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
-        p.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (done == pid) break;
         if (p.seconds > timeoutS) {
             ::kill(pid, SIGKILL);
@@ -120,9 +119,9 @@ void TestCliMemory::initTestCase()
     // A gray 48x32 picture and a tiny network: the work is the pixels, not the model.
     QImage picture = clitest::gradientPicture().convertToFormat(QImage::Format_Grayscale8);
     QVERIFY(picture.save(path("small.png")));
-    const RunResult r = runCli(m_dir.path(),
-                               {"train", "small.png", "--layers", "dense:8,relu,dense", "--steps",
-                                "5", "--threads", "1", "--out", "tiny.safetensors", "--quiet"});
+    const RunResult r =
+        runCli(m_dir.path(), {"train", "small.png", "--layers", "dense:8,relu,dense", "--steps",
+                              "5", "--threads", "1", "--out", "tiny.safetensors", "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     // The same model claiming an 8192x8192 training picture.
     QVERIFY(clitest::withTaskValue(path("tiny.safetensors"), path("claim.safetensors"),
@@ -161,9 +160,9 @@ void TestCliMemory::renderCompareBicubic()
 {
     // It used to hold the network's picture, the bicubic one, and the bicubic one in floats
     // twice: 1.2 GB here.
-    const Peak p = runMeasured(m_dir.path(),
-                               {"render", "tiny.safetensors", "--size", "8192x8192", "--out",
-                                "c.png", "--threads", "2", "--compare-bicubic", "small.png"});
+    const Peak p =
+        runMeasured(m_dir.path(), {"render", "tiny.safetensors", "--size", "8192x8192", "--out",
+                                   "c.png", "--threads", "2", "--compare-bicubic", "small.png"});
     QVERIFY2(p.code == 0, qPrintable(p.err));
     const double allowed = 4.0 * (2 * 8192 + 8) * 8192 / kMiB + 32;
     QVERIFY2(p.mib - m_base.mib <= allowed, qPrintable(figures(p, m_base, allowed)));
@@ -175,8 +174,8 @@ void TestCliMemory::evaluateSmallPictureHugeClaim()
 {
     // A 67-byte picture against a model that claims 8192x8192: compared at the picture's size,
     // nothing sized by the claim (it took 1.9 GB and 12 s).
-    const Peak p = runMeasured(m_dir.path(),
-                               {"evaluate", "claim.safetensors", "one.png", "--threads", "2"});
+    const Peak p =
+        runMeasured(m_dir.path(), {"evaluate", "claim.safetensors", "one.png", "--threads", "2"});
     QVERIFY2(p.code == 0, qPrintable(p.err));
     const double allowed = 16;
     QVERIFY2(p.mib - m_base.mib <= allowed, qPrintable(figures(p, m_base, allowed)));
@@ -188,8 +187,8 @@ void TestCliMemory::evaluateSmallPictureHugeClaim()
 void TestCliMemory::evaluateAt8192()
 {
     // A real 8192x8192 comparison: the picture as decoded and as ours, then bands.
-    const Peak p = runMeasured(m_dir.path(),
-                               {"evaluate", "claim.safetensors", "big.png", "--threads", "2"});
+    const Peak p =
+        runMeasured(m_dir.path(), {"evaluate", "claim.safetensors", "big.png", "--threads", "2"});
     QVERIFY2(p.code == 0, qPrintable(p.err));
     const double allowed = 2 * 8192.0 * 8192 / kMiB + 32;
     QVERIFY2(p.mib - m_base.mib <= allowed, qPrintable(figures(p, m_base, allowed)));

@@ -70,8 +70,8 @@ void TestCliNames::topKOverALargeVocabulary()
         text += '\n';
     }
     QVERIFY(writeBytes(path("wide.txt"), text.toUtf8()));
-    RunResult r = run({"train", "wide.txt", "--steps", "2", "--quiet", "--out",
-                       "wide.safetensors", "--layers", "embedding:4,dense:8,relu,dense"});
+    RunResult r = run({"train", "wide.txt", "--steps", "2", "--quiet", "--out", "wide.safetensors",
+                       "--layers", "embedding:4,dense:8,relu,dense"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QElapsedTimer timer;
     timer.start();

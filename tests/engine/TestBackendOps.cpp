@@ -630,8 +630,9 @@ void TestBackendOps::sampleRowsTopKAsPickedOneByOne()
                 int64_t expected = drawFrom(kept, numbers[size_t(r)]);
                 if (expected < 0) // everything zero: the most probable id
                     expected = std::max_element(p.begin(), p.end()) - p.begin();
-                QVERIFY2(toHost(b(), ids.view(1, 1))[0] == float(expected),
-                         qPrintable(QString("k %1, topK %2, trial %3").arg(k).arg(r + 1).arg(trial)));
+                QVERIFY2(
+                    toHost(b(), ids.view(1, 1))[0] == float(expected),
+                    qPrintable(QString("k %1, topK %2, trial %3").arg(k).arg(r + 1).arg(trial)));
             }
         }
     }

@@ -10,6 +10,7 @@
 #include <QBuffer>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QImageReader>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
@@ -181,6 +182,7 @@ private slots:
     void badInput_data();
     void badInput();
     void hugeHeaderIsRefusedQuickly();
+    void writePngStreams();
 };
 
 void TestImageTask::coordinatesKeepAspectRatio()
@@ -503,9 +505,9 @@ void TestImageTask::reopenForModel()
         Buffer x(m_backend.get(), d.trainX.size()), y(m_backend.get(), d.trainY.size()), scratch;
         m_backend->upload(x.view(d.trainRows, 2), d.trainX.data());
         m_backend->upload(y.view(d.trainRows, 3), d.trainY.data());
-        const double whole = Trainer::evaluateLoss(*model->network, LossKind::MSE,
-                                                   x.view(d.trainRows, 2), y.view(d.trainRows, 3),
-                                                   scratch);
+        const double whole =
+            Trainer::evaluateLoss(*model->network, LossKind::MSE, x.view(d.trainRows, 2),
+                                  y.view(d.trainRows, 3), scratch);
         const double banded = e->validationLoss(*model->network, LossKind::MSE);
         QVERIFY2(std::fabs(banded - whole) <= 1e-6 * whole,
                  qPrintable(QString("%1 %2").arg(banded).arg(whole)));
@@ -697,4 +699,43 @@ void TestImageTask::bicubicKeepsConstantsAndRamps()
 }
 
 QTEST_GUILESS_MAIN(TestImageTask)
+namespace {
+
+// This process's peak resident set in KiB (VmHWM), or -1.
+long peakKib()
+{
+    QFile f("/proc/self/status");
+    if (!f.open(QIODevice::ReadOnly)) return -1;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (line.startsWith("VmHWM:")) return line.mid(6).trimmed().split(' ').value(0).toLong();
+    return -1;
+}
+
+} // namespace
+
+// io::writePng encodes into the atomic file as it goes: writing a 4096x4096 picture of noise
+// (its PNG as large as the picture) raises the peak by far less than the PNG's size (it was
+// encoded into memory first: 18 MiB more).
+void TestImageTask::writePngStreams()
+{
+    QFile reset("/proc/self/clear_refs");
+    if (peakKib() < 0 || !reset.open(QIODevice::WriteOnly))
+        QSKIP("needs Linux's /proc/self/status and clear_refs");
+    QImage noise(4096, 4096, QImage::Format_Grayscale8);
+    QRandomGenerator rng(5);
+    for (int y = 0; y < noise.height(); ++y)
+        rng.fillRange(reinterpret_cast<quint32*>(noise.scanLine(y)), noise.width() / 4);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("noise.png");
+    QVERIFY(reset.write("5") == 1); // the peak starts again from what is resident now
+    reset.close();
+    const long before = peakKib();
+    const io::IoResult r = io::writePng(path, noise);
+    const long grew = peakKib() - before;
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QVERIFY(QFileInfo(path).size() > 15 * 1024 * 1024); // noise does not compress
+    QVERIFY2(grew < 4 * 1024, qPrintable(QString("the peak grew by %1 KiB").arg(grew)));
+    QCOMPARE(QImage(path), noise);
+}
+
 #include "TestImageTask.moc"
