@@ -322,6 +322,7 @@ int runRace(const QStringList& args)
     const QString given = p.positionalArguments().first();
     checkOutputPaths(raceOutputs(o, given));
     const std::shared_ptr<tasks::ImageTask> task = openRaceImage(given, p);
+    task->releaseRows(); // each preset uploads the picture's rows itself (ImageRace)
     if (!o.outDir.isEmpty() && !QDir().mkpath(o.outDir))
         throw DataError((o.outDir + ": cannot create the directory").toStdString());
     const QString device = QString::fromStdString(createCpuBackend(o.threads)->info().details);

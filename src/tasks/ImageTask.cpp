@@ -13,6 +13,14 @@
 
 namespace il::tasks {
 
+namespace {
+
+// Pixels per band of the measures and of uploadPixels: as render's tiles (the measures take
+// fewer for a wide network).
+constexpr int64_t kBandPixels = 65536;
+
+} // namespace
+
 ImageTask::ImageTask(QString path, QImage original, QImage training, int channels,
                      bool forEvaluation, QStringList notes, QSize fieldOfView)
     : m_path(std::move(path)), m_original(std::move(original)), m_training(std::move(training)),
@@ -152,9 +160,47 @@ const TaskType& ImageTask::type() const
     return imageTaskType();
 }
 
+UploadedData ImageTask::uploadPixels(Backend& b) const
+{
+    const int w = m_training.width(), h = m_training.height(), channels = m_geometry.channels;
+    const int64_t rows = static_cast<int64_t>(w) * h;
+    UploadedData u;
+    u.trainX = Buffer(&b, static_cast<size_t>(rows) * 2);
+    u.trainY = Buffer(&b, static_cast<size_t>(rows) * static_cast<size_t>(channels));
+    u.valX = Buffer(&b, 1); // no validation rows (uploadTaskData's shape for none)
+    u.valY = Buffer(&b, 1);
+    const int bandRows = static_cast<int>(std::clamp<int64_t>(kBandPixels / w, 1, h));
+    std::vector<float> coords(static_cast<size_t>(bandRows) * static_cast<size_t>(w) * 2);
+    std::vector<float> truth(static_cast<size_t>(bandRows) * static_cast<size_t>(w) *
+                             static_cast<size_t>(channels));
+    const Tensor x = u.trainX.view(rows, 2), y = u.trainY.view(rows, channels);
+    for (int first = 0; first < h; first += bandRows) {
+        const int n = std::min(bandRows, h - first);
+        const int64_t at = static_cast<int64_t>(first) * w, count = static_cast<int64_t>(n) * w;
+        imageCoordinateRows(m_view, m_training.size(), first, n, coords.data());
+        imageIntensityRows(m_training, channels, first, n, truth.data());
+        b.upload(x.rowSlice(at, count), coords.data());
+        b.upload(y.rowSlice(at, count), truth.data());
+    }
+    u.view.trainX = x;
+    u.view.trainY = y; // no validation views, as uploadTaskData leaves them for none
+    return u;
+}
+
+void ImageTask::releaseRows()
+{
+    m_data.trainRows = m_data.valRows = 0;
+    std::vector<float>().swap(m_data.trainX);
+    std::vector<float>().swap(m_data.trainY);
+    std::vector<float>().swap(m_data.valX);
+    std::vector<float>().swap(m_data.valY);
+}
+
 void ImageTask::applyDefaults(TrainerConfig& cfg) const
 {
-    const int64_t pixels = std::max<int64_t>(m_data.trainRows, 1);
+    // Every pixel is a training row (also once releaseRows() freed them).
+    const int64_t pixels =
+        std::max<int64_t>(static_cast<int64_t>(m_training.width()) * m_training.height(), 1);
     cfg.loss = LossKind::MSE;
     cfg.optimizer = OptimizerConfig::named("adam");
     cfg.schedule.kind = ScheduleKind::Cosine;
@@ -203,13 +249,6 @@ WatchSettings ImageTask::watchSettings() const
     w.recoveries = 3;
     return w;
 }
-
-namespace {
-
-// Pixels per band of evaluate's measures: as render's tiles (fewer for a wide network).
-constexpr int64_t kBandPixels = 65536;
-
-} // namespace
 
 void ImageTask::forEachBand(
     Network& net, const std::function<void(int, int, const float*, const float*)>& band) const

@@ -142,6 +142,13 @@ public:
     TaskMetrics measure(Network& net, QImage* reconstruction) const;
     double validationLoss(Network& net, LossKind loss) override;
     double trainingMetric(Network& net) override;
+    // The training rows (every pixel: coordinates, intensities) put on backend a band at a time
+    // from the picture, the same values data() holds, with no host copy of them all. The race
+    // trains each preset from these (each on its own backend).
+    UploadedData uploadPixels(Backend& backend) const;
+    // Frees data()'s rows (0 rows after, widths kept) for a caller that trains only from
+    // uploadPixels: 20 bytes a pixel in colour (the race, at --image-size 8192: 1.3 GB).
+    void releaseRows();
     // Recovers from stalls (ImageTask.cpp says why and with what thresholds).
     WatchSettings watchSettings() const override;
     bool supportsSnapshots() const override { return true; }

@@ -7,6 +7,9 @@
 //   render:                    peak <= baseline + W x H x (1 gray, 4 colour) + one band
 //   render --compare-bicubic:  peak <= baseline + 4 (2W + 8) x H + the compared picture + one band
 //   evaluate (an image):       peak <= baseline + 2 x the decoded picture + one band + SSIM rows
+//   race (training size N px): peak <= baseline + (2 + channels) x 4 N (the rows on the backend)
+//                                     + 4 N (the trainer's shuffled order) + 2 x the picture
+//                                     + the preset's network, optimizer and one band
 //   (one band: at most 65,536 pixels, its activations at most 256 MiB; 32 MiB of slack covers
 //   it for the tiny network here; the PNG is encoded straight into the file.)
 #include "CliPictures.h"
@@ -111,6 +114,7 @@ private slots:
     void renderCompareBicubic();
     void evaluateSmallPictureHugeClaim();
     void evaluateAt8192();
+    void raceAt8192();
 };
 
 void TestCliMemory::initTestCase()
@@ -194,6 +198,23 @@ void TestCliMemory::evaluateAt8192()
     QVERIFY2(p.mib - m_base.mib <= allowed, qPrintable(figures(p, m_base, allowed)));
     const QString out = QString::fromUtf8(clitest::readBytes(path("stdout.txt")));
     QVERIFY2(out.contains("at 8192x8192") && out.contains("SSIM"), qPrintable(out));
+    qInfo("%s", qPrintable(figures(p, m_base, allowed)));
+}
+
+void TestCliMemory::raceAt8192()
+{
+    // The hash grid (the cheapest pass of the presets) trains on all 67 M pixels for 0.05 s.
+    // The picture's rows used to be on the host and on the backend at once (1.95 GB here).
+    const Peak p = runMeasured(m_dir.path(),
+                               {"race", "big.png", "--presets", "hashgrid", "--image-size", "8192",
+                                "--seconds", "0.05", "--threads", "2", "--out-dir", "race-out"});
+    QVERIFY2(p.code == 0, qPrintable(p.err));
+    const double n = 8192.0 * 8192;
+    // The grid's tables (16 x 2^15 x 2 floats) with their gradients and Adam's two moments:
+    // 16 MiB; its MLP's activations for a band of 65,536 pixels: about 40 MiB.
+    const double allowed = ((2 + 1) * 4 * n + 4 * n + 2 * n) / kMiB + 64 + 64;
+    QVERIFY2(p.mib - m_base.mib <= allowed, qPrintable(figures(p, m_base, allowed)));
+    QCOMPARE(QImageReader(path("race-out/hashgrid.png")).size(), QSize(8192, 8192));
     qInfo("%s", qPrintable(figures(p, m_base, allowed)));
 }
 

@@ -183,6 +183,7 @@ private slots:
     void badInput();
     void hugeHeaderIsRefusedQuickly();
     void writePngStreams();
+    void uploadPixelsIsTheData();
 };
 
 void TestImageTask::coordinatesKeepAspectRatio()
@@ -736,6 +737,33 @@ void TestImageTask::writePngStreams()
     QVERIFY(QFileInfo(path).size() > 15 * 1024 * 1024); // noise does not compress
     QVERIFY2(grew < 4 * 1024, qPrintable(QString("the peak grew by %1 KiB").arg(grew)));
     QCOMPARE(QImage(path), noise);
+}
+
+// The race puts each preset's rows on its backend a band at a time from the picture: the same
+// values as the task's rows, which it can then free.
+void TestImageTask::uploadPixelsIsTheData()
+{
+    TaskOptions o;
+    o.trainingSize = 300; // bands of several rows, the last one short
+    auto t = open(testPicture(300, 250), o);
+    ImageTask& task = image(*t);
+    const std::vector<float> x = t->data().trainX, y = t->data().trainY;
+    TrainerConfig before;
+    t->applyDefaults(before);
+    const UploadedData u = task.uploadPixels(*m_backend);
+    QCOMPARE(u.view.trainX.rows(), 300 * 250);
+    QCOMPARE(m_backend->toHost(u.view.trainX), x);
+    QCOMPARE(m_backend->toHost(u.view.trainY), y);
+    QCOMPARE(u.view.valX.rows(), 0);
+    task.releaseRows();
+    QCOMPARE(t->data().trainRows, 0);
+    QVERIFY(t->data().trainX.empty() && t->data().trainY.empty());
+    QCOMPARE(t->data().inputWidth, 2);
+    TrainerConfig after;
+    t->applyDefaults(after);
+    QCOMPARE(after.batchSize, before.batchSize);
+    QCOMPARE(after.epochs, before.epochs);
+    QCOMPARE(after.evalEvery, before.evalEvery);
 }
 
 #include "TestImageTask.moc"
