@@ -32,7 +32,14 @@ int runEvaluate(const QStringList& args)
         {"backend", "cpu or cuda (default cpu).", "NAME"},
     });
     if (!parseOrHelp(p, args, "evaluate", "MODEL DATA [options]",
-                     "Measure a saved model on a data file (every row is used).", 2, 2))
+                     "Measure a saved model on a data file (every row is used).", 2, 2,
+                     "An image is compared at the model's training size, reduced to it when "
+                     "larger. A side\nwhere the picture is smaller is not enlarged: it stays "
+                     "the picture's, and the network\nis drawn at that size over its whole "
+                     "field of view (as render draws it). Memory: the\npicture as decoded and "
+                     "as compared (at most twice its pixels), plus one band of rows\n(at most "
+                     "65,536 pixels) and 11 rows for SSIM; nothing is sized by the model's "
+                     "training size.\n"))
         return ExitOk;
     const QString modelPath = p.positionalArguments()[0];
     setCommandSubject(modelPath);

@@ -249,6 +249,17 @@ void TestCliImage::evaluatePrintsPsnrAndSsim()
     const RunResult g = run({"evaluate", m_model, "gray.png", "--threads", "1"});
     QVERIFY2(g.code == 0, qPrintable(g.err));
     QVERIFY(g.out.contains("at 48x32"));
+    // A smaller picture is not enlarged: compared at its own size where it is smaller (it was
+    // enlarged to the training size, and so sized by whatever size the model claims).
+    QImage small(20, 40, QImage::Format_Grayscale8);
+    small.fill(90);
+    QVERIFY(writeBytes(path("small.png"), encode(small)));
+    const RunResult s = run({"evaluate", m_model, "small.png", "--threads", "1"});
+    QVERIFY2(s.code == 0, qPrintable(s.err));
+    QVERIFY2(s.out.contains("against small.png at 20x32"), qPrintable(s.out));
+    const RunResult help = run({"evaluate", "--help"});
+    QVERIFY2(help.out.simplified().contains("A side where the picture is smaller is not enlarged"),
+             qPrintable(help.out));
     // A broken image: exit 1, one line naming it.
     QVERIFY(writeBytes(path("cut.png"), encode(gray).left(60)));
     const RunResult c = run({"evaluate", m_model, "cut.png"});
