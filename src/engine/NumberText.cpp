@@ -51,7 +51,11 @@ bool magnitudeAboveOne(std::string_view t)
 
 } // namespace
 
-NumberRead readDouble(std::string_view text, double& value)
+namespace {
+
+// readDouble and readFloat: from_chars into Real, rounded once (a float read through a double
+// would be rounded twice, which can differ from the nearest float in the last bit).
+template <typename Real> NumberRead readReal(std::string_view text, Real& value)
 {
     const char* b = text.data();
     const char* e = b + text.size();
@@ -60,34 +64,33 @@ NumberRead readDouble(std::string_view text, double& value)
         if (b == e || *b == '-' || *b == '+') return NumberRead::NotANumber;
     }
     if (b == e) return NumberRead::NotANumber;
-    double d = 0;
-    const auto [end, ec] = std::from_chars(b, e, d, std::chars_format::general);
+    Real v = 0;
+    const auto [end, ec] = std::from_chars(b, e, v, std::chars_format::general);
     if (end != e || ec == std::errc::invalid_argument) return NumberRead::NotANumber;
     if (ec == std::errc::result_out_of_range) {
         const bool negative = *b == '-';
         if (magnitudeAboveOne(std::string_view(b, static_cast<size_t>(e - b)))) {
-            value = negative ? -std::numeric_limits<double>::infinity()
-                             : std::numeric_limits<double>::infinity();
+            value = negative ? -std::numeric_limits<Real>::infinity()
+                             : std::numeric_limits<Real>::infinity();
             return NumberRead::TooLarge;
         }
-        value = negative ? -0.0 : 0.0;
+        value = negative ? Real(-0.0) : Real(0.0);
         return NumberRead::TooSmall;
     }
-    value = d;
+    value = v;
     return NumberRead::Ok;
+}
+
+} // namespace
+
+NumberRead readDouble(std::string_view text, double& value)
+{
+    return readReal(text, value);
 }
 
 NumberRead readFloat(std::string_view text, float& value)
 {
-    double d = 0;
-    const NumberRead r = readDouble(text, d);
-    if (r == NumberRead::NotANumber) return r;
-    value = static_cast<float>(d);
-    if (r != NumberRead::Ok) return r;
-    if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
-        return NumberRead::TooLarge;
-    if (d != 0 && value == 0.f) return NumberRead::TooSmall;
-    return NumberRead::Ok;
+    return readReal(text, value);
 }
 
 std::string formatGeneral(double v, int precision)

@@ -21,8 +21,8 @@ enum class NumberRead {
 // separators, no hexadecimal.
 NumberRead readDouble(std::string_view text, double& value);
 
-// Reads all of `text` as a float, with readDouble's rules; a finite double beyond the float range
-// is TooLarge, a nonzero one that rounds to zero as a float is TooSmall.
+// Reads all of `text` as a float, with readDouble's rules, rounded once to the nearest float (as
+// strtof does): beyond the float range is TooLarge, a nonzero value below it TooSmall.
 NumberRead readFloat(std::string_view text, float& value);
 
 // printf's "%.<precision>g" in the C locale (a point, never a comma).

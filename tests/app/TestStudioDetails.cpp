@@ -19,6 +19,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QListWidget>
+#include <QLocale>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -31,6 +32,15 @@
 
 using namespace il::app;
 using namespace studiotest;
+
+namespace {
+// The learner's decimal point as a regular expression ("\." or ","): the studio shows numbers
+// in the locale (CI runs the suite under de_DE.UTF-8).
+QString localePoint()
+{
+    return QRegularExpression::escape(QLocale().decimalPoint());
+}
+} // namespace
 
 class TestStudioDetails : public StudioTestCase {
     Q_OBJECT
@@ -215,9 +225,11 @@ void TestStudioDetails::aHeldOutNameIsNotNew()
     QVERIFY(fresh > 0);
     // Item 9, one number format: a percentage has one decimal here as in the predictions table.
     const QString innovation = find<QLabel>("innovationLabel")->text();
-    QVERIFY2(
-        QRegularExpression(R"(<b>\d+\.\d%</b> new \(\d+ of 1000\))").match(innovation).hasMatch(),
-        qPrintable(innovation));
+    // (In the learner's locale: 88.9% in English, 88,9% under de_DE.)
+    QVERIFY2(QRegularExpression(R"(<b>\d+)" + localePoint() + R"(\d%</b> new \(\d+ of 1000\))")
+                 .match(innovation)
+                 .hasMatch(),
+             qPrintable(innovation));
 }
 
 // Item 9: the custom render size starts at the image's aspect (800x800 for a square picture,
@@ -354,7 +366,7 @@ void TestStudioDetails::predictionRowsAreNumberedByFileLine()
         beyond += line > 31 ? 1 : 0;
         // Item 9, one number format: percentages with one decimal, as on the names page.
         const QString confidence = table->item(i, 2)->text();
-        QVERIFY2(QRegularExpression(R"(^\d+\.\d%$)").match(confidence).hasMatch(),
+        QVERIFY2(QRegularExpression(R"(^\d+)" + localePoint() + R"(\d%$)").match(confidence).hasMatch(),
                  qPrintable(confidence));
     }
     QVERIFY(beyond > 0);

@@ -99,8 +99,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    QByteArray bytes = il::fuzz::bytesOf(data, size);
-    if (bytes.startsWith('{')) bytes = il::fuzz::fileFromHeader(bytes);
+    const QByteArray bytes = il::fuzz::fileOrHeader(data, size);
 
     const QString source = QStringLiteral("fuzz.safetensors");
     SafeTensorsFile file;

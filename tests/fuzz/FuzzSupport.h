@@ -63,6 +63,14 @@ inline QByteArray fileFromHeader(const QByteArray& header)
     return out + header + QByteArray(static_cast<qsizetype>(dataBytes), '\0');
 }
 
+// The input of the model-file targets: a whole file, or, when it starts with '{', just the JSON
+// header (fileFromHeader adds the rest).
+inline QByteArray fileOrHeader(const uint8_t* data, size_t size)
+{
+    const QByteArray bytes = bytesOf(data, size);
+    return bytes.startsWith('{') ? fileFromHeader(bytes) : bytes;
+}
+
 } // namespace il::fuzz
 
 #define FUZZ_CHECK(condition)                                                                   \

@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <cerrno>
+#include <cstring>
 
 #include <csignal>
 #include <utime.h>
@@ -29,6 +30,12 @@ QByteArray readBytes(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<unreadable>");
+}
+
+// strerror's text for err, as the messages quote it (localised by LC_MESSAGES).
+QString systemWords(int err)
+{
+    return QString::fromLocal8Bit(std::strerror(err));
 }
 
 void writeBytes(const QString& path, const QByteArray& bytes)
@@ -104,7 +111,9 @@ void TestAtomicFile::failureAtEachStepKeepsOldFile()
             r = writeFileAtomically(target, "new bytes");
         }
         QVERIFY(!r.ok);
-        QVERIFY2(r.error.startsWith(target + ": cannot write: " + reason), qPrintable(r.error));
+        // The system's words, in the user's language (under LC_ALL=de_DE.UTF-8 they are German).
+        QVERIFY2(r.error.startsWith(target + ": cannot write: " + systemWords(error)),
+                 qPrintable(r.error + " (in English: " + reason + ")"));
         QCOMPARE(readBytes(path), QByteArray("the good old file"));
         QVERIFY(!QFile::exists(dir.filePath("new.bin")));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"model.bin"});
@@ -135,7 +144,7 @@ void TestAtomicFile::largeWritesStream()
     QVERIFY(f.open());
     QVERIFY(!f.write(big));
     QVERIFY(!f.commit());
-    QVERIFY2(f.errorString() == path + ": cannot save: No space left on device",
+    QVERIFY2(f.errorString() == path + ": cannot save: " + systemWords(ENOSPC),
              qPrintable(f.errorString()));
     QCOMPARE(readBytes(path), "head" + big + "tail");
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"big.bin"});
@@ -234,12 +243,12 @@ void TestAtomicFile::realFullDisk()
     QCOMPARE(unmounted, 0);
     QVERIFY(small.ok);
     QVERIFY(!big.ok);
-    QVERIFY2(big.error.contains("No space left on device"), qPrintable(big.error));
+    QVERIFY2(big.error.contains(systemWords(ENOSPC)), qPrintable(big.error));
     QCOMPARE(kept, QByteArray(1000, 'a'));
     // Once the disk is full, even an output smaller than any buffer fails and says so.
     QVERIFY(filler.ok);
     QVERIFY(!tiny.ok);
-    QVERIFY2(tiny.error.contains("No space left on device"), qPrintable(tiny.error));
+    QVERIFY2(tiny.error.contains(systemWords(ENOSPC)), qPrintable(tiny.error));
     QCOMPARE(left, (QStringList{"fill", "m.bin"}));
 }
 

@@ -194,9 +194,10 @@ void TestNamesTask::caseHandling()
     QCOMPARE(schemaOf(*kept).toJson()["case"].toString(), QString("keep"));
 }
 
-// U+FEFF inside the file is a character like any other (only a leading one is the file's
-// byte-order mark). QString::fromUcs4 drops it when it comes first, which made the name of just
-// U+FEFF empty and its vocabulary symbol blank; messages show it by its code alone.
+// U+FEFF at the start of a line is a byte-order mark (files joined with cat, each with its own),
+// not part of a name: a line of just U+FEFF is blank. Inside a name it is refused: an invisible
+// character no name holds, and one a saved vocabulary could not keep (issue #30: such a file
+// trained into a model every other command refused). Messages show it by its code alone.
 void TestNamesTask::zeroWidthNoBreakSpace()
 {
     QString error;
@@ -206,10 +207,13 @@ void TestNamesTask::zeroWidthNoBreakSpace()
     QVERIFY2(t, qPrintable(error));
     const NamesSchema& s = schemaOf(*t);
     const QString bom(QChar(0xFEFF));
-    QCOMPARE(s.trainingNames, (QStringList{"ab", bom, bom + "a"}));
-    QVERIFY(s.trainingSet.contains(bom));
-    QCOMPARE(s.symbol(s.idOf(U'\uFEFF')), bom);
-    QVERIFY(s.vocabulary().contains(bom));
+    QCOMPARE(s.trainingNames, (QStringList{"ab", "a"}));
+    QVERIFY(!s.vocabulary().contains(bom));
+    QVERIFY(!open("ab\nc\xEF\xBB\xBF"
+                  "d\n",
+                  &error));
+    QVERIFY2(error.contains(":2: ") && error.contains("U+FEFF") && error.contains("at character 2"),
+             qPrintable(error));
     QCOMPARE(il::io::describeCodePoint(U'\uFEFF'), QString("U+FEFF"));
     QCOMPARE(il::io::describeCodePoint(U'\u200B'), QString("U+200B"));
     QCOMPARE(il::io::describeCodePoint(U'\u00E9'), QString::fromUtf8("'\u00e9' (U+00E9)"));
