@@ -29,20 +29,14 @@ import subprocess
 import sys
 import zlib
 
+from cli_checks import fail, run_cli
+
 CLI, WORK, SAMPLES = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
 
 
-def fail(message):
-    print("FAIL:", message)
-    sys.exit(1)
-
-
 def cli(*args):
-    r = subprocess.run([CLI] + list(args), capture_output=True, text=True, cwd=WORK)
-    if r.returncode != 0:
-        fail(f"ironlearn-cli {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
-    return r.stdout
+    return run_cli(CLI, WORK, *args)
 
 
 def close(ours, theirs, what, rel=1e-5, floor=1e-3, absolute=1e-8):

@@ -18,6 +18,8 @@ import shutil
 import subprocess
 import sys
 
+from cli_checks import fail, run_cli
+
 CLI, WORK, SAMPLES = (os.path.abspath(a) for a in sys.argv[1:4])
 SIZE = int(sys.argv[4]) if len(sys.argv) > 4 else 8192
 
@@ -46,15 +48,8 @@ print("render", size, picture.shape[2], before, peak, model.render_working_set(n
 """
 
 
-def fail(message):
-    print("FAIL:", message)
-    sys.exit(1)
-
-
 def cli(*args):
-    r = subprocess.run([CLI] + list(args), capture_output=True, text=True, cwd=WORK)
-    if r.returncode != 0:
-        fail(f"ironlearn-cli {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return run_cli(CLI, WORK, *args)
 
 
 def main():

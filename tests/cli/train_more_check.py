@@ -26,20 +26,14 @@ import shutil
 import subprocess
 import sys
 
+from cli_checks import fail, run_cli
+
 CLI, WORK, SAMPLES = (os.path.abspath(a) for a in sys.argv[1:4])
 GERMAN = dict(os.environ, LC_ALL="de_DE.UTF-8")
 
 
-def fail(message):
-    print("FAIL:", message)
-    sys.exit(1)
-
-
 def cli(*args):
-    r = subprocess.run([CLI] + list(args), capture_output=True, text=True, cwd=WORK)
-    if r.returncode != 0:
-        fail(f"ironlearn-cli {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
-    return r.stdout
+    return run_cli(CLI, WORK, *args)
 
 
 def export(name, data, *train_args):
