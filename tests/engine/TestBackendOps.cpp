@@ -654,7 +654,9 @@ void TestBackendOps::sampleRowsTopKIsLinear()
     b().sampleRows(dp.view(rows, k), du.view(rows, 1), static_cast<int>(k / 2), 0,
                    ids.view(rows, 1));
     toHost(b(), ids.view(rows, 1));
-    QVERIFY2(timer.elapsed() < 2000, qPrintable(QString("%1 ms").arg(timer.elapsed())));
+    // O(V*K) took 84 s here; linear, milliseconds (ASan: a few times slower, still far below).
+    const qint64 limit = IRONLEARN_SANITIZED ? 6000 : 2000;
+    QVERIFY2(timer.elapsed() < limit, qPrintable(QString("%1 ms").arg(timer.elapsed())));
 }
 
 void TestBackendOps::shuffledOrderIsAPermutation_data()
