@@ -481,9 +481,17 @@ void ChartsPanel::placeOverfitLabel()
     const QRectF plot = m_lossChart->plotArea();
     constexpr double pad = 3;
     const QFontMetricsF metrics(m_overfitLabel->font());
-    // Cut short to the plot's width: a small window still shows where and what.
-    m_overfitLabel->setText(
-        metrics.elidedText(m_overfitText, Qt::ElideRight, std::max(0.0, plot.width() - 4 * pad)));
+    // A small window still shows where and what: the full line, else a shorter one that keeps
+    // the step, else the word; cut short only where not even that fits (the tooltip has it all).
+    const double room = std::max(0.0, plot.width() - 4 * pad);
+    const QString step = QString::number(static_cast<qlonglong>(m_overfitStep));
+    QString shown = metrics.elidedText(tr("memorising"), Qt::ElideRight, room);
+    for (const QString& candidate : {m_overfitText, tr("memorising since step %1").arg(step)})
+        if (metrics.horizontalAdvance(candidate) <= room) {
+            shown = candidate;
+            break;
+        }
+    m_overfitLabel->setText(shown);
     const QRectF text = m_overfitLabel->boundingRect();
     const QSizeF box(text.width() + 2 * pad, text.height() + 2 * pad);
     const QPointF edge =
