@@ -104,7 +104,8 @@ std::string formatGeneral(double v, int precision)
 std::string formatFixed(double v, int decimals)
 {
     char buf[400]; // 1e308 in full and the decimals
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+    const auto [end, ec] =
+        std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
     return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 

@@ -149,8 +149,8 @@ void TestCliLocale::byteOrderMarkInsideNamesFile()
     QByteArray names = "anna\nbob\n\xEF\xBB\xBF"
                        "carl\ndora\nemil\nfrida\ngus\nhanna\nida\njon\nkai\nlena\nmia\nnoah\n";
     QVERIFY(clitest::writeBytes(path("bom-names.txt"), names));
-    RunResult r = run({"train", "bom-names.txt", "--epochs", "2", "--quiet", "--out",
-                       "bom.safetensors"});
+    RunResult r =
+        run({"train", "bom-names.txt", "--epochs", "2", "--quiet", "--out", "bom.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(describe(r)));
     for (const QStringList& args :
          {QStringList{"info", "bom.safetensors"},
@@ -194,8 +194,8 @@ void TestCliLocale::splitWithNan()
 
 void TestCliLocale::infoShowsCreatedByPrintable()
 {
-    RunResult r = run({"train", "xor.csv", "--epochs", "1", "--quiet", "--out",
-                       "plain.safetensors"});
+    RunResult r =
+        run({"train", "xor.csv", "--epochs", "1", "--quiet", "--out", "plain.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(describe(r)));
     // Rewrite "created_by" in the JSON header with escape sequences (JSON-escaped, as a writer
     // would put them); tensor offsets count from the end of the header, so its length may change.
@@ -208,8 +208,7 @@ void TestCliLocale::infoShowsCreatedByPrintable()
     const QRegularExpression key(R"re("created_by":"[^"]*")re");
     const auto m = key.match(QString::fromUtf8(header));
     QVERIFY2(m.hasMatch(), header.left(300).constData());
-    header.replace(m.captured(0).toUtf8(),
-                   R"("created_by":"[2J]0;pwned ironlearn")");
+    header.replace(m.captured(0).toUtf8(), R"("created_by":"[2J]0;pwned ironlearn")");
     QByteArray out(8, '\0');
     for (int i = 0; i < 8; ++i)
         out[i] = static_cast<char>((quint64(header.size()) >> (8 * i)) & 0xff);

@@ -133,11 +133,16 @@ void TestLocaleNumbers::layerArgumentsRefused_data()
 {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<QString>("words");
-    QTest::newRow("abc") << "leakyrelu:abc" << "\"abc\" is not a number";
-    QTest::newRow("comma") << "leakyrelu:0,2" << "";
-    QTest::newRow("1e39") << "sine:1e39" << "too large";
-    QTest::newRow("inf") << "sine:inf" << "is not a number";
-    QTest::newRow("tiny") << "sine:1e-50" << "must be positive";
+    QTest::newRow("abc") << "leakyrelu:abc"
+                         << "\"abc\" is not a number";
+    QTest::newRow("comma") << "leakyrelu:0,2"
+                           << "";
+    QTest::newRow("1e39") << "sine:1e39"
+                          << "too large";
+    QTest::newRow("inf") << "sine:inf"
+                         << "is not a number";
+    QTest::newRow("tiny") << "sine:1e-50"
+                          << "must be positive";
 }
 
 void TestLocaleNumbers::layerArgumentsRefused()
