@@ -68,6 +68,7 @@ private slots:
     void realFullDisk();
     void killedWriteIsCleanedUpNextTime();
     void failedPyTorchExportLeavesNoFolder();
+    void liveWriteIsLeftAlone();
 };
 
 void TestAtomicFile::writesAndReplaces()
@@ -324,6 +325,25 @@ void TestAtomicFile::failedPyTorchExportLeavesNoFolder()
     QVERIFY(il::io::exportPyTorch(model, fresh, &written).ok);
     QCOMPARE(written.size(), 3);
     QVERIFY(!il::io::exportPyTorch(model, QString(), nullptr).ok);
+}
+
+// A write still in progress (its temporary file old, as a slow export's is) holds its lock: a
+// second write to the folder leaves its temporary file, and it still commits.
+void TestAtomicFile::liveWriteIsLeftAlone()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    AtomicFile slow(dir.filePath("slow.bin"));
+    QVERIFY(slow.open());
+    QVERIFY(slow.write(QByteArray(3 << 20, 's'))); // past the buffer: on disk already
+    const QStringList temporaries = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+    QCOMPARE(temporaries.size(), 1);
+    struct utimbuf old {::time(nullptr) - 60, ::time(nullptr) - 60};
+    QCOMPARE(::utime(QFile::encodeName(dir.filePath(temporaries[0])).constData(), &old), 0);
+    QVERIFY(il::io::writeFileAtomically(dir.filePath("quick.txt"), "meanwhile").ok);
+    QVERIFY(QFile::exists(dir.filePath(temporaries[0])));
+    QVERIFY2(slow.commit(), qPrintable(slow.errorString()));
+    QCOMPARE(QFileInfo(dir.filePath("slow.bin")).size(), qint64(3 << 20));
 }
 
 QTEST_GUILESS_MAIN(TestAtomicFile)
