@@ -4,6 +4,7 @@
 #include "ModelExport.h"
 #include "Session.h"
 #include "StudioSettings.h"
+#include "TaskType.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -83,6 +84,11 @@ void ModelExporter::exportSaved(Format format, const QString& model)
     auto summary = std::make_shared<QString>();
     QThread* thread = QThread::create([format, model, target, result, summary] {
         if (format == Format::PyTorch) {
+            // As the CLI: a task metadata model.py could not read is refused before writing.
+            if (const QString problem = tasks::savedTaskProblem(model); !problem.isEmpty()) {
+                *result = io::IoResult::failure(problem);
+                return;
+            }
             QStringList written;
             *result = io::exportPyTorch(model, target, &written);
             *summary = "model.py, train_more.py and model.safetensors";

@@ -1,7 +1,6 @@
 // ironlearn-cli export MODEL --to pytorch --out DIR
 #include "Cli.h"
 #include "ModelExport.h"
-#include "ModelFile.h"
 #include "PrintableText.h"
 #include "TaskType.h"
 
@@ -67,8 +66,7 @@ int runExport(const QStringList& args)
         QString summary;
         const io::IoResult r = io::exportOnnx(model, out, &summary);
         if (!r) throw DataError(r.error.toStdString());
-        // Names and labels from the model file: each line printable (the export made them so;
-        // the escapes of a line are kept as they are by a second pass).
+        // Names and labels from the model file: each line printable.
         std::printf("wrote %s: %s\n", io::printable(out).toUtf8().constData(),
                     printableLines(summary).replace('\n', "\n  ").toUtf8().constData());
         return ExitOk;
@@ -76,13 +74,8 @@ int runExport(const QStringList& args)
     // model.py reads the task as predict does: a task metadata the tools refuse is refused here
     // too, before anything is written, rather than exported for model.py to fail on. (The ONNX
     // export checks what its graph needs itself, naming the field.)
-    io::ModelInfo modelInfo;
-    QString error;
-    if (io::readModelInfo(model, modelInfo, &error)) { // else the export says what is wrong
-        const tasks::TaskType* type = tasks::taskTypeOf(modelInfo.task);
-        if (type && !type->checkSaved(modelInfo.task, &error))
-            throw DataError((model + ": " + error).toStdString());
-    }
+    if (const QString problem = tasks::savedTaskProblem(model); !problem.isEmpty())
+        throw DataError(problem.toStdString());
     const QString dir = p.isSet("out") ? p.value("out") : base + "-pytorch";
     QStringList written;
     const io::IoResult r = io::exportPyTorch(model, dir, &written);

@@ -4,6 +4,8 @@
 #include "NamesTask.h"
 #include "TabularTask.h"
 
+#include "ModelFile.h"
+
 #include <QFileInfo>
 
 namespace il::tasks {
@@ -73,6 +75,16 @@ const TaskType* taskTypeForPath(const QString& path)
 const TaskType* taskTypeOf(const QJsonObject& savedTask)
 {
     return findTaskType(savedTask.value("task").toString());
+}
+
+QString savedTaskProblem(const QString& modelPath)
+{
+    io::ModelInfo info;
+    QString error;
+    if (!io::readModelInfo(modelPath, info, &error)) return {};
+    const TaskType* type = taskTypeOf(info.task);
+    if (type && !type->checkSaved(info.task, &error)) return modelPath + ": " + error;
+    return {};
 }
 
 QString taskTypeNames()

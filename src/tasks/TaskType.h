@@ -94,6 +94,10 @@ const TaskType* findTaskType(const QString& name);
 const TaskType* taskTypeForPath(const QString& path);
 // The type of a saved model's task metadata, or null if it names none.
 const TaskType* taskTypeOf(const QJsonObject& savedTask);
+// Why the task metadata of the model file at modelPath is one its type refuses (as predict
+// would read it): "PATH: ..."; "" when it is fine, or when the file cannot be read at all (the
+// caller's open says why). The PyTorch export asks before writing: model.py reads the task.
+QString savedTaskProblem(const QString& modelPath);
 // "tabular, image or names"
 QString taskTypeNames();
 // Every type's presets for --help, under a heading.
