@@ -19,13 +19,15 @@
 # 1. testCudaParity with IRONLEARN_REQUIRE_CUDA=1 (a missing GPU fails, never skips): every op,
 #    recorded replays and training runs, CUDA against the CPU; then a few of them again with
 #    IRONLEARN_CUDA_POOL=0 (plain cudaMalloc, as where the driver has no stream-ordered pools).
-# 2. compute-sanitizer --tool memcheck, then --tool racecheck, on a few op-level parity
-#    functions (when the toolkit has compute-sanitizer).
-# 3. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py; then our SIREN
+# 2. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py; then our SIREN
 #    steps again with IRONLEARN_CUDA_EPILOGUE=0 (does folding the bias into the GEMM win?).
-# Files in $OUT (default ./device-out), written as each step ends: summary.txt (a line per
-# step), system.txt, devices.txt, parity.txt, parity-nopool.txt, epilogues.txt, parity-noepilogue.txt, memcheck.txt, racecheck.txt, compare.txt, bench-ours.json,
-# bench-torch.json, bench-noepilogue.json. Exits 0 only when every step passed.
+# 3. compute-sanitizer --tool memcheck, then --tool racecheck, on a few op-level parity
+#    functions (when the toolkit has compute-sanitizer). Last: what a tight budget skips.
+# Files in $OUT (default ./device-out), at most five, because the device tool returns at most
+# eight: summary.txt (a line per step), logs.tar.gz (every step's log, system.txt and
+# devices.txt; re-packed as each step ends, so a run cut short still returns what it saw),
+# bench-ours.json, bench-torch.json, bench-noepilogue.json (each valid JSON or absent).
+# Exits 0 only when every step passed.
 #
 # A dry run without a GPU, against the CUDA emulation (tests/cudaemu) and the stand-in driver:
 #   OUT=/tmp/dry IRONLEARN_CUDA_MODULE=build/release/tests/cudaemu/libironlearn-cuda-emu.so \
@@ -55,9 +57,13 @@ fi
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
 summary="$OUT/summary.txt"
-system="$OUT/system.txt"
+# The logs live outside $OUT and travel back as one archive.
+LOGS="$(mktemp -d /tmp/ironlearn-check-logs.XXXXXX)"
+system="$LOGS/system.txt"
 : >"$summary"
 : >"$system"
+trap 'rm -rf "$LOGS"' EXIT
+pack_logs() { tar -C "$LOGS" -czf "$OUT/logs.tar.gz.part" . && mv "$OUT/logs.tar.gz.part" "$OUT/logs.tar.gz"; }
 deadline=$((SECONDS + budget))
 failures=0
 
@@ -66,6 +72,7 @@ note() { echo "$*" | tee -a "$summary"; }
 stop() {
     note "FAIL  preflight: $*"
     note "stopped at the preflight after $SECONDS s; files in $OUT"
+    pack_logs
     exit 1
 }
 
@@ -93,13 +100,14 @@ step() {
     fi
     [[ $verdict == PASS ]] || failures=$((failures + 1))
     note "$(printf '%-5s %-28s rc=%-3d %4d s  -> %s' "$verdict" "$name" "$rc" $((SECONDS - t0)) "$(basename "$log")")"
+    pack_logs
     return $rc
 }
 
 # ---- the bundle ---------------------------------------------------------------------------------
 if [[ -f "$bundle" ]]; then
     unpack="$(mktemp -d /tmp/ironlearn-bundle.XXXXXX)"
-    trap 'rm -rf "$unpack"' EXIT
+    trap 'rm -rf "$unpack" "$LOGS"' EXIT
     if command -v xz >/dev/null 2>&1; then
         tar -C "$unpack" -xJf "$bundle"
     else
@@ -160,7 +168,7 @@ EOF
     note "ok    $lib: $found"
 done < <(sed -n 's/^library //p' "$requires")
 
-devices_log="$OUT/devices.txt"
+devices_log="$LOGS/devices.txt"
 if ! timeout -k 2 8 "$bundle/bin/ironlearn-cli" devices --require cuda --verbose >"$devices_log" 2>&1; then
     stop "$(grep -m1 -E '^error:|cuda  unavailable' "$devices_log" || echo "ironlearn-cli devices did not answer in 8 s")"
 fi
@@ -168,11 +176,11 @@ note "ok    $(grep -m1 '^cuda' "$devices_log")"
 note "preflight passed in $SECONDS s"
 
 # ---- 1. parity ----------------------------------------------------------------------------------
-step "testCudaParity" 90 "$OUT/parity.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+step "testCudaParity" 90 "$LOGS/parity.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     "$bundle/bin/testCudaParity"
-grep -E '^(Totals|SKIP|FAIL)' "$OUT/parity.txt" 2>/dev/null | head -20 | sed 's/^/      /' | tee -a "$summary"
+grep -E '^(Totals|SKIP|FAIL)' "$LOGS/parity.txt" 2>/dev/null | head -20 | sed 's/^/      /' | tee -a "$summary"
 # The allocator without stream-ordered pools (cudaMalloc), as on GPUs whose driver lacks them.
-step "parity, no memory pool" 30 "$OUT/parity-nopool.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+step "parity, no memory pool" 30 "$LOGS/parity-nopool.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     IRONLEARN_CUDA_POOL=0 "$bundle/bin/testCudaParity" deviceInfo memoryRoundTrip \
     recordingMatchesEager recordingSurvivesScratchGrowth training
 # Whether cuBLASLt runs the bias epilogues on this GPU at every shape and alignment the op
@@ -181,16 +189,32 @@ linear_cases=()
 for shape in "4096x2->256" "4096x256->256" "4096x256->1" "150x4->16" "33x7->9"; do
     for offset in 0 1 2 3 4; do linear_cases+=("ops:linear $shape offset $offset"); done
 done
-step "epilogues available" 15 "$OUT/epilogues.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+step "epilogues available" 15 "$LOGS/epilogues.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     IRONLEARN_CUDA_EPILOGUE=require "$bundle/bin/testCudaParity" "${linear_cases[@]}" \
     "training:image (SIREN)"
 # The dense layer's bias passes without cuBLASLt's epilogues (the fallback where it has no
 # algorithm for a case).
-step "parity, epilogues off" 20 "$OUT/parity-noepilogue.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+step "parity, epilogues off" 20 "$LOGS/parity-noepilogue.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     IRONLEARN_CUDA_EPILOGUE=0 "$bundle/bin/testCudaParity" deviceInfo \
     "ops:linear 4096x256->256 offset 0" "ops:linear 33x7->9 offset 3" "training:image (SIREN)"
 
-# ---- 2. compute-sanitizer on op-level parity functions ------------------------------------------
+# ---- 2. against PyTorch ---------------------------------------------------------------------------
+# Python keeps its own libraries: only the ironlearn launchers source env.sh.
+step "compare_cuda.sh" 90 "$LOGS/compare.txt" env PYTHON=python3 \
+    "$root/packaging/bench/compare_cuda.sh" --repeat "$repeat" --save "$OUT" \
+    "$bundle/bin/ironlearn-bench"
+[[ -f "$OUT/ours.json" ]] && mv "$OUT/ours.json" "$OUT/bench-ours.json"
+[[ -f "$OUT/torch.json" ]] && mv "$OUT/torch.json" "$OUT/bench-torch.json"
+# Whether the bias epilogues win: our SIREN steps again with them off (compare with
+# bench-ours.json).
+# The JSON goes to its own file (the log takes the command line and stderr); a failed run
+# leaves no half-written JSON.
+step "bench, epilogues off" 25 "$LOGS/bench-noepilogue.txt" env IRONLEARN_CUDA_EPILOGUE=0 \
+    bash -c '"$@" >"$0.part" && mv "$0.part" "$0"' "$OUT/bench-noepilogue.json" \
+    "$bundle/bin/ironlearn-bench" --backend cuda --repeat "$repeat" --only siren262k,siren4k --json
+rm -f "$OUT/bench-noepilogue.json.part"
+
+# ---- 3. compute-sanitizer on op-level parity functions ------------------------------------------
 sanitizer=""
 for s in compute-sanitizer "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"; do
     command -v "$s" >/dev/null 2>&1 && { sanitizer="$(command -v "$s")"; break; }
@@ -199,12 +223,12 @@ if [[ -n "$sanitizer" ]]; then
     # The launcher sources env.sh; the sanitizer runs the program under it.
     (failures=0
      . "$bundle/env.sh"
-     step "memcheck" 45 "$OUT/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+     step "memcheck" 45 "$LOGS/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
          --tool memcheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
          guardAndClip optimizer sampleRows shuffledOrder recordingMatchesEager sumSquaresEach \
          alignedAndUnaligned "ops:embedding 512x8 v50000 d8" "ops:embedding 3000x4 v3 d130" \
          "ops:linear 4096x256->256 offset 3" "ops:linear 33x7->9 offset 1"
-     step "racecheck" 30 "$OUT/racecheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+     step "racecheck" 30 "$LOGS/racecheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
          --tool racecheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
          guardAndClip sampleRows sumSquaresEach "ops:embedding 3000x4 v3 d130" \
          "ops:embedding 4096x3 v28 d16"
@@ -213,21 +237,10 @@ else
     note "SKIP  compute-sanitizer            not in the CUDA toolkit here"
 fi
 
-# ---- 3. against PyTorch ---------------------------------------------------------------------------
-# Python keeps its own libraries: only the ironlearn launchers source env.sh.
-step "compare_cuda.sh" 90 "$OUT/compare.txt" env PYTHON=python3 \
-    "$root/packaging/bench/compare_cuda.sh" --repeat "$repeat" --save "$OUT" \
-    "$bundle/bin/ironlearn-bench"
-[[ -f "$OUT/ours.json" ]] && mv "$OUT/ours.json" "$OUT/bench-ours.json"
-[[ -f "$OUT/torch.json" ]] && mv "$OUT/torch.json" "$OUT/bench-torch.json"
-# Whether the bias epilogues win: our SIREN steps again with them off (compare with
-# bench-ours.json).
-step "bench, epilogues off" 25 "$OUT/bench-noepilogue.json" env IRONLEARN_CUDA_EPILOGUE=0 \
-    "$bundle/bin/ironlearn-bench" --backend cuda --repeat "$repeat" --only siren262k,siren4k --json
-
 # ---- summary -----------------------------------------------------------------------------------------
 echo
-[[ -f "$OUT/compare.txt" ]] && sed -n '/^workload/,$p' "$OUT/compare.txt"
+[[ -f "$LOGS/compare.txt" ]] && sed -n '/^workload/,$p' "$LOGS/compare.txt" | tee -a "$summary"
 echo
 note "$( ((failures == 0)) && echo "all steps passed" || echo "$failures step(s) did not pass") in $SECONDS s; files in $OUT"
+pack_logs
 ((failures == 0))
