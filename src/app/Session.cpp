@@ -1,4 +1,5 @@
 #include "Session.h"
+#include "DataFileRecord.h"
 #include "Samples.h"
 
 #include "CpuKernels.h"
@@ -195,7 +196,8 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
 struct OpenedModel {
     std::unique_ptr<ModelState> model; // null: error says why
     QString error;
-    QString note; // the optimizer state could not be restored
+    QString note;     // the optimizer state could not be restored
+    QString dataNote; // why the recorded data file was not opened with it
     io::ModelInfo info;
     QByteArray dataBytes;
     tasks::TaskOptions options;
@@ -214,20 +216,38 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
     if (!st->makeOptimizer(info.config.optimizer, &out.note))
         out.note += "; training continues with a fresh optimizer state";
 
-    // The data it was trained on: remembered in the file or in the settings.
-    // A sample is stored as the file it was read from, or, by versions that compiled the samples
-    // in, as ":/samples/NAME": either opens from where the samples are now.
-    QString dataPath = info.task.value(kDataFileKey).toString();
-    if (io::isSamplePath(dataPath) && !QFile::exists(dataPath))
-        dataPath = io::samplePath(QFileInfo(dataPath).fileName());
-    if (dataPath.isEmpty() || !QFile::exists(dataPath)) dataPath = rememberedData;
-    out.options.seed = info.config.seed;
+    // The data it was trained on. A model that records its data file (path, size and hash:
+    // the CLI's and this studio's) opens it only when the content is the same, found where it
+    // was or beside the model. Older files name it in the studio's own key, or the settings
+    // remember it.
+    QString dataPath;
+    bool haveBytes = false;
     QString dataError;
-    if (!dataPath.isEmpty() && readBytes(dataPath, out.dataBytes, &dataError)) {
+    if (const auto record = io::DataFileRecord::fromTask(info.task)) {
+        io::FoundDataFile found = io::findRecordedDataFile(*record, path);
+        if (found.path.isEmpty()) {
+            out.dataNote = found.problem;
+        } else {
+            dataPath = found.path;
+            out.dataBytes = std::move(found.bytes);
+            haveBytes = true;
+        }
+    } else {
+        // A sample is stored as the file it was read from, or, by versions that compiled the
+        // samples in, as ":/samples/NAME": either opens from where the samples are now.
+        dataPath = info.task.value(kDataFileKey).toString();
+        if (io::isSamplePath(dataPath) && !QFile::exists(dataPath))
+            dataPath = io::samplePath(QFileInfo(dataPath).fileName());
+        if (dataPath.isEmpty() || !QFile::exists(dataPath)) dataPath = rememberedData;
+    }
+    out.options.seed = info.config.seed;
+    if (!dataPath.isEmpty() && (haveBytes || readBytes(dataPath, out.dataBytes, &dataError))) {
         std::shared_ptr<tasks::Task> task(tasks::openTaskForModel(QFileInfo(dataPath).fileName(),
                                                                   out.dataBytes, info.task, false,
                                                                   out.options, &dataError));
         if (task) st->attach(std::move(task), &dataError); // data that fits the model
+        if (!st->task && haveBytes && !dataError.isEmpty())
+            out.dataNote = dataError;
     }
     st->dataPath = st->task ? dataPath : QString();
     if (!st->task) out.dataBytes.clear();
@@ -299,8 +319,10 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     emit modelChanged();
     emit modelOpened(path);
     if (!withData)
-        emit message("Opened the model without its data: outputs work; open the data it was "
-                     "trained on (File > Open Dataset) to train further.");
+        emit message("Opened the model without its data" +
+                     (opened.dataNote.isEmpty() ? QString() : " (" + opened.dataNote + ")") +
+                     ": outputs work; open the data it was trained on (File > Open Dataset) to "
+                     "train further.");
     // A first look at what it has learned.
     m_worker->postAndReply(
         this,
@@ -328,14 +350,20 @@ bool Session::saveModel(const QString& path)
     }
     const bool idle = m_runState == RunState::Idle;
     const TrainerConfig config = m_config;
+    // Which file the data came from, and its hash, so that the model reopens with it.
+    std::optional<io::DataFileRecord> record;
+    if (m_task && !m_dataPath.isEmpty() && !m_dataBytes.isEmpty())
+        record = io::DataFileRecord::of(m_dataPath, m_dataBytes);
     m_worker->postAndReply(
         this,
-        [path, idle, config](ModelState& m) {
+        [path, idle, config, record, dataPath = m_dataPath](ModelState& m) {
             if (idle) m.config = config; // the settings as the panels show them
             QString error;
+            QJsonObject task = m.taskJsonForSaving();
+            if (record && m.task && m.dataPath == dataPath) task = record->addTo(task);
             if (!m.network)
                 error = m.buildError.isEmpty() ? "there is no model to save" : m.buildError;
-            else if (m.save(path, m.taskJsonForSaving(), &error))
+            else if (m.save(path, task, &error))
                 error.clear();
             else if (error.isEmpty())
                 error = "the model could not be saved";

@@ -4,6 +4,7 @@
 
 #include "CpuKernels.h"
 #include "CsvTable.h"
+#include "DataFileRecord.h"
 #include "ModelFile.h"
 #include "PrintableText.h"
 #include "Samples.h"
@@ -142,12 +143,17 @@ int runInfo(const QStringList& args)
     const Network& net = *model->network;
     // The file name and "created_by" are whatever the file's writer put there: printable.
     std::printf("model      %s\n", io::printable(QFileInfo(path).fileName()).toUtf8().constData());
-    std::printf("written by %s (format %d)\n", io::printable(info.createdBy, 120).toUtf8().constData(),
-                info.formatVersion);
+    std::printf("written by %s (format %d)\n",
+                io::printable(info.createdBy, 120).toUtf8().constData(), info.formatVersion);
     const QJsonObject& task = info.task;
     const tasks::TaskType* type = tasks::taskTypeOf(task);
     const QString taskLine = type ? type->describeSaved(task) : task["task"].toString();
-    std::printf("task       %s\n\n", io::printable(taskLine).toUtf8().constData());
+    std::printf("task       %s\n", io::printable(taskLine).toUtf8().constData());
+    if (const auto data = io::DataFileRecord::fromTask(task))
+        std::printf("data       %s (%lld bytes, sha256 %s)\n",
+                    io::printable(QDir::toNativeSeparators(data->path)).toUtf8().constData(),
+                    static_cast<long long>(data->size), data->sha256.left(16).constData());
+    std::printf("\n");
     std::printf("  #  layer                 output     parameters\n");
     std::printf("     input                 %-10s\n",
                 QString("n x %1").arg(net.inputWidth()).toUtf8().constData());

@@ -1,5 +1,6 @@
 // ironlearn-cli train DATA [options]
 #include "Cli.h"
+#include "DataFileRecord.h"
 
 #include "Errors.h"
 #include "LayerSpec.h"
@@ -623,7 +624,10 @@ int runTrain(const QStringList& args)
         model.recoverOnCpu(createCpuBackend(threads), result.lastGood);
 
     // ---- save, then report ---------------------------------------------------------------------
-    if (!model.save(out, task->toJson(), &error)) throw DataError(error.toStdString());
+    // The data file (path, size, hash) goes with the model: the studio opens it with the model.
+    const QJsonObject saved =
+        io::DataFileRecord::of(resolveDataPath(given), bytes).addTo(task->toJson());
+    if (!model.save(out, saved, &error)) throw DataError(error.toStdString());
     report(p, model, result, trace, given, out);
     const bool failed =
         result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
