@@ -235,8 +235,11 @@ void DatasetPanel::showImage()
             .arg(plural(static_cast<qint64>(t.width()) * t.height(), "example"))
             .arg(gray ? "one brightness each" : "three colour values each"));
     m_ui->trainingSizeSpinBox->setValue(m_session->taskOptions().trainingSize);
+    // A gray picture has no gray version to offer; one trained gray keeps the box to go back.
+    const bool colour = !gray || m_session->taskOptions().grayscale;
     m_ui->grayscaleCheckBox->setChecked(m_session->taskOptions().grayscale || gray);
-    m_ui->grayscaleCheckBox->setEnabled(!gray || m_session->taskOptions().grayscale);
+    m_ui->grayscaleCheckBox->setEnabled(colour);
+    m_ui->grayscaleCheckBox->setVisible(colour);
 }
 
 void DatasetPanel::showNames()

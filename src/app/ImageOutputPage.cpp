@@ -15,6 +15,8 @@
 #include <QLabel>
 #include <QLocale>
 
+#include <cmath>
+
 namespace il::app {
 
 ImageOutputPage::ImageOutputPage(QWidget* parent)
@@ -98,6 +100,7 @@ void ImageOutputPage::setSession(Session* session)
     connect(session, &Session::snapshotAdded, this, &ImageOutputPage::snapshotAdded);
     connect(session, &Session::renderReady, this, &ImageOutputPage::rendered);
     connect(session, &Session::evaluated, this, &ImageOutputPage::evaluated);
+    connect(session, &Session::progressed, this, &ImageOutputPage::measuredWhileTraining);
     // A run that starts (Start, Continue; not Resume) follows training again: an older step or
     // a render was a look aside, not a choice for later runs.
     connect(session, &Session::runStateChanged, this, [this](Session::RunState state) {
@@ -152,7 +155,10 @@ void ImageOutputPage::snapshotAdded()
     const bool follow =
         m_ui->livePreviewCheckBox->isChecked() || m_ui->reconstructionImageView->image().isNull();
     QSignalBlocker block(m_ui->timelineSlider);
-    m_ui->timelineSlider->setRange(0, last);
+    // A slider from 0 to 0 draws its thumb at the left end: a single snapshot after training (a
+    // reopened model) sits at the right end, where its step is on the way from step 0.
+    const bool onlyTrained = last == 0 && snapshots.front().step > 0;
+    m_ui->timelineSlider->setRange(onlyTrained ? -1 : 0, last);
     m_ui->timelineSlider->setEnabled(last > 0);
     if (follow) {
         m_ui->timelineSlider->setValue(last);
@@ -269,6 +275,19 @@ void ImageOutputPage::evaluated(const Evaluation& ev)
     if (std::isnan(psnr)) return;
     m_ui->imageMetricLabel->setText(
         QString("PSNR <b>%1</b> · SSIM %2").arg(fmt::decibels(psnr), fmt::score(ssim)));
+}
+
+void ImageOutputPage::measuredWhileTraining(const TrainingUpdate& update)
+{
+    // The PSNR the metric chart just drew (SSIM is measured after the run): the label does not
+    // hold the previous run's while a Continue draws new points.
+    for (auto h = update.evaluations.rbegin(); h != update.evaluations.rend(); ++h) {
+        if (!std::isfinite(h->metric)) continue;
+        m_ui->imageMetricLabel->setText(
+            QString("PSNR <b>%1</b> at step %2")
+                .arg(fmt::decibels(h->metric), QLocale().toString(qlonglong(h->step))));
+        return;
+    }
 }
 
 void ImageOutputPage::updateCustom()

@@ -17,6 +17,7 @@ class ImageOutputPage;
 namespace il::app {
 
 struct Evaluation;
+struct TrainingUpdate;
 class Session;
 
 class ImageOutputPage : public QWidget {
@@ -46,6 +47,7 @@ private:
     void showSnapshot(int index);
     void rendered(const QImage& image, const QString& error);
     void evaluated(const Evaluation& evaluation);
+    void measuredWhileTraining(const TrainingUpdate& update);
     void updateCustom();
     // The custom size at the image's aspect, 800 px on its longest side.
     void resetCustomSize();

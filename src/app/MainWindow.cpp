@@ -12,6 +12,7 @@
 #include "RaceWindow.h"
 #include "RunList.h"
 #include "Samples.h"
+#include "ScreenFit.h"
 #include "Session.h"
 #include "StudioHelp.h"
 #include "StudioSettings.h"
@@ -20,6 +21,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QLocale>
 #include <QMimeData>
@@ -146,6 +148,9 @@ void MainWindow::connectSession()
     // A stack or seed edit decides whether Start continues the trained weights.
     connect(m_session, &Session::specChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::specChanged, this, &MainWindow::clearStackFailure);
+    // A new model (new data, a model opened, fresh weights) has no run that ended yet.
+    connect(m_session, &Session::modelChanged, this, &MainWindow::clearRunMessage);
+    connect(m_session, &Session::historyReset, this, &MainWindow::clearRunMessage);
     connect(m_session, &Session::configChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::datasetOpened, this, [this] {
         updateRunBar(); // data attached to a model opened without it: Continue, its budget
@@ -297,7 +302,11 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 RaceWindow* MainWindow::showRace()
 {
-    if (!m_race) m_race = new RaceWindow(m_session, this);
+    if (!m_race) {
+        m_race = new RaceWindow(m_session, this);
+        fitToScreen(m_race); // its form's 1200x820 on a smaller screen
+        fitToScreenWhenShown(m_race);
+    }
     m_race->show();
     m_race->raise();
     m_race->activateWindow();
@@ -468,6 +477,16 @@ void MainWindow::showProgress(int64_t step, int64_t planned)
     // A QProgressBar holds ints; very long runs are shown in thousandths.
     const bool scaled = planned > INT32_MAX;
     m_ui->progressBar->setRange(0, scaled ? 1000 : static_cast<int>(planned));
+    // Wide enough for its text at the end ("3008 / 3008 steps", as QProgressBar writes numbers)
+    // with room at both ends: squeezed, the text ran off the bar and under the chunk's edge.
+    QLocale numbers = m_ui->progressBar->locale();
+    numbers.setNumberOptions(numbers.numberOptions() | QLocale::OmitGroupSeparator);
+    const QString end = numbers.toString(m_ui->progressBar->maximum());
+    const QFontMetrics metrics(m_ui->progressBar->font());
+    m_ui->progressBar->setMinimumWidth(
+        std::max(110, metrics.horizontalAdvance(
+                          m_ui->progressBar->format().replace("%v", end).replace("%m", end)) +
+                          4 * metrics.averageCharWidth()));
     m_ui->progressBar->setValue(scaled ? static_cast<int>(1000 * step / planned)
                                        : static_cast<int>(step));
 }
@@ -502,6 +521,7 @@ void MainWindow::onFinished(const TrainingOutcome& outcome)
                                               ? "The GPU is unavailable"
                                               : "Stopped: see the status bar"));
         statusBar()->showMessage(outcome.message);
+        m_runMessage = outcome.message;
         // Start refused an invalid stack: the message holds until the stack is fixed.
         if (!m_ui->modelPanel->stackModel()->isValid()) m_stackFailure = outcome.message;
         if (gpuFailed || outcome.deviceUnavailable) showDeviceFailure(outcome);
@@ -511,6 +531,15 @@ void MainWindow::onFinished(const TrainingOutcome& outcome)
     QString message = outcome.message;
     if (!message.isEmpty()) message[0] = message[0].toUpper();
     statusBar()->showMessage(message, 20000);
+    m_runMessage = message;
+}
+
+void MainWindow::clearRunMessage()
+{
+    // The session's verdict on a table follows as a message that begins with the run's end.
+    if (!m_runMessage.isEmpty() && statusBar()->currentMessage().startsWith(m_runMessage))
+        statusBar()->clearMessage();
+    m_runMessage.clear();
 }
 
 void MainWindow::clearStackFailure()
@@ -579,6 +608,9 @@ void MainWindow::readSettings()
             this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 800);
         resize(std::min(1280, screen.width()), std::min(800, screen.height()));
     }
+    // A geometry saved on a bigger screen: inside this one, now and once framed.
+    fitToScreen(this);
+    fitToScreenWhenShown(this);
     restoreState(layout.state);
     m_ui->mainSplitter->restoreState(layout.mainSplitter);
     m_ui->workSplitter->restoreState(layout.workSplitter);

@@ -83,6 +83,9 @@ private:
     // Once the stack is valid again, "Fix the layer stack first" leaves the status bar and the
     // run bar.
     void clearStackFailure();
+    // Other data, another model or a new model: the last run's end ("Finished 3008 steps…",
+    // its verdict) leaves the status bar.
+    void clearRunMessage();
     void readSettings();
     void writeSettings();
     // The device of the next run in the status bar, with why CUDA is unavailable in its tooltip.
@@ -103,6 +106,7 @@ private:
     enum class Closing { No, Saving, Saved };
     Closing m_closing = Closing::No;
     QString m_stackFailure; // the status bar's message since Start refused an invalid stack
+    QString m_runMessage;   // the status bar's message since the last run ended
 };
 
 } // namespace il::app

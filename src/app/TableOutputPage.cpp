@@ -7,6 +7,7 @@
 #include "Session.h"
 #include "TabularBaselines.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -39,6 +40,7 @@ TableOutputPage::TableOutputPage(QWidget* parent)
     connect(m_ui->tableOutputTabWidget, &QTabWidget::currentChanged, this, [this] {
         if (m_ui->tableOutputTabWidget->currentWidget() == m_ui->predictionsTab) fitPredictions();
     });
+    m_ui->tableSplitter->installEventFilter(this);
     connect(m_ui->boundaryPanel, &BoundaryPanel::availabilityChanged, this,
             &TableOutputPage::updateBoundaryTab);
     updateBoundaryTab();
@@ -149,6 +151,14 @@ void TableOutputPage::evaluated(const Evaluation& ev)
     else
         showScatter(ev);
     fitPredictions();
+}
+
+bool TableOutputPage::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_ui->tableSplitter && event->type() == QEvent::Resize &&
+        m_ui->tableSplitter->isVisible())
+        fitPredictions();
+    return QWidget::eventFilter(watched, event);
 }
 
 void TableOutputPage::fitPredictions()

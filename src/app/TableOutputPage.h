@@ -27,6 +27,11 @@ public:
 
     void setSession(Session* session);
 
+protected:
+    // The splitter resized (a smaller window, a restored geometry): the predictions keep the
+    // width their columns need.
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void evaluated(const Evaluation& evaluation);
     // Back to "Train the model…": no metrics, predictions, confusion matrix or scatter.

@@ -348,7 +348,7 @@ bool TrainingRun::budgetReached()
     }
     if (m_t.m_cancel) {
         m_result.reason = StopReason::Cancelled;
-        m_result.message = "cancelled at step " + std::to_string(m_state.step);
+        m_result.message = "stopped at step " + std::to_string(m_state.step);
         return true;
     }
     return false;

@@ -59,7 +59,7 @@ RaceEntry ImageRace::run(const QString& preset, const RaceObserver& observer)
     if (m_cancel) { // the race was stopped before this preset's turn
         const size_t n = m_settings.checkpoints.size();
         entry.reason = StopReason::Cancelled;
-        entry.message = "cancelled before it started";
+        entry.message = "stopped before it started";
         entry.psnrAt.assign(n, NAN);
         entry.ssimAt.assign(n, NAN);
         entry.stepsAt.assign(n, -1);
