@@ -105,18 +105,17 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-// axpby here and the optimizer rules (OptimizerMath.h, IL_FMA) spell out their fused
-// multiply-adds: nvcc would contract them anyway, but which product gets fused changes the
-// rounding. These are the ones GCC fuses in CpuBackend.cpp (the first product of a sum, with FMA
-// hardware), so the two backends round alike and optimizer state agrees even where the sum
-// cancels.
+// axpby here and the optimizer rules (OptimizerMath.h, IL_MUL_ADD) round every product and sum
+// on its own (__fmul_rn, __fadd_rn: nvcc would otherwise fuse a product into the sum), as the CPU
+// kernels do (CpuKernels.cpp, compiled with -ffp-contract=off), so the two backends give the same
+// bits even where the sum cancels.
 
 // y = a x + b y. x may be y (gemm's empty product scales C in place).
 template <bool Vec>
 __global__ void __launch_bounds__(kBlock)
     axpbyKernel(float a, const float* x, float b, float* y, int64_t n)
 {
-    map2<Vec>(x, y, y, n, [a, b](float xi, float yi) { return fmaf(a, xi, b * yi); });
+    map2<Vec>(x, y, y, n, [a, b](float xi, float yi) { return __fadd_rn(a * xi, b * yi); });
 }
 
 // Op: a struct of ActivationMath.h. y may alias x: each element is read before it is written,

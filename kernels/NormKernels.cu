@@ -7,6 +7,9 @@
 //     layers' sizes, and a two-level column reduction is the first thing to try if a profile
 //     ever shows them.
 // Statistics are summed in double (as on the CPU), the rest is float.
+// dy * gamma, the g of NormMath.h's inputGradient, is rounded on its own (__fmul_rn), as on the
+// CPU: nvcc would fuse it into g - mean(g), and for a group of one value (a batch of one row, a
+// row of one column) that sum must cancel exactly (mean(g) is g rounded; dx is exactly 0).
 #include "CudaCommon.cuh"
 #include "DropoutMath.h"
 #include "NormMath.h"
@@ -73,8 +76,9 @@ __global__ void __launch_bounds__(kBlock)
     const auto meanGX = static_cast<float>(sgx / static_cast<double>(cols));
     float* dxr = dx + row * cols;
     for (int64_t c = lane; c < cols; c += 32)
-        dxr[c] = normmath::inputGradient(dyr[c] * gamma[c], normmath::normalised(xr[c], mean, rstd),
-                                         rstd, meanG, meanGX);
+        dxr[c] =
+            normmath::inputGradient(__fmul_rn(dyr[c], gamma[c]),
+                                    normmath::normalised(xr[c], mean, rstd), rstd, meanG, meanGX);
 }
 
 // dgamma = sum over rows of dy * xhat, dbeta = sum of dy: a thread per column.
@@ -164,8 +168,8 @@ __global__ void __launch_bounds__(kBlock)
     const auto meanGX = static_cast<float>(dyXhat * g / n);
     for (int64_t r = 0; r < rows; ++r)
         dx[r * cols + c] = normmath::inputGradient(
-            dy[r * cols + c] * g, normmath::normalised(x[r * cols + c], mean, rstd), rstd, meanG,
-            meanGX);
+            __fmul_rn(dy[r * cols + c], g), normmath::normalised(x[r * cols + c], mean, rstd), rstd,
+            meanG, meanGX);
 }
 
 // Reads the layer's state from device memory (so a recorded step draws a new mask at each

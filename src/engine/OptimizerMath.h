@@ -18,15 +18,25 @@
 // list. A new rule is one struct and one entry here; Optimizers.cpp describes the optimizer
 // that uses it (name, settings, state names) and passes its values in the rule's order.
 //
-// Products that feed a sum are spelled IL_FMA(a, b, c) = a * b + c. On the GPU that is fmaf (nvcc
-// would contract anyway; this says which product). On the CPU it is the plain expression,
-// rounded twice: the CPU kernels never fuse (compiled with -ffp-contract=off), so every SIMD
-// target, with or without FMA hardware, gives the same bits. The two backends agree within the
-// parity test's tolerances.
+// Every product that feeds a sum is spelled IL_MUL_ADD(a, b, c) = a * b + c or IL_MUL(a, b), and
+// each operation is rounded on its own on every backend, so both compute the same bits (sqrt and
+// division are IEEE on both: no --use_fast_math). The CPU kernels never fuse (CpuKernels.cpp is
+// compiled with -ffp-contract=off, so every SIMD target, with or without FMA hardware, gives the
+// same bits). nvcc contracts a product feeding a sum into an FMA by default (--fmad=true), so on
+// the GPU these are __fadd_rn / __fmul_rn, which it never fuses. A fused and an unfused
+// a * b + c differ by up to an ulp of a * b, which is any number of ulps of the result where
+// the sum cancels (g + wd w, mu v + g): fused on the GPU, the state differed from the CPU's by
+// 5e-6 relative, and RMSprop's step lr g / (sqrt(v) + eps), for a g + wd w that cancels to near
+// eps / sqrt(1 - rho), by 1e-4. A plain `*` may feed a product, a quotient or an argument of
+// these macros, never a `+` or `-`.
 #pragma once
 
 #include "HostDevice.h"
 #include "Lanes.h"
+
+#ifdef IRONLEARN_CUDA_EMULATION
+#include <cuda_runtime.h> // the emulation's __fmul_rn, __fadd_rn (nvcc declares them itself)
+#endif
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,8 @@
 // It checks what a GPU would not forgive: launch configurations, warp intrinsics with exited
 // lanes, barriers that not every thread reaches, synchronising a stream being captured,
 // freeing unknown pointers. Freed memory is filled with NaN, so a graph that still reads a
-// freed block shows it. It says nothing about speed, memory coalescing or real rounding.
+// freed block shows it. It says nothing about speed or memory coalescing, and of the GPU's
+// rounding it mimics only nvcc's fused multiply-adds (__fmul_rn and __fadd_rn below).
 #pragma once
 
 #include <cmath>
@@ -46,6 +47,29 @@ inline float4 make_float4(float x, float y, float z, float w)
 {
     return {x, y, z, w};
 }
+
+// CUDA's rounded arithmetic, which nvcc never contracts into a fused multiply-add (it contracts
+// a plain product feeding a sum by default, --fmad=true). The emulation is compiled the same way
+// (-mfma -ffp-contract=fast, CMakeLists.txt), so these must stop GCC from fusing too: the empty
+// asm statements make a product's rounded value, and a sum's operands, opaque to it.
+#if defined(__x86_64__)
+#define IL_EMU_OPAQUE(v) asm("" : "+x"(v))
+#else
+#define IL_EMU_OPAQUE(v) asm("" : "+m"(v))
+#endif
+inline float __fmul_rn(float a, float b)
+{
+    float p = a * b;
+    IL_EMU_OPAQUE(p);
+    return p;
+}
+inline float __fadd_rn(float a, float b)
+{
+    IL_EMU_OPAQUE(a);
+    IL_EMU_OPAQUE(b);
+    return a + b;
+}
+#undef IL_EMU_OPAQUE
 
 // CUDA's global min/max overloads.
 #define IL_EMU_MINMAX(T)                                                                           \

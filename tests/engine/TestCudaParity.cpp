@@ -20,6 +20,7 @@
 #include "Errors.h"
 #include "Layer.h"
 #include "Network.h"
+#include "NormMath.h"
 #include "Optimizer.h"
 #include "Random.h"
 #include "Task.h"
@@ -55,6 +56,11 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // divides by sqrt(v) and by the bias corrections 1 - beta^t (which a kernel may form in f32
 // where the CPU uses double: a relative error of 1e-7 in beta2^t becomes 3e-5 in 1 - beta2^t
 // at t = 3, 1.7e-5 in the step after the sqrt, times lr = 0.01).
+// The element updates themselves round every operation alike on both backends (no fused
+// multiply-add, OptimizerMath.h), so the state agrees bit for bit (denormals aside), and these
+// bounds stay tight: where g + wd w or mu v + g cancels, a fused update differs from an unfused
+// one by an ulp of the terms, far more than 2e-6 of the result (as on an H200 with the updates
+// fused).
 constexpr Tolerance kOptimizer{1e-6, 2e-6, "optimizer"};
 constexpr Tolerance kOptimizerState{1e-12, 2e-6, "optimizer state"};
 
@@ -262,6 +268,7 @@ private slots:
     void optimizerSkipsBadStep();
     void determinism_data();
     void determinism();
+    void normOfOneValueHasZeroGradient();
 
     // (b) recorded sequences
     void recordingMatchesEager();
@@ -387,7 +394,7 @@ void TestCudaParity::memoryRoundTrip()
     Rng rng(1);
     // Upload and download, whole and in part, small and 16 MiB.
     for (const size_t n : {size_t(1), size_t(7), size_t(1000003), size_t(4) << 20}) {
-        const auto data = randomVector(rng, n, -1e6, 1e6);
+        const auto data = randomVector(rng, size_t(n), -1e6, 1e6);
         Buffer a = testutil::toDevice(g, data);
         QVERIFY(testutil::bitIdentical(testutil::toHost(g, a.view(1, int64_t(n))), data));
         QVERIFY(testutil::bitIdentical(g.toHost(a.view(1, int64_t(n))), data));
@@ -785,7 +792,7 @@ void TestCudaParity::determinism()
     Backend& g = *m_gpu;
     Rng rng(uint64_t(qHash(op)));
     auto dev = [&](size_t n, double lo, double hi) {
-        return testutil::toDevice(g, randomVector(rng, n, lo, hi));
+        return testutil::toDevice(g, randomVector(rng, size_t(n), lo, hi));
     };
     auto ids = [&](size_t n, int64_t vocab) {
         std::vector<float> v(n);
@@ -876,6 +883,51 @@ void TestCudaParity::determinism()
     QVERIFY2(testutil::allFinite(x), "non-finite output");
     QString why;
     QVERIFY2(agree(y, x, boundOf(kExact), true, &why), qPrintable("second run differs: " + why));
+}
+
+// ---- (a) exact cancellation ----------------------------------------------------------------
+
+// A batch norm over a batch of one row, or a layer norm over rows of one column, normalises
+// groups of one value: x - mean is 0, mean(dy gamma) is dy gamma, and dx must be exactly 0 (so
+// must dgamma). A kernel that fuses dy * gamma into dy gamma - mean(dy gamma) leaves that
+// product's rounding error, times rstd = 1 / sqrt(eps) = 316.
+void TestCudaParity::normOfOneValueHasZeroGradient()
+{
+    Rng rng(31);
+    const int64_t n = 64;
+    const auto zeros = [](const std::vector<float>& v) {
+        return std::all_of(v.begin(), v.end(), [](float x) { return x == 0.f; });
+    };
+    {
+        Pair x = pair(randomVector(rng, size_t(n), -2, 2), 1, n),
+             dy = pair(randomVector(rng, size_t(n), -2, 2), 1, n);
+        Pair gamma = pair(randomVector(rng, size_t(n), 0.5, 1.5), 1, n);
+        Pair dx = filled(1, n, kNaN), dgamma = filled(1, n, kNaN), dbeta = filled(1, n, kNaN);
+        forBoth([&](Backend& b, Side s) {
+            b.batchNormBackward(x[s], gamma[s], normmath::kEps, dy[s], dx[s], dgamma[s], dbeta[s]);
+        });
+        for (const Side s : {Cpu, Gpu}) {
+            QVERIFY2(zeros(host(dx, s)), s == Cpu ? "batch norm dx, CPU" : "batch norm dx, CUDA");
+            QVERIFY2(zeros(host(dgamma, s)),
+                     s == Cpu ? "batch norm dgamma, CPU" : "batch norm dgamma, CUDA");
+        }
+    }
+    {
+        Pair x = pair(randomVector(rng, size_t(n), -2, 2), n, 1),
+             dy = pair(randomVector(rng, size_t(n), -2, 2), n, 1);
+        Pair gamma = pair({1.3f}, 1, 1), beta = pair({0.2f}, 1, 1);
+        Pair y = filled(n, 1, kNaN), stats = filled(n, 2, kNaN), dx = filled(n, 1, kNaN);
+        Pair dgamma = filled(1, 1, kNaN), dbeta = filled(1, 1, kNaN);
+        forBoth([&](Backend& b, Side s) {
+            b.layerNormForward(x[s], gamma[s], beta[s], normmath::kEps, y[s], stats[s]);
+            b.layerNormBackward(x[s], gamma[s], stats[s], dy[s], dx[s], dgamma[s], dbeta[s]);
+        });
+        for (const Side s : {Cpu, Gpu}) {
+            QVERIFY2(zeros(host(dx, s)), s == Cpu ? "layer norm dx, CPU" : "layer norm dx, CUDA");
+            QVERIFY2(zeros(host(dgamma, s)),
+                     s == Cpu ? "layer norm dgamma, CPU" : "layer norm dgamma, CUDA");
+        }
+    }
 }
 
 // ---- (b) recorded sequences -----------------------------------------------------------------
