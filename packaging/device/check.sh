@@ -189,7 +189,7 @@ linear_cases=()
 for shape in "4096x2->256" "4096x256->256" "4096x256->1" "150x4->16" "33x7->9"; do
     for offset in 0 1 2 3 4; do linear_cases+=("ops:linear $shape offset $offset"); done
 done
-step "epilogues available" 15 "$LOGS/epilogues.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+step "epilogues available" 45 "$LOGS/epilogues.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     IRONLEARN_CUDA_EPILOGUE=require "$bundle/bin/testCudaParity" "${linear_cases[@]}" \
     "training:image (SIREN)"
 # The dense layer's bias passes without cuBLASLt's epilogues (the fallback where it has no
