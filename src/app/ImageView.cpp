@@ -26,12 +26,27 @@ ImageView::ImageView(QWidget* parent) : QGraphicsView(parent), m_item(new QGraph
 
 void ImageView::setImage(const QImage& image)
 {
-    const bool sizeChanged = image.size() != m_image.size();
     m_image = image;
     m_item->setPixmap(QPixmap::fromImage(image));
-    if (sizeChanged) {
+    // No picture (the placeholder shows): the scene keeps the last picture's size, so the zoom
+    // and scroll position still describe a place on it for the next one.
+    if (!image.isNull() && image.size() != m_sceneSize) {
+        const QSize old = m_sceneSize;
+        const QPointF centre = mapToScene(viewport()->rect().center());
+        m_sceneSize = image.size();
         scene()->setSceneRect(m_item->boundingRect());
-        if (m_fitted) fit();
+        if (m_fitted || old.isEmpty()) {
+            fit();
+        } else {
+            // Another resolution of the same picture (a render): the same zoom in screen pixels
+            // and the same place in the middle, not the old zoom in the new picture's pixels.
+            const double sx = double(image.width()) / old.width();
+            const double sy = double(image.height()) / old.height();
+            const QTransform t = transform();
+            setTransform(QTransform::fromScale(t.m11() / sx, t.m22() / sx));
+            centerOn(centre.x() * sx, centre.y() * sy);
+            emit viewChanged();
+        }
     }
     viewport()->update();
 }
@@ -44,9 +59,14 @@ void ImageView::setPlaceholder(const QString& text)
 
 void ImageView::fit()
 {
+    fitQuietly();
+    emit viewChanged();
+}
+
+void ImageView::fitQuietly()
+{
     m_fitted = true;
     if (!m_image.isNull()) fitInView(m_item, Qt::KeepAspectRatio);
-    emit viewChanged();
 }
 
 void ImageView::linkTo(ImageView* other)
@@ -57,15 +77,21 @@ void ImageView::linkTo(ImageView* other)
 
 void ImageView::followTransform(const ImageView* other)
 {
-    if (m_syncing || other->m_image.isNull() || m_image.isNull()) return;
+    // other->m_syncing: other is following this view, and its own change echoes back.
+    if (m_syncing || other->m_syncing || other->m_image.isNull() || m_image.isNull()) return;
     m_syncing = true;
-    // Same zoom relative to each picture's size, so different resolutions line up.
-    const double ratio = static_cast<double>(other->m_image.width()) / m_image.width();
-    QTransform t = other->transform();
-    setTransform(QTransform::fromScale(t.m11() * ratio, t.m22() * ratio));
+    // Whether it fits is decided before the transform changes: a zoom in shows the scroll bars,
+    // and the resize that follows would fit a view still marked fitted back again.
     m_fitted = other->m_fitted;
-    const QPointF centre = other->mapToScene(other->viewport()->rect().center()) / ratio;
-    centerOn(centre);
+    if (m_fitted) {
+        fitQuietly();
+    } else {
+        // Same zoom relative to each picture's size, so different resolutions line up.
+        const double ratio = static_cast<double>(other->m_image.width()) / m_image.width();
+        const QTransform t = other->transform();
+        setTransform(QTransform::fromScale(t.m11() * ratio, t.m22() * ratio));
+        centerOn(other->mapToScene(other->viewport()->rect().center()) / ratio);
+    }
     m_syncing = false;
 }
 

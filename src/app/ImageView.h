@@ -38,10 +38,13 @@ protected:
 
 private:
     void followTransform(const ImageView* other);
+    // fit() without telling the linked view (it is following, or fits itself).
+    void fitQuietly();
     void zoomBy(double factor);
 
     QGraphicsPixmapItem* m_item;
     QImage m_image;
+    QSize m_sceneSize; // the picture the scene, zoom and scroll position are for (kept while none)
     QString m_placeholder;
     bool m_fitted = true;
     bool m_syncing = false;

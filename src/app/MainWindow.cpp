@@ -97,6 +97,9 @@ MainWindow::MainWindow(QWidget* parent)
             [this] { m_exporter->start(ModelExporter::Format::PyTorch); });
     connect(m_ui->actionExportOnnx, &QAction::triggered, this,
             [this] { m_exporter->start(ModelExporter::Format::Onnx); });
+    // Offered only when the export would take the model (the reason on the action otherwise).
+    m_exporter->offer(m_ui->actionExportPyTorch, ModelExporter::Format::PyTorch);
+    m_exporter->offer(m_ui->actionExportOnnx, ModelExporter::Format::Onnx);
     connect(m_ui->actionExportReconstruction, &QAction::triggered, this,
             [this] { m_ui->outputPanel->imagePage()->exportPng(); });
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);

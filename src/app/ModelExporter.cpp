@@ -1,11 +1,13 @@
 #include "ModelExporter.h"
 
 #include "Dialogs.h"
+#include "LayerSpec.h"
 #include "ModelExport.h"
 #include "Session.h"
 #include "StudioSettings.h"
 #include "TaskType.h"
 
+#include <QAction>
 #include <QDir>
 #include <QFileInfo>
 #include <QMainWindow>
@@ -28,9 +30,53 @@ ModelExporter::ModelExporter(QMainWindow* window, Session* session, std::functio
             [this](const QString& error) { Dialogs::warning(m_window, "Export Model", error); });
 }
 
+QString ModelExporter::refusal(Format format) const
+{
+    if (!m_session->hasModel()) return "There is no model to export yet: open data or a model.";
+    const io::ExportFormat to =
+        format == Format::Onnx ? io::ExportFormat::Onnx : io::ExportFormat::PyTorch;
+    const QString name = format == Format::Onnx ? "ONNX" : "PyTorch";
+    QString why;
+    try {
+        // The layers alone, as parseLayerSpec makes them: no memory for weights.
+        why = io::exportRefusal(parseLayerSpec(m_session->specToSave().toStdString(),
+                                               m_session->outputWidth(), m_session->vocab()),
+                                to);
+    } catch (const std::exception& e) {
+        why = QString::fromUtf8(e.what());
+    }
+    // The file the export reads; a save first rewrites it, keeping an opened model's task.
+    if (why.isEmpty() && format == Format::PyTorch && !m_session->modelPath().isEmpty())
+        why = tasks::savedTaskProblem(m_session->modelPath());
+    return why.isEmpty() ? why : QString("Cannot export this model to %1: %2").arg(name, why);
+}
+
+void ModelExporter::offer(QAction* action, Format format)
+{
+    const QString tip = action->toolTip();
+    const auto update = [this, action, format, tip] { updateAction(action, format, tip); };
+    for (auto signal : {&Session::modelChanged, &Session::datasetOpened, &Session::specChanged,
+                        &Session::historyReset})
+        connect(m_session, signal, action, update);
+    connect(m_session, &Session::modelSaved, action, update);
+    connect(m_session, &Session::modifiedChanged, action, update);
+    connect(m_session, &Session::runStateChanged, action, update);
+    update();
+}
+
+void ModelExporter::updateAction(QAction* action, Format format, const QString& tip)
+{
+    // Without a model the Export Model menu is disabled as a whole: nothing to explain.
+    const QString why = m_session->hasModel() ? refusal(format) : QString();
+    action->setEnabled(m_session->hasModel() && why.isEmpty());
+    action->setToolTip(why.isEmpty() ? tip : why);
+    action->setStatusTip(why);
+}
+
 void ModelExporter::start(Format format)
 {
     if (m_busy || !m_session->hasModel()) return;
+    if (const QString why = refusal(format); !why.isEmpty()) return emit failed(why);
     const QString model = m_session->modelPath();
     if (!model.isEmpty() && !m_session->isModified()) return exportSaved(format, model);
     // The export reads the file: what trained since (or a model never saved) is saved first.

@@ -2,7 +2,8 @@
 // model.safetensors) or an ONNX graph (io/ModelExport.h does the work). The export reads the
 // model file, so a model with training no file holds is saved first (the user is asked); the
 // export itself runs off the GUI thread, and its outcome goes to the status bar (exported) or a
-// warning naming what is wrong (failed).
+// warning naming what is wrong (failed). An export that would refuse the model is not offered:
+// its action is disabled before any dialog, its tool tip and status tip saying why.
 #pragma once
 
 #include <QObject>
@@ -10,6 +11,7 @@
 
 #include <functional>
 
+class QAction;
 class QMainWindow;
 
 namespace il::app {
@@ -23,8 +25,17 @@ public:
     // save: saves the model as File > Save Model does (false: cancelled or failed at once).
     ModelExporter(QMainWindow* window, Session* session, std::function<bool()> save);
 
-    // Asks where (and to save first, when needed), then exports.
+    // Asks where (and to save first, when needed), then exports. A refused model (refusal) is
+    // refused before any dialog.
     void start(Format format);
+    // Why exporting the model now to `format` would be refused, one line; "" when it would not.
+    // The export's own checks, asked before it runs: io::exportRefusal on the stack the save
+    // writes (Session::specToSave, built without weights), and for PyTorch
+    // tasks::savedTaskProblem on the model's file.
+    QString refusal(Format format) const;
+    // Keeps `action` enabled only while refusal(format) is "" (and there is a model), the
+    // reason in its tool tip and status tip, updated as the model, its stack or its file change.
+    void offer(QAction* action, Format format);
     bool busy() const { return m_busy; }
 
 signals:
@@ -34,6 +45,7 @@ signals:
 
 private:
     void exportSaved(Format format, const QString& model);
+    void updateAction(QAction* action, Format format, const QString& tip);
 
     QMainWindow* m_window;
     Session* m_session;

@@ -100,6 +100,13 @@ public:
     bool hasModel() const { return m_hasNetwork || m_task; }
 
     QString spec() const { return m_spec; }
+    // The stack a save writes now (saveModel): the worker's network as it trained, even after an
+    // edit, or during a run; otherwise the current stack, which the save builds first.
+    QString specToSave() const
+    {
+        const bool built = m_hasNetwork && (m_trainedSteps > 0 || m_runState != RunState::Idle);
+        return built ? m_builtSpec : m_spec;
+    }
     // The Model panel's stack; error: why it cannot be built ("" when it can).
     void setSpec(const QString& spec, const QString& error = {});
     // The next Start builds a new network (the stack, seed or data changed); it replaces a

@@ -43,9 +43,13 @@ bool exportFormatFromName(const QString& name, ExportFormat* format)
 
 QString exportRefusal(const Network& network, ExportFormat format)
 {
+    return exportRefusal(network.layers(), format);
+}
+
+QString exportRefusal(const std::vector<std::unique_ptr<Layer>>& layers, ExportFormat format)
+{
     const QString name =
         format == ExportFormat::Onnx ? QStringLiteral("ONNX") : QStringLiteral("PyTorch");
-    const auto& layers = network.layers();
     for (size_t i = 0; i < layers.size(); ++i) {
         const QString type = QString::fromStdString(layers[i]->kind());
         if (!kPyTorchLayers.contains(type))
@@ -55,7 +59,7 @@ QString exportRefusal(const Network& network, ExportFormat format)
     }
     if (layers.empty()) return QStringLiteral("the model lists no layers");
 #ifdef IRONLEARN_HAVE_ONNX
-    if (format == ExportFormat::Onnx) return onnxRefusal(network);
+    if (format == ExportFormat::Onnx) return onnxRefusal(layers);
 #else
     if (format == ExportFormat::Onnx)
         return QStringLiteral("this build has no ONNX export (libonnx-dev was missing when it "
@@ -187,9 +191,10 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
 }
 
 #ifndef IRONLEARN_HAVE_ONNX
-QString onnxRefusal(const Network& network)
+QString onnxRefusal(const std::vector<std::unique_ptr<Layer>>&)
 {
-    return exportRefusal(network, ExportFormat::Onnx);
+    return QStringLiteral("this build has no ONNX export (libonnx-dev was missing when it was "
+                          "built)");
 }
 
 IoResult exportOnnx(const QString& modelPath, const QString&, QString*)

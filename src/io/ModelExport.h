@@ -11,9 +11,11 @@
 #include <QStringList>
 
 #include <memory>
+#include <vector>
 
 namespace il {
 class Backend;
+class Layer;
 class Network;
 } // namespace il
 
@@ -30,6 +32,10 @@ bool exportFormatFromName(const QString& name, ExportFormat* format);
 // Why the network cannot be exported to `format`, one line naming the first layer the format
 // cannot express ("layer 2, foo:3: ..."); "" when it can.
 QString exportRefusal(const Network& network, ExportFormat format);
+// The same check on a stack's layers alone (parseLayerSpec makes them without any memory for
+// weights): what the studio asks before it offers an export, so it offers only what the export
+// will take.
+QString exportRefusal(const std::vector<std::unique_ptr<Layer>>& layers, ExportFormat format);
 
 // A model opened for export, on its own one-thread CPU backend (the model is destroyed first).
 struct ExportSource {
@@ -72,7 +78,7 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
 // file shown printable (PrintableText.h).
 IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary);
 
-// Why the ONNX graph cannot express the network (the hash grid), one line; "" when it can.
-QString onnxRefusal(const Network& network);
+// Why the ONNX graph cannot express the layers (the hash grid), one line; "" when it can.
+QString onnxRefusal(const std::vector<std::unique_ptr<Layer>>& layers);
 
 } // namespace il::io

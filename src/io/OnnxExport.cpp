@@ -443,9 +443,8 @@ void build(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Net
 
 } // namespace
 
-QString onnxRefusal(const Network& network)
+QString onnxRefusal(const std::vector<std::unique_ptr<Layer>>& layers)
 {
-    const auto& layers = network.layers();
     for (size_t i = 0; i < layers.size(); ++i)
         if (layers[i]->kind() == "hashgrid")
             return QStringLiteral(

@@ -1,0 +1,267 @@
+// The image output page and what it offers, driven through the real MainWindow offscreen: the
+// original and the reconstruction zoom in from the first wheel notch or + / = in every state
+// (fitted, after a render, after another training size), and a render at another resolution
+// while zoomed shows the picture at the same place on screen; File > Export Model offers only
+// the exports that would take the current model, and says why the others would not.
+#include "ImageView.h"
+#include "ModelExporter.h"
+#include "StudioTestCase.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <cmath>
+
+using namespace il::app;
+using namespace studiotest;
+
+namespace {
+
+// The width the picture takes on screen, in pixels.
+double shownWidth(const ImageView* view)
+{
+    return view->transform().m11() * view->image().width();
+}
+
+// One notch of a mouse wheel (angle 120, 1/8 degree units) over the middle of the view.
+void wheel(ImageView* view, int notches = 1)
+{
+    QWidget* port = view->viewport();
+    const QPointF at = QRectF(port->rect()).center();
+    QWheelEvent event(at, port->mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(port, &event);
+}
+
+// The share of the viewport's pixels that are dark (all channels under 40).
+double darkShare(const QImage& shot)
+{
+    const QImage rgb = shot.convertToFormat(QImage::Format_RGB32);
+    qint64 dark = 0;
+    for (int y = 0; y < rgb.height(); ++y)
+        for (int x = 0; x < rgb.width(); ++x) {
+            const QRgb p = rgb.pixel(x, y);
+            dark += qRed(p) < 40 && qGreen(p) < 40 && qBlue(p) < 40;
+        }
+    return double(dark) / (qint64(rgb.width()) * rgb.height());
+}
+
+// Mean absolute difference of the grey levels of two shots of the same size, 0 to 255.
+double meanDifference(const QImage& a, const QImage& b)
+{
+    const QImage ga = a.convertToFormat(QImage::Format_Grayscale8);
+    const QImage gb = b.convertToFormat(QImage::Format_Grayscale8);
+    if (ga.size() != gb.size()) return 255;
+    double sum = 0;
+    for (int y = 0; y < ga.height(); ++y)
+        for (int x = 0; x < ga.width(); ++x)
+            sum += std::abs(qGray(ga.pixel(x, y)) - qGray(gb.pixel(x, y)));
+    return sum / (double(ga.width()) * ga.height());
+}
+
+} // namespace
+
+class TestStudioImages : public StudioTestCase {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings("testStudioImages"); }
+    void init() { newWindow(); }
+    void cleanup() { closeWindow(); }
+
+    void zoomInWorksFromTheFirstNotchOrKey();
+    void renderWhileZoomedKeepsThePictureInPlace();
+    void exportOffersOnlyWhatItCanTake();
+
+private:
+    ImageView* original() const { return find<ImageView>("originalImageView"); }
+    ImageView* reconstruction() const { return find<ImageView>("reconstructionImageView"); }
+    // Renders at the resolution chooser's entry `index` and waits for the picture.
+    void render(int index, QSize expected);
+    // Checks that one wheel notch and one + (and =) over `view` each zoom both views in.
+    void checkZoomsIn(ImageView* view, const char* state);
+};
+
+void TestStudioImages::render(int index, QSize expected)
+{
+    find<QComboBox>("resolutionComboBox")->setCurrentIndex(index);
+    find<QPushButton>("renderButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(reconstruction()->image().size(), expected, kTrainingWait);
+    QTRY_VERIFY(find<QPushButton>("renderButton")->isEnabled());
+}
+
+void TestStudioImages::checkZoomsIn(ImageView* view, const char* state)
+{
+    ImageView* other = view == original() ? reconstruction() : original();
+    for (int way = 0; way < 3; ++way) {
+        QTest::keyClick(view, Qt::Key_0); // fitted, as a new picture is
+        QCoreApplication::processEvents();
+        const double before = shownWidth(view), otherBefore = shownWidth(other);
+        if (way == 0)
+            wheel(view);
+        else
+            QTest::keyClick(view, way == 1 ? Qt::Key_Plus : Qt::Key_Equal);
+        QCoreApplication::processEvents();
+        const double factor = way == 0 ? std::pow(1.0015, 120) : 1.25;
+        const QString what = QString("%1, %2 over %3: %4 -> %5 px")
+                                 .arg(state,
+                                      way == 0   ? "wheel"
+                                      : way == 1 ? "+"
+                                                 : "=",
+                                      view->objectName())
+                                 .arg(before)
+                                 .arg(shownWidth(view));
+        QVERIFY2(std::abs(shownWidth(view) / before - factor) < 1e-6, qPrintable(what));
+        // The linked view zoomed with it (a view without a picture has nothing to zoom).
+        if (!other->image().isNull())
+            QVERIFY2(
+                std::abs(shownWidth(other) / otherBefore - factor) < 1e-6,
+                qPrintable(
+                    what +
+                    QString(", %1 -> %2 px beside it").arg(otherBefore).arg(shownWidth(other))));
+    }
+}
+
+// Zoom in did nothing while the views were fitted: the zoomed view's link made the other view
+// take the new zoom while it still counted as fitted, its scroll bars appeared, it fitted itself
+// again, and the zoomed view followed it back.
+void TestStudioImages::zoomInWorksFromTheFirstNotchOrKey()
+{
+    openSmallImage();
+    train(20);
+    QTRY_VERIFY(!reconstruction()->image().isNull());
+    reconstruction()->setFocus();
+    checkZoomsIn(reconstruction(), "fitted");
+    checkZoomsIn(original(), "fitted");
+    if (QTest::currentTestFailed()) return;
+
+    render(0, QSize(200, 200)); // another size than the snapshots
+    checkZoomsIn(reconstruction(), "after a render");
+    checkZoomsIn(original(), "after a render");
+    if (QTest::currentTestFailed()) return;
+
+    // Zoomed in, then a render at another resolution: zooming goes on from there.
+    wheel(reconstruction(), 2);
+    const double zoomed = shownWidth(reconstruction());
+    render(1, QSize(512, 512));
+    wheel(reconstruction());
+    QVERIFY2(shownWidth(reconstruction()) > zoomed * 1.1,
+             qPrintable(QString("%1 -> %2 px").arg(zoomed).arg(shownWidth(reconstruction()))));
+
+    // Another training size: the pictures are replaced, and zoom in works on the new ones.
+    setTrainingSize(48);
+    train(10);
+    QTRY_COMPARE(reconstruction()->image().size(), QSize(48, 48));
+    checkZoomsIn(reconstruction(), "after another training size");
+    checkZoomsIn(original(), "after another training size");
+}
+
+// A render at another resolution while zoomed kept the view's zoom in scene pixels, so a
+// 2048 px picture was shown magnified by the render's ratio, its top-left corner filling the
+// view. The picture stays where it was on screen, at the size it had.
+void TestStudioImages::renderWhileZoomedKeepsThePictureInPlace()
+{
+    openSmallImage();
+    train(40);
+    QTRY_VERIFY(!reconstruction()->image().isNull());
+    ImageView* view = reconstruction();
+    const double fitted = shownWidth(view);
+    wheel(view, -1); // (out first: zooming in from fitted did nothing before)
+    wheel(view, 4);
+    QCoreApplication::processEvents();
+    const double width = shownWidth(view);
+    QVERIFY2(width > fitted * 1.5, qPrintable(QString("%1 -> %2 px").arg(fitted).arg(width)));
+    const QImage before = view->viewport()->grab().toImage();
+    const QImage originalBefore = original()->viewport()->grab().toImage();
+    const double darkBefore = darkShare(before);
+
+    render(3, QSize(2048, 2048));
+    QCoreApplication::processEvents();
+    QVERIFY2(
+        std::abs(shownWidth(view) / width - 1) < 0.01,
+        qPrintable(QString("shown %1 px wide before, %2 after").arg(width).arg(shownWidth(view))));
+    const QImage after = view->viewport()->grab().toImage();
+    const double dark = darkShare(after);
+    QVERIFY2(dark < darkBefore + 0.15,
+             qPrintable(QString("dark share %1 before, %2 after").arg(darkBefore).arg(dark)));
+    // The same part of the picture (a sharper render of it): close to the shot before.
+    const double moved = meanDifference(before, after);
+    QVERIFY2(moved < 25, qPrintable(QString("mean grey difference %1").arg(moved)));
+    // The original beside it did not move either.
+    QVERIFY(meanDifference(originalBefore, original()->viewport()->grab().toImage()) < 5);
+
+    // Zoom out and in again around the render, then back to the training size's snapshots.
+    wheel(view, -1);
+    wheel(view, 1);
+    QVERIFY(std::abs(shownWidth(view) / width - 1) < 0.01);
+}
+
+// ONNX was offered for the default image model (the hash grid) and refused only after the save
+// question and the file dialog. Now the action is disabled from the start, the export's own
+// reason on it, and follows the stack the save would write.
+void TestStudioImages::exportOffersOnlyWhatItCanTake()
+{
+    auto* onnx = find<QAction>("actionExportOnnx");
+    auto* pytorch = find<QAction>("actionExportPyTorch");
+    const QString onnxTip = onnx->toolTip();
+    openSample("camera");
+    setTrainingSize(32);
+    QVERIFY(session()->spec().startsWith("hashgrid"));
+    QVERIFY(!onnx->isEnabled());
+    QVERIFY2(onnx->toolTip().contains("ONNX") && onnx->toolTip().contains("hash grid"),
+             qPrintable(onnx->toolTip()));
+    QCOMPARE(onnx->statusTip(), onnx->toolTip());
+    QVERIFY(pytorch->isEnabled());
+    QVERIFY(pytorch->statusTip().isEmpty());
+    // The reason is the export's own (one check, asked before any dialog).
+    auto* exporter = m_window->findChild<ModelExporter*>();
+    QVERIFY(exporter);
+    QCOMPARE(exporter->refusal(ModelExporter::Format::Onnx), onnx->toolTip());
+    const QString lastStart = il::app::Dialogs::lastSaveStart();
+    QSignalSpy failed(exporter, &ModelExporter::failed);
+    onnx->trigger(); // disabled: nothing happens
+    QCOMPARE(failed.count(), 0);
+    // Another way in: refused at once with the reason, before the save question or a file dialog.
+    il::app::Dialogs::setNextAnswer(QMessageBox::Ok); // the warning
+    exporter->start(ModelExporter::Format::Onnx);
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(failed.first().first().toString(), onnx->toolTip());
+    QCOMPARE(il::app::Dialogs::lastSaveStart(), lastStart);
+
+    // A stack ONNX can express: offered, with the action's own tool tip again.
+    auto* spec = find<QLineEdit>("specLineEdit");
+    spec->setText(kSmallImageSpec);
+    emit spec->returnPressed();
+    QTRY_VERIFY(onnx->isEnabled());
+    QCOMPARE(onnx->toolTip(), onnxTip);
+    QVERIFY(onnx->statusTip().isEmpty());
+
+    // Trained as a hash grid, then edited: the save writes the trained network, so ONNX waits
+    // until the next Start builds the edited stack.
+    spec->setText("hashgrid:2:2:8:4,dense:16,relu,dense");
+    emit spec->returnPressed();
+    QTRY_VERIFY(!onnx->isEnabled());
+    train(3);
+    spec->setText(kSmallImageSpec);
+    emit spec->returnPressed();
+    QCOMPARE(session()->spec(), kSmallImageSpec);
+    QVERIFY(!onnx->isEnabled());
+    il::app::Dialogs::setNextAnswer(QMessageBox::Discard); // the trained hash grid goes
+    train(3);
+    QVERIFY(onnx->isEnabled());
+
+    // A table: both offered.
+    il::app::Dialogs::setNextAnswer(QMessageBox::Discard);
+    openSample("iris");
+    QVERIFY(onnx->isEnabled());
+    QVERIFY(pytorch->isEnabled());
+}
+
+QTEST_MAIN(TestStudioImages)
+#include "TestStudioImages.moc"
