@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLocale>
+#include <QPushButton>
 #include <QTimer>
 
 namespace il::app {
@@ -23,6 +24,39 @@ enum Page { EmptyPage, TablePage, ImagePage, NamesPage };
 QString plural(qint64 n, const QString& word)
 {
     return tasks::countOf(n, word, QLocale());
+}
+
+// The missing-value policies the studio offers, in the order of its buttons and combo box.
+const QStringList kMissingPolicies = {"drop", "ignore", "mean"};
+
+// A choice for a table's missing cells, with the rows it affects ("" when it does not apply:
+// no feature column to ignore, no number to fill).
+QString missingChoiceText(const tasks::MissingValues& m, const QString& policy)
+{
+    const QLocale locale;
+    if (policy == "drop")
+        return QString("Drop rows with missing values: drops %1 of %2")
+            .arg(locale.toString(m.incompleteRows), plural(m.rows, "row"));
+    if (policy == "ignore") {
+        if (m.features.isEmpty()) return {};
+        QStringList names;
+        for (const QString& f : m.features)
+            names << "“" + f + "”";
+        const QString kept =
+            m.targetRows == 0
+                ? QString("keeps all %1").arg(plural(m.rows, "row"))
+                : QString("drops %1 without a target").arg(plural(m.targetRows, "row"));
+        return QString("%1 %2: %3")
+            .arg(m.features.size() == 1 ? "Ignore this column" : "Ignore these columns",
+                 names.join(", "), kept);
+    }
+    if (m.filledRows == 0) return {};
+    QString text = QString("Fill with the column mean (train rows only): fills %1")
+                       .arg(plural(m.filledRows, "row"));
+    if (m.unfillableRows > 0)
+        text += QString(", drops %1 with a missing target or text")
+                    .arg(plural(m.unfillableRows, "row"));
+    return text;
 }
 
 } // namespace
@@ -50,6 +84,17 @@ DatasetPanel::DatasetPanel(QWidget* parent)
 
     connect(m_ui->openButton, &QPushButton::clicked, this, &DatasetPanel::openRequested);
     connect(m_ui->errorCloseButton, &QToolButton::clicked, this, &DatasetPanel::clearError);
+    const std::pair<QPushButton*, QString> choices[] = {{m_ui->missingDropButton, "drop"},
+                                                        {m_ui->missingIgnoreButton, "ignore"},
+                                                        {m_ui->missingMeanButton, "mean"}};
+    for (const auto& [button, policy] : choices)
+        connect(button, &QPushButton::clicked, this, [this, policy] {
+            if (m_session && !m_session->failedMissingPath().isEmpty())
+                emit missingChoiceMade(m_session->failedMissingPath(), policy);
+        });
+    connect(m_ui->missingComboBox, &QComboBox::activated, this, [this] {
+        QTimer::singleShot(0, this, &DatasetPanel::missingEdited); // after the combo's signal
+    });
     connect(m_ui->trainingSizeSpinBox, &QSpinBox::editingFinished, this,
             &DatasetPanel::optionsEdited);
     connect(m_ui->grayscaleCheckBox, &QCheckBox::toggled, this, &DatasetPanel::optionsEdited);
@@ -66,8 +111,10 @@ void DatasetPanel::setSession(Session* session)
         clearError();
         refresh();
     });
-    connect(session, &Session::datasetFailed, this,
-            [this](const QString& error) { showError(error); });
+    connect(session, &Session::datasetFailed, this, [this](const QString& error) {
+        showError(error);
+        showMissingChoices();
+    });
     // A model that opened (with its data or without) answers an earlier failure to open.
     connect(session, &Session::modelOpened, this, &DatasetPanel::clearError);
     connect(session, &Session::modelChanged, this, [this] {
@@ -87,11 +134,57 @@ void DatasetPanel::showError(const QString& message, const QString& title)
 {
     m_ui->errorLabel->setText("<b>" + title.toHtmlEscaped() + "</b> " + message.toHtmlEscaped());
     m_ui->errorLabel->setToolTip(message);
+    m_ui->missingChoiceWidget->hide();
     m_ui->errorFrame->show();
+}
+
+void DatasetPanel::showMissingChoices()
+{
+    if (!m_session || m_session->failedMissingPath().isEmpty()) return;
+    const tasks::MissingValues& m = m_session->failedMissingValues();
+    QPushButton* const buttons[] = {m_ui->missingDropButton, m_ui->missingIgnoreButton,
+                                    m_ui->missingMeanButton};
+    for (int i = 0; i < 3; ++i) {
+        QPushButton* button = buttons[i];
+        const QString text = missingChoiceText(m, kMissingPolicies[i]);
+        button->setText(text);
+        button->setVisible(!text.isEmpty());
+    }
+    m_ui->errorLabel->setText(m_ui->errorLabel->text() +
+                              "<br>Open it anyway, choosing what to do with the empty cells "
+                              "(you can change this later in the Data tab):");
+    m_ui->missingChoiceWidget->show();
+}
+
+void DatasetPanel::showMissing()
+{
+    const tasks::MissingValues& m = m_session->missingValues();
+    const bool shown = m.any();
+    m_ui->missingLabel->setVisible(shown);
+    m_ui->missingComboBox->setVisible(shown);
+    if (!shown) return;
+    auto* combo = m_ui->missingComboBox;
+    combo->clear();
+    for (const QString& policy : kMissingPolicies) {
+        const QString text = missingChoiceText(m, policy);
+        if (!text.isEmpty()) combo->addItem(text, policy);
+    }
+    combo->setCurrentIndex(combo->findData(m_session->taskOptions().missing));
+}
+
+void DatasetPanel::missingEdited()
+{
+    if (!m_session || m_updating) return;
+    tasks::TaskOptions options = m_session->taskOptions();
+    const QString policy = m_ui->missingComboBox->currentData().toString();
+    if (policy.isEmpty() || policy == options.missing) return;
+    options.missing = policy;
+    if (!m_session->setTaskOptions(options)) refresh(); // put the choice back as it was
 }
 
 void DatasetPanel::clearError()
 {
+    m_ui->missingChoiceWidget->hide();
     m_ui->errorFrame->hide();
     m_ui->errorLabel->clear();
 }
@@ -186,6 +279,7 @@ void DatasetPanel::showTable()
     m_preview->setTable(table, static_cast<int>(tasks::kTablePreviewRows));
     m_preview->setRoles(roles);
     m_ui->previewTableView->resizeColumnsToContents();
+    showMissing();
 
     QString task = schema.isClassification()
                        ? QString("<b>Classification</b> into %1: %2")
@@ -290,6 +384,7 @@ void DatasetPanel::updateEnabled()
                                  : QString("The model has trained on the data as it is read now. "
                                            "Reset weights to change this.");
     for (QWidget* w : {static_cast<QWidget*>(m_ui->columnsTableWidget),
+                       static_cast<QWidget*>(m_ui->missingComboBox),
                        static_cast<QWidget*>(m_ui->trainingSizeSpinBox),
                        static_cast<QWidget*>(m_ui->grayscaleCheckBox),
                        static_cast<QWidget*>(m_ui->contextSpinBox),

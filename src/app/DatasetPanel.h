@@ -1,7 +1,10 @@
 // The Data panel: what was opened and how it will be read. A table shows its first rows and a
 // role per column (feature, target, ignore) with the task they imply; an image shows the
 // picture with its size and training size; names show the list, the count, the vocabulary and
-// the longest name. Loader errors (file and line) appear inline, above the previous data.
+// the longest name. Loader errors (file and line) appear inline, above the previous data; a
+// table that fails for its missing cells offers there what to do with them (drop the rows,
+// ignore the columns, fill with the mean), each with the rows it affects, and the table page
+// keeps the choice changeable.
 #pragma once
 
 #include <QWidget>
@@ -29,6 +32,9 @@ public:
 
 signals:
     void openRequested();
+    // A choice on the error bar of a table that failed for its missing cells: open path with
+    // this policy (tasks::TaskOptions::missing).
+    void missingChoiceMade(const QString& path, const QString& missing);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -38,6 +44,11 @@ private:
     void showTable();
     void showImage();
     void showNames();
+    // The Data tab's choice for the open table's missing cells (hidden when it has none).
+    void showMissing();
+    void missingEdited();
+    // The error bar's choices for a table that failed for its missing cells.
+    void showMissingChoices();
     void updateEnabled();
     void rolesEdited();
     void optionsEdited();

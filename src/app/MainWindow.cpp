@@ -153,6 +153,8 @@ void MainWindow::connectSession()
     connect(m_session, &Session::specChanged, this, &MainWindow::clearStackFailure);
     // A new model (new data, a model opened, fresh weights) has no run that ended yet.
     connect(m_session, &Session::modelChanged, this, &MainWindow::clearRunMessage);
+    // Start waits while the layer text cannot be read.
+    connect(m_ui->modelPanel, &ModelPanel::textErrorChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::historyReset, this, &MainWindow::clearRunMessage);
     connect(m_session, &Session::configChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::datasetOpened, this, [this] {
@@ -192,22 +194,34 @@ void MainWindow::connectSession()
 bool MainWindow::openFile(const QString& path)
 {
     // While training nothing opens, so there is nothing to ask: the session says why.
-    if (m_session->runState() != Session::RunState::Idle) return openFileNow(path);
-    const auto answer =
-        m_guard->ask("Opening " + displayName(path), [this, path] { openFileNow(path); });
-    if (answer != UnsavedModelGuard::Answer::Proceed)
+    if (m_session->runState() != Session::RunState::Idle) return openFileNow(given, missing);
+    // Read and check the file before asking to replace anything: a file that will not open
+    // says why and leaves the trained model alone.
+    const QString sample = io::resolveSampleReference(given);
+    const QString path = sample.isEmpty() ? given : sample;
+    if (isModelFile(path)) {
+        if (!m_session->checkModel(path)) return false; // modelFailed shows why
+    } else if (!m_session->checkDataset(path, missing)) {
+        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+        return false;
+    }
+    const auto answer = m_guard->ask("Opening " + displayName(path),
+                                     [this, path, missing] { openFileNow(path, missing); });
+    if (answer != UnsavedModelGuard::Answer::Proceed) {
+        if (answer == UnsavedModelGuard::Answer::Cancelled) m_session->forgetCheckedDataset();
         return answer == UnsavedModelGuard::Answer::AfterSave;
-    return openFileNow(path);
+    }
+    return openFileNow(path, missing);
 }
 
-bool MainWindow::openFileNow(const QString& given)
+bool MainWindow::openFileNow(const QString& given, const QString& missing)
 {
     // A sample named the way earlier versions stored it (":/samples/iris.csv", in recent files)
     // opens from where the samples are now; an unknown one stays as given, to say so.
     const QString sample = io::resolveSampleReference(given);
     const QString path = sample.isEmpty() ? given : sample;
     if (isModelFile(path)) return m_session->openModel(path); // answered by modelOpened/Failed
-    const bool ok = m_session->openDataset(path);
+    const bool ok = m_session->openDataset(path, missing);
     if (!ok && m_session->runState() == Session::RunState::Idle) // a file error, on the Data tab
         m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
     if (ok && !path.startsWith(":/") && !io::isSamplePath(path))
@@ -388,6 +402,12 @@ void MainWindow::start()
     if (m_session->runState() != Session::RunState::Idle) return;
     if (m_session->needsNewModel())
         m_guard->run("Starting a new model", [this] { m_session->start(); });
+    // What runs is what the layer text says: typed text not yet taken is taken now, and text
+    // that cannot be read stops here (every way to start comes through here).
+    if (!m_ui->modelPanel->applyText()) {
+        m_ui->setupTabWidget->setCurrentWidget(m_ui->modelPanel);
+        return;
+    }
     else
         m_session->start();
 }

@@ -35,10 +35,12 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a data file or a model (.safetensors), as the command line and drops do, after
-    // asking to save unsaved training. Errors are shown inline in the Data panel; returns false
-    // then, or when the question was cancelled (true when the file opens after a save).
-    bool openFile(const QString& path);
+    // Opens a data file or a model (.safetensors), as the command line and drops do. The file
+    // is read and checked first; only one that will open asks to save unsaved training. Errors
+    // are shown inline in the Data panel; returns false then, or when the question was
+    // cancelled (true when the file opens after a save). missing: how a table treats missing
+    // cells (tasks::TaskOptions::missing; empty: the error bar offers the choices).
+    bool openFile(const QString& path, const QString& missing = {});
     bool saveModel();
     bool saveModelAs();
     Session* session() const { return m_session; }
@@ -56,7 +58,7 @@ protected:
 private:
     // The window's answers to the session's signals (run state, files, saving, messages).
     void connectSession();
-    bool openFileNow(const QString& path);
+    bool openFileNow(const QString& path, const QString& missing = {});
     void openDatasetDialog();
     // Start or Continue; a Start that replaces unsaved training asks first.
     void start();

@@ -7,10 +7,13 @@
 #include "LayerStack.h"
 #include "ModelFile.h"
 #include "StudioSettings.h"
+#include "TabularTask.h"
 
 #include <QFile>
 #include <QFileInfo>
 #include <QLocale>
+
+#include <algorithm>
 
 namespace il::app {
 
@@ -83,45 +86,116 @@ QSize Session::imageTrainingSize() const
 
 // ---- data -----------------------------------------------------------------------------------
 
-bool Session::openDataset(const QString& path)
+Session::CheckedData Session::readDataset(const QString& path, const QString& missing)
+{
+    CheckedData c;
+    c.path = path;
+    c.missing = missing;
+    if (!readBytes(path, c.bytes, &c.error)) return c;
+    c.options.seed = m_config.seed;
+    c.options.trainingSize = kDefaultImageTrainingSize;
+    c.options.reader = tasks::MessageReader::Studio;
+    if (!missing.isEmpty()) c.options.missing = missing;
+    const QString name = QFileInfo(path).fileName();
+    // A model opened without its data: this file may be that data.
+    if (m_hasNetwork && !m_task && !m_modelTaskJson.isEmpty()) {
+        QString error;
+        auto task = std::shared_ptr<tasks::Task>(
+            tasks::openTaskForModel(name, c.bytes, m_modelTaskJson, false, c.options, &error));
+        if (task && task->data().inputWidth == m_inputWidth &&
+            task->data().outputWidth == m_outputWidth) {
+            c.task = std::move(task);
+            c.attach = true;
+            return c;
+        }
+    }
+    c.task = tasks::openTask(name, c.bytes, c.options, &c.error);
+    return c;
+}
+
+void Session::reportDatasetFailure(const CheckedData& c)
+{
+    // A table that fails for its missing cells: what each choice would do, for the error bar.
+    m_failedMissingPath.clear();
+    m_failedMissing = {};
+    tasks::MissingValues missing;
+    if (c.options.missing == "fail" && !c.bytes.isEmpty() &&
+        tasks::tabularTaskType().supportsFile(c.path) &&
+        tasks::findMissingValues(QFileInfo(c.path).fileName(), c.bytes, c.options, missing,
+                                 nullptr) &&
+        missing.any()) {
+        m_failedMissingPath = c.path;
+        m_failedMissing = missing;
+    }
+    emit datasetFailed(c.error);
+}
+
+bool Session::checkDataset(const QString& path, const QString& missing)
+{
+    m_checked.reset();
+    if (m_runState != RunState::Idle) {
+        emit message("Stop training before opening other data.");
+        return false;
+    }
+    CheckedData c = readDataset(path, missing);
+    if (!c.task) {
+        reportDatasetFailure(c);
+        return false;
+    }
+    m_checked = std::move(c);
+    return true;
+}
+
+bool Session::openDataset(const QString& path, const QString& missing)
 {
     if (m_runState != RunState::Idle) {
         // A refusal, not a broken file: said in the status bar, gone by itself.
         emit message("Stop training before opening other data.");
         return false;
     }
-    QByteArray bytes;
-    QString error;
-    if (!readBytes(path, bytes, &error)) {
-        emit datasetFailed(error);
+    CheckedData c = m_checked && m_checked->path == path && m_checked->missing == missing
+                        ? std::move(*m_checked)
+                        : readDataset(path, missing);
+    m_checked.reset();
+    if (!c.task) {
+        reportDatasetFailure(c);
         return false;
     }
-    tasks::TaskOptions options;
-    options.seed = m_config.seed;
-    options.trainingSize = kDefaultImageTrainingSize;
-    // A model opened without its data: this file may be that data.
-    if (m_hasNetwork && !m_task && !m_modelTaskJson.isEmpty()) {
-        auto task = std::shared_ptr<tasks::Task>(tasks::openTaskForModel(
-            QFileInfo(path).fileName(), bytes, m_modelTaskJson, false, options, &error));
-        if (task && task->data().inputWidth == m_inputWidth &&
-            task->data().outputWidth == m_outputWidth) {
-            m_task = task;
-            m_dataPath = path;
-            m_dataBytes = bytes;
-            m_options = options;
-            task->describeOptions(m_options);
-            m_worker->post(
-                [task, path](ModelState& m) {
-                    if (m.attach(task, nullptr)) m.dataPath = path;
-                },
-                false);
-            emit datasetOpened();
-            emit message("Attached " + QFileInfo(path).fileName() + " to the model.");
-            return true;
-        }
+    m_failedMissingPath.clear();
+    if (c.attach) {
+        m_task = c.task;
+        m_dataPath = path;
+        m_dataBytes = c.bytes;
+        m_options = c.options;
+        c.task->describeOptions(m_options);
+        updateMissingValues();
+        m_worker->post(
+            [task = c.task, path](ModelState& m) {
+                if (m.attach(task, nullptr)) m.dataPath = path;
+            },
+            false);
+        emit datasetOpened();
+        emit message("Attached " + QFileInfo(path).fileName() + " to the model.");
+        return true;
     }
-    if (!openTask(path, bytes, options)) return false;
+    m_dataPath = path;
+    m_dataBytes = c.bytes;
+    m_options = c.options;
+    adoptTask(std::move(c.task));
     return true;
+}
+
+void Session::updateMissingValues()
+{
+    m_missing = {};
+    const auto* table = dynamic_cast<const tasks::TabularTask*>(m_task.get());
+    if (!table) return;
+    const auto& columns = table->head().columns;
+    if (std::none_of(columns.begin(), columns.end(),
+                     [](const io::CsvColumn& c) { return c.missingCount > 0; }))
+        return;
+    tasks::findMissingValues(QFileInfo(m_dataPath).fileName(), m_dataBytes, m_options, m_missing,
+                             nullptr);
 }
 
 bool Session::setTaskOptions(const tasks::TaskOptions& options)
@@ -169,6 +243,7 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
     ++m_generation;
     ++m_weightsGeneration;
     m_task = std::move(task);
+    updateMissingValues();
     const tasks::TaskData& d = m_task->data();
     m_inputWidth = d.inputWidth;
     m_outputWidth = d.outputWidth;
@@ -241,6 +316,7 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
         if (dataPath.isEmpty() || !QFile::exists(dataPath)) dataPath = rememberedData;
     }
     out.options.seed = info.config.seed;
+    out.options.reader = tasks::MessageReader::Studio;
     if (!dataPath.isEmpty() && (haveBytes || readBytes(dataPath, out.dataBytes, &dataError))) {
         std::shared_ptr<tasks::Task> task(tasks::openTaskForModel(QFileInfo(dataPath).fileName(),
                                                                   out.dataBytes, info.task, false,
@@ -256,6 +332,15 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
 }
 
 } // namespace
+
+bool Session::checkModel(const QString& path)
+{
+    io::ModelInfo info;
+    QString error;
+    if (io::readModelInfo(path, info, &error)) return true;
+    emit modelFailed(error);
+    return false;
+}
 
 bool Session::openModel(const QString& path)
 {
@@ -298,6 +383,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_dataBytes = opened.dataBytes;
     m_options = opened.options;
     if (m_task) m_task->describeOptions(m_options); // the options it trained with
+    updateMissingValues();
     m_modelTaskJson = info.task;
     m_modelType = tasks::taskTypeOf(info.task);
     m_inputWidth = st->network->inputWidth();

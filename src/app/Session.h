@@ -62,8 +62,21 @@ public:
     // ---- data -------------------------------------------------------------------------------
     // Reads a data file (or a bundled sample, ":/samples/...") and opens it as a task with the
     // default options (images at kDefaultImageTrainingSize). On failure the previous data stays
-    // and datasetFailed says why.
-    bool openDataset(const QString& path);
+    // and datasetFailed says why. missing: how a table treats missing cells
+    // (tasks::TaskOptions::missing); empty: it fails, and failedMissingValues() offers choices.
+    bool openDataset(const QString& path, const QString& missing = {});
+    // Reads and checks a data file as openDataset would, replacing nothing: false, with
+    // datasetFailed, when it will not open. The window asks about unsaved training only after
+    // this; the next openDataset of the same path and missing adopts what was checked.
+    bool checkDataset(const QString& path, const QString& missing = {});
+    void forgetCheckedDataset() { m_checked.reset(); }
+    // The missing cells of the open table, and what each choice (the Data tab's) does with them;
+    // !any() when none (or not a table).
+    const tasks::MissingValues& missingValues() const { return m_missing; }
+    // The table that last failed to open for its missing cells (empty: none since), and its
+    // counts: the error bar offers the choices.
+    QString failedMissingPath() const { return m_failedMissingPath; }
+    const tasks::MissingValues& failedMissingValues() const { return m_failedMissing; }
     // Reopens the data with other options (target, ignored columns, image size...).
     bool setTaskOptions(const tasks::TaskOptions& options);
     const tasks::TaskOptions& taskOptions() const { return m_options; }
@@ -88,6 +101,9 @@ public:
     // modelFailed follows. False, with modelFailed, when it cannot start (while training).
     bool openModel(const QString& path);
     // Saves through the worker (between two steps while training); modelSaved or saveFailed
+    // Reads the model file's header (what it is, how it trained) and checks it, replacing
+    // nothing: false, with modelFailed, when it is not a model this studio opens.
+    bool checkModel(const QString& path);
     // follows. False, with saveFailed, when there is nothing to save. A trained model is saved
     // as it trained, even when the stack has been edited since (the edit waits for Start); an
     // untrained one is built from the current stack first.
@@ -261,6 +277,9 @@ private:
     TrainerConfig m_config;
     // The worker's network, when it matches the data: built from this spec and seed.
     bool m_hasNetwork = false;
+    // The verdict waits for the evaluation that follows a run's end: asked for, then made.
+    void awaitVerdict(const TrainingOutcome& outcome);
+    void makeVerdict(int evaluation, const Evaluation& ev);
     QString m_builtSpec;
     uint64_t m_builtSeed = 0;
     bool m_modified = false;
@@ -291,3 +310,9 @@ private:
 Q_DECLARE_METATYPE(il::app::Session::RunState)
 Q_DECLARE_METATYPE(il::app::Evaluation)
 Q_DECLARE_METATYPE(il::tasks::BoundaryGrid)
+    // The verdict: made from the outcome of the run and the evaluation numbered
+    // m_verdictEvaluation (each evaluate() takes the next number), for weights generation
+    // m_verdictWeights.
+    tasks::RunVerdict m_verdict;
+    std::optional<TrainingOutcome> m_verdictOutcome;
+    int m_evaluations = 0, m_verdictEvaluation = -1, m_verdictWeights = -1;

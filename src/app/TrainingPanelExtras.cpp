@@ -32,7 +32,7 @@ TrainingPanelExtras::TrainingPanelExtras(QFormLayout* form, QWidget* deviceRowWi
     m_threads->setRange(0, std::max(cores, 64));
     m_threads->setSpecialValueText(QString("all cores (%1)").arg(cores));
     m_threads->setToolTip(
-        "How many threads the CPU trains with (the CLI's --threads). All cores is fastest on a "
+        "How many threads the CPU trains with. All cores is fastest on a "
         "quiet machine; fewer leave cores for other work. The weights a run ends with do not "
         "depend on it. Takes effect when the next run starts.");
     form->insertRow(rowOf(form, deviceRowWidget) + 1, "CPU threads:", m_threads);
@@ -46,8 +46,7 @@ TrainingPanelExtras::TrainingPanelExtras(QFormLayout* form, QWidget* deviceRowWi
     m_stepEvery->setRange(1, 100000000);
     m_stepEvery->setPrefix("every ");
     m_stepEvery->setSuffix(" steps");
-    m_stepEvery->setToolTip("Step decay: the learning rate drops every this many steps "
-                            "(the CLI's --step-every).");
+    m_stepEvery->setToolTip("Step decay: the learning rate drops every this many steps.");
     m_gamma = new QDoubleSpinBox(m_stepRow);
     m_gamma->setObjectName("gammaSpinBox");
     m_gamma->setRange(0.01, 1);
@@ -55,7 +54,7 @@ TrainingPanelExtras::TrainingPanelExtras(QFormLayout* form, QWidget* deviceRowWi
     m_gamma->setSingleStep(0.05);
     m_gamma->setPrefix("× ");
     m_gamma->setToolTip("Step decay: the factor γ the learning rate is multiplied by at each "
-                        "drop (the CLI's --gamma): 0.5 halves it.");
+                        "drop: 0.5 halves it.");
     row->addWidget(m_stepEvery, 1);
     row->addWidget(m_gamma, 1);
     form->insertRow(rowOf(form, scheduleWidget) + 1, "Step decay:", m_stepRow);

@@ -162,7 +162,10 @@ int runPredict(const QStringList& args)
                                     "columns; the target columns may be absent.");
     p.addOptions({
         {"out", "Write the predictions here as CSV (default: standard output).", "FILE"},
-        {"missing", "fail on rows with missing feature values, or drop them (default fail).",
+        {"missing",
+         "fail on rows with missing feature values, drop them, or fill them with the training "
+         "means a model trained with --missing mean keeps (default: mean for such a model, "
+         "otherwise fail).",
          "HOW"},
         {"threads", "CPU threads (default: all cores).", "N"},
         {"backend", "cpu or cuda (default cpu).", "NAME"},
@@ -176,9 +179,10 @@ int runPredict(const QStringList& args)
     const QString modelPath = p.positionalArguments()[0];
     setCommandSubject(modelPath);
     const QString given = p.positionalArguments()[1];
-    const QString missing = p.isSet("missing") ? p.value("missing") : "fail";
-    if (missing != "fail" && missing != "drop")
-        throw UsageError("--missing must be fail or drop, not \"" + missing.toStdString() + "\"");
+    const QString asked = p.isSet("missing") ? p.value("missing") : QString();
+    if (!asked.isEmpty() && asked != "fail" && asked != "drop" && asked != "mean")
+        throw UsageError("--missing must be fail, drop or mean, not \"" + asked.toStdString() +
+                         "\"");
     const QString outPath = p.value("out");
     const QString dataPath = resolveDataPath(given);
     checkOutputPaths({{"--out", outPath, {modelPath, dataPath}}});
@@ -198,6 +202,9 @@ int runPredict(const QStringList& args)
     if (!tasks::TabularSchema::fromJson(model->info.task, schema, &error))
         throw DataError((modelPath + ": " + error).toStdString());
 
+    const QString missing = !asked.isEmpty()           ? asked
+                            : schema.missing == "mean" ? QString("mean")
+                                                       : QString("fail");
     io::CsvTable table;
     tasks::TabularSplit rows;
     QStringList notes;

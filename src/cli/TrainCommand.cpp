@@ -160,7 +160,11 @@ void addTrainingOptions(QCommandLineParser& p)
         {"ignore", "Tables: columns to leave out, comma-separated.", "COLUMNS"},
         {"normalise", "Tables: zscore or minmax, fitted on the training rows (default zscore).",
          "HOW"},
-        {"missing", "Tables: fail on missing values, or drop their rows (default fail).", "HOW"},
+        {"missing",
+         "Tables: fail on missing values (default), drop their rows, ignore the feature "
+         "columns that have them, or fill numeric features with the training rows' mean "
+         "(fail, drop, ignore, mean).",
+         "HOW"},
         {"test-split",
          "Tables and names: fraction held out for testing, reported apart (default 0).", "F"},
         {"split",

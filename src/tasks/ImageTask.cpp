@@ -434,11 +434,12 @@ std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes
             const double f = static_cast<double>(options.trainingSize) / longest;
             size = QSize(std::max(1, static_cast<int>(std::lround(image.width() * f))),
                          std::max(1, static_cast<int>(std::lround(image.height() * f))));
-            notes << QString("downscaled from %1x%2 to %3x%4 for training (--image-size %5)")
+            notes << QString("downscaled from %1x%2 to %3x%4 for training (%5 %6)")
                          .arg(image.width())
                          .arg(image.height())
                          .arg(size.width())
                          .arg(size.height())
+                         .arg(forReader(options.reader, "--image-size", "training size"))
                          .arg(options.trainingSize);
         }
     }

@@ -655,7 +655,8 @@ QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& ne
     return lines;
 }
 
-QString classImbalanceNote(const TabularSchema& s, const std::vector<float>& y, int64_t rows)
+QString classImbalanceNote(const TabularSchema& s, const std::vector<float>& y, int64_t rows,
+                           MessageReader reader)
 {
     if (!s.isClassification() || rows <= 0) return {};
     const auto k = static_cast<size_t>(s.classes.size());
@@ -682,9 +683,11 @@ QString classImbalanceNote(const TabularSchema& s, const std::vector<float>& y, 
                     .arg(countOf(others, "other class"))
                     .arg(100 * threshold, 0, 'f', 1);
     note += QString(": always answering '%1' scores %2% accuracy; look at balanced accuracy, or "
-                    "weight the classes (--class-weight balanced)")
+                    "weight the classes %3")
                 .arg(s.classes[static_cast<qsizetype>(majority)])
-                .arg(100 * static_cast<double>(count[majority]) / n, 0, 'f', 1);
+                .arg(100 * static_cast<double>(count[majority]) / n, 0, 'f', 1)
+                .arg(forReader(reader, "(--class-weight balanced)",
+                               "(Balance the classes, in the Training tab)"));
     return note;
 }
 

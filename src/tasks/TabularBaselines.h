@@ -80,7 +80,9 @@ QStringList describeTabularBaselines(const QJsonObject& baselines, const QJsonOb
                                      const QString& where, bool compact);
 
 // "class 'spam' is 7.4% of the training rows: always answering 'ham' scores 92.6% ..." when a
-// class is rare in y (class ids or 0/1), empty otherwise.
-QString classImbalanceNote(const TabularSchema& schema, const std::vector<float>& y, int64_t rows);
+// class is rare in y (class ids or 0/1), empty otherwise. The way to weigh the classes is
+// named for the reader.
+QString classImbalanceNote(const TabularSchema& schema, const std::vector<float>& y, int64_t rows,
+                           MessageReader reader = MessageReader::Cli);
 
 } // namespace il::tasks

@@ -2,6 +2,7 @@
 // column roles and kind of problem.
 #include "TabularColumns.h"
 
+#include "Counting.h"
 #include "PrintableText.h"
 
 #include <QRegularExpression>
@@ -115,29 +116,63 @@ static QString rowList(const CsvTable& t, const std::vector<int64_t>& rows, int6
     return total > static_cast<int64_t>(rows.size()) ? s + ", ..." : s;
 }
 
-// Rows with a missing cell in a used column: fail naming them, or leave them out.
-bool keepRows(const CsvTable& t, const std::vector<int>& used, const QString& policy,
-              std::vector<int64_t>& kept, QStringList* notes, QString* error)
+static bool contains(const std::vector<int>& cols, int c)
 {
-    std::vector<int> withMissing;
+    return std::find(cols.begin(), cols.end(), c) != cols.end();
+}
+
+// The used columns that have missing cells, each once.
+static std::vector<int> withMissing(const CsvTable& t, const std::vector<int>& used)
+{
+    std::vector<int> out;
     for (int c : used)
-        if (t.columns[static_cast<size_t>(c)].missingCount > 0 &&
-            std::find(withMissing.begin(), withMissing.end(), c) == withMissing.end())
-            withMissing.push_back(c);
+        if (t.columns[static_cast<size_t>(c)].missingCount > 0 && !contains(out, c))
+            out.push_back(c);
+    return out;
+}
+
+// "("b" 2, "y" 1; lines 3, 5, 6)": the columns' missing counts and the first rows.
+static QString missingDetail(const CsvTable& t, const std::vector<int>& cols,
+                             const std::vector<int64_t>& firstRows, int64_t total)
+{
+    QStringList perColumn;
+    for (int c : cols)
+        perColumn << quoted(t.columns[static_cast<size_t>(c)].name) + " " +
+                         QString::number(t.columns[static_cast<size_t>(c)].missingCount);
+    return "(" + shortList(perColumn, 5) + "; " + rowList(t, firstRows, total) + ")";
+}
+
+bool keepRows(const CsvTable& t, const std::vector<int>& used, const std::vector<int>& fillable,
+              const QString& policy, MessageReader reader, std::vector<int64_t>& kept,
+              QStringList* notes, QString* error)
+{
+    const std::vector<int> missingCols = withMissing(t, used);
+    const bool fill = policy == "mean";
     kept.clear();
     kept.reserve(static_cast<size_t>(t.rows));
-    std::vector<int64_t> firstRows;
-    int64_t dropped = 0, firstRow = -1;
+    std::vector<int64_t> firstRows, firstFilled;
+    int64_t dropped = 0, filled = 0, firstRow = -1;
     int firstCol = -1;
+    std::vector<int> droppedCols, filledCols; // the columns that made rows go or filled them
     for (int64_t r = 0; r < t.rows; ++r) {
         int missingCol = -1;
-        for (int c : withMissing)
+        bool fillableOnly = true;
+        for (int c : missingCols)
             if (t.columns[static_cast<size_t>(c)].isMissing(r)) {
-                missingCol = c;
-                break;
+                if (missingCol < 0) missingCol = c;
+                if (!contains(fillable, c)) fillableOnly = false;
             }
         if (missingCol < 0) {
             kept.push_back(r);
+            continue;
+        }
+        if (fill && fillableOnly) {
+            kept.push_back(r);
+            if (firstFilled.size() < 5) firstFilled.push_back(r);
+            ++filled;
+            for (int c : missingCols)
+                if (t.columns[static_cast<size_t>(c)].isMissing(r) && !contains(filledCols, c))
+                    filledCols.push_back(c);
             continue;
         }
         if (firstRow < 0) {
@@ -145,23 +180,53 @@ bool keepRows(const CsvTable& t, const std::vector<int>& used, const QString& po
             firstCol = missingCol;
         }
         if (firstRows.size() < 5) firstRows.push_back(r);
+        for (int c : missingCols)
+            if (t.columns[static_cast<size_t>(c)].isMissing(r) &&
+                (!fill || !contains(fillable, c)) && !contains(droppedCols, c))
+                droppedCols.push_back(c);
         ++dropped;
     }
+    if (filled > 0 && notes)
+        notes->append("filled the missing values of " + countOf(filled, "row") +
+                      " with the mean of the training rows " +
+                      missingDetail(t, filledCols, firstFilled, filled));
     if (dropped == 0) return true;
-    QStringList perColumn;
-    for (int c : withMissing)
-        perColumn << quoted(t.columns[static_cast<size_t>(c)].name) + " " +
-                         QString::number(t.columns[static_cast<size_t>(c)].missingCount);
-    const QString detail =
-        "(" + shortList(perColumn, 5) + "; " + rowList(t, firstRows, dropped) + ")";
-    const QString rows = QString::number(dropped) + (dropped == 1 ? " row" : " rows");
-    if (policy != "drop")
+    std::sort(droppedCols.begin(), droppedCols.end());
+    const QString detail = missingDetail(t, droppedCols, firstRows, dropped);
+    const QString rows = countOf(dropped, "row");
+    if (policy == "fail")
         return fail(error, t.cellWhere(firstRow, firstCol) + ": missing value; " + rows +
                                (dropped == 1 ? " has" : " have") + " missing values " + detail +
-                               "; --missing drop leaves such rows out");
+                               forReader(reader, "; --missing drop leaves such rows out", ""));
     if (kept.empty()) return fail(error, t.path + ": every row has a missing value " + detail);
     if (notes) notes->append("dropped " + rows + " with missing values " + detail);
     return true;
+}
+
+void countMissing(const CsvTable& t, const std::vector<int>& features,
+                  const std::vector<int>& fillable, const std::vector<int>& targets,
+                  MissingValues& out)
+{
+    out = MissingValues{};
+    out.rows = t.rows;
+    std::vector<int> used = features;
+    used.insert(used.end(), targets.begin(), targets.end());
+    const std::vector<int> missingCols = withMissing(t, used);
+    for (int c : missingCols)
+        if (contains(features, c)) out.features << t.columns[static_cast<size_t>(c)].name;
+    for (int64_t r = 0; r < t.rows; ++r) {
+        bool any = false, target = false, unfillable = false;
+        for (int c : missingCols) {
+            if (!t.columns[static_cast<size_t>(c)].isMissing(r)) continue;
+            any = true;
+            target = target || contains(targets, c);
+            unfillable = unfillable || !contains(fillable, c);
+        }
+        out.incompleteRows += any;
+        out.targetRows += target;
+        out.filledRows += any && !unfillable;
+        out.unfillableRows += unfillable;
+    }
 }
 
 // Resolves "name", "3" or "2-5" (1-based) to column indices.
@@ -200,10 +265,13 @@ static QStringList splitList(const QStringList& items)
 
 // The columns of a new model, its kind, classes and one-hot categories.
 bool chooseRoles(const CsvTable& t, const TabularOptions& opt, TabularSchema& s, Plan& p,
-                 QString* error)
+                 QStringList* notes, QString* error)
 {
     std::vector<int> ignored, targets, features;
-    if (!resolveColumns(t, splitList(opt.ignore), "--ignore: ", ignored, error)) return false;
+    QStringList leftOut; // policy "ignore": features with missing cells
+    const QString ignoreName = forReader(opt.reader, "--ignore: ", "ignored columns: ");
+    const QString featuresName = forReader(opt.reader, "--features: ", "feature columns: ");
+    if (!resolveColumns(t, splitList(opt.ignore), ignoreName, ignored, error)) return false;
     auto isIgnored = [&](int c) {
         return std::find(ignored.begin(), ignored.end(), c) != ignored.end();
     };
@@ -218,15 +286,14 @@ bool chooseRoles(const CsvTable& t, const TabularOptions& opt, TabularSchema& s,
     }
     for (int c : targets)
         if (isIgnored(c))
-            return fail(error, t.path + ": --ignore: " + quoted(t.columns[size_t(c)].name) +
+            return fail(error, t.path + ": " + ignoreName + quoted(t.columns[size_t(c)].name) +
                                    " is the target");
     auto isTarget = [&](int c) {
         return std::find(targets.begin(), targets.end(), c) != targets.end();
     };
     std::vector<int> wanted;
     if (!opt.features.isEmpty()) {
-        if (!resolveColumns(t, splitList(opt.features), "--features: ", wanted, error))
-            return false;
+        if (!resolveColumns(t, splitList(opt.features), featuresName, wanted, error)) return false;
     } else {
         for (int c = 0; c < t.columnCount(); ++c)
             wanted.push_back(c);
@@ -234,15 +301,28 @@ bool chooseRoles(const CsvTable& t, const TabularOptions& opt, TabularSchema& s,
     for (int c : wanted) {
         if (isTarget(c)) {
             if (!opt.features.isEmpty())
-                return fail(error, t.path + ": --features: " + quoted(t.columns[size_t(c)].name) +
-                                       " is the target");
+                return fail(error, t.path + ": " + featuresName +
+                                       quoted(t.columns[size_t(c)].name) + " is the target");
             continue;
         }
-        if (!isIgnored(c) && std::find(features.begin(), features.end(), c) == features.end())
-            features.push_back(c);
+        if (isIgnored(c) || std::find(features.begin(), features.end(), c) != features.end())
+            continue;
+        // Policy "ignore": a feature with missing cells is left out.
+        if (opt.missing == "ignore" && t.columns[static_cast<size_t>(c)].missingCount > 0) {
+            leftOut << quoted(t.columns[static_cast<size_t>(c)].name) + " " +
+                           QString::number(t.columns[static_cast<size_t>(c)].missingCount);
+            continue;
+        }
+        features.push_back(c);
     }
     if (features.empty())
-        return fail(error, t.path + ": no feature columns are left (the others are ignored)");
+        return fail(error, t.path + ": no feature columns are left (the others are ignored" +
+                               (leftOut.isEmpty()
+                                    ? QString(")")
+                                    : " or have missing values: " + leftOut.join(", ") + ")"));
+    if (!leftOut.isEmpty() && notes)
+        notes->append("left out " + countOf(leftOut.size(), "column") + " with missing values (" +
+                      shortList(leftOut, 5) + ")");
 
     for (int c : features) {
         const CsvColumn& col = t.columns[static_cast<size_t>(c)];
@@ -260,8 +340,9 @@ bool chooseRoles(const CsvTable& t, const TabularOptions& opt, TabularSchema& s,
                                                 : QString::number(col.categories.size())) +
                             " distinct values (such as " + quoted(col.firstText.text) + " at " +
                             rowName(t, col.firstText.row) + "); a text feature can have at most " +
-                            QString::number(kMaxOneHot) +
-                            " (one-hot encoded); leave it out with --ignore " + quoted(col.name));
+                            QString::number(kMaxOneHot) + " (one-hot encoded); " +
+                            forReader(opt.reader, "leave it out with --ignore " + quoted(col.name),
+                                      "leave the column out of the file to open it"));
         if (!checkUtf8(t, c, error)) return false;
         s.featureCategories.back() << QString("?"); // marks one-hot; categories come later
     }

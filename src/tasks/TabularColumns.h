@@ -72,6 +72,14 @@ struct Plan {
         u.insert(u.end(), targetCols.begin(), targetCols.end());
         return u;
     }
+    // The numeric features (of schema s): what policy "mean" fills.
+    std::vector<int> fillableCols(const TabularSchema& s) const
+    {
+        std::vector<int> f;
+        for (size_t i = 0; i < featureCols.size(); ++i)
+            if (s.featureCategories[i].isEmpty()) f.push_back(featureCols[i]);
+        return f;
+    }
 };
 
 bool fail(QString* error, const QString& why);
@@ -87,14 +95,22 @@ enum class Targets { Required, IfPresent, Ignore };
 bool bindColumns(const CsvTable& t, const TabularSchema& s, Targets targets, Plan& p,
                  QString* error);
 
-// The rows without a missing cell in a used column; the others fail the load (naming their
-// lines) or are dropped (policy "drop", with a note).
-bool keepRows(const CsvTable& t, const std::vector<int>& used, const QString& policy,
-              std::vector<int64_t>& kept, QStringList* notes, QString* error);
+// The rows to use: those without a missing cell in a used column, and under policy "mean" also
+// those whose missing cells are all in fillable columns (noted as filled). The others fail
+// the load (policy "fail", naming their lines, with a hint for the reader) or are dropped
+// (every other policy, with a note).
+bool keepRows(const CsvTable& t, const std::vector<int>& used, const std::vector<int>& fillable,
+              const QString& policy, MessageReader reader, std::vector<int64_t>& kept,
+              QStringList* notes, QString* error);
+// Counts what each policy would do with the missing cells of the used columns.
+void countMissing(const CsvTable& t, const std::vector<int>& features,
+                  const std::vector<int>& fillable, const std::vector<int>& targets,
+                  MissingValues& out);
 
 // A new model: its features and targets (checked), then its kind and classes.
+// Policy "ignore" leaves out the features with missing cells (noted).
 bool chooseRoles(const CsvTable& t, const TabularOptions& opt, TabularSchema& s, Plan& p,
-                 QString* error);
+                 QStringList* notes, QString* error);
 bool chooseKind(const CsvTable& t, const TabularOptions& opt, const Plan& p,
                 const std::vector<int64_t>& kept, TabularSchema& s, QString* error);
 // Sorted distinct texts of a text column over some rows (one-hot categories, classes).

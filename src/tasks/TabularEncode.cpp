@@ -13,15 +13,45 @@ using namespace tabular;
 
 namespace {
 
+// Feature f's number in row r: a missing cell stands for the schema's fill value (policy "mean").
+float featureNumber(const CsvColumn& col, int64_t r, const TabularSchema& s, size_t f)
+{
+    if (!s.missingFill.empty() && col.isMissing(r)) return s.missingFill[f];
+    return col.numbers[static_cast<size_t>(r)];
+}
+
+// Policy "mean": each numeric feature's mean over the training rows that have it (0 when none
+// has), so validation and test rows stay unseen; one-hot features get 0 (unused).
+std::vector<float> fitMissingFill(const CsvTable& t, const Plan& p, const TabularSchema& s,
+                                  const std::vector<int64_t>& train)
+{
+    std::vector<float> fill(p.featureCols.size(), 0.f);
+    for (size_t f = 0; f < p.featureCols.size(); ++f) {
+        if (!s.featureCategories[f].isEmpty()) continue;
+        const CsvColumn& col = t.columns[static_cast<size_t>(p.featureCols[f])];
+        double sum = 0;
+        int64_t n = 0;
+        for (int64_t r : train)
+            if (!col.isMissing(r)) {
+                sum += col.numbers[static_cast<size_t>(r)];
+                ++n;
+            }
+        fill[f] = n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.f;
+    }
+    return fill;
+}
+
 // Offsets and scales from the training rows only, so validation and test rows stay unseen.
 void fitNormalisation(const CsvTable& t, const Plan& p, const std::vector<int64_t>& train,
                       TabularSchema& s)
 {
     const bool minmax = s.normalisation == "minmax";
-    auto fit = [&](const CsvColumn& col, float& offset, float& scale) {
+    // feature: the feature's index (its missing cells are filled), or -1 for a target.
+    auto fit = [&](const CsvColumn& col, int feature, float& offset, float& scale) {
         double sum = 0, sumSq = 0, lo = INFINITY, hi = -INFINITY;
         for (int64_t r : train) {
-            const double v = col.numbers[static_cast<size_t>(r)];
+            const double v = feature >= 0 ? featureNumber(col, r, s, static_cast<size_t>(feature))
+                                          : col.numbers[static_cast<size_t>(r)];
             sum += v;
             sumSq += v * v;
             lo = std::min(lo, v);
@@ -48,7 +78,7 @@ void fitNormalisation(const CsvTable& t, const Plan& p, const std::vector<int64_
             continue;
         }
         float offset = 0, scale = 1;
-        fit(t.columns[static_cast<size_t>(p.featureCols[i])], offset, scale);
+        fit(t.columns[static_cast<size_t>(p.featureCols[i])], static_cast<int>(i), offset, scale);
         s.inputOffset.push_back(offset);
         s.inputScale.push_back(scale);
     }
@@ -57,7 +87,7 @@ void fitNormalisation(const CsvTable& t, const Plan& p, const std::vector<int64_
     if (s.kind != TabularKind::Regression) return;
     for (int c : p.targetCols) {
         float offset = 0, scale = 1;
-        fit(t.columns[static_cast<size_t>(c)], offset, scale);
+        fit(t.columns[static_cast<size_t>(c)], -1, offset, scale);
         s.targetOffset.push_back(offset);
         s.targetScale.push_back(scale);
     }
@@ -86,7 +116,7 @@ bool encodeRows(const CsvTable& t, const TabularSchema& s, const Plan& p,
             const CsvColumn& col = t.columns[static_cast<size_t>(p.featureCols[f])];
             const QStringList& cats = s.featureCategories[f];
             if (cats.isEmpty()) {
-                x[k] = (col.numbers[static_cast<size_t>(r)] - s.inputOffset[k]) / s.inputScale[k];
+                x[k] = (featureNumber(col, r, s, f) - s.inputOffset[k]) / s.inputScale[k];
                 ++k;
                 continue;
             }
@@ -156,15 +186,17 @@ bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset
         s.testSplit = opt.testSplit;
         s.splitSeed = opt.seed;
         if (!bindColumns(t, s, Targets::Required, p, error) ||
-            !keepRows(t, p.usedCols(), s.missing, kept, &out.notes, error))
+            !keepRows(t, p.usedCols(), p.fillableCols(s), s.missing, opt.reader, kept, &out.notes,
+                      error))
             return false;
     } else {
         QString norm = opt.normalisation.toLower().remove('-');
         if (!checkChoice(opt.kind, {"auto", "regression", "classification"}, "--kind", error) ||
             !checkChoice(norm, {"zscore", "minmax"}, "--normalise", error) ||
-            !checkChoice(opt.missing, {"fail", "drop"}, "--missing", error) ||
-            !chooseRoles(t, opt, s, p, error) ||
-            !keepRows(t, p.usedCols(), opt.missing, kept, &out.notes, error))
+            !checkChoice(opt.missing, {"fail", "drop", "ignore", "mean"}, "--missing", error) ||
+            !chooseRoles(t, opt, s, p, &out.notes, error) ||
+            !keepRows(t, p.usedCols(), p.fillableCols(s), opt.missing, opt.reader, kept, &out.notes,
+                      error))
             return false;
         for (size_t f = 0; f < p.featureCols.size(); ++f)
             if (!s.featureCategories[f].isEmpty())
@@ -213,21 +245,37 @@ bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset
     std::sort(valIdx.begin(), valIdx.end());
     std::sort(testIdx.begin(), testIdx.end());
     s.valSplit = valSplit;
-    if (!opt.fixedSchema) fitNormalisation(t, p, trainIdx, s);
+    if (!opt.fixedSchema) {
+        if (s.missing == "mean") s.missingFill = fitMissingFill(t, p, s, trainIdx);
+        fitNormalisation(t, p, trainIdx, s);
+    }
     return encodeRows(t, s, p, trainIdx, out.train, error) &&
            encodeRows(t, s, p, valIdx, out.val, error) &&
            encodeRows(t, s, p, testIdx, out.test, error);
 }
 
 bool encodeTabular(const CsvTable& t, const TabularSchema& s, const QString& missing,
-                   bool withTargets, TabularSplit& out, QStringList* notes, QString* error)
+                   bool withTargets, TabularSplit& out, QStringList* notes, QString* error,
+                   MessageReader reader)
 {
     Plan p;
     std::vector<int64_t> kept;
-    return checkChoice(missing, {"fail", "drop"}, "--missing", error) &&
-           bindColumns(t, s, withTargets ? Targets::IfPresent : Targets::Ignore, p, error) &&
-           keepRows(t, p.usedCols(), missing, kept, notes, error) &&
-           encodeRows(t, s, p, kept, out, error);
+    if (missing == "mean" && s.missingFill.empty())
+        return fail(error, "the model has no mean values to fill missing cells with (it was "
+                           "not trained with missing values filled)");
+    // Without policy "mean" nothing is filled, whatever the schema holds.
+    TabularSchema filled;
+    const TabularSchema* schema = &s;
+    if (missing != "mean" && !s.missingFill.empty()) {
+        filled = s;
+        filled.missingFill.clear();
+        schema = &filled;
+    }
+    return checkChoice(missing, {"fail", "drop", "mean"}, "--missing", error) &&
+           bindColumns(t, *schema, withTargets ? Targets::IfPresent : Targets::Ignore, p, error) &&
+           keepRows(t, p.usedCols(), p.fillableCols(*schema), missing, reader, kept, notes,
+                    error) &&
+           encodeRows(t, *schema, p, kept, out, error);
 }
 
 } // namespace il::tasks

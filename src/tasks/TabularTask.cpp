@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QJsonArray>
 
+#include <algorithm>
 #include <cmath>
 
 namespace il::tasks {
@@ -137,6 +138,7 @@ QJsonObject TabularSchema::toJson() const
     o["test_split"] = testSplit;
     o["split_seed"] = QString::number(splitSeed);
     o["missing"] = missing;
+    if (!missingFill.empty()) o["missing_fill"] = toArray(missingFill);
     return o;
 }
 
@@ -180,6 +182,7 @@ bool TabularSchema::fromJson(const QJsonObject& saved, TabularSchema& s, QString
     s.testSplit = o["test_split"].toDouble(0);
     s.splitSeed = o["split_seed"].toString("1").toULongLong();
     s.missing = o["missing"].toString("fail");
+    s.missingFill = fromArray(o["missing_fill"].toArray());
     if (!kSplitRange.contains(s.valSplit) || !kSplitRange.contains(s.testSplit) ||
         s.valSplit + s.testSplit >= 1)
         return fail(QString("val_split %1 and test_split %2 must each be %3, together below 1")
@@ -203,6 +206,13 @@ bool TabularSchema::fromJson(const QJsonObject& saved, TabularSchema& s, QString
         return fail("class list is incomplete");
     if (s.normalisation != "zscore" && s.normalisation != "minmax")
         return fail("unknown normalisation " + io::quoted(s.normalisation, 40));
+    if (!QStringList{"fail", "drop", "ignore", "mean"}.contains(s.missing))
+        return fail("unknown missing-value policy " + io::quoted(s.missing, 40));
+    if (s.missing == "mean" && (s.missingFill.size() != static_cast<size_t>(s.features.size()) ||
+                                !std::all_of(s.missingFill.begin(), s.missingFill.end(),
+                                             [](float v) { return std::isfinite(v); })))
+        return fail("missing_fill does not hold a value for each of the " +
+                    QString::number(s.features.size()) + " features");
     return true;
 }
 

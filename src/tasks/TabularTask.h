@@ -7,8 +7,10 @@
 // encoded (their categories are kept in the model); other text features are refused.
 // Kind: a text target, or one with a few distinct whole numbers, makes a classification task;
 // anything else is regression. Missing cells (empty, NA, N/A, NaN, null) fail the load with
-// their lines, or drop their rows. Normalisation (z-score or min-max) is fitted on the
-// training split only and saved in the model; predictions and metrics are in the file's units.
+// their lines, drop their rows, leave out the features that have them, or are filled with the
+// training rows' mean (numeric features; kept in the model). Normalisation (z-score or min-max) is
+// fitted on the training split only and saved in the model; predictions and metrics are in the
+// file's units.
 #pragma once
 
 #include "Backend.h"
@@ -47,10 +49,11 @@ struct TabularOptions {
     QStringList ignore;    // columns to leave out
     QString kind = "auto"; // auto | regression | classification
     QString normalisation = "zscore"; // zscore | minmax
-    QString missing = "fail";         // fail | drop
+    QString missing = "fail";         // fail | drop | ignore | mean (TaskOptions::missing)
     double valSplit = -1;             // fraction for validation; < 0: 0.2, or 0 below 20 rows
     double testSplit = 0; // fraction held out for testing (JSON files with x_test have theirs)
     uint64_t seed = 1;
+    MessageReader reader = MessageReader::Cli;
     // Resuming: keep this schema (roles, kind, classes, categories, normalisation) instead of
     // fitting a new one; only the split is recomputed (same seed and fractions, same rows).
     const struct TabularSchema* fixedSchema = nullptr;
@@ -75,6 +78,9 @@ struct TabularSchema {
     double valSplit = 0, testSplit = 0;
     uint64_t splitSeed = 1;
     QString missing = "fail";
+    // Policy "mean": per feature, the value a missing cell stands for (a numeric feature's mean
+    // over the training rows that have it; 0 for one-hot features). Empty otherwise.
+    std::vector<float> missingFill;
 
     int64_t inputWidth() const;
     QStringList inputNames() const; // "bmi", "colour=red", ...
@@ -118,10 +124,27 @@ bool prepareTabular(const io::CsvTable& table, const TabularOptions& options, Ta
                     QString* error);
 // Encodes every row of another table with a saved schema (evaluate, predict); columns are
 // found by name. withTargets: use the target columns when the file has them (evaluate);
-// otherwise ignore them, even half empty (predict). missing: "fail" or "drop" (dropped rows
-// are left out of out.source and named in notes).
+// otherwise ignore them, even half empty (predict). missing: "fail", "drop" (dropped rows
+// are left out of out.source and named in notes) or "mean" (the schema's missingFill).
 bool encodeTabular(const io::CsvTable& table, const TabularSchema& schema, const QString& missing,
-                   bool withTargets, TabularSplit& out, QStringList* notes, QString* error);
+                   bool withTargets, TabularSplit& out, QStringList* notes, QString* error,
+                   MessageReader reader = MessageReader::Cli);
+
+// The missing cells of a table as a new model would read it (the roles of options), and what
+// each policy (TaskOptions::missing) would do with them: for a front end that lets its user
+// choose (the studio's Data tab).
+struct MissingValues {
+    int64_t rows = 0;           // rows of the table
+    int64_t incompleteRows = 0; // rows with a missing cell in a used column: "drop" drops them
+    QStringList features;       // features with missing cells: "ignore" leaves them out
+    int64_t targetRows = 0;     // rows with a missing target: "ignore" drops them
+    int64_t filledRows = 0;     // rows whose missing cells are numeric features: "mean" fills them
+    int64_t unfillableRows = 0; // rows with a missing target or text feature: "mean" drops them
+    bool any() const { return incompleteRows > 0; }
+};
+// false (error says why) when the file is not a table that can be read or its columns chosen.
+bool findMissingValues(const QString& pathForMessages, const QByteArray& bytes,
+                       const TaskOptions& options, MissingValues& out, QString* error);
 
 struct ClassScores {
     double precision = 0, recall = 0, f1 = 0;
@@ -185,6 +208,7 @@ public:
     void describeOptions(TaskOptions& options) const override
     {
         options.valSplit = schema().valSplit;
+        options.missing = schema().missing;
     }
     // The file as read, cut to its first kTablePreviewRows rows: every column, with the
     // whole file's counts (missing cells, distinct values).

@@ -3,6 +3,7 @@
 
 #include "Counting.h"
 #include "TabularBaselines.h"
+#include "TabularColumns.h"
 #include "TabularLosses.h"
 
 #include <QFileInfo>
@@ -526,13 +527,10 @@ const TaskType& tabularTaskType()
     return type;
 }
 
-std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& bytes,
-                                      const TaskOptions& options, const QJsonObject* savedTask,
-                                      bool forEvaluation, QString* error)
+namespace {
+
+TabularOptions tabularOptionsOf(const TaskOptions& options)
 {
-    io::CsvTable table;
-    if (!readTable(path, bytes, table, error)) return nullptr;
-    TabularSchema saved;
     TabularOptions topt;
     topt.target = options.target;
     topt.features = options.features;
@@ -561,6 +559,34 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
     if (savedTask && forEvaluation) {
         // The baselines of the model's own training rows, saved with it (the rows are not).
         if (!savedTask->contains("baselines"))
+    topt.reader = options.reader;
+    return topt;
+}
+
+} // namespace
+
+bool findMissingValues(const QString& path, const QByteArray& bytes, const TaskOptions& options,
+                       MissingValues& out, QString* error)
+{
+    io::CsvTable table;
+    if (!readTable(path, bytes, table, error)) return false;
+    TabularOptions topt = tabularOptionsOf(options);
+    topt.missing = "fail"; // every feature the roles choose, before any is left out
+    TabularSchema schema;
+    tabular::Plan plan;
+    if (!tabular::chooseRoles(table, topt, schema, plan, nullptr, error)) return false;
+    tabular::countMissing(table, plan.featureCols, plan.fillableCols(schema), plan.targetCols, out);
+    return true;
+}
+
+std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& bytes,
+                                      const TaskOptions& options, const QJsonObject* savedTask,
+                                      bool forEvaluation, QString* error)
+{
+    io::CsvTable table;
+    if (!readTable(path, bytes, table, error)) return nullptr;
+    TabularSchema saved;
+    TabularOptions topt = tabularOptionsOf(options);
             baselinesMissing = "not available: the model file has none (saved by an older "
                                "version); train it again to compare";
         else if (!TabularBaselines::fromJson((*savedTask)["baselines"].toObject(), saved,
@@ -568,9 +594,15 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
             baselinesMissing = "not available: " + baselinesMissing;
         // Every row is measured: encode the whole file with the saved schema as "validation".
         ds.schema = saved;
-        const QString missing =
-            options.missing == "drop" || saved.missing == "drop" ? "drop" : "fail";
-        if (!encodeTabular(table, saved, missing, true, ds.val, &ds.notes, error)) return nullptr;
+        // The rows the model was trained on were chosen by its policy: filled ("mean") or
+        // dropped ("drop", and "ignore" for the rows without a target).
+        const QString missing = options.missing == "drop" ? QString("drop")
+                                : saved.missing == "mean" ? QString("mean")
+                                : saved.missing == "drop" || saved.missing == "ignore"
+                                    ? QString("drop")
+                                    : QString("fail");
+        if (!encodeTabular(table, saved, missing, true, ds.val, &ds.notes, error, options.reader))
+            return nullptr;
         if (ds.val.rawTarget.empty()) {
             if (error)
                 *error = path + ": no target column \"" + saved.targets.join("\", \"") +
@@ -584,7 +616,8 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
         }
     } else if (!prepareTabular(table, topt, ds, error)) {
         return nullptr;
-    } else if (const QString rare = classImbalanceNote(ds.schema, ds.train.y, ds.train.rows);
+    } else if (const QString rare =
+                   classImbalanceNote(ds.schema, ds.train.y, ds.train.rows, options.reader);
                !rare.isEmpty()) {
         ds.notes << rare;
     }

@@ -65,6 +65,16 @@ struct TaskOptions {
     QString modelPath;
     uint64_t seed = 1;
     // The seed of the validation and test splits; < 0: seed. (Published figures name theirs.)
+// Who reads a task's messages: a message that names a setting names it the way its reader
+// changes it, the CLI by its flag ("--missing drop"), the studio by its control.
+enum class MessageReader { Cli, Studio };
+
+// The text for the reader: the CLI's wording or the studio's.
+inline QString forReader(MessageReader reader, const QString& cli, const QString& studio)
+{
+    return reader == MessageReader::Cli ? cli : studio;
+}
+
     int64_t splitSeed = -1;
     uint64_t splitSeedOr(uint64_t fallback) const
     {
@@ -75,9 +85,11 @@ struct TaskOptions {
     QString target;                   // column name or number; empty: the last column
     QString kind = "auto";            // auto | regression | classification
     QString normalisation = "zscore"; // zscore | minmax
-    QString missing = "fail";         // fail | drop
-    QStringList ignore;               // columns to leave out
-    QStringList features;             // feature columns (names, numbers, ranges); empty: all others
+    // Missing cells in the columns used: fail | drop (their rows) | ignore (leave out the
+    // features that have them) | mean (fill numeric features with the training rows' mean).
+    QString missing = "fail";
+    QStringList ignore;   // columns to leave out
+    QStringList features; // feature columns (names, numbers, ranges); empty: all others
     double testSplit = 0; // fraction held out as a test split, reported apart (tables, names)
     // images
     int trainingSize = 512; // longest side used for training
@@ -93,6 +105,7 @@ struct TaskOptions {
 inline constexpr ValueRange kSplitRange{0, 0.95, "a fraction of the rows"};
 
 class Task {
+    MessageReader reader = MessageReader::Cli; // who reads the notes and errors
 public:
     virtual ~Task() = default;
 

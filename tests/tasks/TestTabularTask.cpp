@@ -236,7 +236,43 @@ void TestTabularTask::missing()
     QVERIFY2(error.startsWith("t.csv: every row has a missing value"), qPrintable(error));
     o.missing = "skip";
     QVERIFY(!prepare(csv, o, ds, &error));
-    QVERIFY(error.contains("--missing must be fail or drop"));
+    QVERIFY2(error.contains("--missing must be fail or drop or ignore or mean"), qPrintable(error));
+
+    // The studio reads no flag in the same refusal.
+    o = {};
+    o.ignore = {"note"};
+    o.reader = MessageReader::Studio;
+    QVERIFY(!prepare(csv, o, ds, &error));
+    QVERIFY2(!error.contains("--"), qPrintable(error));
+
+    // "ignore" leaves out the features with missing cells ("b"); rows without a target go.
+    o.missing = "ignore";
+    QVERIFY2(prepare(csv, o, ds, &error), qPrintable(error));
+    QCOMPARE(ds.schema.features, QStringList{"a"});
+    QCOMPARE(ds.train.source, (std::vector<int64_t>{0, 1, 2, 3, 5}));
+    QVERIFY2(ds.notes.join('\n').contains("left out 1 column with missing values (\"b\" 2)"),
+             qPrintable(ds.notes.join('\n')));
+
+    // "mean" fills "b" with its mean over the training rows only, kept in the schema; the row
+    // without a target goes.
+    o.missing = "mean";
+    o.valSplit = 0.2;
+    QVERIFY2(prepare(csv, o, ds, &error), qPrintable(error));
+    QCOMPARE(ds.train.rows + ds.val.rows, int64_t(5));
+    QCOMPARE(ds.schema.missingFill.size(), size_t(2));
+    double sum = 0;
+    int n = 0;
+    const std::vector<float> bs = {2, NAN, 8, NAN, 14, 17};
+    for (int64_t r : ds.train.source)
+        if (!std::isnan(bs[static_cast<size_t>(r)])) {
+            sum += bs[static_cast<size_t>(r)];
+            ++n;
+        }
+    QCOMPARE(ds.schema.missingFill[1], static_cast<float>(sum / n));
+    TabularSchema back;
+    QVERIFY2(TabularSchema::fromJson(ds.schema.toJson(), back, &error), qPrintable(error));
+    QCOMPARE(back.missing, QString("mean"));
+    QCOMPARE(back.missingFill, ds.schema.missingFill);
 }
 
 void TestTabularTask::splits()
