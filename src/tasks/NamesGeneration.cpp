@@ -309,8 +309,8 @@ GenerationResult generateNames(Network& net, const NamesSchema& schema, const Ge
             return res;
         }
         if (ds.prefix.size() >= ds.maxLength) {
-            res.error = QString("the prefix \"%1\" is %2 characters; names are cut at %3 "
-                                "(--max-length), so there is nothing left to draw")
+            res.error = QString("the prefix \"%1\" is %2 characters; names are cut at %3, so "
+                                "there is nothing left to draw")
                             .arg(o.prefix)
                             .arg(ds.prefix.size())
                             .arg(ds.maxLength);
