@@ -14,7 +14,9 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
+#include <QScatterSeries>
 #include <QTimer>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include <cmath>
@@ -23,7 +25,17 @@ namespace il::app {
 
 namespace {
 
-constexpr int kRedrawMs = 50; // at most 20 redraws a second
+constexpr int kRedrawMs = 50;   // at most 20 redraws a second
+constexpr double kLabelPad = 3; // around the overfitting label's text, and above its box
+
+// The point of a curve nearest to step x; none when the curve is empty.
+QList<QPointF> nearestPoint(const QList<QPointF>& curve, double x)
+{
+    const auto at = std::min_element(curve.begin(), curve.end(), [x](QPointF a, QPointF b) {
+        return std::fabs(a.x() - x) < std::fabs(b.x() - x);
+    });
+    return at == curve.end() ? QList<QPointF>() : QList<QPointF>{*at};
+}
 
 QChart* makeChart(QChartView* view)
 {
@@ -143,6 +155,17 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     m_overfitLabelBox->setZValue(100);
     m_overfitLabelBox->setVisible(false);
     connect(m_lossChart, &QChart::plotAreaChanged, this, &ChartsPanel::placeOverfitLabel);
+    // The headroom at the top is in pixels: a taller or shorter plot redraws.
+    connect(m_lossChart, &QChart::plotAreaChanged, this, [this](const QRectF& plot) {
+        if (std::fabs(plot.height() - m_headroomPlotHeight) > 0.5) scheduleRedraw();
+    });
+    m_keptLine = new QLineSeries;
+    m_keptPoint = new QScatterSeries;
+    m_lossChart->addSeries(m_keptLine);
+    m_lossChart->addSeries(m_keptPoint);
+    for (QXYSeries* series :
+         {static_cast<QXYSeries*>(m_keptLine), static_cast<QXYSeries*>(m_keptPoint)})
+        series->attachAxis(m_lossX);
     m_lossChart->legend()->markers(m_train).value(0)->setVisible(false);
     setLogScale(m_ui->logScaleCheckBox->isChecked());
 
@@ -180,6 +203,26 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     attach(m_metricChart, m_side, m_metricX, m_sideY);
     m_sideY->setVisible(false);
     m_side->setVisible(false);
+    m_metricKeptLine = new QLineSeries;
+    m_metricKeptPoint = new QScatterSeries;
+    attach(m_metricChart, m_metricKeptLine, m_metricX, m_metricY);
+    m_metricChart->addSeries(m_metricKeptPoint);
+    m_metricKeptPoint->attachAxis(m_metricX);
+    m_metricKeptPoint->attachAxis(m_metricY);
+    for (QXYSeries* series :
+         {static_cast<QXYSeries*>(m_keptLine), static_cast<QXYSeries*>(m_keptPoint),
+          static_cast<QXYSeries*>(m_metricKeptLine), static_cast<QXYSeries*>(m_metricKeptPoint)}) {
+        series->setVisible(false);
+        // The verdict, on the mark.
+        connect(series, &QXYSeries::hovered, this, [this](const QPointF&, bool over) {
+            if (over && !m_keptToolTip.isEmpty())
+                QToolTip::showText(QCursor::pos(), m_keptToolTip);
+            else
+                QToolTip::hideText();
+        });
+    }
+    m_keptPoint->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    m_metricKeptPoint->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
     m_metricChart->legend()->hide();
     applyPalette();
 
@@ -206,6 +249,7 @@ void ChartsPanel::setSession(Session* session)
     connect(session, &Session::configChanged, this, &ChartsPanel::updatePlannedRate);
     connect(session, &Session::configChanged, this, &ChartsPanel::updateLegend);
     connect(session, &Session::trainingFinished, this, &ChartsPanel::redraw);
+    connect(session, &Session::verdictChanged, this, &ChartsPanel::redraw);
     reset();
 }
 
@@ -234,6 +278,54 @@ bool ChartsPanel::overfitLabelInsidePlot() const
 {
     const QRectF box = m_overfitLabelBox->mapRectToParent(m_overfitLabelBox->rect());
     return m_overfitLabelBox->isVisible() && m_lossChart->plotArea().contains(box);
+}
+
+QPointF ChartsPanel::lossAxisRange() const
+{
+    if (const auto* log = qobject_cast<const QLogValueAxis*>(m_lossY))
+        return {log->min(), log->max()};
+    const auto* axis = static_cast<const QValueAxis*>(m_lossY);
+    return {axis->min(), axis->max()};
+}
+
+QList<QPointF> ChartsPanel::validationPoints() const
+{
+    return m_validation->isVisible() ? m_validation->points() : QList<QPointF>();
+}
+
+bool ChartsPanel::validationHidden() const
+{
+    const QRectF plot = m_lossChart->plotArea();
+    const double r = m_validation->markerSize() / 2;
+    const QRectF label = m_overfitLabelBox->isVisible()
+                             ? m_overfitLabelBox->mapRectToParent(m_overfitLabelBox->rect())
+                             : QRectF();
+    for (const QPointF& p : validationPoints()) {
+        const QPointF at = m_lossChart->mapToPosition(p, m_validation);
+        const QRectF marker(at.x() - r, at.y() - r, 2 * r, 2 * r);
+        if (marker.top() < plot.top() - 0.5 || label.intersects(marker)) return true;
+    }
+    return false;
+}
+
+double ChartsPanel::keptMarkStep() const
+{
+    return m_keptLine->isVisible() ? m_keptLine->at(0).x() : NAN;
+}
+
+double ChartsPanel::metricKeptMarkStep() const
+{
+    return m_metricKeptLine->isVisible() ? m_metricKeptLine->at(0).x() : NAN;
+}
+
+QString ChartsPanel::keptMarkText() const
+{
+    return m_keptPoint->isVisible() ? m_keptPoint->name() : QString();
+}
+
+QString ChartsPanel::keptMarkToolTip() const
+{
+    return m_keptToolTip;
 }
 
 QStringList ChartsPanel::ghostSeriesNames() const
@@ -383,7 +475,8 @@ void ChartsPanel::redraw()
     setStepTicks(m_lossX, xMax);
     QList<QPointF> valAndGhosts = val;
     if (!m_ghosts.empty()) valAndGhosts << QPointF(0, m_ghostLo) << QPointF(0, m_ghostHi);
-    const auto [lo, hi] = rangeOf(train, valAndGhosts, log);
+    const auto [lo, valuesHi] = rangeOf(train, valAndGhosts, log);
+    const double hi = withHeadroom(lo, valuesHi, log);
     m_lossY->setRange(lo, hi);
     updateOverfitMark(lo, hi);
     if (auto* logAxis = qobject_cast<QLogValueAxis*>(m_lossY)) {
@@ -428,18 +521,68 @@ void ChartsPanel::redraw()
     m_side->replace(side);
     m_side->setVisible(showSide);
     m_sideY->setVisible(showSide);
+    updateKeptMark(val, metric, lo, hi);
     m_ui->metricChartView->setToolTip(
         showSide ? m_metricInfo.description +
                        "\n\nPurple, on the right axis: the innovation rate at each evaluation, "
                        "the share of 200 names drawn at temperature 1 (the same draws each time) "
                        "that are not in the training list. It falls as the network learns the "
                        "list by heart."
-                 : m_metricInfo.description);
+                 : m_metricInfo.description +
+                       (m_keptToolTip.isEmpty() ? QString()
+                                                : "\n\nThe dash-dotted line, " +
+                                                      m_keptPoint->name() + ": " + m_keptToolTip));
 }
 
 QList<QPointF> ChartsPanel::sideMetricPoints() const
 {
     return m_side->isVisible() ? m_side->points() : QList<QPointF>();
+}
+
+double ChartsPanel::withHeadroom(double lo, double hi, bool log)
+{
+    const double plot = m_lossChart->plotArea().height();
+    m_headroomPlotHeight = plot;
+    if (!(plot > 40) || !(hi > lo)) return hi;
+    // In pixels: half a point's marker, and the overfitting label's box when it shows (at the
+    // top of the plot, over the steps the validation loss rose in: where the curve peaks).
+    double room = m_validation->markerSize() / 2 + 1;
+    if (m_session->history().overfitting().valid() && m_validation->isVisible())
+        room += QFontMetricsF(m_overfitLabel->font()).height() + 3 * kLabelPad;
+    const double share = std::min(room / plot, 0.5);
+    return log ? lo * std::pow(hi / lo, 1 / (1 - share)) : lo + (hi - lo) / (1 - share);
+}
+
+void ChartsPanel::updateKeptMark(const QList<QPointF>& validation, const QList<QPointF>& metric,
+                                 double lo, double hi)
+{
+    const tasks::RunVerdict& verdict = m_session->verdict();
+    const bool show = verdict.restored();
+    m_keptToolTip = show ? verdict.sentence() : QString();
+    const auto x = static_cast<double>(verdict.keptStep);
+    struct Mark {
+        QChart* chart;
+        QLineSeries* line;
+        QScatterSeries* point;
+        const QList<QPointF>& curve;
+        double lo, hi;
+    };
+    for (const Mark& m : {Mark{m_lossChart, m_keptLine, m_keptPoint, validation, lo, hi},
+                          Mark{m_metricChart, m_metricKeptLine, m_metricKeptPoint, metric,
+                               m_metricY->min(), m_metricY->max()}}) {
+        m.line->setVisible(show);
+        m.point->setVisible(show);
+        if (show) {
+            m.line->replace({QPointF(x, m.lo), QPointF(x, m.hi)});
+            m.point->replace(nearestPoint(m.curve, x));
+            m.point->setName(verdict.label());
+        }
+        // Showing a series shows its legend marker again: only the point's name is wanted.
+        for (QLegendMarker* marker : m.chart->legend()->markers(m.line))
+            marker->setVisible(false);
+    }
+    // The metric chart stays without a legend (a line of it costs a small chart most of its
+    // plot): the loss chart's legend names the mark, the chart's tooltip says it.
 }
 
 void ChartsPanel::updateOverfitMark(double lo, double hi)
@@ -479,7 +622,7 @@ void ChartsPanel::placeOverfitLabel()
 {
     if (m_overfitText.isEmpty() || !m_overfitLabelBox->isVisible()) return;
     const QRectF plot = m_lossChart->plotArea();
-    constexpr double pad = 3;
+    constexpr double pad = kLabelPad;
     const QFontMetricsF metrics(m_overfitLabel->font());
     // A small window still shows where and what: the full line, else a shorter one that keeps
     // the step, else the word; cut short only where not even that fits (the tooltip has it all).
@@ -530,6 +673,8 @@ void ChartsPanel::setLogScale(bool on)
             series->detachAxis(m_lossY);
         m_overfitBand->detachAxis(m_lossY);
         m_overfitEdge->detachAxis(m_lossY);
+        m_keptLine->detachAxis(m_lossY);
+        m_keptPoint->detachAxis(m_lossY);
         m_lossChart->removeAxis(m_lossY);
         delete m_lossY;
     }
@@ -550,6 +695,8 @@ void ChartsPanel::setLogScale(bool on)
         series->attachAxis(m_lossY);
     m_overfitBand->attachAxis(m_lossY);
     m_overfitEdge->attachAxis(m_lossY);
+    m_keptLine->attachAxis(m_lossY);
+    m_keptPoint->attachAxis(m_lossY);
     if (m_metric) applyPalette(); // not while the constructor is still building the charts
 }
 
@@ -610,6 +757,17 @@ void ChartsPanel::applyPalette()
     for (QChartView* view :
          {m_ui->lossChartView, m_ui->learningRateChartView, m_ui->metricChartView})
         view->setBackgroundBrush(pal.color(QPalette::Base));
+    // The kept weights' mark in the text's colour: apart from the curves' blue, orange and
+    // green and the overfitting red.
+    QColor mark = text;
+    mark.setAlpha(170);
+    for (QLineSeries* line : {m_keptLine, m_metricKeptLine})
+        line->setPen(QPen(mark, 1.5, Qt::DashDotLine));
+    for (QScatterSeries* point : {m_keptPoint, m_metricKeptPoint}) {
+        point->setColor(text);
+        point->setBorderColor(pal.color(QPalette::Base));
+        point->setMarkerSize(11);
+    }
 }
 
 void ChartsPanel::changeEvent(QEvent* event)

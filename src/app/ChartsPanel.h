@@ -21,6 +21,7 @@ class QChart;
 class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 class QLineSeries;
+class QScatterSeries;
 class QAbstractAxis;
 class QValueAxis;
 class QTimer;
@@ -64,6 +65,22 @@ public:
     double overfitMarkStep() const;
     QString overfitMarkText() const;
     bool overfitLabelInsidePlot() const;
+    // The loss axis's range as drawn (min, max) and the validation curve's points: a test checks
+    // that the curve stays inside the plot.
+    QPointF lossAxisRange() const;
+    QList<QPointF> validationPoints() const;
+    // Whether a drawn validation point (its marker included) lies outside the plot or under the
+    // overfitting label.
+    bool validationHidden() const;
+    // The mark of the kept weights (Session::verdict): where a run went back to earlier weights
+    // (early stopping's best, a table's linear start), a dashed line at that step and a point
+    // on the curve, on the loss chart and on the metric chart, named in each chart's legend
+    // ("kept: step 64") with the verdict as its tooltip. The step each chart marks (NaN: none),
+    // the legend's name and the tooltip.
+    double keptMarkStep() const;
+    double metricKeptMarkStep() const;
+    QString keptMarkText() const;
+    QString keptMarkToolTip() const;
 
 signals:
     // The user clicked the loss chart at this step.
@@ -90,6 +107,13 @@ private:
     // the loss axis's range [lo, hi], and its label; hidden when there is nothing to mark.
     void updateOverfitMark(double lo, double hi);
     void placeOverfitLabel(); // at the band's left, in the plot (which moves on a resize)
+    // The loss axis's top raised so that the curves' markers, and the overfitting label when
+    // it shows, sit inside the plot and clear of each other.
+    double withHeadroom(double lo, double hi, bool log);
+    // The kept weights' mark on both charts over their axes' ranges; hidden without a verdict
+    // that went back to earlier weights.
+    void updateKeptMark(const QList<QPointF>& validation, const QList<QPointF>& metric, double lo,
+                        double hi);
 
     std::unique_ptr<Ui::ChartsPanel> m_ui;
     Session* m_session = nullptr;
@@ -109,7 +133,13 @@ private:
     QAreaSeries* m_overfitBand = nullptr;
     QGraphicsRectItem* m_overfitLabelBox = nullptr; // a backing under the text, over the curves
     QGraphicsSimpleTextItem* m_overfitLabel = nullptr;
-    QString m_overfitText; // the label's full text; empty: no mark
+    QString m_overfitText;             // the label's full text; empty: no mark
+    QLineSeries* m_keptLine = nullptr; // the kept weights' step, on the loss chart
+    QScatterSeries* m_keptPoint = nullptr;
+    QLineSeries* m_metricKeptLine = nullptr; // and on the metric chart
+    QScatterSeries* m_metricKeptPoint = nullptr;
+    QString m_keptToolTip;           // the verdict; empty: no mark
+    double m_headroomPlotHeight = 0; // the plot's height the loss axis's headroom was made for
     double m_overfitStep = NAN, m_overfitHi = NAN;
     std::vector<QLineSeries*> m_ghosts;
     double m_ghostXMax = 0, m_ghostLo = INFINITY, m_ghostHi = -INFINITY; // their extent

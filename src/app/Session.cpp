@@ -707,6 +707,7 @@ void Session::onFinished(const TrainingOutcome& outcome)
     if (outcome.best.kept()) setBest(outcome.best);
     setRunState(RunState::Idle);
     emit trainingFinished(outcome);
+    awaitVerdict(outcome); // from the evaluation asked for next
     evaluate();
 }
 

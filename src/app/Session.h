@@ -6,6 +6,7 @@
 #pragma once
 
 #include "LossHistory.h"
+#include "RunVerdict.h"
 #include "TabularBoundary.h"
 #include "TrainingWorker.h"
 
@@ -194,6 +195,13 @@ public:
     // cut off), marks the model unsaved and says so (message): Continue trains on from there.
     void revertToBest();
 
+    // ---- the verdict on a table's run (SessionVerdict.cpp) ----------------------------------
+    // Which weights the last run kept and how they compare with the linear model, made once
+    // from the run's end and its evaluation; the status bar, the table output page and the
+    // charts show this one. !valid() while the weights are not those the run ended with (a run,
+    // a revert, a reset, other data), and for other tasks.
+    const tasks::RunVerdict& verdict() const;
+
     // ---- outputs (answered by the signals below) --------------------------------------------
     void render(QSize size);
     void generateNames(const tasks::GenerationOptions& options);
@@ -239,6 +247,7 @@ signals:
     void devicesChanged(); // CUDA was probed: what is available, and why not
     void deviceChanged();  // the device of the next run
     void bestChanged();    // best() changed (a run ended, a revert, a new model)
+    void verdictChanged(); // verdict() was made (before the evaluation it was made from)
 
 private:
     bool openTask(const QString& path, const QByteArray& bytes, const tasks::TaskOptions& options);
@@ -256,6 +265,9 @@ private:
     void sendNextChar();
     void sendBoundary();
     void setBest(const BestWeightsInfo& best);
+    // The verdict waits for the evaluation that follows a run's end: asked for, then made.
+    void awaitVerdict(const TrainingOutcome& outcome);
+    void makeVerdict(int evaluation, const Evaluation& ev);
 
     std::unique_ptr<TrainingWorker> m_worker;
     // Counts opened data and models: a model read on the worker is dropped when other data or
@@ -289,6 +301,12 @@ private:
     LossHistory m_history;
     std::vector<Snapshot> m_snapshots;
     BestWeightsInfo m_best;
+    // The verdict: made from the outcome of the run and the evaluation numbered
+    // m_verdictEvaluation (each evaluate() takes the next number), for weights generation
+    // m_verdictWeights.
+    tasks::RunVerdict m_verdict;
+    std::optional<TrainingOutcome> m_verdictOutcome;
+    int m_evaluations = 0, m_verdictEvaluation = -1, m_verdictWeights = -1;
     // Devices: what the user asked for, and what there is.
     BackendProvider m_provider;
     QString m_backend = "cpu";

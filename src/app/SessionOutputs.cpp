@@ -132,8 +132,11 @@ void Session::evaluate()
             if (m.network && m.task) ev = evaluateModel(m);
             return ev;
         },
-        [this, weights = m_weightsGeneration](const std::optional<Evaluation>& ev) {
-            if (ev && weights == m_weightsGeneration) emit evaluated(*ev);
+        [this, weights = m_weightsGeneration,
+         number = ++m_evaluations](const std::optional<Evaluation>& ev) {
+            if (!ev || weights != m_weightsGeneration) return;
+            makeVerdict(number, *ev); // before the output page shows the evaluation
+            emit evaluated(*ev);
         });
 }
 

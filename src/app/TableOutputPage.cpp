@@ -99,17 +99,42 @@ void TableOutputPage::evaluated(const Evaluation& ev)
     if (m_session->output() != tasks::TaskOutput::Table) return;
     m_ui->tableSplitter->show();
     // The first line (the headline metric) in the label, the simple models it must beat below
-    // it (and, in red, when it does not); the full report as its tooltip.
+    // it (and, in red, when it does not); the full report as its tooltip. After a run the
+    // session's verdict says which model was kept and how it compares, in the words the status
+    // bar and the charts use, instead of a judgement of its own.
     const QString headline = ev.summary.section('\n', 0, 0);
     QString text = "<b>" + headline.toHtmlEscaped() + "</b>";
+    const tasks::RunVerdict& verdict = m_session->verdict();
     const QStringList baselines = tasks::describeTabularBaselines(
-        ev.values.value("baselines").toObject(), ev.values, ev.where, true);
+        ev.values.value("baselines").toObject(), ev.values, ev.where, true, !verdict.valid());
+    const QString red = "<br><span style=\"color:#da3633\">%1</span>";
+    const QString verdictLine =
+        verdict.valid()
+            ? (verdict.fallsShort ? red : QString("<br>%1")).arg(verdict.sentence().toHtmlEscaped())
+            : QString();
     for (qsizetype i = 0; i < baselines.size(); ++i)
-        text += i == 0 ? "<br>Baselines — " + baselines[i].toHtmlEscaped()
-                       : "<br><span style=\"color:#da3633\">" + baselines[i].toHtmlEscaped() +
-                             "</span>";
+        text += i == 0 ? "<br>Baselines — " + baselines[i].toHtmlEscaped() + verdictLine
+                       : red.arg(baselines[i].toHtmlEscaped());
+    if (baselines.isEmpty()) text += verdictLine;
     m_ui->metricsLabel->setText(text);
-    m_ui->metricsLabel->setToolTip("<pre>" + ev.summary.toHtmlEscaped() + "</pre>");
+    QString report = ev.summary;
+    if (verdict.valid()) {
+        // The full report without its own judgement of the network against the linear model
+        // (on the validation and the test rows): the verdict above says it.
+        QStringList lines = ev.summary.split('\n');
+        const QJsonObject test = ev.values.value("test").toObject();
+        for (const auto& [values, where] :
+             {std::pair{&ev.values, ev.where}, std::pair{&test, QString("test")}}) {
+            const QJsonObject b = values->value("baselines").toObject();
+            const QStringList plain =
+                tasks::describeTabularBaselines(b, *values, where, false, false);
+            for (const QString& line :
+                 tasks::describeTabularBaselines(b, *values, where, false, true))
+                if (!plain.contains(line)) lines.removeAll(line);
+        }
+        report = lines.join('\n');
+    }
+    m_ui->metricsLabel->setToolTip("<pre>" + report.toHtmlEscaped() + "</pre>");
     auto* t = m_ui->predictionsTableWidget;
     t->clear();
     t->setRowCount(static_cast<int>(ev.rows.size()));

@@ -508,7 +508,8 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         outcome.failed =
             result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
         outcome.message = QString::fromStdString(result.message);
-        if (!settled.note.isEmpty()) outcome.message += "; " + settled.note;
+        outcome.settled = settled;
+        outcome.restoredStep = result.restoredStep;
         outcome.trainLoss = result.trainLoss;
         outcome.valLoss = result.valLoss;
         outcome.recoveries = result.recoveries;

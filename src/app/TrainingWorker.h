@@ -81,6 +81,10 @@ struct TrainingOutcome {
     ScheduleConfig schedule;
     // The best weights kept so far, and how the current ones compare (BestWeights.h).
     BestWeightsInfo best;
+    // What Task::settle did at the end (a table's verdict, RunVerdict.h, says it; the message
+    // does not) and the step early stopping went back to (-1: none).
+    tasks::Settled settled;
+    int64_t restoredStep = -1;
 };
 
 // Creates a backend by name ("cpu" or "cuda"); throws BackendError with the reason when it

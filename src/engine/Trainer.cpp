@@ -541,6 +541,7 @@ bool TrainingRun::earlyStopping(const HistoryPoint& h)
         // Report the losses of the weights we keep, not of the last evaluation.
         m_result.trainLoss = m_bestPoint.trainLoss;
         m_result.valLoss = m_bestPoint.valLoss;
+        m_result.restoredStep = m_bestPoint.step;
         kept =
             "; the best weights, of step " + std::to_string(m_bestPoint.step) + ", were restored";
     } else if (!m_cfg.restoreBest) {

@@ -180,6 +180,9 @@ struct TrainResult {
     double seconds = 0;
     double trainLoss = NAN;
     double valLoss = NAN;
+    // EarlyStopping: the step whose weights it restored (the best validation loss of the run);
+    // -1 when the weights are the last step's.
+    int64_t restoredStep = -1;
     // DeviceFailure: the last good weights, optimizer state and counters, on the host (the
     // device's memory may be unreadable). The TrainingState has already been rewound to them;
     // moveModel() (Snapshot.h) rebuilds the model on the CPU to save it or train on.

@@ -556,8 +556,28 @@ QJsonObject tabularBaselinesJson(const TabularSchema& s, const TabularBaselines&
     return o;
 }
 
+QString versusLinearModel(const QJsonObject& b, const QJsonObject& net, bool onlyWorse)
+{
+    const bool cls = b.contains("majority_class");
+    const QJsonValue linearValue = b[cls ? "logistic_regression" : "linear_regression"];
+    if (!linearValue.isObject()) return {};
+    const QJsonObject linear = linearValue.toObject();
+    auto num = [](const QJsonObject& o, const char* key) { return o[key].toDouble(NAN); };
+    if (!cls) {
+        if (onlyWorse && num(net, "mse") < num(linear, "mse")) return {};
+        return "MSE " + QString::number(num(net, "mse"), 'g', 5) + " vs " +
+               QString::number(num(linear, "mse"), 'g', 5);
+    }
+    QStringList figures;
+    for (const char* key : {"accuracy", "balanced_accuracy"})
+        if (!onlyWorse || num(net, key) < num(linear, key))
+            figures << QString(key).replace('_', ' ') + " " + percent(num(net, key)) + " vs " +
+                           percent(num(linear, key));
+    return figures.join(", ");
+}
+
 QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& net,
-                                     const QString& where, bool compact)
+                                     const QString& where, bool compact, bool judge)
 {
     QStringList lines;
     if (b.isEmpty()) return lines;
@@ -623,7 +643,7 @@ QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& ne
                     .arg(training);
     // A network that is its linear start (a wide-and-deep stack whose hidden layers did not beat
     // it: Task::settle) equals the linear baseline by construction: said, not warned about.
-    const bool isLinear = haveLinear && b["network_is_linear_model"].toBool(false);
+    const bool isLinear = judge && haveLinear && b["network_is_linear_model"].toBool(false);
     const QString linearName = cls ? "logistic regression" : "least squares";
     if (isLinear && compact)
         line +=
@@ -632,20 +652,10 @@ QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& ne
     if (isLinear && !compact)
         lines << "the network is its linear start, the same model as " + linearName +
                      " (its hidden layers' output weights are zero)";
-    else if (haveLinear && !isLinear && !b["network_beats_linear_model"].toBool(true)) {
-        if (cls) {
-            QStringList worse;
-            for (const char* key : {"accuracy", "balanced_accuracy"})
-                if (num(net, key) < num(linear, key))
-                    worse << QString(key).replace('_', ' ') + " " + percent(num(net, key)) +
-                                 " vs " + percent(num(linear, key));
-            lines << "the network does not beat logistic regression here: " + worse.join(", ");
-        } else {
-            lines << "the network does not beat linear regression here: MSE " +
-                         QString::number(num(net, "mse"), 'g', 5) + " vs " +
-                         QString::number(num(linear, "mse"), 'g', 5);
-        }
-    }
+    else if (judge && haveLinear && !isLinear && !b["network_beats_linear_model"].toBool(true))
+        lines << QString("the network does not beat %1 here: ")
+                         .arg(cls ? "logistic regression" : "linear regression") +
+                     versusLinearModel(b, net, true);
     if (cls && num(net, "accuracy") < num(constant, "accuracy"))
         lines << QString("always answering '%1' scores %2 accuracy, more than the network's %3: "
                          "look at balanced accuracy")

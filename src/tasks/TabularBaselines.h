@@ -76,8 +76,15 @@ QJsonObject tabularBaselinesJson(const TabularSchema& schema, const TabularBasel
 // its linear start ("network_is_linear_model", set by the table task), that instead. compact: the
 // studio's short form
 // ("MSE: network 2890, linear 3001, mean 5929"). Empty when values has no baselines.
+// judge false: the numbers only, without the lines (or the compact line's ending) that judge
+// the network against the linear model; the studio says that in its verdict (RunVerdict.h).
 QStringList describeTabularBaselines(const QJsonObject& baselines, const QJsonObject& network,
-                                     const QString& where, bool compact);
+                                     const QString& where, bool compact, bool judge = true);
+// The network against the linear model in that object: "accuracy 93.33% vs 96.67%, balanced
+// accuracy 93.94% vs 96.97%" or "MSE 3291.9 vs 3001.4"; onlyWorse: only the measures where the
+// network falls short (empty when none). Empty when no linear model was fitted.
+QString versusLinearModel(const QJsonObject& baselines, const QJsonObject& network,
+                          bool onlyWorse = false);
 
 // "class 'spam' is 7.4% of the training rows: always answering 'ham' scores 92.6% ..." when a
 // class is rare in y (class ids or 0/1), empty otherwise. The way to weigh the classes is

@@ -212,6 +212,13 @@ public:
                 .arg(p.meanDiff, 0, 'g', 2)
                 .arg(p.stdError, 0, 'g', 2);
         Settled out;
+        out.judged = true;
+        out.networkLoss = p.meanA;
+        out.simplerLoss = p.meanB;
+        out.stdError = p.stdError;
+        out.margin = kSettleMargin;
+        out.rows = rows;
+        out.simplerName = model;
         if (p.meanDiff < -kSettleMargin * p.stdError) {
             out.note = "the network beats its linear start " + numbers + ", so it is kept";
             return out;

@@ -55,6 +55,14 @@ struct Settled {
     // The kept model's losses on the training and validation rows when replaced (the
     // trainer's losses, without label smoothing; class-weighted like the run).
     double trainLoss = NAN, valLoss = NAN;
+    // What it judged by, when it judged (the note says it): the mean validation loss per row of
+    // the network and of the simpler model, on `rows` rows, the paired difference's standard
+    // error, the margin (in standard errors) the network had to win by, and the simpler model's
+    // name ("logistic regression"). The studio's verdict on a run (RunVerdict.h) reads them.
+    bool judged = false;
+    double networkLoss = NAN, simplerLoss = NAN, stdError = NAN, margin = NAN;
+    int64_t rows = 0;
+    QString simplerName;
 };
 
 // How to open data. Fields a task does not use are ignored.

@@ -59,8 +59,11 @@ void TestStudioBaselines::regressionHeadlineHasBaselines()
     QVERIFY2(linear > 1500 && linear < 4500 && mean > 4500 && mean < 8000,
              qPrintable(label->text()));
     QVERIFY(network > linear);
-    QVERIFY2(label->text().contains("the network does not beat linear regression here: MSE"),
+    // The run's verdict, in red: the network of its last step falls short.
+    QVERIFY2(label->text().contains("Kept the network of step 1, the run's last: it does not beat "
+                                    "linear regression here: MSE"),
              qPrintable(label->text()));
+    QVERIFY(label->text().contains("color:#da3633"));
     // The full report, baselines included, is the tooltip.
     QVERIFY2(label->toolTip().contains("baselines on validation: the mean MSE"),
              qPrintable(label->toolTip()));
@@ -95,14 +98,16 @@ void TestStudioBaselines::rareClassNoted()
 
 // The default table stack (wide) on diabetes, trained to its end: its hidden layers do not beat
 // the least squares it started from on the validation rows, so the model is least squares again,
-// the status bar says why, the headline's network equals the linear baseline, and no Revert to
-// best weights is offered for the network it set aside.
+// the verdict says why (in the status bar and under the headline), the headline's network equals
+// the linear baseline, and no Revert to best weights is offered for the network it set aside.
 void TestStudioBaselines::defaultKeepsTheLinearModelWhenItAddsNothing()
 {
     openSample("diabetes");
     QCOMPARE(session()->spec(), QString("dense:32,tanh,dense:32,tanh,dense,skip"));
     train(0, true); // the default budget: early stopping ends it
-    QTRY_VERIFY2(m_window->statusBar()->currentMessage().contains("the linear model is kept"),
+    QTRY_VERIFY2(m_window->statusBar()->currentMessage().contains(
+                     "Kept the linear start, the least squares model: the hidden layers did not "
+                     "beat it"),
                  qPrintable(m_window->statusBar()->currentMessage()));
     auto* label = find<QLabel>("metricsLabel");
     const QRegularExpressionMatch m =
@@ -110,8 +115,8 @@ void TestStudioBaselines::defaultKeepsTheLinearModelWhenItAddsNothing()
             .match(label->text());
     QVERIFY2(m.hasMatch(), qPrintable(label->text()));
     QCOMPARE(m.captured(1), m.captured(2));
-    QVERIFY2(label->text().contains(
-                 "· the network is the least squares model (its hidden layers did not beat it)"),
+    QVERIFY2(label->text().contains("Kept the linear start, the least squares model: the hidden "
+                                    "layers did not beat it"),
              qPrintable(label->text()));
     QVERIFY2(!label->text().contains("does not beat"), qPrintable(label->text()));
     QVERIFY(!find<QFrame>("revertFrame")->isVisibleTo(m_window));
@@ -123,7 +128,8 @@ void TestStudioBaselines::defaultKeepsTheNetworkWhenItBeatsTheLine()
 {
     openSample("spiral");
     train(0, true);
-    QTRY_VERIFY2(m_window->statusBar()->currentMessage().contains("so it is kept"),
+    QTRY_VERIFY2(m_window->statusBar()->currentMessage().contains(
+                     "it beats logistic regression on the validation loss"),
                  qPrintable(m_window->statusBar()->currentMessage()));
     QVERIFY2(!find<QLabel>("metricsLabel")->text().contains("does not beat"),
              qPrintable(find<QLabel>("metricsLabel")->text()));

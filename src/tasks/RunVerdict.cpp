@@ -1,0 +1,111 @@
+#include "RunVerdict.h"
+
+#include "TabularBaselines.h"
+
+#include <QJsonValue>
+
+#include <cmath>
+
+namespace il::tasks {
+
+namespace {
+
+QString loss(double v)
+{
+    return QString::number(v, 'g', 4);
+}
+
+// What the settle measured: "(0.07782 vs 0.1653 on 30 rows)".
+QString lossFigures(const Settled& s)
+{
+    return QString("(%1 vs %2 on %3 rows)")
+        .arg(loss(s.networkLoss), loss(s.simplerLoss))
+        .arg(static_cast<qlonglong>(s.rows));
+}
+
+} // namespace
+
+QString RunVerdict::sentence() const
+{
+    if (!valid()) return {};
+    return "Kept " + keptText + (comparison.isEmpty() ? QString() : ": " + comparison) + ".";
+}
+
+QString RunVerdict::label() const
+{
+    switch (kept) {
+    case Kept::None:
+        return {};
+    case Kept::LinearStart:
+        return "kept: the linear start";
+    case Kept::LastStep:
+    case Kept::BestWeights:
+        break;
+    }
+    return QString("kept: step %1").arg(static_cast<qlonglong>(keptStep));
+}
+
+RunVerdict tableVerdict(const Settled& settled, int64_t restoredStep, int64_t lastStep,
+                        const QJsonObject& values)
+{
+    RunVerdict v;
+    v.lastStep = lastStep;
+    const QJsonObject b = values["baselines"].toObject();
+    const bool cls = b.contains("majority_class") || values.contains("accuracy");
+    const QString linear = cls ? "logistic regression" : "linear regression";
+    if (settled.replaced) {
+        // The network went back to the linear model it started as: equal by construction.
+        v.kept = RunVerdict::Kept::LinearStart;
+        v.keptStep = 0;
+        v.keptText = "the linear start, the " +
+                     (settled.simplerName.isEmpty() ? linear : settled.simplerName) + " model";
+        if (settled.judged)
+            v.comparison = QString("the hidden layers did not beat it on the validation loss by "
+                                   "more than %1 standard errors ")
+                               .arg(settled.margin) +
+                           lossFigures(settled);
+        return v;
+    }
+    if (restoredStep >= 0 && restoredStep < lastStep) {
+        v.kept = RunVerdict::Kept::BestWeights;
+        v.keptStep = restoredStep;
+        v.keptText = QString("the network of step %1, its lowest validation loss")
+                         .arg(static_cast<qlonglong>(restoredStep));
+    } else {
+        v.kept = RunVerdict::Kept::LastStep;
+        v.keptStep = lastStep;
+        v.keptText =
+            QString("the network of step %1, the run's last").arg(static_cast<qlonglong>(lastStep));
+    }
+    const QString all = versusLinearModel(b, values);
+    if (all.isEmpty()) return v; // no linear model to compare with
+    const QString worse = versusLinearModel(b, values, true);
+    if (settled.judged) {
+        // The settle kept the network because its validation loss beats the linear model's by
+        // more than the noise: that is the verdict; a measure it loses on is said with it.
+        v.comparison =
+            "it beats " + settled.simplerName + " on the validation loss " + lossFigures(settled);
+        if (!worse.isEmpty()) v.comparison += " but not on " + worse;
+        return v;
+    }
+    if (b["network_is_linear_model"].toBool(false)) {
+        v.comparison =
+            "it is the " + linear + " model (its hidden layers' output weights are zero)";
+        return v;
+    }
+    if (!worse.isEmpty()) {
+        v.fallsShort = true;
+        v.comparison = "it does not beat " + linear + " here: " + worse;
+        return v;
+    }
+    // Nowhere worse: better somewhere, or equal (the same predictions on every row).
+    const QJsonObject l = b[cls ? "logistic_regression" : "linear_regression"].toObject();
+    auto num = [](const QJsonObject& o, const char* key) { return o[key].toDouble(NAN); };
+    const bool better = cls ? num(values, "accuracy") > num(l, "accuracy") ||
+                                  num(values, "balanced_accuracy") > num(l, "balanced_accuracy")
+                            : num(values, "mse") < num(l, "mse");
+    v.comparison = (better ? "it beats " : "it does as well as ") + linear + " here: " + all;
+    return v;
+}
+
+} // namespace il::tasks
