@@ -289,9 +289,6 @@ private:
     TrainerConfig m_config;
     // The worker's network, when it matches the data: built from this spec and seed.
     bool m_hasNetwork = false;
-    // The verdict waits for the evaluation that follows a run's end: asked for, then made.
-    void awaitVerdict(const TrainingOutcome& outcome);
-    void makeVerdict(int evaluation, const Evaluation& ev);
     QString m_builtSpec;
     uint64_t m_builtSeed = 0;
     bool m_modified = false;
@@ -328,9 +325,3 @@ private:
 Q_DECLARE_METATYPE(il::app::Session::RunState)
 Q_DECLARE_METATYPE(il::app::Evaluation)
 Q_DECLARE_METATYPE(il::tasks::BoundaryGrid)
-    // The verdict: made from the outcome of the run and the evaluation numbered
-    // m_verdictEvaluation (each evaluate() takes the next number), for weights generation
-    // m_verdictWeights.
-    tasks::RunVerdict m_verdict;
-    std::optional<TrainingOutcome> m_verdictOutcome;
-    int m_evaluations = 0, m_verdictEvaluation = -1, m_verdictWeights = -1;
