@@ -20,7 +20,9 @@
 #    recorded replays and training runs, CUDA against the CPU; then a few of them again with
 #    IRONLEARN_CUDA_POOL=0 (plain cudaMalloc, as where the driver has no stream-ordered pools).
 # 2. compare_cuda.sh: ironlearn-bench --backend cuda next to torch_cuda_bench.py; then our SIREN
-#    steps again with IRONLEARN_CUDA_EPILOGUE=0 (does folding the bias into the GEMM win?).
+#    steps again with IRONLEARN_CUDA_EPILOGUE=0 (does folding the bias into the GEMM win?); then
+#    both JSONs must show the timed steps ran as recordings (CUDA graphs), none fell back.
+#    testCudaParity fails too when a training run's recording fell back to direct ops.
 # 3. compute-sanitizer --tool memcheck, then --tool racecheck, on a few op-level parity
 #    functions (when the toolkit has compute-sanitizer). Last: what a tight budget skips.
 # Files in $OUT (default ./device-out), at most five, because the device tool returns at most
@@ -33,7 +35,8 @@
 #   OUT=/tmp/dry IRONLEARN_CUDA_MODULE=build/release/tests/cudaemu/libironlearn-cuda-emu.so \
 #   LD_LIBRARY_PATH=build/release/tests/fakecuda packaging/device/check.sh BUNDLE
 # runs every step's command line for real (parity steps pass in ~85 s; the benchmarks fail:
-# no CUDA PyTorch, and the emulation is far too slow for them).
+# no CUDA PyTorch, and the emulation is far too slow for them). IRONLEARN_EMU_CAPTURE_FAILS=1
+# plants a failing graph capture there: the parity step must then FAIL.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -178,7 +181,8 @@ note "preflight passed in $SECONDS s"
 # ---- 1. parity ----------------------------------------------------------------------------------
 step "testCudaParity" 90 "$LOGS/parity.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     "$bundle/bin/testCudaParity"
-grep -E '^(Totals|SKIP|FAIL)' "$LOGS/parity.txt" 2>/dev/null | head -20 | sed 's/^/      /' | tee -a "$summary"
+grep -E '^(Totals|SKIP|FAIL)|recorded training steps' "$LOGS/parity.txt" 2>/dev/null | head -20 |
+    sed 's/^QINFO  : TestCudaParity::cleanupTestCase() //; s/^/      /' | tee -a "$summary"
 # The allocator without stream-ordered pools (cudaMalloc), as on GPUs whose driver lacks them.
 step "parity, no memory pool" 30 "$LOGS/parity-nopool.txt" env IRONLEARN_REQUIRE_CUDA=1 \
     IRONLEARN_CUDA_POOL=0 "$bundle/bin/testCudaParity" deviceInfo memoryRoundTrip \
@@ -213,6 +217,29 @@ step "bench, epilogues off" 25 "$LOGS/bench-noepilogue.txt" env IRONLEARN_CUDA_E
     bash -c '"$@" >"$0.part" && mv "$0.part" "$0"' "$OUT/bench-noepilogue.json" \
     "$bundle/bin/ironlearn-bench" --backend cuda --repeat "$repeat" --only siren262k,siren4k --json
 rm -f "$OUT/bench-noepilogue.json.part"
+# The timed steps ran as recordings (CUDA graphs): a failed capture falls back to direct ops,
+# which are correct but slower, so the figures would time something else. Each JSON must say
+# recordings were made and none fell back (testCudaParity's training runs check the same).
+step "bench steps recorded" 10 "$LOGS/recordings.txt" python3 - \
+    "$OUT/bench-ours.json" "$OUT/bench-noepilogue.json" <<'EOF'
+import json, os, sys
+bad = 0
+for path in sys.argv[1:]:
+    name = os.path.basename(path)
+    try:
+        with open(path) as f:
+            d = json.load(f)
+        made, fell = d.get("recorded_steps"), d.get("recording_fallbacks")
+        ok = made is not None and made > 0 and fell == 0
+        print(f"{'ok' if ok else 'BAD':4} {name}: {made} recordings made, {fell} fell back"
+              + (f" ({d.get('recording_failure')})" if fell else ""))
+    except (OSError, ValueError) as e:
+        ok = False
+        print(f"BAD  {name}: {e}")
+    bad += not ok
+sys.exit(1 if bad else 0)
+EOF
+grep -v '^====' "$LOGS/recordings.txt" 2>/dev/null | sed 's/^/      /' | tee -a "$summary"
 
 # ---- 3. compute-sanitizer on op-level parity functions ------------------------------------------
 sanitizer=""

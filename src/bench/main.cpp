@@ -20,6 +20,7 @@
 #include "CpuKernels.h"
 #include "CpuThreading.h"
 #include "Errors.h"
+#include "RecordingStats.h"
 #include "Workloads.h"
 
 #include <algorithm>
@@ -308,6 +309,13 @@ std::string resultsJson(const Options& opt, const il::DeviceInfo& info, const Re
                       ", \"OMP_WAIT_POLICY\": " + envOrNull("OMP_WAIT_POLICY") +
                       ", \"GOMP_SPINCOUNT\": " + envOrNull("GOMP_SPINCOUNT") + "}";
     out += workloadsJson(opt, r);
+    // Whether the training steps ran as recordings (CUDA graphs): a failed one falls back to
+    // direct ops, which times something else (the device check requires 0 fallbacks).
+    const il::RecordingStats rec = il::recordingStats();
+    out += ", \"recorded_steps\": " + std::to_string(rec.recorded) +
+           ", \"recording_fallbacks\": " + std::to_string(rec.fellBack) +
+           ", \"recording_failure\": " +
+           (rec.fellBack ? jsonString(rec.lastFailure) : std::string("null"));
     if (loaded) {
         out += ", \"background_load\": " + std::to_string(opt.backgroundLoad) + ", \"loaded\": {" +
                workloadsJson(opt, *loaded).substr(2) + "}";

@@ -1,11 +1,29 @@
 #include "TrainingStep.h"
 #include "Errors.h"
+#include "RecordingStats.h"
 
+#include <mutex>
 #include <numeric>
 
 namespace il {
 
 namespace {
+
+std::mutex g_statsMutex;
+RecordingStats g_stats;
+
+void noteRecorded()
+{
+    std::lock_guard lock(g_statsMutex);
+    ++g_stats.recorded;
+}
+
+void noteFallback(const char* why)
+{
+    std::lock_guard lock(g_statsMutex);
+    ++g_stats.fellBack;
+    g_stats.lastFailure = why;
+}
 
 std::string describeValue(float v)
 {
@@ -14,6 +32,12 @@ std::string describeValue(float v)
 }
 
 } // namespace
+
+RecordingStats recordingStats()
+{
+    std::lock_guard lock(g_statsMutex);
+    return g_stats;
+}
 
 TrainingStep::TrainingStep(Network& net, Optimizer& optimizer, const TrainerConfig& config,
                            bool recordSteps, const TrainingData& data, int64_t batch)
@@ -84,10 +108,12 @@ void TrainingStep::gradients(int64_t stepInEpoch, int64_t step, bool record)
         yb = by;
     }
     const int handle = record && m_record ? recording(xb, yb, n) : -1;
-    if (handle >= 0)
+    if (handle >= 0) {
         m_b.replay(handle);
-    else
+    } else {
         forwardBackward(xb, yb, n);
+        m_ranDirectly.insert(n);
+    }
     // The guard and the update take per-step host values (step, learning rate): run directly.
     m_b.guardAndClip(m_norms, m_tensorCount, m_stepLoss, m_config.clipNorm, step, m_guard);
 }
@@ -116,6 +142,9 @@ int TrainingStep::recording(ConstTensor xb, ConstTensor yb, int64_t n)
         m_recordedReserve = m_net.reservedRows();
     }
     if (const auto it = m_recordings.find(n); it != m_recordings.end()) return it->second;
+    // A row count is recorded only after it ran once directly: that run sizes what its ops
+    // need (a short last batch meets its shapes here first), so the capture allocates nothing.
+    if (!m_ranDirectly.contains(n)) return -1;
     if (!m_b.beginRecording()) {
         m_record = false; // this backend runs ops directly
         return -1;
@@ -124,9 +153,12 @@ int TrainingStep::recording(ConstTensor xb, ConstTensor yb, int64_t n)
         forwardBackward(xb, yb, n);
         const int handle = m_b.endRecording();
         m_recordings.emplace(n, handle);
+        noteRecorded();
         return handle;
-    } catch (const BackendError&) {
-        // Could not record (say, a workspace had to grow): run directly.
+    } catch (const BackendError& e) {
+        // Could not record (say, a workspace had to grow): run directly, and count it (the run
+        // stays correct but loses the recording's speed; the device check requires none).
+        noteFallback(e.what());
         m_b.discardRecordings();
         m_recordings.clear();
         m_record = false;

@@ -11,6 +11,7 @@
 #include "Trainer.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,7 @@ private:
     // Recorded steps (CUDA graphs), one per batch row count (a short last batch is another).
     bool m_record;
     std::map<int64_t, int> m_recordings;
+    std::set<int64_t> m_ranDirectly; // row counts run directly (not recorded) at least once
     int64_t m_recordedReserve = -1;
 };
 

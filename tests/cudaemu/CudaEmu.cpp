@@ -630,7 +630,10 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* graph)
     if (s->mode != cudaStreamCaptureModeRelaxed && s->owner != std::this_thread::get_id())
         return fail(cudaErrorStreamCaptureWrongThread);
     s->capturing = false;
-    if (s->invalidated) {
+    // IRONLEARN_EMU_CAPTURE_FAILS=1: every capture ends invalidated, as when an op in it did
+    // something a capture refuses (a planted failure: the device check's dry run must FAIL).
+    const char* planted = std::getenv("IRONLEARN_EMU_CAPTURE_FAILS");
+    if (s->invalidated || (planted && std::strcmp(planted, "1") == 0)) {
         s->nodes.clear();
         return fail(cudaErrorStreamCaptureInvalidated);
     }

@@ -23,6 +23,7 @@
 #include "NormMath.h"
 #include "Optimizer.h"
 #include "Random.h"
+#include "RecordingStats.h"
 #include "Task.h"
 #include "TestUtil.h"
 #include "Trainer.h"
@@ -246,6 +247,7 @@ class TestCudaParity : public QObject {
 
 private slots:
     void initTestCase();
+    void cleanupTestCase();
 
     // (a) ops
     void deviceInfo();
@@ -336,6 +338,18 @@ void TestCudaParity::initTestCase()
                              .arg(QString::fromStdString(st.device), e.what())));
     }
     qInfo("CUDA: %s", st.device.c_str());
+}
+
+// Every recording the training runs tried was made: a failed capture falls back to running the
+// ops directly, which passes every comparison (only slower), so it must be caught here. The
+// device check reads this line.
+void TestCudaParity::cleanupTestCase()
+{
+    const RecordingStats st = recordingStats();
+    qInfo("recorded training steps: %lld made, %lld fell back to running directly",
+          static_cast<long long>(st.recorded), static_cast<long long>(st.fellBack));
+    QVERIFY2(st.fellBack == 0, qPrintable("a training step's recording failed: " +
+                                          QString::fromStdString(st.lastFailure)));
 }
 
 Pair TestCudaParity::pair(const std::vector<float>& hostData, int64_t rows, int64_t cols)
@@ -934,11 +948,13 @@ void TestCudaParity::normOfOneValueHasZeroGradient()
 
 namespace {
 
-// The memory of a tiny dense-sine-dense regression step: forward, loss, the last layer's
-// gradient, the guard and an Adam update of the last layer.
+// The memory of a tiny dense-sine-dense regression step: forward, loss, both layers'
+// gradients, the guard and an Adam update of the last layer. The first layer runs the dense
+// layer's own ops (linearForward, linearBackward: cuBLASLt with the bias epilogues on CUDA), the
+// second a broadcast and GEMMs, so a recording holds both kinds of product.
 struct StepState {
     static constexpr int64_t rows = 256, in = 2, hidden = 64;
-    Buffer x, w1, b1, w2, b2, target, h, out, grad, dw2, m, v, loss, sq, guard;
+    Buffer x, w1, b1, w2, b2, target, h, out, grad, dw2, dh, dw1, db1, m, v, loss, sq, guard;
 
     StepState(Backend& b, uint64_t seed)
     {
@@ -947,7 +963,7 @@ struct StepState {
             return testutil::toDevice(b, randomVector(rng, size_t(n), lo, hi));
         };
         x = dev(rows * in, -1, 1);
-        w1 = dev(in * hidden, -0.5, 0.5);
+        w1 = dev(hidden * in, -0.5, 0.5);
         b1 = dev(hidden, -0.1, 0.1);
         w2 = dev(hidden, -0.1, 0.1);
         b2 = dev(1, -0.1, 0.1);
@@ -956,6 +972,9 @@ struct StepState {
         out = testutil::filledBuffer(b, rows, kNaN);
         grad = testutil::filledBuffer(b, rows, kNaN);
         dw2 = testutil::filledBuffer(b, hidden, kNaN);
+        dh = testutil::filledBuffer(b, rows * hidden, kNaN);
+        dw1 = testutil::filledBuffer(b, hidden * in, kNaN);
+        db1 = testutil::filledBuffer(b, hidden, kNaN);
         m = testutil::filledBuffer(b, hidden, 0.f);
         v = testutil::filledBuffer(b, hidden, 0.f);
         loss = testutil::filledBuffer(b, 1, kNaN);
@@ -965,8 +984,8 @@ struct StepState {
 
     void step(Backend& b) const
     {
-        b.broadcastRows(b1.view(1, hidden), h.view(rows, hidden));
-        b.gemm(false, false, 1.f, x.view(rows, in), w1.view(in, hidden), 1.f, h.view(rows, hidden));
+        b.linearForward(x.view(rows, in), w1.view(hidden, in), b1.view(1, hidden),
+                        h.view(rows, hidden));
         b.activationForward(Activation::Sine, 30.f, h.view(rows, hidden), h.view(rows, hidden));
         b.broadcastRows(b2.view(1, 1), out.view(rows, 1));
         b.gemm(false, false, 1.f, h.view(rows, hidden), w2.view(hidden, 1), 1.f, out.view(rows, 1));
@@ -974,6 +993,12 @@ struct StepState {
                               grad.view(rows, 1), loss.data(), false);
         b.gemm(true, false, 1.f, h.view(rows, hidden), grad.view(rows, 1), 0.f,
                dw2.view(hidden, 1));
+        // The first layer's gradients (the sine's derivative left out: only the products
+        // matter here): dh = grad w2^T, then dw1 and db1 from one pass over dh.
+        b.gemm(false, true, 1.f, grad.view(rows, 1), w2.view(hidden, 1), 0.f,
+               dh.view(rows, hidden));
+        b.linearBackward(x.view(rows, in), dh.view(rows, hidden), dw1.view(hidden, in),
+                         db1.view(1, hidden));
         b.sumSquares(dw2.view(hidden, 1), sq.data());
         b.guardAndClip(sq.data(), 1, loss.data(), 1.f, 1, guard.data());
         // A recording bakes host scalars in: the same step each replay.
@@ -987,13 +1012,24 @@ struct StepState {
         auto get = [&](const Buffer& buf) {
             return testutil::toHost(b, buf.view(1, int64_t(buf.floats())));
         };
-        return {{"h", get(h)},   {"out", get(out)},    {"grad", get(grad)}, {"dw2", get(dw2)},
-                {"w2", get(w2)}, {"m", get(m)},        {"v", get(v)},       {"loss", get(loss)},
-                {"sq", get(sq)}, {"guard", get(guard)}};
+        return {{"h", get(h)},        {"out", get(out)}, {"grad", get(grad)}, {"dw2", get(dw2)},
+                {"dh", get(dh)},      {"dw1", get(dw1)}, {"db1", get(db1)},   {"w2", get(w2)},
+                {"m", get(m)},        {"v", get(v)},     {"loss", get(loss)}, {"sq", get(sq)},
+                {"guard", get(guard)}};
     }
 };
 
 } // namespace
+
+// handle = b.endRecording(), or the test fails naming the error (an exception escaping a test
+// function would end the whole executable, and with it the device check's other results).
+#define END_RECORDING(handle, b)                                                                   \
+    int handle = -1;                                                                               \
+    try {                                                                                          \
+        handle = (b).endRecording();                                                               \
+    } catch (const EngineError& e) {                                                               \
+        QFAIL(qPrintable(QStringLiteral("endRecording() threw: %1").arg(e.what())));               \
+    }
 
 // A recording that reads the backend's scratch (sumRows' vector of ones) still replays right
 // after that scratch grew and the sampling scratch grew: the old blocks stay allocated while a
@@ -1010,7 +1046,7 @@ void TestCudaParity::recordingSurvivesScratchGrowth()
     g.sumRows(xt, 0.f, outt); // the ones vector exists before the recording
     if (!g.beginRecording()) QSKIP("the backend does not record (beginRecording() is false)");
     g.sumRows(xt, 0.f, outt);
-    const int handle = g.endRecording();
+    END_RECORDING(handle, g);
 
     const int64_t bigRows = 1 << 17;
     Buffer big = testutil::filledBuffer(g, bigRows * cols, 1.f);
@@ -1062,7 +1098,7 @@ void TestCudaParity::recordingDiscardedFromAnotherThread()
     QVERIFY(!threw);
     QVERIFY(g.beginRecording()); // nothing is left open
     g.fill(b.view(1, 1024), 3.f);
-    const int handle = g.endRecording();
+    END_RECORDING(handle, g);
     g.fill(b.view(1, 1024), 2.f);
     g.synchronize();
     QCOMPARE(testutil::toHost(g, b.view(1, 1024)).back(), 2.f); // the recording did not run
@@ -1100,7 +1136,7 @@ void TestCudaParity::recordingMatchesEager()
     const auto before = recorded.contents(g);
     if (!g.beginRecording()) QSKIP("the CUDA backend does not record (beginRecording() is false)");
     recorded.step(g);
-    const int handle = g.endRecording();
+    END_RECORDING(handle, g);
     QVERIFY2(handle >= 0, "endRecording() returned no handle");
     // Recording does not execute: memory is as it was.
     const auto unchanged = recorded.contents(g);
@@ -1151,7 +1187,7 @@ void TestCudaParity::recordingDiscardAfterError()
     // And a new recording works after that.
     QVERIFY(g.beginRecording());
     g.fill(c.view(8, 8), 4.f);
-    const int h = g.endRecording();
+    END_RECORDING(h, g);
     QVERIFY(h >= 0);
     QCOMPARE(testutil::toHost(g, c.view(8, 8)).front(), 3.f);
     g.replay(h);
@@ -1207,12 +1243,24 @@ void TestCudaParity::training()
     // The CPU side on every core (its results do not depend on the thread count).
     const auto cpuBackend = createCpuBackend(0);
     const TrainingOutcome cpu = trainTask(*cpuBackend, *t, cfg);
+    const RecordingStats recordedBefore = recordingStats();
     const TrainingOutcome gpu = trainTask(*m_gpu, *t, cfg);
+    const RecordingStats recordedAfter = recordingStats();
     qInfo("%s: CPU %.6g -> %.6g, CUDA %.6g -> %.6g (training loss before and after %d steps)",
           qPrintable(task), cpu.initialLoss, cpu.finalLoss, gpu.initialLoss, gpu.finalLoss, steps);
     QVERIFY2(cpu.result.reason == StopReason::Finished, cpu.result.message.c_str());
     QVERIFY2(gpu.result.reason == StopReason::Finished, gpu.result.message.c_str());
     QCOMPARE(gpu.result.steps, cpu.result.steps);
+    // The CUDA steps ran as recordings (CUDA graphs), one per batch row count (a short last
+    // batch is another): a capture that failed would have fallen back to direct ops silently.
+    QVERIFY2(recordedAfter.fellBack == recordedBefore.fellBack,
+             qPrintable("the CUDA training steps were not recorded: " +
+                        QString::number(recordedAfter.fellBack - recordedBefore.fellBack) +
+                        " recording(s) failed, the last with: " +
+                        QString::fromStdString(recordedAfter.lastFailure)));
+    if (!m_selfTest && qEnvironmentVariable("IRONLEARN_CUDA_GRAPHS") != "0")
+        QVERIFY2(recordedAfter.recorded > recordedBefore.recorded,
+                 "the CUDA training run made no recording");
 
     auto relDiff = [](double a, double b) { return std::fabs(a - b) / std::fabs(b); };
     auto describe = [](const char* what, double g, double c) {
