@@ -112,6 +112,8 @@ MainWindow::MainWindow(QWidget* parent)
                                cudaLine().toHtmlEscaped() + "<br><br>MIT license.");
     });
     connect(m_ui->datasetPanel, &DatasetPanel::openRequested, this, &MainWindow::openDatasetDialog);
+    connect(m_ui->datasetPanel, &DatasetPanel::missingChoiceMade, this,
+            [this](const QString& path, const QString& missing) { openFile(path, missing); });
 
     connect(m_ui->startButton, &QPushButton::clicked, this, &MainWindow::start);
     connect(m_ui->actionStart, &QAction::triggered, this, &MainWindow::start);
@@ -151,10 +153,10 @@ void MainWindow::connectSession()
     // A stack or seed edit decides whether Start continues the trained weights.
     connect(m_session, &Session::specChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::specChanged, this, &MainWindow::clearStackFailure);
-    // A new model (new data, a model opened, fresh weights) has no run that ended yet.
-    connect(m_session, &Session::modelChanged, this, &MainWindow::clearRunMessage);
     // Start waits while the layer text cannot be read.
     connect(m_ui->modelPanel, &ModelPanel::textErrorChanged, this, &MainWindow::updateRunBar);
+    // A new model (new data, a model opened, fresh weights) has no run that ended yet.
+    connect(m_session, &Session::modelChanged, this, &MainWindow::clearRunMessage);
     connect(m_session, &Session::historyReset, this, &MainWindow::clearRunMessage);
     connect(m_session, &Session::configChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::datasetOpened, this, [this] {
@@ -191,7 +193,7 @@ void MainWindow::connectSession()
     });
 }
 
-bool MainWindow::openFile(const QString& path)
+bool MainWindow::openFile(const QString& given, const QString& missing)
 {
     // While training nothing opens, so there is nothing to ask: the session says why.
     if (m_session->runState() != Session::RunState::Idle) return openFileNow(given, missing);
@@ -400,14 +402,14 @@ void MainWindow::buildSamplesMenu()
 void MainWindow::start()
 {
     if (m_session->runState() != Session::RunState::Idle) return;
-    if (m_session->needsNewModel())
-        m_guard->run("Starting a new model", [this] { m_session->start(); });
     // What runs is what the layer text says: typed text not yet taken is taken now, and text
     // that cannot be read stops here (every way to start comes through here).
     if (!m_ui->modelPanel->applyText()) {
         m_ui->setupTabWidget->setCurrentWidget(m_ui->modelPanel);
         return;
     }
+    if (m_session->needsNewModel())
+        m_guard->run("Starting a new model", [this] { m_session->start(); });
     else
         m_session->start();
 }
@@ -431,6 +433,9 @@ void MainWindow::updateStartText()
                    "the Training panel grows; a cosine schedule then starts from a higher rate "
                    "again).";
     }
+    const QString textError = m_ui->modelPanel->textError();
+    if (idle && !textError.isEmpty())
+        tip = "Waits until the layer text in the Model tab can be read: " + textError;
     m_ui->actionStart->setText(text);
     m_ui->actionStart->setToolTip(tip);
     m_ui->actionStart->setStatusTip(tip);
@@ -456,7 +461,8 @@ void MainWindow::updateRunBar()
 {
     const auto state = m_session->runState();
     const bool idle = state == Session::RunState::Idle;
-    m_ui->startButton->setEnabled(idle && m_session->task() && !m_session->isRacing());
+    const bool textRead = m_ui->modelPanel->textError().isEmpty();
+    m_ui->startButton->setEnabled(idle && m_session->task() && !m_session->isRacing() && textRead);
     updateStartText();
     {
         QSignalBlocker block(m_ui->pauseButton);
@@ -488,6 +494,8 @@ void MainWindow::updateRunBar()
                                      ? "Trained " + tasks::countOf(trained, "step", QLocale())
                                  : m_session->task() ? "Ready"
                                                      : "Open data to begin");
+        if (!textRead && m_session->task())
+            m_ui->rateLabel->setText("Waiting for layer text that can be read (Model tab)");
     }
     if (state == Session::RunState::Paused) m_ui->rateLabel->setText("Paused");
     updateTitle();

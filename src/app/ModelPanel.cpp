@@ -12,6 +12,7 @@
 #include <QLocale>
 #include <QSpinBox>
 #include <QStyledItemDelegate>
+#include <QTimer>
 #include <QUndoStack>
 
 namespace il::app {
@@ -97,6 +98,10 @@ ModelPanel::ModelPanel(QWidget* parent)
         "QLabel { background: rgba(220, 50, 47, 38); border: 1px solid rgba(220, 50, 47, 150); "
         "border-radius: 4px; padding: 4px; }");
     m_ui->stackErrorLabel->hide();
+    m_ui->outputWidthNoteLabel->setStyleSheet(
+        "QLabel { background: rgba(38, 139, 210, 30); border: 1px solid rgba(38, 139, 210, 130); "
+        "border-radius: 4px; padding: 4px; }");
+    m_ui->outputWidthNoteLabel->hide();
 
     connect(m_ui->addButton, &QPushButton::clicked, this, [this] {
         const int at = currentRow() < 0 ? m_model->rowCount() : currentRow() + 1;
@@ -134,12 +139,16 @@ ModelPanel::ModelPanel(QWidget* parent)
         m_model->setSpec(
             m_session->task()->presetSpec(m_ui->presetComboBox->currentData().toString()));
     });
-    connect(m_ui->specLineEdit, &QLineEdit::returnPressed, this, [this] {
-        QString error;
-        if (!m_model->setSpec(m_ui->specLineEdit->text(), &error)) {
-            m_ui->stackErrorLabel->setText(error);
-            m_ui->stackErrorLabel->show();
-        }
+    // Enter, or leaving the text (for the run button, say), takes it as the stack.
+    connect(m_ui->specLineEdit, &QLineEdit::returnPressed, this, &ModelPanel::applyText);
+    connect(m_ui->specLineEdit, &QLineEdit::editingFinished, this, &ModelPanel::applyText);
+    connect(m_ui->specLineEdit, &QLineEdit::textEdited, this, &ModelPanel::textEdited);
+    // Text that stays unreadable for a moment after the last key says why, as if it were taken.
+    m_textCheck = new QTimer(this);
+    m_textCheck->setSingleShot(true);
+    m_textCheck->setInterval(800);
+    connect(m_textCheck, &QTimer::timeout, this, [this] {
+        if (!m_textError.isEmpty()) setTextError(m_textError, true);
     });
     connect(m_model, &LayerStackModel::stackChanged, this, &ModelPanel::stackChanged);
     connect(m_ui->layersTableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -185,6 +194,13 @@ void ModelPanel::stackChanged()
     const QString spec = m_model->spec();
     if (m_ui->specLineEdit->text() != spec) m_ui->specLineEdit->setText(spec);
     const bool haveData = m_session && m_session->outputWidth() > 0;
+    // The text is the stack's now: nothing in it is wrong, and a note about earlier text goes.
+    m_ui->outputWidthNoteLabel->hide();
+    m_textErrorShown = false;
+    if (!m_textError.isEmpty()) {
+        m_textError.clear();
+        emit textErrorChanged();
+    }
     if (!m_model->isValid()) {
         m_ui->stackErrorLabel->setText("<b>This stack cannot be built.</b> " +
                                        m_model->errorString().toHtmlEscaped());
@@ -205,6 +221,94 @@ void ModelPanel::stackChanged()
     showPreset();
     updateNote();
     updateEnabled();
+}
+
+bool ModelPanel::applyText()
+{
+    const QString text = m_ui->specLineEdit->text();
+    if (text == m_model->spec()) return true; // as the stack has it (Enter, then leaving)
+    LayerRows rows;
+    QString error;
+    if (!parseLayerRows(text, rows, &error)) {
+        setTextError(error, true);
+        return false;
+    }
+    const int output = outputLayerIndex(rows);
+    const QString note =
+        output < 0 ? QString() : outputWidthNote(rows[static_cast<size_t>(output)]);
+    m_model->setSpec(text); // stackChanged, when the layers change, writes the text back
+    // The text as the stack writes it, also when the layers stayed ("dense:3" for "dense").
+    if (m_ui->specLineEdit->text() != m_model->spec()) m_ui->specLineEdit->setText(m_model->spec());
+    setTextError({}, false);
+    m_ui->outputWidthNoteLabel->setText(note);
+    m_ui->outputWidthNoteLabel->setVisible(!note.isEmpty());
+    return true;
+}
+
+void ModelPanel::textEdited()
+{
+    m_ui->outputWidthNoteLabel->hide(); // it spoke of the text before this edit
+    // Start follows the text as typed; the message, once shown, follows it too. A new one
+    // waits for the text to be taken or a pause in typing (m_textCheck), rather than flashing
+    // up at every half-typed item.
+    LayerRows rows;
+    QString error;
+    const bool read = parseLayerRows(m_ui->specLineEdit->text(), rows, &error);
+    setTextError(read ? QString() : error, false);
+    if (read)
+        m_textCheck->stop();
+    else if (!m_textErrorShown)
+        m_textCheck->start();
+}
+
+void ModelPanel::setTextError(const QString& error, bool show)
+{
+    m_textErrorShown = !error.isEmpty() && (show || m_textErrorShown);
+    if (m_textErrorShown) {
+        m_ui->stackErrorLabel->setText(
+            "<b>This text cannot be read:</b> " + error.toHtmlEscaped() +
+            "<br>The layers above are the last ones that could; Start waits until the text is "
+            "fixed.");
+        m_ui->stackErrorLabel->show();
+    } else if (m_model->isValid()) {
+        m_ui->stackErrorLabel->hide();
+    } else { // the stack's own error, as stackChanged shows it
+        m_ui->stackErrorLabel->setText("<b>This stack cannot be built.</b> " +
+                                       m_model->errorString().toHtmlEscaped());
+        m_ui->stackErrorLabel->show();
+    }
+    if (error == m_textError) return;
+    m_textError = error;
+    emit textErrorChanged();
+}
+
+QString ModelPanel::outputWidthNote(const LayerRow& typed) const
+{
+    LayerRow written = typed;
+    int64_t width = 0;
+    for (size_t k = 0; k < typed.args.size(); ++k)
+        if (typed.type->args[k].fromData == DataValue::OutputWidth && typed.args[k] > 0) {
+            width = static_cast<int64_t>(typed.args[k]);
+            written.args[k] = 0;
+        }
+    if (width <= 0) return {};
+    const QLocale l;
+    const QString was = QString::fromStdString(typed.text()).toHtmlEscaped();
+    const QString now = QString::fromStdString(written.text()).toHtmlEscaped();
+    const int64_t data = m_session ? m_session->outputWidth() : 0;
+    QString note = QString("<b>%1 %2 %3.</b> The last %4 layer gives the network's outputs, so "
+                           "its width always comes from the data")
+                       .arg(was, width == data ? "is written" : "became", now,
+                            QString::fromStdString(typed.type->name));
+    if (data <= 0) return note + " you open.";
+    note += ": here " + l.toString(static_cast<qlonglong>(data));
+    const QString meaning = m_session->task() ? m_session->task()->outputsMeaning() : QString();
+    if (!meaning.isEmpty()) note += ", " + meaning.toHtmlEscaped();
+    note += ".";
+    if (width != data)
+        note += QString(" A width of %1 would not fit it.")
+                    .arg(l.toString(static_cast<qlonglong>(width)));
+    return note;
 }
 
 void ModelPanel::showPreset()

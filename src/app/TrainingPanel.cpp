@@ -75,7 +75,6 @@ TrainingPanel::TrainingPanel(QWidget* parent)
     connect(m_ui->tf32CheckBox, &QCheckBox::toggled, this, &TrainingPanel::tf32Edited);
     connect(m_ui->balancedClassesCheckBox, &QCheckBox::toggled, this, &TrainingPanel::edited);
     m_ui->deviceNoteLabel->setForegroundRole(QPalette::PlaceholderText);
-    m_ui->deviceNoteLabel->installEventFilter(this);
     m_deviceToolTip = m_ui->deviceComboBox->toolTip();
 }
 
@@ -180,34 +179,9 @@ void TrainingPanel::loadDevices()
     if (auto* model = qobject_cast<QStandardItemModel*>(combo->model()))
         model->item(1)->setEnabled(probed && cuda.available);
     combo->setToolTip(why.isEmpty() ? m_deviceToolTip : m_deviceToolTip + "\n\n" + why);
-    m_ui->deviceNoteLabel->setText(why);
-    m_ui->deviceNoteLabel->setToolTip(why);
-    m_ui->deviceNoteLabel->setVisible(!why.isEmpty());
-    fitNote();
+    m_ui->deviceNoteLabel->setNote(why);
     m_loading = false;
     showDevice();
-}
-
-bool TrainingPanel::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == m_ui->deviceNoteLabel && event->type() == QEvent::Resize) fitNote();
-    return QWidget::eventFilter(watched, event);
-}
-
-void TrainingPanel::fitNote()
-{
-    // A form layout sizes a word-wrapped label by its size hint, which guesses a narrow, tall
-    // block: give it the height its text needs at the width it has.
-    QLabel* note = m_ui->deviceNoteLabel;
-    const QMargins margins = note->contentsMargins();
-    const int width = note->width() - margins.left() - margins.right() - 2 * note->margin();
-    if (width <= 0) return;
-    const int height =
-        note->fontMetrics()
-            .boundingRect(QRect(0, 0, width, QWIDGETSIZE_MAX), Qt::TextWordWrap, note->text())
-            .height() +
-        margins.top() + margins.bottom() + 2 * note->margin();
-    if (note->maximumHeight() != height) note->setFixedHeight(height);
 }
 
 void TrainingPanel::showDevice()
@@ -298,8 +272,7 @@ void TrainingPanel::showGridLr()
     } catch (const EngineError&) {
         // A stack that cannot be built yet trains nothing: nothing to show.
     }
-    m_ui->gridLrLabel->setVisible(used);
-    m_ui->gridLrSpinBox->setVisible(used);
+    m_ui->formLayout->setRowVisible(m_ui->gridLrSpinBox, used);
 }
 
 void TrainingPanel::validationEdited()

@@ -31,14 +31,10 @@ public:
 
     void setSession(Session* session);
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     void load();
     void loadDevices(); // the list: what there is (CUDA: available, or why not)
     void showDevice();  // the choice
-    void fitNote();     // the note's height for its width
     void deviceEdited();
     void tf32Edited(bool on);
     void edited();

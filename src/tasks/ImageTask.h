@@ -126,6 +126,11 @@ public:
     const TaskType& type() const override;
     QString description() const override;
     QStringList notes() const override { return m_notes; }
+    QString outputsMeaning() const override
+    {
+        return m_geometry.channels == 1 ? "the gray level of a pixel"
+                                        : "the red, green and blue of a pixel";
+    }
     const TaskData& data() const override { return m_data; }
     LossKind loss() const override { return LossKind::MSE; }
     void applyDefaults(TrainerConfig& config) const override;

@@ -120,6 +120,12 @@ public:
         return d;
     }
     QStringList notes() const override { return m_notes; }
+    QString outputsMeaning() const override
+    {
+        return QString("one score for each character that can come next (%1 and the end of a "
+                       "name)")
+            .arg(countOf(m_schema.alphabet.size(), "character"));
+    }
     const TaskData& data() const override { return m_data; }
     LossKind loss() const override { return LossKind::CrossEntropy; }
     const NamesSchema& schema() const override { return m_schema; }

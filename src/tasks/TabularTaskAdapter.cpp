@@ -110,6 +110,17 @@ public:
         return d;
     }
     QStringList notes() const override { return m_ds.notes; }
+    QString outputsMeaning() const override
+    {
+        const TabularSchema& s = m_ds.schema;
+        if (!s.isClassification())
+            return s.targets.size() == 1 ? "the predicted " + s.target
+                                         : "one prediction for each of " + s.targets.join(", ");
+        if (s.loss() == LossKind::BinaryCrossEntropy && s.classes.size() == 2)
+            return QString("the probability that %1 is %2 rather than %3")
+                .arg(s.target, s.classes[1], s.classes[0]);
+        return QString("one score for each class of %1").arg(s.target);
+    }
     const TaskData& data() const override { return m_data; }
     LossKind loss() const override { return m_ds.schema.loss(); }
     bool classWeights(ClassWeighting w, std::vector<float>& out, QString* why) const override

@@ -126,6 +126,10 @@ public:
     virtual QString description() const = 0;
     // Things worth telling the user (rows dropped, image downscaled...).
     virtual QStringList notes() const { return {}; }
+    // What the network's outputs stand for, in words that follow their count (data().outputWidth):
+    // "one score for each class of species". The Model panel says it where the output layer's
+    // width, which always comes from the data, was written in the layer text. "": no words.
+    virtual QString outputsMeaning() const { return {}; }
     virtual const TaskData& data() const = 0;
     virtual LossKind loss() const = 0;
 
