@@ -101,10 +101,10 @@ public:
     // Reads the model (and the data it was trained on) on the worker thread; modelOpened or
     // modelFailed follows. False, with modelFailed, when it cannot start (while training).
     bool openModel(const QString& path);
-    // Saves through the worker (between two steps while training); modelSaved or saveFailed
     // Reads the model file's header (what it is, how it trained) and checks it, replacing
     // nothing: false, with modelFailed, when it is not a model this studio opens.
     bool checkModel(const QString& path);
+    // Saves through the worker (between two steps while training); modelSaved or saveFailed
     // follows. False, with saveFailed, when there is nothing to save. A trained model is saved
     // as it trained, even when the stack has been edited since (the edit waits for Start); an
     // untrained one is built from the current stack first.
@@ -250,6 +250,18 @@ signals:
     void verdictChanged(); // verdict() was made (before the evaluation it was made from)
 
 private:
+    // A data file read and opened as a task, not yet adopted (checkDataset, openDataset).
+    struct CheckedData {
+        QString path, missing;
+        QByteArray bytes;
+        tasks::TaskOptions options;
+        std::shared_ptr<tasks::Task> task; // null: error says why
+        bool attach = false;               // the data of the model opened without it
+        QString error;
+    };
+    CheckedData readDataset(const QString& path, const QString& missing);
+    void reportDatasetFailure(const CheckedData& checked);
+    void updateMissingValues();
     bool openTask(const QString& path, const QByteArray& bytes, const tasks::TaskOptions& options);
     void adoptTask(std::shared_ptr<tasks::Task> task);
     void adoptModel(const QString& path, OpenedModel& opened);
@@ -277,6 +289,9 @@ private:
     // evaluation of weights that have since been replaced is dropped.
     int m_weightsGeneration = 0;
     tasks::TaskOptions m_options;
+    std::optional<CheckedData> m_checked;
+    tasks::MissingValues m_missing, m_failedMissing;
+    QString m_failedMissingPath;
     std::shared_ptr<tasks::Task> m_task;
     QString m_dataPath;
     QByteArray m_dataBytes;

@@ -559,24 +559,6 @@ TabularOptions tabularOptionsOf(const TaskOptions& options)
     topt.valSplit = options.valSplit;
     topt.testSplit = options.testSplit;
     topt.seed = options.splitSeedOr(options.seed);
-    if (savedTask) {
-        if (!TabularSchema::fromJson(*savedTask, saved, error)) {
-            if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;
-            return nullptr;
-        }
-        // Resuming reproduces the saved rows and split unless a new split is asked for.
-        topt.fixedSchema = &saved;
-        topt.valSplit = options.valSplit >= 0 ? options.valSplit : saved.valSplit;
-        topt.testSplit = saved.testSplit;
-        if (options.valSplit < 0) topt.seed = saved.splitSeed;
-    }
-    TabularDataset ds;
-    QString part;
-    TabularBaselines savedBaselines;
-    QString baselinesMissing;
-    if (savedTask && forEvaluation) {
-        // The baselines of the model's own training rows, saved with it (the rows are not).
-        if (!savedTask->contains("baselines"))
     topt.reader = options.reader;
     return topt;
 }
@@ -605,6 +587,24 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
     if (!readTable(path, bytes, table, error)) return nullptr;
     TabularSchema saved;
     TabularOptions topt = tabularOptionsOf(options);
+    if (savedTask) {
+        if (!TabularSchema::fromJson(*savedTask, saved, error)) {
+            if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;
+            return nullptr;
+        }
+        // Resuming reproduces the saved rows and split unless a new split is asked for.
+        topt.fixedSchema = &saved;
+        topt.valSplit = options.valSplit >= 0 ? options.valSplit : saved.valSplit;
+        topt.testSplit = saved.testSplit;
+        if (options.valSplit < 0) topt.seed = saved.splitSeed;
+    }
+    TabularDataset ds;
+    QString part;
+    TabularBaselines savedBaselines;
+    QString baselinesMissing;
+    if (savedTask && forEvaluation) {
+        // The baselines of the model's own training rows, saved with it (the rows are not).
+        if (!savedTask->contains("baselines"))
             baselinesMissing = "not available: the model file has none (saved by an older "
                                "version); train it again to compare";
         else if (!TabularBaselines::fromJson((*savedTask)["baselines"].toObject(), saved,

@@ -65,14 +65,6 @@ struct Settled {
     QString simplerName;
 };
 
-// How to open data. Fields a task does not use are ignored.
-struct TaskOptions {
-    QString task; // "tabular", "image", "names"; empty: from the file type
-    // The model file a saved task comes from (openTaskForModel): a refusal of the saved task
-    // (a size over the limits, a broken field) names it. Empty: the message names the field only.
-    QString modelPath;
-    uint64_t seed = 1;
-    // The seed of the validation and test splits; < 0: seed. (Published figures name theirs.)
 // Who reads a task's messages: a message that names a setting names it the way its reader
 // changes it, the CLI by its flag ("--missing drop"), the studio by its control.
 enum class MessageReader { Cli, Studio };
@@ -83,6 +75,14 @@ inline QString forReader(MessageReader reader, const QString& cli, const QString
     return reader == MessageReader::Cli ? cli : studio;
 }
 
+// How to open data. Fields a task does not use are ignored.
+struct TaskOptions {
+    QString task; // "tabular", "image", "names"; empty: from the file type
+    // The model file a saved task comes from (openTaskForModel): a refusal of the saved task
+    // (a size over the limits, a broken field) names it. Empty: the message names the field only.
+    QString modelPath;
+    uint64_t seed = 1;
+    // The seed of the validation and test splits; < 0: seed. (Published figures name theirs.)
     int64_t splitSeed = -1;
     uint64_t splitSeedOr(uint64_t fallback) const
     {
@@ -105,6 +105,7 @@ inline QString forReader(MessageReader reader, const QString& cli, const QString
     // names
     int context = 3;
     bool keepCase = false;
+    MessageReader reader = MessageReader::Cli; // who reads the notes and errors
 };
 
 // The fractions of the rows held out for validation or testing (TaskOptions::valSplit and
@@ -113,7 +114,6 @@ inline QString forReader(MessageReader reader, const QString& cli, const QString
 inline constexpr ValueRange kSplitRange{0, 0.95, "a fraction of the rows"};
 
 class Task {
-    MessageReader reader = MessageReader::Cli; // who reads the notes and errors
 public:
     virtual ~Task() = default;
 
