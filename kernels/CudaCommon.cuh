@@ -238,8 +238,7 @@ private:
                   float* bias);
     void destroyLtPlans() noexcept;
     void flushDeferredFrees() noexcept;
-    // Frees p now, or, while recordings exist (or one is open), keeps it in m_retired until
-    // they are discarded: a graph bakes in the pointers it was recorded with.
+    // freeBytes, named where the caller knows a recording may still read the block.
     void retireBytes(void* p) noexcept;
     cudaError_t deviceAllocate(void** p, size_t bytes, cudaStream_t stream) noexcept;
     cudaError_t deviceFree(void* p, cudaStream_t stream) noexcept;
@@ -283,6 +282,10 @@ private:
     // freed by discardRecordings() and release(), after the graphs.
     std::vector<void*> m_retired;
     std::vector<cudaGraphExec_t> m_graphs;
+    // Every live block from allocateBytes and the number of captures ended when it was made:
+    // a block made after the last capture ended is in no recording (freeBytes frees it at once).
+    std::map<void*, uint64_t> m_allocatedAt;
+    uint64_t m_capturesEnded = 0;
 };
 
 } // namespace il::cuda

@@ -101,20 +101,38 @@ void* CudaBackend::allocateBytes(size_t bytes)
             throwCuda(done, "allocate");
         }
     }
+    try {
+        std::lock_guard lock(m_recordMutex);
+        m_allocatedAt[p] = m_capturesEnded;
+    } catch (...) {
+        deviceFree(p, stream);
+        throw;
+    }
     return p;
 }
 
+// A block a kept recording may read is never handed back to the pool under it: while a capture
+// is open the free is deferred (a free issued then would be captured into the graph), and while
+// recordings exist a block that was allocated before one of them ended is retired until they
+// are discarded. Blocks allocated after the last capture ended (a validation pass between
+// replays, say) cannot be in any recording and are freed at once.
 void CudaBackend::freeBytes(void* p) noexcept
 {
     if (!p) return;
-    std::lock_guard lock(m_recordMutex);
-    if (m_recording.load()) {
-        // A free issued now would be captured into the graph; it runs when the capture ends.
-        try {
-            m_deferredFrees.push_back(p);
-        } catch (...) { // out of host memory: leak the block rather than corrupt the graph
+    {
+        std::lock_guard lock(m_recordMutex);
+        const auto it = m_allocatedAt.find(p);
+        // Unknown blocks (none are expected) are treated as the oldest.
+        const uint64_t allocatedAt = it == m_allocatedAt.end() ? 0 : it->second;
+        if (it != m_allocatedAt.end()) m_allocatedAt.erase(it);
+        const bool inRecording = !m_graphs.empty() && allocatedAt < m_capturesEnded;
+        if (m_recording.load() || inRecording) {
+            try {
+                (m_recording.load() ? m_deferredFrees : m_retired).push_back(p);
+            } catch (...) { // out of host memory: leak the block rather than free it under a graph
+            }
+            return;
         }
-        return;
     }
     if (!bindNoThrow()) return;
     if (deviceFree(p, m_stream) != cudaSuccess) cudaGetLastError();
@@ -122,17 +140,6 @@ void CudaBackend::freeBytes(void* p) noexcept
 
 void CudaBackend::retireBytes(void* p) noexcept
 {
-    if (!p) return;
-    {
-        std::lock_guard lock(m_recordMutex);
-        if (m_recording.load() || !m_graphs.empty()) {
-            try {
-                m_retired.push_back(p);
-            } catch (...) { // out of host memory: leak the block rather than free it under a graph
-            }
-            return;
-        }
-    }
     freeBytes(p);
 }
 
@@ -244,6 +251,7 @@ int CudaBackend::endRecording()
         if (!m_recording.load()) throw BackendError("endRecording: no recording is open");
         e = cudaStreamEndCapture(m_stream, &graph);
         m_recording = false;
+        ++m_capturesEnded;
         // Blocks freed during the capture may be read by the graph just captured: they are
         // kept until the recordings are discarded, never handed back to the pool under it.
         try {

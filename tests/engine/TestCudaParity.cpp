@@ -275,6 +275,7 @@ private slots:
     // (b) recorded sequences
     void recordingMatchesEager();
     void recordingSurvivesScratchGrowth();
+    void recordingKeepsFreedInputs();
     void recordingDiscardedFromAnotherThread();
     void emptyProductKeepsInfinity();
     void recordingDiscardAfterError();
@@ -1075,6 +1076,29 @@ void TestCudaParity::recordingSurvivesScratchGrowth()
                                 .arg(double(got[static_cast<size_t>(c)]))
                                 .arg(want)));
     }
+    g.discardRecordings();
+}
+
+// A block a kept recording reads, freed by its owner between replays (a Buffer going out of
+// scope), stays allocated until the recordings are discarded: handed back at once, the pool
+// could give it to the next allocation, which the replay would then read (or on the emulation
+// it reads freed memory, NaN).
+void TestCudaParity::recordingKeepsFreedInputs()
+{
+    Backend& g = *m_gpu;
+    auto src = std::make_unique<Buffer>(testutil::filledBuffer(g, 4096, 2.f));
+    Buffer out = testutil::filledBuffer(g, 4096, 0.f);
+    if (!g.beginRecording()) QSKIP("the backend does not record (beginRecording() is false)");
+    g.axpby(1.f, src->view(1, 4096), 0.f, out.view(1, 4096));
+    END_RECORDING(handle, g);
+    src.reset(); // freed while the recording lives
+    Buffer other = testutil::filledBuffer(g, 4096, 5.f); // may take a freed block's place
+    g.replay(handle);
+    g.synchronize();
+    const auto got = testutil::toHost(g, out.view(1, 4096));
+    QVERIFY2(std::all_of(got.begin(), got.end(), [](float x) { return x == 2.f; }),
+             qPrintable(QStringLiteral("the replay read %1, not the recorded input's 2")
+                            .arg(double(got.front()))));
     g.discardRecordings();
 }
 
