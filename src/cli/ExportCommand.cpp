@@ -43,8 +43,7 @@ int runExport(const QStringList& args)
         "\"intensities\" (0 to 1). Names: \"context\" (character ids, oldest first) ->\n"
         "\"probabilities\" of the next character. The model's metadata holds the feature and\n"
         "target names, the normalisation, the classes or vocabulary and how text is normalised.\n"
-        "The export prints the inputs and outputs. The hash grid cannot be expressed in opset 17\n"
-        "and is refused.\n";
+        "The export prints the inputs and outputs.\n";
     if (!parseOrHelp(p, args, "export", "MODEL --to pytorch|onnx [--out PATH]",
                      "Export a model to use or train it further elsewhere.", 1, 1, extra))
         return ExitOk;

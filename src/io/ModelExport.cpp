@@ -58,9 +58,7 @@ QString exportRefusal(const std::vector<std::unique_ptr<Layer>>& layers, ExportF
                 .arg(QString::fromStdString(layers[i]->spec()), name, type);
     }
     if (layers.empty()) return QStringLiteral("the model lists no layers");
-#ifdef IRONLEARN_HAVE_ONNX
-    if (format == ExportFormat::Onnx) return onnxRefusal(layers);
-#else
+#ifndef IRONLEARN_HAVE_ONNX
     if (format == ExportFormat::Onnx)
         return QStringLiteral("this build has no ONNX export (libonnx-dev was missing when it "
                               "was built)");
@@ -191,12 +189,6 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
 }
 
 #ifndef IRONLEARN_HAVE_ONNX
-QString onnxRefusal(const std::vector<std::unique_ptr<Layer>>&)
-{
-    return QStringLiteral("this build has no ONNX export (libonnx-dev was missing when it was "
-                          "built)");
-}
-
 IoResult exportOnnx(const QString& modelPath, const QString&, QString*)
 {
     return IoResult::failure(modelPath +

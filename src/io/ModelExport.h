@@ -78,7 +78,4 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
 // file shown printable (PrintableText.h).
 IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary);
 
-// Why the ONNX graph cannot express the layers (the hash grid), one line; "" when it can.
-QString onnxRefusal(const std::vector<std::unique_ptr<Layer>>& layers);
-
 } // namespace il::io

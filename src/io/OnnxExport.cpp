@@ -443,20 +443,6 @@ void build(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Net
 
 } // namespace
 
-QString onnxRefusal(const std::vector<std::unique_ptr<Layer>>& layers)
-{
-    for (size_t i = 0; i < layers.size(); ++i)
-        if (layers[i]->kind() == "hashgrid")
-            return QStringLiteral(
-                       "layer %1, %2: the ONNX export has no hash grid: its spatial hash needs "
-                       "a bitwise xor, which ONNX gains in opset 18, and this export writes "
-                       "opset %3 (the newest Debian's onnx 1.12 checks); export it to PyTorch "
-                       "instead")
-                .arg(QString::number(i + 1), QString::fromStdString(layers[i]->spec()),
-                     QString::number(kOpset));
-    return {};
-}
-
 IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary)
 {
     ExportSource opened;

@@ -4,6 +4,7 @@
 #include "OnnxGraph.h"
 
 #include "ActivationMath.h"
+#include "HashGridMath.h"
 #include "Layer.h"
 #include "Network.h"
 #include "NormMath.h"
@@ -88,6 +89,98 @@ std::string activation(Graph& g, const Layer& layer, const std::string& x, const
     return {};
 }
 
+// Column `index` of x [N, 2] as [N, 1].
+std::string column(Graph& g, const std::string& x, int64_t index, const std::string& hint)
+{
+    const std::string c = g.node("Gather", {x, g.intScalar("column", index)}, hint);
+    g.attr("axis", int64_t{1});
+    return g.node("Unsqueeze", {c, g.ints("axes", {1})}, hint);
+}
+
+// a xor b for integers 0 <= a, b < 2^bits (int64 [N, 4]), without ONNX's BitwiseXor (opset 18):
+// bit j of each is floor(v / 2^j) mod 2, and a xor b = sum_j 2^j ((a_j + b_j) mod 2).
+std::string xorBits(Graph& g, const std::string& a, const std::string& b, int bits,
+                    const std::string& hint)
+{
+    std::vector<int64_t> powers;
+    for (int j = 0; j < bits; ++j)
+        powers.push_back(int64_t{1} << j);
+    const std::string p = g.ints("powers", powers);
+    const std::string axis = g.ints("axes", {2});
+    auto shifted = [&](const std::string& v) { // [N, 4, bits]: floor(v / 2^j)
+        return g.node("Div", {g.node("Unsqueeze", {v, axis}, hint), p}, hint);
+    };
+    const std::string sum = g.node("Add", {shifted(a), shifted(b)}, hint);
+    const std::string odd = g.node("Mod", {sum, g.intScalar("two", 2)}, hint);
+    const std::string y =
+        g.node("ReduceSum", {g.node("Mul", {odd, p}, hint), g.ints("axes", {2})}, hint);
+    g.attr("keepdims", int64_t{0});
+    return y;
+}
+
+// The multiresolution hash encoding (HashGridMath.h) on x [N, 2], level by level with the
+// engine's arithmetic: cell and position in float as hashgrid::cell orders it, each corner's
+// row in int64 (the spatial hash's uint32 product mod T taken as (iy (prime mod T)) mod T, the
+// same number since T divides 2^32), the four corners gathered from the table and weighted
+// bilinearly. Output [N, levels * features], level-major.
+std::string hashGrid(Graph& g, const HashGrid& grid, const std::string& table, const std::string& x,
+                     const std::string& hint)
+{
+    const int64_t rows = grid.tableRows();
+    const std::string unit = g.node(
+        "Mul", {g.node("Add", {x, g.scalar("one", 1.f)}, hint), g.scalar("half", 0.5f)}, hint);
+    const std::string dx = g.ints("corner_dx", {0, 1, 0, 1});
+    const std::string dy = g.ints("corner_dy", {0, 0, 1, 1});
+    std::vector<std::string> levels;
+    for (int l = 0; l < grid.levels; ++l) {
+        const float n = grid.resolution[l];
+        const std::string p = g.node(
+            "Clip",
+            {g.node("Mul", {unit, g.scalar("n", n)}, hint), g.scalar("low", 0.f), g.scalar("n", n)},
+            hint);
+        const std::string c =
+            g.node("Min", {g.node("Floor", {p}, hint), g.scalar("last", n - 1.f)}, hint);
+        const std::string f = g.node("Sub", {p, c}, hint); // [N, 2], inside the cell
+        const std::string ci = g.node("Cast", {c}, hint);
+        g.attr("to", int64_t{onnx::TensorProto::INT64});
+        const std::string vx = g.node("Add", {column(g, ci, 0, hint), dx}, hint); // [N, 4]
+        const std::string vy = g.node("Add", {column(g, ci, 1, hint), dy}, hint);
+        std::string row;
+        if (grid.direct(l)) {
+            row = g.node(
+                "Add",
+                {vx, g.node("Mul", {vy, g.intScalar("side", static_cast<int64_t>(n) + 1)}, hint)},
+                hint);
+        } else {
+            const std::string t = g.intScalar("rows", rows);
+            const std::string a = g.node("Mod", {vx, t}, hint);
+            const std::string b = g.node(
+                "Mod",
+                {g.node("Mul", {vy, g.intScalar("prime", int64_t{2654435761} % rows)}, hint), t},
+                hint);
+            row = xorBits(g, a, b, grid.log2Table, hint);
+        }
+        row = g.node("Add", {row, g.intScalar("level_offset", l * rows)}, hint);
+        const std::string corners = g.node("Gather", {table, row}, hint); // [N, 4, features]
+        const std::string fx = column(g, f, 0, hint), fy = column(g, f, 1, hint);
+        const std::string one = g.scalar("one", 1.f);
+        const std::string gx = g.node("Sub", {one, fx}, hint), gy = g.node("Sub", {one, fy}, hint);
+        const std::string w = g.node("Concat",
+                                     {g.node("Mul", {gx, gy}, hint), g.node("Mul", {fx, gy}, hint),
+                                      g.node("Mul", {gx, fy}, hint), g.node("Mul", {fx, fy}, hint)},
+                                     hint); // [N, 4]
+        g.attr("axis", int64_t{1});
+        const std::string weighted =
+            g.node("Mul", {corners, g.node("Unsqueeze", {w, g.ints("axes", {2})}, hint)}, hint);
+        levels.push_back(g.node("ReduceSum", {weighted, g.ints("axes", {1})}, hint));
+        g.attr("keepdims", int64_t{0});
+    }
+    if (levels.size() == 1) return levels[0];
+    const std::string y = g.node("Concat", levels, hint);
+    g.attr("axis", int64_t{1});
+    return y;
+}
+
 } // namespace
 
 Built network(Graph& g, const Network& net, const std::string& input, bool integerInput)
@@ -167,6 +260,14 @@ Built network(Graph& g, const Network& net, const std::string& input, bool integ
             g.attr("alpha", static_cast<float>(2 * std::numbers::pi));
             x = g.node("Concat", {g.node("Sin", {z}, hint), g.node("Cos", {z}, hint)}, hint);
             g.attr("axis", int64_t{1});
+        } else if (kind == "hashgrid") { // a first layer: x is the coordinates
+            const LayerItem& item = layer.item();
+            const HashGrid grid =
+                hashgrid::make(static_cast<int>(item.args[0]), static_cast<int>(item.args[1]),
+                               static_cast<int>(item.args[2]), item.args[3], item.args[4]);
+            const HostTensor& t = weight("table");
+            x = hashGrid(g, grid, g.floats(prefix + "table", {t.shape.rows, t.shape.cols}, t.data),
+                         x, hint);
         } else if (kind == "merge") {
             // Only the layout changes (RowLayout): the next per-position layer reads the groups.
         } else if (kind == "layernorm" || kind == "batchnorm") {

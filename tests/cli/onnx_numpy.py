@@ -68,8 +68,25 @@ def run(model, feeds):
                 y = y + np.float32(a.get("beta", 1.0)) * x[2]
         elif op == "MatMul":
             y = x[0] @ x[1]
+        elif op == "Div" and np.issubdtype(x[0].dtype, np.integer):  # truncates, as ONNX
+            y = (np.abs(x[0]) // np.abs(x[1])) * np.sign(x[0]) * np.sign(x[1])
         elif op in ("Add", "Sub", "Mul", "Div"):
             y = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op](x[0], x[1])
+        elif op == "Mod":  # fmod 0: the sign of the divisor, as NumPy's
+            y = np.fmod(x[0], x[1]) if a.get("fmod", 0) else np.mod(x[0], x[1])
+        elif op == "Floor":
+            y = np.floor(x[0])
+        elif op == "Min":
+            y = x[0]
+            for other in x[1:]:
+                y = np.minimum(y, other)
+        elif op == "Unsqueeze":
+            y = x[0]
+            for axis in sorted(int(v) for v in x[1]):
+                y = np.expand_dims(y, axis)
+        elif op == "ReduceSum":
+            axes = tuple(int(v) for v in x[1]) if len(x) > 1 and x[1] is not None else None
+            y = np.sum(x[0], axis=axes, keepdims=bool(a.get("keepdims", 1)), dtype=x[0].dtype)
         elif op == "Relu":
             y = np.maximum(x[0], np.float32(0))
         elif op == "LeakyRelu":
