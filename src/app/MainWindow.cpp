@@ -509,7 +509,8 @@ void MainWindow::showProgress(int64_t step, int64_t planned)
     const bool scaled = planned > INT32_MAX;
     m_ui->progressBar->setRange(0, scaled ? 1000 : static_cast<int>(planned));
     // Wide enough for its text at the end ("3008 / 3008 steps", as QProgressBar writes numbers)
-    // with room at both ends: squeezed, the text ran off the bar and under the chunk's edge.
+    // with a character's room at both ends: squeezed, the text ran off the bar and under the
+    // chunk's edge. No more: the run bar's width is part of the window's minimum (1024 px).
     QLocale numbers = m_ui->progressBar->locale();
     numbers.setNumberOptions(numbers.numberOptions() | QLocale::OmitGroupSeparator);
     const QString end = numbers.toString(m_ui->progressBar->maximum());
@@ -517,7 +518,7 @@ void MainWindow::showProgress(int64_t step, int64_t planned)
     m_ui->progressBar->setMinimumWidth(
         std::max(110, metrics.horizontalAdvance(
                           m_ui->progressBar->format().replace("%v", end).replace("%m", end)) +
-                          4 * metrics.averageCharWidth()));
+                          2 * metrics.averageCharWidth()));
     m_ui->progressBar->setValue(scaled ? static_cast<int>(1000 * step / planned)
                                        : static_cast<int>(step));
 }

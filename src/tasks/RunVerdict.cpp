@@ -33,16 +33,9 @@ QString RunVerdict::sentence() const
 
 QString RunVerdict::label() const
 {
-    switch (kept) {
-    case Kept::None:
-        return {};
-    case Kept::LinearStart:
-        return "kept: the linear start";
-    case Kept::LastStep:
-    case Kept::BestWeights:
-        break;
-    }
-    return QString("kept: step %1").arg(static_cast<qlonglong>(keptStep));
+    // One word: the legend of a 1024-pixel-wide window has room for little more beside
+    // "training" and "validation"; the mark's place says the step, its tooltip the sentence.
+    return kept == Kept::None ? QString() : QStringLiteral("kept");
 }
 
 RunVerdict tableVerdict(const Settled& settled, int64_t restoredStep, int64_t lastStep,

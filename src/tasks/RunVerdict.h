@@ -41,7 +41,7 @@ struct RunVerdict {
     bool restored() const { return kept == Kept::BestWeights || kept == Kept::LinearStart; }
     // "Kept the network of step 64, its lowest validation loss: it beats … ."
     QString sentence() const;
-    // The charts' short label: "kept: step 64", "kept: the linear start".
+    // The charts' legend name for the kept mark: "kept" (none when nothing was restored).
     QString label() const;
 };
 
