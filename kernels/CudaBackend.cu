@@ -184,21 +184,22 @@ void CudaBackend::init()
     // cuBLASLt for the dense layer's bias epilogues. IRONLEARN_CUDA_EPILOGUE=0 turns them off
     // (separate bias passes, as the CPU backend runs them), for comparison; =require makes a
     // case cuBLASLt has no algorithm for an error instead of a silent fallback (the device
-    // check uses it to learn whether the GPU runs them).
+    // check used it to learn whether the GPU runs them); =report writes each product shape's
+    // plan to stderr (algorithms offered, or none: separate passes), a report per shape.
     const char* epilogues = std::getenv("IRONLEARN_CUDA_EPILOGUE");
     if (!(epilogues && std::strcmp(epilogues, "0") == 0))
         checkBlas(cublasLtCreate(&m_lt), "cublasLtCreate");
     m_requireEpilogues = epilogues && std::strcmp(epilogues, "require") == 0;
+    m_reportEpilogues = epilogues && std::strcmp(epilogues, "report") == 0;
 
     int blasVersion = 0;
     checkBlas(cublasGetVersion(m_blas, &blasVersion), "cublasGetVersion");
     m_details = computeText(prop.major, prop.minor) + ", " + formatGiB(m_totalMemory) +
                 ", cuBLAS " + std::to_string(blasVersion / 10000) + "." +
-                std::to_string(blasVersion / 100 % 100) + (m_tf32 ? ", TF32 on" : ", TF32 off") +
-                (m_lt ? ", bias epilogues on" : ", bias epilogues off") +
-                (m_pooled ? std::string()
-                 : pools  ? std::string(", cudaMalloc (IRONLEARN_CUDA_POOL=0)")
-                          : std::string(", cudaMalloc (no stream-ordered pools here)"));
+                std::to_string(blasVersion / 100 % 100) + (m_tf32 ? ", TF32 on" : ", TF32 off");
+    m_detailsTail = (m_pooled ? std::string()
+                     : pools  ? std::string(", cudaMalloc (IRONLEARN_CUDA_POOL=0)")
+                              : std::string(", cudaMalloc (no stream-ordered pools here)"));
 
     const char* graphs = std::getenv("IRONLEARN_CUDA_GRAPHS");
     m_graphsEnabled = !(graphs && std::strcmp(graphs, "0") == 0);
@@ -295,7 +296,21 @@ DeviceInfo CudaBackend::info() const
     DeviceInfo d;
     d.backend = "cuda";
     d.name = m_name;
-    d.details = m_details;
+    // The bias epilogues as they turned out: cuBLASLt plans one product shape (and alignment)
+    // at a time, and a shape it has no usable algorithm for runs the separate bias passes.
+    std::string epilogues = ", bias epilogues off";
+    if (m_lt) {
+        const int made = m_ltPlansMade.load(), unusable = m_ltPlansUnusable.load();
+        if (made == 0)
+            epilogues = ", bias epilogues on";
+        else if (unusable == 0)
+            epilogues = ", bias epilogues on (" + std::to_string(made) + " product shape" +
+                        (made == 1 ? ")" : "s)");
+        else
+            epilogues = ", bias epilogues for " + std::to_string(made - unusable) + " of " +
+                        std::to_string(made) + " product shapes (the rest: separate bias passes)";
+    }
+    d.details = m_details + epilogues + m_detailsTail;
     d.threads = 1;
     return d;
 }

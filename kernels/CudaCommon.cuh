@@ -130,11 +130,15 @@ struct LtKey {
                                               o.alignBias);
     }
 };
-// Its descriptors and the algorithm cuBLASLt's heuristic chose; not usable when it found none.
+// Its descriptors and the algorithms cuBLASLt's heuristic offered, best first (at most
+// kLtAlgorithms); next: the one in use (those before it were refused when run). Not usable when
+// the heuristic found none or every one was refused: the separate passes run instead.
+constexpr int kLtAlgorithms = 8;
 struct LtPlan {
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
-    cublasLtMatmulAlgo_t algo{};
+    cublasLtMatmulAlgo_t algos[kLtAlgorithms] = {};
+    int count = 0, next = 0;
     bool usable = false;
 };
 
@@ -251,7 +255,8 @@ private:
     int m_sms = 1;
     size_t m_totalMemory = 0;
     std::string m_name;
-    std::string m_details;
+    std::string m_details;     // info().details up to the bias epilogues...
+    std::string m_detailsTail; // ...and after them
 
     cudaStream_t m_stream = nullptr;
     // Allocations and uploads made while m_stream is being captured run here, at once (see
@@ -262,7 +267,10 @@ private:
     cublasHandle_t m_blas = nullptr;
     cublasLtHandle_t m_lt = nullptr; // null: bias epilogues off
     bool m_requireEpilogues = false; // IRONLEARN_CUDA_EPILOGUE=require
+    bool m_reportEpilogues = false;  // IRONLEARN_CUDA_EPILOGUE=report: each plan on stderr
     std::map<LtKey, LtPlan> m_ltPlans;
+    // Plans made, and those of them not usable (info() reports them; read from any thread).
+    std::atomic<int> m_ltPlansMade{0}, m_ltPlansUnusable{0};
     void* m_blasWorkspace = nullptr;
     double* m_partials = nullptr; // kMaxReduceBlocks block partials of the two-pass reductions
     float* m_ones = nullptr;

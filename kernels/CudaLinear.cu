@@ -2,8 +2,9 @@
 // through cuBLASLt epilogues: forward writes y = x w^T + bias in one pass (EPILOGUE_BIAS) instead
 // of a broadcast of the bias into y followed by a beta = 1 GEMM that reads y again; backward
 // writes dw and, from the same read of dy, the bias gradient (EPILOGUE_BGRADB) instead of a
-// separate gemv over dy. Where cuBLASLt offers no algorithm for a case (or
-// IRONLEARN_CUDA_EPILOGUE=0), the ops fall back to the separate passes of Backend's definition.
+// separate gemv over dy. Where cuBLASLt offers no algorithm for a case, refuses every one it
+// offered, where m or n is 1 (forLt), or with IRONLEARN_CUDA_EPILOGUE=0, the ops fall back to
+// the separate passes of Backend's definition.
 //
 // Layouts. cuBLAS is column-major, so a row-major r x c matrix is its c x r transpose there:
 //   forward   y^T (out x n) = op_T(w^T: in x out) * x^T (in x n), bias of length out = rows of D
@@ -11,6 +12,7 @@
 //             out = columns of D, reduced over k = n: BGRADB
 #include "CudaCommon.cuh"
 
+#include <cstdio>
 #include <cstring>
 #include <tuple>
 
@@ -107,44 +109,84 @@ bool CudaBackend::ltMatmul(bool transA, bool transB, int m, int n, int k, const 
                      CUBLAS_STATUS_SUCCESS;
         }
         if (ok) {
-            cublasLtMatmulHeuristicResult_t result{};
+            // Several candidates, best first: one the heuristic offers may still be refused
+            // when it runs (NOT_SUPPORTED), and the next one is then tried.
+            cublasLtMatmulHeuristicResult_t results[kLtAlgorithms] = {};
             int found = 0;
             ok = cublasLtMatmulAlgoGetHeuristic(m_lt, plan.op, plan.a, plan.b, plan.d, plan.d, pref,
-                                                1, &result, &found) == CUBLAS_STATUS_SUCCESS &&
-                 found > 0 && result.workspaceSize <= kBlasWorkspaceBytes;
-            if (ok) plan.algo = result.algo;
+                                                kLtAlgorithms, results,
+                                                &found) == CUBLAS_STATUS_SUCCESS;
+            for (int i = 0; ok && i < std::min(found, kLtAlgorithms); ++i)
+                if (results[i].state == CUBLAS_STATUS_SUCCESS &&
+                    results[i].workspaceSize <= kBlasWorkspaceBytes)
+                    plan.algos[plan.count++] = results[i].algo;
+            ok = ok && plan.count > 0;
         }
         if (pref) cublasLtMatmulPreferenceDestroy(pref);
         plan.usable = ok;
         it = m_ltPlans.emplace(key, plan).first;
+        ++m_ltPlansMade;
+        if (!ok) ++m_ltPlansUnusable;
+        if (m_reportEpilogues) {
+            std::fprintf(stderr, "cuBLASLt %s %d x %d x %d, alignments %u/%u/%u/%u: ",
+                         epilogue == CUBLASLT_EPILOGUE_BIAS ? "BIAS" : "BGRADB", m, n, k,
+                         key.alignA, key.alignB, key.alignD, key.alignBias);
+            if (ok)
+                std::fprintf(stderr, "epilogue, %d algorithm(s)\n", plan.count);
+            else
+                std::fprintf(stderr, "no algorithm, separate bias passes\n");
+        }
     }
     LtPlan& plan = it->second;
-    if (!plan.usable) {
-        if (m_requireEpilogues)
-            throw BackendError("cuBLASLt has no algorithm for the " +
-                               std::string(epilogue == CUBLASLT_EPILOGUE_BIAS ? "BIAS" : "BGRADB") +
-                               " epilogue of a " + std::to_string(m) + " x " + std::to_string(n) +
-                               " x " + std::to_string(k) +
-                               " product with these alignments "
-                               "(IRONLEARN_CUDA_EPILOGUE=require)");
-        return false;
+    const char* what = epilogue == CUBLASLT_EPILOGUE_BIAS ? "BIAS" : "BGRADB";
+    std::string refused; // the run-time refusals, for IRONLEARN_CUDA_EPILOGUE=require
+    while (plan.usable) {
+        checkBlas(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                 sizeof(bias)),
+                  "cublasLtMatmulDescSetAttribute");
+        const float one = 1.f, zero = 0.f;
+        const cublasStatus_t status =
+            cublasLtMatmul(m_lt, plan.op, &one, A, plan.a, B, plan.b, &zero, D, plan.d, D, plan.d,
+                           &plan.algos[plan.next], m_blasWorkspace, kBlasWorkspaceBytes, m_stream);
+        if (status == CUBLAS_STATUS_SUCCESS) return true;
+        // Refused before anything ran: try the next candidate; when none is left, the plan is
+        // unusable and the separate passes run from now on. Any other error is one.
+        if (status != CUBLAS_STATUS_NOT_SUPPORTED && status != CUBLAS_STATUS_ARCH_MISMATCH)
+            throwBlas(status,
+                      epilogue == CUBLASLT_EPILOGUE_BIAS ? "linearForward" : "linearBackward");
+        cudaGetLastError();
+        refused = cublasGetStatusName(status);
+        if (++plan.next >= plan.count) {
+            plan.usable = false;
+            ++m_ltPlansUnusable;
+        }
+        if (m_reportEpilogues)
+            std::fprintf(stderr, "cuBLASLt %s %d x %d x %d: algorithm %d of %d refused (%s)%s\n",
+                         what, m, n, k, plan.next, plan.count, refused.c_str(),
+                         plan.usable ? ", trying the next"
+                                     : "; no algorithm, separate bias passes");
     }
-    checkBlas(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                                             sizeof(bias)),
-              "cublasLtMatmulDescSetAttribute");
-    const float one = 1.f, zero = 0.f;
-    checkBlas(cublasLtMatmul(m_lt, plan.op, &one, A, plan.a, B, plan.b, &zero, D, plan.d, D, plan.d,
-                             &plan.algo, m_blasWorkspace, kBlasWorkspaceBytes, m_stream),
-              epilogue == CUBLASLT_EPILOGUE_BIAS ? "linearForward" : "linearBackward");
-    return true;
+    if (m_requireEpilogues)
+        throw BackendError(
+            "cuBLASLt has no algorithm for the " + std::string(what) + " epilogue of a " +
+            std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) +
+            " product with these alignments" +
+            (refused.empty() ? std::string() : " (every candidate was refused: " + refused + ")") +
+            " (IRONLEARN_CUDA_EPILOGUE=require)");
+    return false;
 }
 
 namespace {
 
-bool fitsBlas(int64_t a, int64_t b, int64_t c)
+// Whether the product D (m x n) = op(A) op(B) over k goes to cuBLASLt: its dimensions fit
+// cuBLAS's ints, and neither m nor n is 1. A matrix-vector product (one output, one row, one
+// input) is memory-bound, so an epilogue saves little there, and cuBLASLt's heuristic commonly
+// has no epilogue algorithm for it (PyTorch avoids cuBLASLt there too): plain cuBLAS and the
+// bias pass run it.
+bool forLt(int64_t m, int64_t n, int64_t k)
 {
     constexpr int64_t intMax = 0x7fffffff;
-    return a > 0 && b > 0 && c > 0 && a <= intMax && b <= intMax && c <= intMax;
+    return m > 1 && n > 1 && k > 0 && m <= intMax && n <= intMax && k <= intMax;
 }
 
 } // namespace
@@ -154,7 +196,7 @@ void CudaBackend::linearForward(ConstTensor x, ConstTensor w, ConstTensor bias, 
     shapes::linear("linearForward", x, w, bias, y);
     const int64_t n = x.rows(), in = x.cols(), out = w.rows();
     if (n == 0 || out == 0) return;
-    if (fitsBlas(n, in, out)) {
+    if (forLt(out, n, in)) {
         bind();
         if (ltMatmul(true, false, static_cast<int>(out), static_cast<int>(n), static_cast<int>(in),
                      w.data, static_cast<int>(in), x.data, static_cast<int>(in), y.data,
@@ -169,7 +211,7 @@ void CudaBackend::linearBackward(ConstTensor x, ConstTensor dy, Tensor dw, Tenso
     shapes::linear("linearBackward", x, dw, dbias, dy);
     const int64_t n = x.rows(), in = x.cols(), out = dw.rows();
     if (out == 0) return;
-    if (fitsBlas(n, in, out)) {
+    if (forLt(in, out, n)) {
         bind();
         if (ltMatmul(false, true, static_cast<int>(in), static_cast<int>(out), static_cast<int>(n),
                      x.data, static_cast<int>(in), dy.data, static_cast<int>(out), dw.data,

@@ -380,8 +380,11 @@ int main(int argc, char** argv)
             std::fflush(stdout);
         }
         const Results results = runWorkloads(*backend, opt, readEvery);
+        // The JSON takes the details as the run left them (how many product shapes got a bias
+        // epilogue is known only once they ran).
         if (opt.backgroundLoad == 0) {
-            if (opt.json) std::fputs(resultsJson(opt, info, results, nullptr).c_str(), stdout);
+            if (opt.json)
+                std::fputs(resultsJson(opt, backend->info(), results, nullptr).c_str(), stdout);
             return 0;
         }
         Results loaded;
@@ -395,7 +398,7 @@ int main(int argc, char** argv)
             loaded = runWorkloads(*backend, opt, readEvery);
         } // the busy processes end here, and on any exception or signal before
         if (opt.json)
-            std::fputs(resultsJson(opt, info, results, &loaded).c_str(), stdout);
+            std::fputs(resultsJson(opt, backend->info(), results, &loaded).c_str(), stdout);
         else
             printLoadComparison(opt, results, loaded);
     } catch (const std::exception& e) {

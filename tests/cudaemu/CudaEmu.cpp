@@ -737,8 +737,16 @@ const char* cublasGetStatusString(cublasStatus_t status)
 
 const char* cublasGetStatusName(cublasStatus_t status)
 {
-    return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS"
-                                           : "CUBLAS_STATUS_INVALID_VALUE";
+    switch (status) {
+    case CUBLAS_STATUS_SUCCESS:
+        return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+        return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+        return "CUBLAS_STATUS_ARCH_MISMATCH";
+    default:
+        return "CUBLAS_STATUS_INVALID_VALUE";
+    }
 }
 
 namespace {
@@ -907,7 +915,10 @@ cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p
 }
 
 // IRONLEARN_EMU_LT_NO_ALGORITHM=1: the heuristic finds nothing (as for an unsupported epilogue),
-// so the backend's fallback runs.
+// so the backend's fallback runs. Like cuBLASLt's on a GPU, it commonly offers nothing with an
+// epilogue where m or n is 1 (a matrix-vector product): here never. Otherwise it offers up to
+// three algorithms; IRONLEARN_EMU_LT_NOT_SUPPORTED=K makes cublasLtMatmul refuse the first K of
+// them (NOT_SUPPORTED, as a GPU may at run time for an algorithm its heuristic offered).
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t op,
                                               cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
                                               cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
@@ -923,14 +934,21 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDe
     if (op->epilogue != CUBLASLT_EPILOGUE_DEFAULT && !op->bias) return CUBLAS_STATUS_INVALID_VALUE;
     if (const char* e = std::getenv("IRONLEARN_EMU_LT_NO_ALGORITHM"); e && std::strcmp(e, "1") == 0)
         return CUBLAS_STATUS_NOT_SUPPORTED;
-    results[0] = cublasLtMatmulHeuristicResult_t{};
-    // The algorithm remembers the alignments it was chosen for (A, B, C, D, bias).
-    for (int i = 0; i < 4; ++i)
-        results[0].algo.data[i] = pref->align[i];
-    results[0].algo.data[4] = alignmentOfPointer(op->bias);
-    results[0].algo.data[5] = uint64_t(op->epilogue);
-    results[0].state = CUBLAS_STATUS_SUCCESS;
-    *returned = 1;
+    if (op->epilogue != CUBLASLT_EPILOGUE_DEFAULT && (m == 1 || n == 1))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    const int offered = std::min(requested, 3);
+    for (int r = 0; r < offered; ++r) {
+        results[r] = cublasLtMatmulHeuristicResult_t{};
+        // The algorithm remembers the alignments it was chosen for (A, B, C, D, bias), its
+        // epilogue and its rank.
+        for (int i = 0; i < 4; ++i)
+            results[r].algo.data[i] = pref->align[i];
+        results[r].algo.data[4] = alignmentOfPointer(op->bias);
+        results[r].algo.data[5] = uint64_t(op->epilogue);
+        results[r].algo.data[6] = uint64_t(r);
+        results[r].state = CUBLAS_STATUS_SUCCESS;
+    }
+    *returned = offered;
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -946,6 +964,9 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t op, const v
         return CUBLAS_STATUS_INVALID_VALUE;
     if (algo->data[5] != uint64_t(op->epilogue))
         fatal("cublasLtMatmul with an algorithm chosen for another epilogue");
+    if (const char* e = std::getenv("IRONLEARN_EMU_LT_NOT_SUPPORTED");
+        e && algo->data[6] < std::strtoull(e, nullptr, 10))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
     const void* pointers[5] = {A, B, C, D, op->bias};
     for (int i = 0; i < 5; ++i)
         if (pointers[i] && alignmentOfPointer(pointers[i]) < algo->data[i])

@@ -30,6 +30,7 @@
 
 #include <QBuffer>
 #include <QImage>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <algorithm>
@@ -401,6 +402,24 @@ void TestCudaParity::deviceInfo()
     // a few of these tests that way); the details say which one is in use.
     if (qEnvironmentVariable("IRONLEARN_CUDA_POOL") == "0")
         QVERIFY2(i.details.find("cudaMalloc") != std::string::npos, i.details.c_str());
+
+    // Once a dense layer's product ran, the details say how many product shapes got a bias
+    // epilogue algorithm: "on (N product shapes)" only when every one did.
+    Rng rng(2);
+    Buffer x = testutil::toDevice(*m_gpu, randomVector(rng, 64 * 16, -1, 1));
+    Buffer w = testutil::toDevice(*m_gpu, randomVector(rng, 32 * 16, -1, 1));
+    Buffer bias = testutil::toDevice(*m_gpu, randomVector(rng, 32, -1, 1));
+    Buffer y = testutil::filledBuffer(*m_gpu, 64 * 32, kNaN);
+    m_gpu->linearForward(x.view(64, 16), w.view(32, 16), bias.view(1, 32), y.view(64, 32));
+    const QString details = QString::fromStdString(m_gpu->info().details);
+    qInfo("%s", qPrintable(details));
+    static const QRegularExpression epilogues(
+        QStringLiteral("bias epilogues (off|on \\(\\d+ product shapes?\\)|for \\d+ of \\d+ product "
+                       "shapes \\(the rest: separate bias passes\\))"));
+    QVERIFY2(epilogues.match(details).hasMatch(), qPrintable(details));
+    // The emulation's heuristic offering nothing: no shape has an epilogue.
+    if (qEnvironmentVariable("IRONLEARN_EMU_LT_NO_ALGORITHM") == "1")
+        QVERIFY2(details.contains(QStringLiteral("bias epilogues for 0 of")), qPrintable(details));
 }
 
 void TestCudaParity::memoryRoundTrip()
@@ -1091,7 +1110,7 @@ void TestCudaParity::recordingKeepsFreedInputs()
     if (!g.beginRecording()) QSKIP("the backend does not record (beginRecording() is false)");
     g.axpby(1.f, src->view(1, 4096), 0.f, out.view(1, 4096));
     END_RECORDING(handle, g);
-    src.reset(); // freed while the recording lives
+    src.reset();                                         // freed while the recording lives
     Buffer other = testutil::filledBuffer(g, 4096, 5.f); // may take a freed block's place
     g.replay(handle);
     g.synchronize();
