@@ -814,7 +814,12 @@ void TestCudaParity::determinism_data()
          {"sumRows 4096x256", "sumRows 100000x1", "sumSquares 1000003", "sumSquaresEach 70 tensors",
           "gemm weight gradient 256x256x4096", "gemm 4096x256x256",
           "embedding backward 4096x3 v5 d16", "embedding backward 4096x3 v28 d16",
-          "loss ce 4096x28", "loss mse 262144x1", "softmax 4096x28", "guard 1000 tensors"})
+          "loss ce 4096x28", "loss mse 262144x1", "softmax 4096x28", "guard 1000 tensors",
+          // The dense layer's weight and bias gradients (cuBLASLt, BGRADB epilogue), summed
+          // over a SIREN's 4k and 262k rows: a split-k product that adds its partials in
+          // arbitrary order would show here.
+          "linear backward 4096x256->256", "linear backward 262144x2->256",
+          "linear backward 262144x256->256"})
         QTest::newRow(op) << QString::fromLatin1(op);
 }
 
@@ -876,6 +881,19 @@ void TestCudaParity::determinism()
         outFloats = vocab * 16;
         run = [&, vocab](const Buffer& out) {
             g.embeddingBackward(a.view(4096, 3), b2.view(4096, 48), out.view(vocab, 16));
+        };
+    } else if (op.startsWith("linear backward")) {
+        // "linear backward ROWSxIN->OUT": dw (out x in) and the bias gradient (out) in one
+        // output buffer.
+        const QStringList dims = op.section(' ', 2).split(QRegularExpression("x|->"));
+        const int64_t rows = dims[0].toLongLong(), in = dims[1].toLongLong(),
+                      out = dims[2].toLongLong();
+        a = dev(size_t(rows * in), -1, 1);
+        b2 = dev(size_t(rows * out), -1, 1);
+        outFloats = out * in + out;
+        run = [&, rows, in, out](const Buffer& o) {
+            g.linearBackward(a.view(rows, in), b2.view(rows, out), o.view(out, in),
+                             o.view(1, out, size_t(out * in)));
         };
     } else if (op == "loss ce 4096x28") {
         a = dev(4096 * 28, -5, 5);
