@@ -84,8 +84,22 @@ inline void hashGrid(const char* op, const HashGrid& g, ConstTensor x, ConstTens
                          " x " + std::to_string(g.features));
 }
 
+// Token ids travel as floats, which hold every whole number only up to 2^24: a larger
+// vocabulary would merge neighbouring ids (16777217 reads as 16777216), so both backends
+// refuse it.
+inline constexpr int64_t kMaxEmbeddingVocabulary = int64_t(1) << 24;
+inline void embeddingVocabulary(const char* op, int64_t vocabulary)
+{
+    if (vocabulary > kMaxEmbeddingVocabulary)
+        throw ShapeError(std::string(op) + ": a vocabulary of " + std::to_string(vocabulary) +
+                         " tokens is too large; at most 16777216 (2^24) tokens, since token ids "
+                         "are stored as 32-bit floats, which hold whole numbers exactly only up "
+                         "to 2^24");
+}
+
 inline void embeddingForward(ConstTensor ids, ConstTensor table, ConstTensor y)
 {
+    embeddingVocabulary("embeddingForward", table.rows());
     if (y.rows() != ids.rows() || y.cols() != ids.cols() * table.cols())
         throw ShapeError("embeddingForward: ids " + ids.shape.toString() + ", table " +
                          table.shape.toString() + " -> " + y.shape.toString());
@@ -93,6 +107,7 @@ inline void embeddingForward(ConstTensor ids, ConstTensor table, ConstTensor y)
 
 inline void embeddingBackward(ConstTensor ids, ConstTensor dy, ConstTensor dtable)
 {
+    embeddingVocabulary("embeddingBackward", dtable.rows());
     if (dy.rows() != ids.rows() || dy.cols() != ids.cols() * dtable.cols())
         throw ShapeError("embeddingBackward: ids " + ids.shape.toString() + ", dy " +
                          dy.shape.toString() + ", table " + dtable.shape.toString());

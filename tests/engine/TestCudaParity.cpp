@@ -272,6 +272,7 @@ private slots:
     void determinism_data();
     void determinism();
     void normOfOneValueHasZeroGradient();
+    void embeddingRefusesHugeVocabulary();
 
     // (b) recorded sequences
     void recordingMatchesEager();
@@ -980,6 +981,43 @@ void TestCudaParity::normOfOneValueHasZeroGradient()
                      s == Cpu ? "layer norm dgamma, CPU" : "layer norm dgamma, CUDA");
         }
     }
+}
+
+// Token ids are floats, exact only up to 2^24: both backends refuse a larger vocabulary, saying
+// why, and accept 2^24 itself. (The views only claim the rows: the refusal comes before any
+// memory is read.)
+void TestCudaParity::embeddingRefusesHugeVocabulary()
+{
+    Pair ids = pair({0.f, 1.f}, 2, 1), table = filled(2, 4, 0.5f), y = filled(2, 4, kNaN);
+    const int64_t limit = int64_t(1) << 24;
+    // Forward first on both sides: a backend without the check fails there (reading the two
+    // real rows), before a backward could write past them.
+    for (const bool forward : {true, false}) {
+        for (const Side s : {Cpu, Gpu}) {
+            Backend& b = side(s);
+            const Tensor huge{table.ptr(s), {limit + 1, 4}};
+            QString error;
+            try {
+                if (forward)
+                    b.embeddingForward(ids[s], huge, y[s]);
+                else
+                    b.embeddingBackward(ids[s], y[s], huge);
+                b.synchronize();
+            } catch (const EngineError& e) {
+                error = QString::fromUtf8(e.what());
+            }
+            const QString where =
+                QStringLiteral("%1, %2: ")
+                    .arg(s == Cpu ? "CPU" : "CUDA", forward ? "forward" : "backward");
+            QVERIFY2(error.contains("16777217 tokens is too large") && error.contains("2^24"),
+                     qPrintable(where + (error.isEmpty() ? "no error" : error)));
+        }
+    }
+    // 2^24 tokens are accepted (ids 0 and 1 read the two real rows).
+    forBoth([&](Backend& b, Side s) {
+        b.embeddingForward(ids[s], Tensor{table.ptr(s), {limit, 4}}, y[s]);
+    });
+    QVERIFY(testutil::allFinite(host(y, Gpu)));
 }
 
 // ---- (b) recorded sequences -----------------------------------------------------------------
