@@ -9,7 +9,8 @@ plain PyTorch, so the predictions match `ironlearn-cli predict` / `render` / `ev
     net = model.load("model.safetensors")         # the nn.Module, in evaluation mode
     net.task                                      # "tabular", "image" or "names"
 
-    # tables: rows as csv.DictReader gives them (column name -> text)
+    # tables: rows as csv.DictReader gives them (column name -> text); a model trained with
+    # missing values filled with the column mean fills an empty number cell as predict does
     model.predict_rows(net, [{"sepal_length_cm": "5.1", ...}])   # -> [{"species": "setosa", "p_setosa": ...}]
     # images: intensities in [0, 1], height x width x channels, at any size, a strip of rows
     # at a time: memory is the output plus a fixed working set (see render)
@@ -35,7 +36,7 @@ from torch import nn
 import torch.nn.functional as F
 
 __all__ = ["load", "read_safetensors", "IronLearnNet", "encode_rows", "predict_rows",
-           "image_coordinates", "render", "render_working_set", "encode_contexts",
+           "missing_fill", "image_coordinates", "render", "render_working_set", "encode_contexts",
            "next_char_probabilities", "generate", "make_optimizer", "learning_rate", "loss"]
 
 _DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16,
@@ -369,16 +370,38 @@ def _column(row, name):
     raise KeyError(f"no column {name!r}")
 
 
+def _is_missing(text):
+    """A missing cell as the CSV reader sees it: empty, NA, N/A, NaN, null, or a number that
+    reads as NaN ("+nan", "-nan")."""
+    if text.lower() in _MISSING:
+        return True
+    number = _as_float(text)
+    return number is not None and math.isnan(number)
+
+
+def missing_fill(net):
+    """Per feature, the value a missing cell stands for (a model trained with missing values
+    filled with the column mean: the training rows' mean, in the file's units), or None."""
+    task = net.task_info
+    return task.get("missing_fill") if task.get("missing") == "mean" else None
+
+
 def encode_rows(net, rows):
     """Rows (column name -> text, as csv.DictReader gives them) as the network's normalised
-    inputs: numbers as (value - offset) / scale, text columns one-hot over their categories."""
+    inputs: numbers as (value - offset) / scale, text columns one-hot over their categories.
+    A missing number (empty, NA, NaN...) is filled with missing_fill(net) where the model has
+    it, as `ironlearn-cli predict` fills it; otherwise, and for a missing text, ValueError."""
     task = net.task_info
+    fill = missing_fill(net)
     out = []
     for index, row in enumerate(rows):
         values = []
-        for name, categories in zip(task["features"], task["feature_categories"]):
+        for f, (name, categories) in enumerate(zip(task["features"], task["feature_categories"])):
             text = (_column(row, name) or "").strip()
-            if text.lower() in _MISSING:
+            if _is_missing(text):
+                if fill is not None and not categories:
+                    values.append(float(fill[f]))
+                    continue
                 raise ValueError(f"row {index + 1}, column {name!r}: missing value")
             if categories:
                 if text not in categories:

@@ -5,11 +5,12 @@
 
 DATA is the file the model was trained on (a CSV table, a picture, a list of names), read as
 ironlearn-cli reads it: a table's delimiter (comma, semicolon or tab) and decimal commas (in
-semicolon tables), its missing cells as the model's `missing` setting says (fail, or drop the
-row); a picture composited on white and resized to the training size with Qt's smooth scaling,
-the same pixels as the CLI trains on. The loss, the optimizer with its saved state (Adam's moments
-and step count...), the batch size, the gradient clipping and the learning-rate schedule are the
-model file's, so the first step here is the step after the studio's last. Every row of DATA is
+semicolon tables), its missing cells as the model's `missing` setting says (fail, drop the row,
+or fill a missing number with the training mean the model keeps); a picture composited on white
+and resized to the training size with Qt's smooth scaling, the same pixels as the CLI trains on.
+The loss, the optimizer with its saved state (Adam's moments and step count...), the batch size,
+the gradient clipping and the learning-rate schedule are the model file's, so the first step here
+is the step after the studio's last. Every row of DATA is
 trained on (the studio held some out for validation; split them off first if you need them).
 
 The schedule: the file's run ended at step S; --steps N trains steps S+1..S+N and plans the
@@ -145,26 +146,40 @@ def table_data(net, path):
         cells = [[model._column(r, name) for name in used] for r in rows]
     except KeyError as e:
         raise DataError(f"{path}: {e.args[0]} (the model reads {', '.join(used)})") from None
-    missing = [i for i, row in enumerate(cells) if any(_is_missing(c) for c in row)]
+    # The model's missing-value policy, as the CLI resumes it: "mean" fills the missing numbers
+    # of features (model.encode_rows, with the model's missing_fill) and drops the rows missing
+    # a text feature or a target, "drop" and "ignore" (whose features have no missing cells in
+    # the training file) drop the rows, "fail" refuses them.
+    policy = task.get("missing", "fail")
+    fillable = [policy == "mean" and i < len(task["features"]) and
+                not task["feature_categories"][i] for i in range(len(used))]
+    missing = [i for i, row in enumerate(cells)
+               if any(_is_missing(c) and not fill for c, fill in zip(row, fillable))]
+    filled = sum(1 for row in cells if any(_is_missing(c) for c in row)) - len(missing)
+    if filled:
+        print(f"note: filled the missing values of {filled} row{'s' if filled > 1 else ''} "
+              f"with the training mean the model keeps, as its missing: mean says",
+              file=sys.stderr)
     if missing:
         first = missing[0]
-        column = next(n for n, c in zip(used, cells[first]) if _is_missing(c))
+        column = next(n for n, c, fill in zip(used, cells[first], fillable)
+                      if _is_missing(c) and not fill)
         where = ", ".join(str(lines[i]) for i in missing[:5])
         where += ", ..." if len(missing) > 5 else ""
         count = f"{len(missing)} row{'s' if len(missing) > 1 else ''}"
-        if task.get("missing", "fail") != "drop":
+        if policy == "fail":
             raise DataError(f"{path}:{lines[first]}: column {column!r}: missing value; {count} "
                             f"with missing values (lines {where}); the model's setting is "
                             f"missing: fail (train with --missing drop to leave them out)")
         if len(missing) == len(rows):
             raise DataError(f"{path}: every row has a missing value")
         print(f"note: dropped {count} with missing values (lines {where}), as the model's "
-              f"missing: drop says", file=sys.stderr)
+              f"missing: {policy} says", file=sys.stderr)
         keep = sorted(set(range(len(rows))) - set(missing))
         rows, lines = [rows[i] for i in keep], [lines[i] for i in keep]
     for row, line in zip(rows, lines):
         for name, categories in zip(task["features"], task["feature_categories"]):
-            if not categories:
+            if not categories and not _is_missing(model._column(row, name)):
                 _number(path, line, name, model._column(row, name))
     try:
         x = model.encode_rows(net, rows)

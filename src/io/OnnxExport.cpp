@@ -38,6 +38,13 @@ const char* const kTableText =
 const char* const kInvalidRows =
     "a row predict would refuse (a number that is NaN or infinite, a text that is not one of "
     "its column's categories) gets NaN in every output value and class_index -1";
+// The same for a model that fills missing numbers (missing_fill).
+const char* const kInvalidFilled =
+    "a NaN number is a missing cell: it is replaced by its column's value in missing_fill (the "
+    "training rows' mean, in the file's units, the order of the numbers input) before "
+    "normalisation, as predict fills it; a row predict would refuse (an infinite number, a text "
+    "that is not one of its column's categories) gets NaN in every output value and "
+    "class_index -1";
 
 // What went wrong with the task metadata: the field and why, without the file's name.
 struct Problem {
@@ -161,14 +168,22 @@ void tableInputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, con
         throw Problem{
             QStringLiteral("task: unknown normalisation %1").arg(quoted(normalisation, 40))};
 
+    // Missing-value policy "mean": per feature, the value in the file's units a missing cell
+    // stands for (the engine fills it before normalising); predict fills by default.
+    std::vector<float> fill;
+    if (task.value(QLatin1String("missing")).toString() == QLatin1String("mean"))
+        fill = numbers(task, "missing_fill", static_cast<size_t>(features.size()),
+                       QStringLiteral("features"), false);
+
     // The numeric columns' statistics, in the order of the "numbers" input.
     QStringList numericNames;
-    std::vector<float> numericOffset, numericScale;
+    std::vector<float> numericOffset, numericScale, numericFill;
     for (int f = 0, slot = 0; f < features.size(); ++f) {
         if (categories[f].isEmpty()) {
             numericNames << features[f];
             numericOffset.push_back(offset[slot]);
             numericScale.push_back(scale[slot]);
+            if (!fill.empty()) numericFill.push_back(fill[static_cast<size_t>(f)]);
         }
         slot += categories[f].isEmpty() ? 1 : static_cast<int>(categories[f].size());
     }
@@ -176,23 +191,37 @@ void tableInputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, con
     std::vector<std::string> flags; // float [N, 1]: 1 for a row predict would refuse
     std::string normalised;
     if (numeric > 0) {
-        g.input(
-            "numbers", onnx::TensorProto::FLOAT, {-1, numeric},
-            ("the numeric columns, in the file's units: " + numericNames.join(", ")).toStdString());
+        const bool fills = !numericFill.empty();
+        g.input("numbers", onnx::TensorProto::FLOAT, {-1, numeric},
+                ("the numeric columns, in the file's units: " + numericNames.join(", ") +
+                 (fills ? QStringLiteral("; NaN for a missing cell, filled with its column's "
+                                         "mean over the training rows (missing_fill)")
+                        : QString()))
+                    .toStdString());
         QStringList shown;
         for (const QString& n : numericNames)
             shown << printable(n, 60);
-        lines << QStringLiteral("input  numbers  float [N, %1]: %2")
-                     .arg(QString::number(numeric), shown.join(", "));
-        normalised =
-            g.node("Div",
-                   {g.node("Sub", {"numbers", g.floats("input_offset", {numeric}, numericOffset)},
-                           "centred"),
-                    g.floats("input_scale", {numeric}, numericScale)},
-                   "normalised");
-        // x - x is NaN exactly where x is NaN or infinite: a cell predict refuses.
+        lines << QStringLiteral("input  numbers  float [N, %1]: %2%3")
+                     .arg(QString::number(numeric), shown.join(", "),
+                          fills ? QStringLiteral(" (NaN: missing, filled with the training mean)")
+                                : QString());
+        // Policy "mean": a NaN (a missing cell) becomes its column's fill value, in the file's
+        // units, before normalisation, as the engine fills it.
+        std::string values = "numbers";
+        if (fills)
+            values = g.node("Where",
+                            {g.node("IsNaN", {values}, "missing"),
+                             g.floats("missing_fill", {numeric}, numericFill), values},
+                            "filled");
+        normalised = g.node(
+            "Div",
+            {g.node("Sub", {values, g.floats("input_offset", {numeric}, numericOffset)}, "centred"),
+             g.floats("input_scale", {numeric}, numericScale)},
+            "normalised");
+        // x - x is NaN exactly where x is NaN or infinite: a cell predict refuses (a missing one
+        // only where nothing filled it).
         const std::string bad =
-            g.node("IsNaN", {g.node("Sub", {"numbers", "numbers"}, "finite_check")}, "not_finite");
+            g.node("IsNaN", {g.node("Sub", {values, values}, "finite_check")}, "not_finite");
         const std::string badFloat = g.node("Cast", {bad}, "not_finite");
         g.attr("to", int64_t{onnx::TensorProto::FLOAT});
         flags.push_back(g.node("ReduceMax", {badFloat}, "row_not_finite"));
@@ -268,7 +297,13 @@ void tableInputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, con
     metadata(proto, "normalisation", normalisation);
     metadata(proto, "input_offset", json(task.value(QLatin1String("input_offset"))));
     metadata(proto, "input_scale", json(task.value(QLatin1String("input_scale"))));
-    metadata(proto, "invalid_rows", kInvalidRows);
+    metadata(proto, "invalid_rows", fill.empty() ? QString(kInvalidRows) : QString(kInvalidFilled));
+    if (!fill.empty()) {
+        QJsonArray values;
+        for (float v : numericFill)
+            values.append(static_cast<double>(v));
+        metadata(proto, "missing_fill", json(values));
+    }
 }
 
 // A table's outputs from the network's (z): predictions in the file's units, or class

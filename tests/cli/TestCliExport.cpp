@@ -1,8 +1,9 @@
 // `ironlearn-cli export --to pytorch` against the CLI itself: export_check.py trains one small
-// model of each kind (tables: regression, classes with a text column, binary; images: SIREN,
+// model of each kind (tables: regression, classes with a text column, binary, empty number
+// cells filled with the training mean or their columns left out; images: SIREN,
 // Fourier features, hash grid; names: MLP, wavenet with merges and batchnorm, layernorm with
 // GELU and dropout), exports it, and compares the exported PyTorch module's predictions with
-// predict / evaluate within 1e-5 relative; then train_more.py continues two of them for 10 steps
+// predict / evaluate within 1e-5 relative; then train_more.py continues three of them for 10 steps
 // from the CLI's loss, downwards. Skips, saying why, where Debian's python3-torch is missing.
 // train_more_check.py and render_memory_check.py check train_more.py's reading, schedule and
 // --ddp, and model.py's memory at 8192x8192.

@@ -10,7 +10,10 @@
 //   `ironlearn-cli predict` (to 2e-5 relative, predict prints 6 digits), images and names against
 //   the engine's own outputs for the same inputs (names 1e-5; images 2e-5: sine:30 on random
 //   weights magnifies the summation order's rounding). Rows predict refuses (NaN, infinity, a
-//   category not seen, " Blue" included) give NaN outputs and class -1. A binary model pushed to
+//   category not seen, " Blue" included) give NaN outputs and class -1. A model trained with
+//   --missing mean takes NaN for an empty cell and predicts its rows as predict fills them
+//   (missing_fill in the metadata); one trained with --missing ignore has no input for the
+//   columns it left out. A binary model pushed to
 //   p0 = 1e-10..1e-6 keeps p0 to 1e-4 relative (the softmax of (0, z), not 1 - sigmoid(z)).
 // craftedModels: what a damaged or hand-made file gets: an empty input_offset with text and
 //   number features, leakyrelu:abc and sine:1e39 in the layer list or the spec, a layer list
@@ -288,6 +291,20 @@ void TestCliOnnx::checkTable(const QString& name, const QString& data, const QSt
     const QJsonObject task = mi.task;
     const QJsonArray features = task["features"].toArray();
     const QJsonArray categories = task["feature_categories"].toArray();
+    // Missing values filled with the training mean: a missing number (an empty cell, NaN in the
+    // graph) is predicted as predict fills it, and the metadata holds the fill values.
+    const bool fills = task["missing"].toString() == "mean";
+    if (fills && !info.isEmpty()) {
+        const QJsonObject meta = info[onnx]["metadata"].toObject();
+        const QJsonArray fill =
+            QJsonDocument::fromJson(meta["missing_fill"].toString().toUtf8()).array();
+        QVERIFY2(
+            !fill.isEmpty() &&
+                fill.size() ==
+                    QJsonDocument::fromJson(meta["numbers"].toString().toUtf8()).array().size(),
+            qPrintable(name +
+                       ": missing_fill in the metadata: " + meta["missing_fill"].toString()));
+    }
 
     // The rows, then the ones predict refuses: a NaN, an infinity, a category with a space
     // before it (the CSV reader would trim it; the graph cannot) and one never seen.
@@ -299,7 +316,7 @@ void TestCliOnnx::checkTable(const QString& name, const QString& data, const QSt
         QVERIFY(c >= 0);
         const QStringList bad =
             categories[f].toArray().isEmpty()
-                ? QStringList{"nan", "inf"}
+                ? (fills ? QStringList{"inf"} : QStringList{"nan", "inf"})
                 : QStringList{" " + categories[f].toArray()[0].toString(), "never-seen"};
         for (const QString& b : bad) {
             QStringList row = first;
@@ -319,7 +336,7 @@ void TestCliOnnx::checkTable(const QString& name, const QString& data, const QSt
         for (int f = 0; f < features.size(); ++f)
             if (categories[f].toArray().isEmpty()) {
                 const QString cell = row[rows.column(features[f].toString())];
-                numbers.push_back(cell == "nan"   ? kNaN
+                numbers.push_back(cell == "nan" || cell.isEmpty() ? kNaN
                                   : cell == "inf" ? std::numeric_limits<double>::infinity()
                                                   : cell.toDouble());
             }
@@ -532,6 +549,32 @@ void TestCliOnnx::runtimeMatchesTheEngine()
     checkTable("multiclass", kSamples + "/iris.csv", "dense:8,tanh,dense:8,relu,dense",
                {"--epochs", "1"}, false);
     if (QTest::currentTestFailed()) return;
+    // Empty cells in two numeric columns (one row has both): filled with the training mean
+    // ("mean": the graph fills a NaN as predict fills the cell), or those columns left out
+    // ("ignore": they are no input of the graph, and predict does not read them either).
+    QVERIFY(writeBytes(path("gaps.csv"), [] {
+        QByteArray csv = "size,weight,age,colour,price\n";
+        for (int i = 0; i < 60; ++i)
+            csv += QByteArray::number(1 + (i * 7) % 10) + "," +
+                   (i % 5 == 1 ? QByteArray() : QByteArray::number(40 + (i * 13) % 30)) + "," +
+                   (i % 7 == 1 ? QByteArray() : QByteArray::number(0.5 * (i % 9))) + "," +
+                   QByteArray(i % 3 == 0   ? "red"
+                              : i % 3 == 1 ? "green"
+                                           : "Blue") +
+                   "," + QByteArray::number(10.25 + i % 4 + (i * 7) % 10) + "\n";
+        return csv;
+    }()));
+    checkTable("mean-fill", path("gaps.csv"), "dense:8,tanh,dense",
+               {"--epochs", "1", "--missing", "mean"}, false);
+    if (QTest::currentTestFailed()) return;
+    checkTable("ignore", path("gaps.csv"), "dense:8,tanh,dense",
+               {"--epochs", "1", "--missing", "ignore"}, false);
+    if (QTest::currentTestFailed()) return;
+    if (const QJsonObject ignored = checked({path("ignore.onnx")}); !ignored.isEmpty()) {
+        const QJsonObject meta = ignored[path("ignore.onnx")]["metadata"].toObject();
+        QCOMPARE(meta["numbers"].toString(), QString(R"(["size"])"));
+        QVERIFY(!meta.contains("missing_fill"));
+    }
     checkEngine("image", kSamples + "/camera.png",
                 "fourier:8:10,dense:16,sine:30,dense:8,relu,dense",
                 {"--image-size", "16", "--steps", "1"});

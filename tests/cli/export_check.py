@@ -3,9 +3,10 @@
     python3 export_check.py CLI WORKDIR SAMPLES_DIR
 
 For one model of each kind (table regression, table classification with a text column, a
-binary table with the wide stack's skip layer, image SIREN, image Fourier features, image hash
-grid, names MLP, names wavenet with merges and batchnorm, names with layernorm, GELU and
-dropout) it trains a small model with the CLI, exports it, and compares the exported module's
+binary table with the wide stack's skip layer, a table with empty number cells filled with the
+training mean and one whose columns with empty cells are left out (--missing ignore), image
+SIREN, image Fourier features, image hash grid, names MLP, names wavenet with merges and
+batchnorm, names with layernorm, GELU and dropout) it trains a small model with the CLI, exports it, and compares the exported module's
 outputs with the CLI's within 1e-5 relative:
   tables: every value `ironlearn-cli predict` prints (it prints 6-7 significant digits, so
           values under 1e-3 are compared to 1e-8 absolute);
@@ -16,7 +17,7 @@ Each model is also exported to ONNX: onnx.checker.check_model(full_check)
 passes and a NumPy evaluation of the graph (onnx_numpy.py) matches the CLI the same way, the
 preprocessing inside the graph (raw table columns, text columns as strings; for images the
 clamped intensities against evaluate's mse; the hash grid's xor in arithmetic, opset 17).
-Then train_more.py runs 10 steps on the two table models: its starting loss is the CLI's
+Then train_more.py runs 10 steps on three table models (one filling missing numbers): its starting loss is the CLI's
 evaluate loss on the same rows (the weights carried) and its loss after 10 steps is lower (the
 optimizer state and schedule carried). Prints one line per check; exits 1 on the first failure.
 """
@@ -140,7 +141,9 @@ def check_table(name, data, extra=()):
                     fail(f"{name}: the ONNX graph has no input for the text column {column!r}")
                 feeds[key] = np.array([[r[column].strip()] for r in rows], dtype=object)
             else:
-                numeric.append([float(r[column]) for r in rows])
+                # A missing cell is NaN (a model with missing_fill fills it in the graph).
+                numeric.append([float(r[column]) if r[column].strip() else float("nan")
+                                for r in rows])
         if numeric:
             feeds["numbers"] = np.array(numeric, dtype=np.float32).T.copy()
         result = evaluator.run(graph, feeds)
@@ -273,6 +276,18 @@ def main():
                                     ["--preset", "mlp"])
     model_file, out = check_table("classification", os.path.join(SAMPLES, "iris.csv"))
     check_table("binary-text-column", categorical, ["--epochs", "50"])
+    # Empty number cells: filled with the training mean (model.py and the ONNX graph fill them
+    # as predict does, and train_more.py trains on them filled), or their columns left out.
+    gaps = os.path.join(WORK, "gaps.csv")
+    with open(gaps, "w") as f:
+        f.write("size,weight,age,colour,price\n")
+        for i in range(60):
+            weight = "" if i % 5 == 1 else str(40 + (i * 13) % 30)
+            age = "" if i % 7 == 1 else str(0.5 * (i % 9))
+            f.write(f"{1 + (i * 7) % 10},{weight},{age},{['red', 'green', 'Blue'][i % 3]},"
+                    f"{10.25 + i % 4 + (i * 7) % 10}\n")
+    fill_file, fill_out = check_table("mean-fill", gaps, ["--missing", "mean", "--epochs", "20"])
+    check_table("ignore", gaps, ["--missing", "ignore", "--epochs", "20"])
     check_image("siren", ["--preset", "siren"])
     check_image("fourier", ["--preset", "fourier-relu"])
     check_image("hashgrid", ["--preset", "hashgrid"])
@@ -287,6 +302,8 @@ def main():
     diabetes = os.path.join(SAMPLES, "diabetes.csv")
     cli("evaluate", reg_file, diabetes, "--metrics-json", metrics)
     check_train_more("regression", reg_out, diabetes, json.load(open(metrics))["val_loss"])
+    cli("evaluate", fill_file, gaps, "--metrics-json", metrics)
+    check_train_more("mean-fill", fill_out, gaps, json.load(open(metrics))["val_loss"])
     if not onnx_available():
         print("note: no ONNX checks: python3-onnx (and NumPy) are not installed for", sys.executable)
     print("all export checks passed")
