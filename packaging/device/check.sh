@@ -11,10 +11,12 @@
 #   run(command="packaging/device/check.sh build/device/bundle.tar.xz",
 #       carry=["build/device/bundle.tar.xz"], timeout_s=330)
 #
-# 0. Preflight, about 10 s, stopping at the first problem with the reason:
+# 0. Preflight, about 15 s, stopping at the first problem with the reason:
 #    the device's glibc against the newest version the bundle needs (REQUIRES.txt), the CUDA
 #    toolkit libraries the module links (cuBLAS) found on the device, and
-#    `ironlearn-cli devices --require cuda` (the module loads, the driver and a GPU answer).
+#    `ironlearn-cli devices --require cuda` (the module loads, the driver and a GPU answer; the
+#    module is not the CPU emulation), then `testCudaParity deviceInfo` (30 s at most: a first
+#    dense-layer product runs on the GPU, and the device details it leaves).
 #    On a machine without a GPU the check ends here, exit status 1, in seconds.
 # 1. testCudaParity with IRONLEARN_REQUIRE_CUDA=1 (a missing GPU fails, never skips): every op,
 #    recorded replays and training runs, CUDA against the CPU; then a few of them again with
@@ -23,8 +25,8 @@
 #    steps again with IRONLEARN_CUDA_EPILOGUE=0 (does folding the bias into the GEMM win?); then
 #    both JSONs must show the timed steps ran as recordings (CUDA graphs), none fell back.
 #    testCudaParity fails too when a training run's recording fell back to direct ops.
-# 3. compute-sanitizer --tool memcheck, then --tool racecheck, on a few op-level parity
-#    functions (when the toolkit has compute-sanitizer). Last: what a tight budget skips.
+# 3. compute-sanitizer on a few op-level parity functions (when the toolkit has it): memcheck
+#    with IRONLEARN_CUDA_POOL=0, racecheck, synccheck, initcheck. Last: what a tight budget skips.
 # Files in $OUT (default ./device-out), at most five, because the device tool returns at most
 # eight: summary.txt (a line per step), logs.tar.gz (every step's log, system.txt and
 # devices.txt; re-packed as each step ends, so a run cut short still returns what it saw),
@@ -32,8 +34,9 @@
 # Exits 0 only when every step passed.
 #
 # A dry run without a GPU, against the CUDA emulation (tests/cudaemu) and the stand-in driver:
-#   OUT=/tmp/dry IRONLEARN_CUDA_MODULE=build/release/tests/cudaemu/libironlearn-cuda-emu.so \
-#   LD_LIBRARY_PATH=build/release/tests/fakecuda packaging/device/check.sh BUNDLE
+#   OUT=/tmp/dry IRONLEARN_CHECK_DRY_RUN=1 LD_LIBRARY_PATH=build/release/tests/fakecuda \
+#   IRONLEARN_CUDA_MODULE=$PWD/build/release/tests/cudaemu/libironlearn-cuda-emu.so \
+#   packaging/device/check.sh BUNDLE
 # runs every step's command line for real (parity steps pass in ~85 s; the benchmarks fail:
 # no CUDA PyTorch, and the emulation is far too slow for them). IRONLEARN_EMU_CAPTURE_FAILS=1
 # plants a failing graph capture there: the parity step must then FAIL.
@@ -176,6 +179,18 @@ if ! timeout -k 2 8 "$bundle/bin/ironlearn-cli" devices --require cuda --verbose
     stop "$(grep -m1 -E '^error:|cuda  unavailable' "$devices_log" || echo "ironlearn-cli devices did not answer in 8 s")"
 fi
 note "ok    $(grep -m1 '^cuda' "$devices_log")"
+# The module that answered is the bundle's, not the CPU emulation (IRONLEARN_CUDA_MODULE left
+# in the environment); a dry run says so with IRONLEARN_CHECK_DRY_RUN=1.
+if grep -q '^cuda .*CUDA emulation' "$devices_log" && [[ "${IRONLEARN_CHECK_DRY_RUN:-0}" != 1 ]]; then
+    stop "the CUDA module is the CPU emulation (IRONLEARN_CUDA_MODULE=${IRONLEARN_CUDA_MODULE:-?}); unset it, or set IRONLEARN_CHECK_DRY_RUN=1 for a dry run"
+fi
+# GPU code runs before the long steps: one dense-layer product (cuBLASLt) and its details.
+preflight_log="$LOGS/preflight.txt"
+if ! timeout -k 2 30 env IRONLEARN_REQUIRE_CUDA=1 "$bundle/bin/testCudaParity" deviceInfo \
+    >"$preflight_log" 2>&1; then
+    stop "a first product on the GPU failed or took over 30 s: $(grep -m1 -E '^FAIL|Caught|error' "$preflight_log" || tail -1 "$preflight_log")"
+fi
+note "ok    a dense-layer product ran: $(grep -m1 -o 'compute [0-9.]*, .*' "$preflight_log")"
 note "preflight passed in $SECONDS s"
 
 # ---- 1. parity ----------------------------------------------------------------------------------
@@ -253,7 +268,10 @@ if [[ -n "$sanitizer" ]]; then
     # The launcher sources env.sh; the sanitizer runs the program under it.
     (failures=0
      . "$bundle/env.sh"
-     step "memcheck" 45 "$LOGS/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+     # Without the memory pool every buffer is its own allocation, so an access past a
+     # buffer's end is seen, not hidden inside a larger pool block.
+     step "memcheck, no pool" 45 "$LOGS/memcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 \
+         IRONLEARN_CUDA_POOL=0 "$sanitizer" \
          --tool memcheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
          guardAndClip optimizer sampleRows shuffledOrder recordingMatchesEager sumSquaresEach \
          alignedAndUnaligned "ops:embedding 512x8 v50000 d8" "ops:embedding 3000x4 v3 d130" \
@@ -262,6 +280,16 @@ if [[ -n "$sanitizer" ]]; then
          --tool racecheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
          guardAndClip sampleRows sumSquaresEach "ops:embedding 3000x4 v3 d130" \
          "ops:embedding 4096x3 v28 d16"
+     # Barriers and warp intrinsics reached by only part of a block or warp; then reads of
+     # device memory nothing wrote. Last: a tight budget skips them first.
+     step "synccheck" 30 "$LOGS/synccheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+         --tool synccheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
+         guardAndClip sampleRows sumSquaresEach "ops:embedding 3000x4 v3 d130" \
+         "ops:layernorm 4096x256" "ops:batchnorm 1x7"
+     step "initcheck" 30 "$LOGS/initcheck.txt" env IRONLEARN_REQUIRE_CUDA=1 "$sanitizer" \
+         --tool initcheck --error-exitcode 3 "$bundle/libexec/testCudaParity" \
+         guardAndClip sampleRows sumSquaresEach recordingMatchesEager \
+         "ops:embedding 3000x4 v3 d130" "ops:linear 33x7->9 offset 1"
      exit "$failures") || failures=$((failures + $?))
 else
     note "SKIP  compute-sanitizer            not in the CUDA toolkit here"
