@@ -2,6 +2,7 @@
 #include "Errors.h"
 #include "RecordingStats.h"
 
+#include <algorithm>
 #include <mutex>
 #include <numeric>
 
@@ -57,6 +58,7 @@ TrainingStep::TrainingStep(Network& net, Optimizer& optimizer, const TrainerConf
     b.upload(m_guard, guardInit, sizeof(guardInit));
     for (const NamedTensor& g : m_gradTensors)
         m_gradViews.push_back(g.tensor);
+    m_ranDirectly.reserve(2);
     m_lossSum = m_scalars.view(1, 1, SlotLossSum);
     m_stepLossT = m_scalars.view(1, 1, SlotStepLoss);
 
@@ -112,7 +114,9 @@ void TrainingStep::gradients(int64_t stepInEpoch, int64_t step, bool record)
         m_b.replay(handle);
     } else {
         forwardBackward(xb, yb, n);
-        m_ranDirectly.insert(n);
+        if (m_record && std::find(m_ranDirectly.begin(), m_ranDirectly.end(), n) ==
+                                      m_ranDirectly.end())
+            m_ranDirectly.push_back(n);
     }
     // The guard and the update take per-step host values (step, learning rate): run directly.
     m_b.guardAndClip(m_norms, m_tensorCount, m_stepLoss, m_config.clipNorm, step, m_guard);
@@ -144,7 +148,7 @@ int TrainingStep::recording(ConstTensor xb, ConstTensor yb, int64_t n)
     if (const auto it = m_recordings.find(n); it != m_recordings.end()) return it->second;
     // A row count is recorded only after it ran once directly: that run sizes what its ops
     // need (a short last batch meets its shapes here first), so the capture allocates nothing.
-    if (!m_ranDirectly.contains(n)) return -1;
+    if (std::find(m_ranDirectly.begin(), m_ranDirectly.end(), n) == m_ranDirectly.end()) return -1;
     if (!m_b.beginRecording()) {
         m_record = false; // this backend runs ops directly
         return -1;

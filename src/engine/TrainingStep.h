@@ -11,7 +11,6 @@
 #include "Trainer.h"
 
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -89,7 +88,9 @@ private:
     // Recorded steps (CUDA graphs), one per batch row count (a short last batch is another).
     bool m_record;
     std::map<int64_t, int> m_recordings;
-    std::set<int64_t> m_ranDirectly; // row counts run directly (not recorded) at least once
+    // Row counts run directly (not recorded) at least once: an epoch has at most two (full
+    // batches and a short last one), reserved up front so that noting one allocates nothing.
+    std::vector<int64_t> m_ranDirectly;
     int64_t m_recordedReserve = -1;
 };
 
