@@ -1,4 +1,5 @@
 #include "ChartsPanel.h"
+#include "FoldBand.h"
 #include "ui_ChartsPanel.h"
 
 #include "ChartViews.h"
@@ -125,6 +126,8 @@ ChartsPanel::ChartsPanel(QWidget* parent)
         m_lossChart->addSeries(series);
         series->attachAxis(m_lossX);
     }
+    // The folds' band (a cross-validated table), under everything else.
+    m_foldBand = std::make_unique<FoldBand>(m_lossChart, m_lossX);
     // The overfitting mark, under the curves (a chart draws its series in the order added).
     m_overfitEdge = new QLineSeries;
     m_overfitTop = new QLineSeries;
@@ -250,6 +253,7 @@ void ChartsPanel::setSession(Session* session)
     connect(session, &Session::configChanged, this, &ChartsPanel::updateLegend);
     connect(session, &Session::trainingFinished, this, &ChartsPanel::redraw);
     connect(session, &Session::verdictChanged, this, &ChartsPanel::redraw);
+    connect(session, &Session::foldsChanged, this, &ChartsPanel::scheduleRedraw);
     reset();
 }
 
@@ -468,13 +472,17 @@ void ChartsPanel::redraw()
     m_train->replace(train);
     m_trainSmooth->replace(h.trainSmoothed(kMaxPoints, log));
     m_validation->replace(val);
+    m_foldBand->setCurves(m_session->foldCurves(), log, kMaxPoints);
+    const bool band = !m_foldBand->isEmpty();
     const double lastStep = static_cast<double>(h.lastStep());
     const double planned = static_cast<double>(m_session->plannedSteps());
-    // Earlier runs' curves are drawn whole, and the axes hold them.
-    const double xMax = std::max({lastStep, planned, m_ghostXMax, 10.0});
+    // Earlier runs' curves are drawn whole, and the axes hold them; so is the folds' band.
+    const double xMax =
+        std::max({lastStep, planned, m_ghostXMax, band ? m_foldBand->lastStep() : 0.0, 10.0});
     setStepTicks(m_lossX, xMax);
     QList<QPointF> valAndGhosts = val;
     if (!m_ghosts.empty()) valAndGhosts << QPointF(0, m_ghostLo) << QPointF(0, m_ghostHi);
+    if (band) valAndGhosts << QPointF(0, m_foldBand->low()) << QPointF(0, m_foldBand->high());
     const auto [lo, valuesHi] = rangeOf(train, valAndGhosts, log);
     const double hi = withHeadroom(lo, valuesHi, log);
     m_lossY->setRange(lo, hi);
@@ -673,6 +681,7 @@ void ChartsPanel::setLogScale(bool on)
             series->detachAxis(m_lossY);
         m_overfitBand->detachAxis(m_lossY);
         m_overfitEdge->detachAxis(m_lossY);
+        m_foldBand->setAxis(m_lossY, nullptr);
         m_keptLine->detachAxis(m_lossY);
         m_keptPoint->detachAxis(m_lossY);
         m_lossChart->removeAxis(m_lossY);
@@ -695,6 +704,7 @@ void ChartsPanel::setLogScale(bool on)
         series->attachAxis(m_lossY);
     m_overfitBand->attachAxis(m_lossY);
     m_overfitEdge->attachAxis(m_lossY);
+    m_foldBand->setAxis(nullptr, m_lossY);
     m_keptLine->attachAxis(m_lossY);
     m_keptPoint->attachAxis(m_lossY);
     if (m_metric) applyPalette(); // not while the constructor is still building the charts

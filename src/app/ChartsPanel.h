@@ -32,6 +32,8 @@ class ChartsPanel;
 
 namespace il::app {
 
+class FoldBand;
+
 class RunList;
 class Session;
 
@@ -79,6 +81,8 @@ public:
     // the legend's name and the tooltip.
     double keptMarkStep() const;
     double metricKeptMarkStep() const;
+    // The folds' band of a cross-validated table (for tests); null before the panel is built.
+    const FoldBand* foldBand() const { return m_foldBand.get(); }
     QString keptMarkText() const;
     QString keptMarkToolTip() const;
 
@@ -131,6 +135,7 @@ private:
     QLineSeries* m_overfitTop = nullptr;
     QLineSeries* m_overfitBottom = nullptr;
     QAreaSeries* m_overfitBand = nullptr;
+    std::unique_ptr<FoldBand> m_foldBand; // a cross-validation's folds (FoldBand.h)
     QGraphicsRectItem* m_overfitLabelBox = nullptr; // a backing under the text, over the curves
     QGraphicsSimpleTextItem* m_overfitLabel = nullptr;
     QString m_overfitText;             // the label's full text; empty: no mark

@@ -22,6 +22,7 @@ const QList<Concept>& concepts()
     static const QList<Concept> list{
         {"loss", "Loss"},
         {"validation", "Validation and overfitting"},
+        {"cross-validation", "Cross-validation"},
         {"learning-rate", "Learning rate and schedules"},
         {"psnr", "PSNR and SSIM"},
         {"label-smoothing", "Label smoothing"},

@@ -165,6 +165,13 @@ void MainWindow::connectSession()
         m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
     });
     connect(m_session, &Session::progressed, this, &MainWindow::onProgress);
+    // The folds of a cross-validated table before its run: the bar counts the fold's steps.
+    connect(m_session, &Session::crossValidationProgressed, this,
+            [this](int fold, int folds, qint64 step, qint64 planned) {
+                showProgress(step, planned);
+                m_ui->rateLabel->setText(
+                    QString("Cross-validation: fold %1 of %2").arg(fold + 1).arg(folds));
+            });
     connect(m_session, &Session::trainingFinished, this, &MainWindow::onFinished);
     connect(m_session, &Session::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_session, &Session::message, this,

@@ -51,6 +51,21 @@ Session::Session(QObject* parent) : QObject(parent), m_worker(std::make_unique<T
     // New weights (a new model, Reset weights, a rewind): the kept best is not theirs to show.
     connect(this, &Session::historyReset, this, [this] { setBest({}); });
     connect(this, &Session::modelChanged, this, [this] { setBest({}); });
+    // A cross-validation's folds: their curves until other weights or data come.
+    connect(m_worker.get(), &TrainingWorker::crossValidationProgressed, this,
+            &Session::crossValidationProgressed);
+    connect(m_worker.get(), &TrainingWorker::foldFinished, this,
+            [this](int fold, int, const QList<QPointF>& validation) {
+                if (fold == 0) m_foldCurves.clear();
+                m_foldCurves.push_back(validation);
+                emit foldsChanged();
+            });
+    for (auto signal : {&Session::historyReset, &Session::modelChanged})
+        connect(this, signal, this, [this] {
+            if (m_foldCurves.empty()) return;
+            m_foldCurves.clear();
+            emit foldsChanged();
+        });
     connect(m_worker.get(), &TrainingWorker::pausedChanged, this, [this](bool paused) {
         if (m_runState != RunState::Idle)
             setRunState(paused ? RunState::Paused : RunState::Training);

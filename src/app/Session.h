@@ -183,6 +183,9 @@ public:
     bool isRacing() const { return m_racing; }
     TrainingWorker* worker() const { return m_worker.get(); }
     const LossHistory& history() const { return m_history; }
+    // The validation curves (step, loss) of the folds of the run's cross-validation
+    // (CrossValidation.h), one per fold finished; empty when the run had none.
+    const std::vector<QList<QPointF>>& foldCurves() const { return m_foldCurves; }
     const std::vector<Snapshot>& snapshots() const { return m_snapshots; }
 
     // ---- the best weights (SessionBest.cpp) -------------------------------------------------
@@ -248,8 +251,12 @@ signals:
     void deviceChanged();  // the device of the next run
     void bestChanged();    // best() changed (a run ended, a revert, a new model)
     void verdictChanged(); // verdict() was made (before the evaluation it was made from)
+    // Cross-validation before a run: fold `fold` (0-based) of `folds` is at step of planned.
+    void crossValidationProgressed(int fold, int folds, qint64 step, qint64 plannedSteps);
+    void foldsChanged(); // foldCurves() changed
 
 private:
+    std::vector<QList<QPointF>> m_foldCurves;
     // A data file read and opened as a task, not yet adopted (checkDataset, openDataset).
     struct CheckedData {
         QString path, missing;

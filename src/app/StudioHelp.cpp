@@ -30,6 +30,7 @@ struct ConceptLink {
 const ConceptLink kConceptLinks[] = {
     {"lossTitleLabel", "loss"},
     {"validationSplitSpinBox", "validation"},
+    {"foldsComboBox", "cross-validation"},
     {"patienceSpinBox", "validation"},
     {"learningRateSpinBox", "learning-rate"},
     {"gridLrSpinBox", "learning-rate"},

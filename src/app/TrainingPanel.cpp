@@ -5,6 +5,7 @@
 #include "Errors.h"
 #include "LayerSpec.h"
 #include "Session.h"
+#include "TabularTask.h"
 #include "TrainingPanelExtras.h"
 
 #include <QLocale>
@@ -70,6 +71,12 @@ TrainingPanel::TrainingPanel(QWidget* parent)
         connect(s, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::edited);
     connect(m_ui->validationSplitSpinBox, &QSpinBox::editingFinished, this,
             &TrainingPanel::validationEdited);
+    // Cross-validation (tables): automatic (by the table's size), off, or a number of folds.
+    m_ui->foldsComboBox->addItem("Automatic", -1);
+    m_ui->foldsComboBox->addItem("Off: one validation split", 0);
+    for (int k : {3, 5, 10})
+        m_ui->foldsComboBox->addItem(QString("%1 folds").arg(k), k);
+    connect(m_ui->foldsComboBox, &QComboBox::activated, this, &TrainingPanel::foldsEdited);
     connect(m_ui->deviceComboBox, &QComboBox::currentIndexChanged, this,
             &TrainingPanel::deviceEdited);
     connect(m_ui->tf32CheckBox, &QCheckBox::toggled, this, &TrainingPanel::tf32Edited);
@@ -117,6 +124,7 @@ void TrainingPanel::load()
     m_ui->batchSizeSpinBox->setValue(static_cast<int>(c.batchSize));
     const double split = m_session->taskOptions().valSplit;
     m_ui->validationSplitSpinBox->setValue(split < 0 ? -1 : static_cast<int>(split * 100 + 0.5));
+    showFolds();
     m_ui->patienceSpinBox->setValue(c.patience);
     m_ui->clipSpinBox->setValue(c.clipNorm);
     showWeightDecay(c.optimizer);
@@ -283,6 +291,38 @@ void TrainingPanel::validationEdited()
     const double split = percent < 0 ? -1 : percent / 100.0;
     if (split == options.valSplit) return;
     options.valSplit = split;
+    // A validation split chosen: it replaces cross-validation chosen before.
+    if (split > 0 && options.folds > 0) options.folds = 0;
+    options.seed = m_session->config().seed;
+    QTimer::singleShot(0, this, [this, options] { m_session->setTaskOptions(options); });
+}
+
+void TrainingPanel::showFolds()
+{
+    const auto task = m_session->task();
+    const bool table = task && task->type().name() == tasks::tabularTaskType().name();
+    m_ui->formLayout->setRowVisible(m_ui->foldsComboBox, table);
+    const int folds = m_session->taskOptions().folds;
+    m_ui->foldsComboBox->setCurrentIndex(std::max(0, m_ui->foldsComboBox->findData(folds)));
+    // What "Automatic" means for this table.
+    const int chosen = task ? task->folds() : 0;
+    m_ui->foldsComboBox->setItemText(
+        0, !table ? QString("Automatic")
+           : chosen > 0
+               ? QString("Automatic: %1 folds here").arg(chosen)
+               : QString("Automatic: off here (%1 rows or more, or a validation split)")
+                     .arg(QLocale().toString(static_cast<qlonglong>(tasks::kCrossValidateBelowRows))));
+}
+
+void TrainingPanel::foldsEdited()
+{
+    if (m_loading || !m_session || !m_session->task()) return;
+    tasks::TaskOptions options = m_session->taskOptions();
+    const int folds = m_ui->foldsComboBox->currentData().toInt();
+    if (folds == options.folds) return;
+    options.folds = folds;
+    // Folds hold every row out in turn: a validation split chosen before gives way to them.
+    if (folds > 0) options.valSplit = -1;
     options.seed = m_session->config().seed;
     QTimer::singleShot(0, this, [this, options] { m_session->setTaskOptions(options); });
 }
@@ -323,6 +363,7 @@ void TrainingPanel::updateEnabled()
     m_ui->tf32CheckBox->setEnabled(idle && m_session->device().backend == "cuda");
     m_ui->balancedClassesCheckBox->setEnabled(idle && m_session->classWeightingApplies());
     m_ui->validationSplitSpinBox->setEnabled(idle && !m_session->hasTrained() && m_session->task());
+    m_ui->foldsComboBox->setEnabled(idle && !m_session->hasTrained() && m_session->task());
     updatePlan();
 }
 

@@ -43,6 +43,8 @@ private:
     // The grid tables' learning rate, shown when the stack has a hash grid.
     void showGridLr();
     void validationEdited();
+    void foldsEdited();
+    void showFolds(); // the cross-validation row: tables only, and what Automatic means here
     void updatePlan();
     // The budget (number and unit) as the configuration has it.
     void showBudget();

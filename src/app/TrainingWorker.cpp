@@ -1,5 +1,7 @@
 #include "TrainingWorker.h"
 
+#include "CrossValidation.h"
+
 #include "Errors.h"
 #include "Snapshot.h"
 
@@ -421,6 +423,61 @@ bool TrainingWorker::rescueOnCpu(ModelState& m, const RunRequest& run,
     return true;
 }
 
+bool TrainingWorker::crossValidateFirst(ModelState& m, TrainingOutcome& outcome,
+                                        tasks::Settled& settled)
+{
+    RunPolicy policy;
+    policy.watch = m.task->watchSettings();
+    policy.progressInterval = kUpdateInterval;
+    const int folds = m.task->folds();
+    Trainer* active = nullptr;
+    auto lastEmit = Clock::now() - std::chrono::seconds(1);
+    tasks::FoldHooks hooks;
+    hooks.active = [&active](int, Trainer* t) { active = t; };
+    hooks.progress = [&](int fold, const Progress& p) {
+        if (secondsSince(lastEmit) >= kUpdateInterval) {
+            emit crossValidationProgressed(fold, folds, p.step, p.plannedSteps);
+            lastEmit = Clock::now();
+        }
+        runJobsBetweenSteps(m); // the model's own network is idle meanwhile
+        if (m_stop && active) active->requestCancel();
+    };
+    hooks.foldDone = [&](int fold, const tasks::CrossValidation& cv) {
+        QList<QPointF> validation;
+        for (const HistoryPoint& h : cv.runs.back().history)
+            if (std::isfinite(h.valLoss))
+                validation.append(QPointF(static_cast<double>(h.step), h.valLoss));
+        emit foldFinished(fold, cv.folds, validation);
+    };
+    hooks.stopRequested = [this] { return m_stop.load(); };
+    const tasks::CrossValidation cv =
+        tasks::crossValidate(*m.task, *m.backend, m.network->spec(), m.config, policy, hooks);
+    outcome.crossValidationSeconds = cv.seconds;
+    if (!cv.failure.isEmpty()) {
+        outcome.failed = true;
+        outcome.message = "cross-validation failed: " + cv.failure;
+        return false;
+    }
+    if (cv.stopped) {
+        outcome.reason = StopReason::Cancelled;
+        outcome.message = QString("stopped during cross-validation, after %1 of %2 folds")
+                              .arg(cv.runs.size())
+                              .arg(cv.folds);
+        return false;
+    }
+    settled = tasks::settledByCrossValidation(cv);
+    if (cv.keepNetwork) {
+        m.config = tasks::refitConfig(m.config, cv);
+        return true;
+    }
+    outcome.reason = StopReason::Finished;
+    outcome.message = "cross-validation kept " + cv.simplerName + ", fitted on every row";
+    outcome.settled = settled;
+    outcome.valLoss = cv.simplerLoss;
+    outcome.step = m.state.step;
+    return false;
+}
+
 // One run from upload to outcome, in the order it happens (RunReporter does the reporting).
 void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
                                 const std::shared_ptr<const HostSnapshot>& before,
@@ -452,6 +509,9 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         return;
     }
 
+    tasks::Settled foldsSettled;
+    if (m.task->folds() > 0 && m.state.step == 0 && !crossValidateFirst(m, outcome, foldsSettled))
+        return;
     RunPolicy policy;
     policy.watch = m.task->watchSettings();
     // The history (saved with the model) as fine as the chart: reopened, it draws the same curve.
@@ -496,8 +556,11 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     m.state.seconds = std::max(0.0, m.state.seconds - reporter.pausedSeconds());
     reporter.flush();
     // A run that ended on its own may go back to a simpler model (Task::settle).
-    const tasks::Settled settled =
-        threw ? tasks::Settled{} : tasks::settleRun(task, *m.network, m.config, result);
+    // Cross-validated: the folds decided, and the rows the run trained on hold none out.
+    const tasks::Settled settled = threw                     ? tasks::Settled{}
+                                   : foldsSettled.folds > 0 ? foldsSettled
+                                                             : tasks::settleRun(task, *m.network,
+                                                                                m.config, result);
     if (threw) {
         if (!backendError || !rescueOnCpu(m, run, before, error, outcome)) {
             outcome.failed = true;

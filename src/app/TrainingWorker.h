@@ -31,6 +31,7 @@
 #include <QMetaType>
 #include <QMutex>
 #include <QStringList>
+#include <QPointF>
 #include <QThread>
 #include <QWaitCondition>
 
@@ -85,6 +86,8 @@ struct TrainingOutcome {
     // does not) and the step early stopping went back to (-1: none).
     tasks::Settled settled;
     int64_t restoredStep = -1;
+    // Seconds the cross-validation before the run took (0: none ran).
+    double crossValidationSeconds = 0;
 };
 
 // Creates a backend by name ("cpu" or "cuda"); throws BackendError with the reason when it
@@ -134,6 +137,11 @@ signals:
     void progressed(const il::app::TrainingUpdate& update);
     void previewReady(qint64 step, const QImage& image);
     void pausedChanged(bool paused);
+    // Cross-validation before a fresh table's run (CrossValidation.h): fold `fold` (0-based) of
+    // `folds` is at step of plannedSteps; and a fold finished, with its validation losses
+    // (step, loss) at each evaluation.
+    void crossValidationProgressed(int fold, int folds, qint64 step, qint64 plannedSteps);
+    void foldFinished(int fold, int folds, const QList<QPointF>& validation);
     void trainingFinished(const il::app::TrainingOutcome& outcome);
     // The run went back to an earlier step (a device failure kept the weights of that step):
     // losses and snapshots after it are gone. Sent before the outcome.
@@ -155,6 +163,10 @@ private:
         bool preview = true;
     };
     class RunReporter; // progress, previews and pauses of one run (TrainingWorker.cpp)
+    // A fresh model of a task with folds: the folds, then either the refit configuration for
+    // the run on every row (true) or an outcome without a run (false: the simpler model was
+    // kept, or the folds were stopped or failed). settled: what the folds decided.
+    bool crossValidateFirst(ModelState& m, TrainingOutcome& outcome, tasks::Settled& settled);
     // A run: prepareRun (checks, optimizer, the move to the run's device; before: the host copy
     // taken for that move), then runTrainer (upload, train, outcome).
     void trainNow(ModelState& m);

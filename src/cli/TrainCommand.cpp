@@ -12,6 +12,7 @@
 #include "Snapshot.h"
 #include "TabularTask.h"
 #include "Task.h"
+#include "CrossValidation.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -143,6 +144,12 @@ void addTrainingOptions(QCommandLineParser& p)
         {"max-seconds", "Stop after this many seconds of training.", "S"},
         {"batch", "Minibatch size; 0 = all training rows (default: from the task).", "N"},
         {"val-split", "Fraction held out for validation (tables: 0.2; none under 20 rows).", "F"},
+        {"folds",
+         "Tables: K-fold cross-validation instead of a validation split: each candidate (the "
+         "network, the linear model) is scored on every row once, and the one chosen is trained "
+         "again on every row (default: 5 for tables of 20 to 4,999 rows unless a validation "
+         "split is given; 0 = off).",
+         "K"},
         {"patience", "Early stopping after N evaluations without improvement; 0 = off.", "N"},
         {"target-loss", "Stop once the validation (or training) loss reaches this value.", "L"},
         {"seed", "Seed for every random choice (default 1).", "N"},
@@ -281,6 +288,15 @@ tasks::TaskOptions taskOptions(const QCommandLineParser& p)
     topt.target = p.value("target");
     topt.kind = p.isSet("kind") ? p.value("kind") : "auto";
     topt.valSplit = doubleOption(p, "val-split", -1, tasks::kSplitRange);
+    if (p.isSet("folds")) {
+        topt.folds = static_cast<int>(intOption(p, "folds", 0, 0, tasks::kMaxFolds));
+        if (topt.folds == 1)
+            throw UsageError("--folds 1: cross-validation takes 2 to " +
+                             std::to_string(tasks::kMaxFolds) + " folds (0: off)");
+        if (topt.folds > 0 && (p.isSet("val-split") || p.isSet("split")))
+            throw UsageError("give --folds or a validation split (--val-split, --split), not "
+                             "both: the folds hold out every row in turn");
+    }
     topt.seed = static_cast<uint64_t>(intOption(p, "seed", 1, 0, INT64_MAX));
     topt.features = p.values("features").join(',').split(',', Qt::SkipEmptyParts);
     topt.ignore = p.values("ignore").join(',').split(',', Qt::SkipEmptyParts);
@@ -343,7 +359,70 @@ struct RunTrace {
     QString key;
     std::vector<std::pair<int64_t, double>> points; // step, value
     tasks::Settled settled;                         // what Task::settle did when the run ended
+    std::optional<tasks::CrossValidation> cv;       // the folds run before, when there were any
 };
+
+// A fresh model of a task with folds: the folds first (one line each on stderr), then either the
+// network trained again on every row for the folds' length (cfg becomes refitConfig) or, when
+// the simpler model won, no training at all. Returns false when the run must not train on.
+bool crossValidateFirst(const QCommandLineParser& p, tasks::Model& model, bool quiet,
+                        RunTrace& trace, TrainResult& result)
+{
+    tasks::Task& task = *model.task;
+    RunPolicy policy;
+    policy.recordSteps = !p.isSet("no-graphs");
+    policy.watch = task.watchSettings();
+    policy.progressInterval = 1e9; // epoch ends only: the lines below say each fold
+    tasks::FoldHooks hooks;
+    hooks.active = [](int, Trainer* t) { setActiveTrainer(t); };
+    hooks.foldDone = [quiet](int fold, const tasks::CrossValidation& cv) {
+        if (quiet) return;
+        const tasks::FoldRun& r = cv.runs.back();
+        QString line = QString("fold %1 of %2: %3 steps on %4 rows, kept step %5; loss on its %6 "
+                               "held-out rows %7")
+                           .arg(fold + 1)
+                           .arg(cv.folds)
+                           .arg(r.steps)
+                           .arg(r.trainRows)
+                           .arg(r.keptStep)
+                           .arg(r.heldOutRows)
+                           .arg(formatLoss(r.networkLoss));
+        if (!std::isnan(r.simplerLoss)) line += " (linear " + formatLoss(r.simplerLoss) + ")";
+        std::fprintf(stderr, "%s\n", line.toUtf8().constData());
+    };
+    tasks::CrossValidation cv =
+        tasks::crossValidate(task, *model.backend, model.network->spec(), model.config, policy,
+                             hooks);
+    setActiveTrainer(nullptr);
+    if (!cv.failure.isEmpty())
+        throw DataError("cross-validation failed: " + cv.failure.toStdString());
+    if (cv.stopped) {
+        result.reason = StopReason::Cancelled;
+        result.message = QString("stopped during cross-validation, after %1 of %2 folds; the "
+                                 "model is its untrained start")
+                             .arg(cv.runs.size())
+                             .arg(cv.folds)
+                             .toStdString();
+        result.seconds = cv.seconds;
+        trace.cv = std::move(cv);
+        return false;
+    }
+    trace.settled = tasks::settledByCrossValidation(cv);
+    const bool train = cv.keepNetwork;
+    if (train) {
+        model.config = tasks::refitConfig(model.config, cv);
+    } else {
+        result.reason = StopReason::Finished;
+        result.message = (cv.simplerName + " fitted on every row is kept; no network was "
+                                           "trained on them")
+                             .toStdString();
+        result.valLoss = cv.simplerLoss;
+        result.trainLoss = NAN;
+    }
+    trace.cv = std::move(cv);
+    return train;
+}
+
 
 // Trains the model with progress on stderr (Ctrl+C or SIGTERM stops after the step and saves),
 // writing
@@ -363,6 +442,10 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
         cfg.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
         if (!QDir().mkpath(snapshotDir))
             throw DataError((snapshotDir + ": cannot create the directory").toStdString());
+    }
+    if (task.folds() > 0 && model.state.step == 0) {
+        TrainResult before;
+        if (!crossValidateFirst(p, model, quiet, trace, before)) return before;
     }
     RunPolicy policy;
     policy.recordSteps = !p.isSet("no-graphs");
@@ -396,7 +479,12 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     }
     setActiveTrainer(nullptr);
     trainer.reset();
-    trace.settled = tasks::settleRun(task, *model.network, cfg, result);
+    if (trace.cv) {
+        // Decided by the folds; the run on every row has no validation rows to settle on.
+        result.valLoss = trace.cv->keepNetwork ? trace.cv->networkLoss : trace.cv->simplerLoss;
+    } else {
+        trace.settled = tasks::settleRun(task, *model.network, cfg, result);
+    }
     // A recovery lowered the learning rate: save the rate that worked, so a resumed run goes on
     // with it.
     if (result.recoveries > 0) keepLoweredRates(cfg, result.schedule);
@@ -405,6 +493,43 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
         std::fprintf(stderr, "warning: snapshots stopped: %s\n",
                      snapshotError.toUtf8().constData());
     return result;
+}
+
+// --metrics-json's "cross_validation": the folds' figures and what they decided.
+QJsonObject crossValidationJson(const tasks::CrossValidation& cv)
+{
+    QJsonArray steps, kept, network, simpler, metric;
+    for (const tasks::FoldRun& r : cv.runs) {
+        steps.append(static_cast<qint64>(r.steps));
+        kept.append(static_cast<qint64>(r.keptStep));
+        network.append(io::doubleToJson(r.networkLoss));
+        simpler.append(io::doubleToJson(r.simplerLoss));
+        metric.append(io::doubleToJson(r.metric));
+    }
+    return QJsonObject{
+        {"folds", cv.folds},
+        {"rows", static_cast<qint64>(cv.rows)},
+        {"complete", cv.complete()},
+        {"network_loss", io::doubleToJson(cv.networkLoss)},
+        {"network_loss_se", io::doubleToJson(cv.networkError)},
+        {"simpler_model", cv.simplerName},
+        {"simpler_loss", io::doubleToJson(cv.simplerLoss)},
+        {"simpler_loss_se", io::doubleToJson(cv.simplerError)},
+        {"difference", io::doubleToJson(cv.difference)},
+        {"difference_se", io::doubleToJson(cv.differenceError)},
+        {"margin_se", io::doubleToJson(cv.margin)},
+        {"metric", io::doubleToJson(cv.metric)},
+        {"metric_se", io::doubleToJson(cv.metricError)},
+        {"kept", cv.complete() ? (cv.keepNetwork ? QString("network") : cv.simplerName)
+                               : QString()},
+        {"refit_steps", static_cast<qint64>(cv.keepNetwork ? cv.refitSteps : 0)},
+        {"seconds", cv.seconds},
+        {"fold_steps", steps},
+        {"fold_kept_steps", kept},
+        {"fold_network_loss", network},
+        {"fold_simpler_loss", simpler},
+        {"fold_metric", metric},
+    };
 }
 
 // The run's summary on stdout (a failure on stderr), and --metrics-json.
@@ -422,20 +547,42 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
         std::fprintf(stderr,
                      "continue on the CPU: ironlearn-cli train %s --resume %s --backend cpu\n",
                      given.toUtf8().constData(), out.toUtf8().constData());
-    std::printf("trained %lld steps in %s (%.1f steps/s); %lld epochs in total\n",
-                static_cast<long long>(result.steps),
-                formatDuration(result.seconds).toUtf8().constData(),
-                result.seconds > 0 ? static_cast<double>(result.steps) / result.seconds : 0.0,
-                static_cast<long long>(state.epoch));
-    std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
-    if (task.data().valRows > 0)
-        std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());
     const TrainerConfig& cfg = model.config;
-    if (cfg.classWeighting != ClassWeighting::None) // both losses are the weighted ones
-        std::printf(" (class-weighted, %s)", classWeightingName(cfg.classWeighting).c_str());
-    std::printf("\n");
+    // When the folds chose the simpler model, nothing trained on every row (the message said).
+    if (!trace.cv || !trace.cv->complete() || trace.cv->keepNetwork) {
+        std::printf("trained %lld steps in %s (%.1f steps/s); %lld epochs in total\n",
+                    static_cast<long long>(result.steps),
+                    formatDuration(result.seconds).toUtf8().constData(),
+                    result.seconds > 0 ? static_cast<double>(result.steps) / result.seconds : 0.0,
+                    static_cast<long long>(state.epoch));
+        std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
+        if (task.data().valRows > 0)
+            std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());
+        if (cfg.classWeighting != ClassWeighting::None) // both losses are the weighted ones
+            std::printf(" (class-weighted, %s)", classWeightingName(cfg.classWeighting).c_str());
+        std::printf("\n");
+    }
     if (!trace.settled.note.isEmpty())
         std::printf("%s\n", printableLines(trace.settled.note).toUtf8().constData());
+    if (trace.cv && trace.cv->complete()) {
+        const tasks::CrossValidation& cv = *trace.cv;
+        const bool cls = metrics.values.contains("accuracy");
+        if (!std::isnan(cv.metric))
+            std::printf("cross-validated %s over the %d folds: %s ± %s\n",
+                        cls ? "accuracy" : "RMSE (the file's units)", cv.folds,
+                        QString::number(cls ? 100 * cv.metric : cv.metric, 'g', 4)
+                            .append(cls ? "%" : "")
+                            .toUtf8()
+                            .constData(),
+                        QString::number(cls ? 100 * cv.metricError : cv.metricError, 'g', 2)
+                            .append(cls ? "%" : "")
+                            .toUtf8()
+                            .constData());
+        std::printf("cross-validation took %s s (%d folds); the figures below are on the rows "
+                    "the final model trained on\n",
+                    QString::number(cv.seconds, 'f', cv.seconds < 10 ? 2 : 1).toUtf8().constData(),
+                    cv.folds);
+    }
     std::printf("%s\n", printableLines(metrics.summary).toUtf8().constData()); // labels: escaped
     if (trace.key == "innovation_rate" && trace.points.size() >= 2) {
         // Up to 8 evaluations, evenly spread, the last included: a falling rate is memorising.
@@ -484,6 +631,7 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
         if (!trace.settled.note.isEmpty())
             j["settled"] = QJsonObject{{"linear_start_kept", trace.settled.replaced},
                                        {"note", trace.settled.note}};
+        if (trace.cv) j["cross_validation"] = crossValidationJson(*trace.cv);
         j["model"] = out;
         writeTextFileAtomically(p.value("metrics-json"), QJsonDocument(j).toJson());
     }

@@ -185,6 +185,7 @@ bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset
         s.valSplit = opt.valSplit; // the caller passes the saved split unless asked otherwise
         s.testSplit = opt.testSplit;
         s.splitSeed = opt.seed;
+        if (s.valSplit > 0) s.folds = 0; // a validation split asked for instead
         if (!bindColumns(t, s, Targets::Required, p, error) ||
             !keepRows(t, p.usedCols(), p.fillableCols(s), s.missing, opt.reader, kept, &out.notes,
                       error))
@@ -220,6 +221,26 @@ bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset
     if (t.testStart >= 0 && testSplit > 0)
         return fail(error, t.path + ": the file has its own test rows (x_test); --test-split "
                                     "does not apply");
+    if (!opt.fixedSchema) {
+        // Cross-validation: a small table by default, unless a validation split was asked for.
+        int folds = opt.folds;
+        if (folds < 0)
+            folds = valSplit < 0 && n >= kMinRowsForValidation && n < kCrossValidateBelowRows
+                        ? kDefaultFolds
+                        : 0;
+        if (folds > 0 && valSplit > 0)
+            return fail(error, forReader(opt.reader,
+                                         "give a validation split (--val-split) or "
+                                         "cross-validation (--folds), not both",
+                                         "cross-validation takes the place of a validation "
+                                         "split: choose one"));
+        if (folds == 1 || folds > kMaxFolds)
+            return fail(error, QString("%1 folds: cross-validation takes 2 to %2 folds (0: off)")
+                                   .arg(folds)
+                                   .arg(kMaxFolds));
+        if (folds > 0) valSplit = 0;
+        s.folds = folds;
+    }
     if (valSplit < 0) valSplit = n >= kMinRowsForValidation ? 0.2 : 0.0;
     if (valSplit + std::max(testSplit, 0.0) >= 1.0)
         return fail(error, "the validation and test splits must add up to less than 1 (got " +
@@ -234,7 +255,13 @@ bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset
     if (poolN - testRows - valRows < 1)
         return fail(error, t.path + ": no rows left for training after the validation and "
                                     "test splits");
-    if (valSplit == 0 && s.valSplit < 0)
+    if (s.folds > 0 && poolN - testRows < 2 * s.folds)
+        return fail(error, QString("%1: %2 training rows are too few for %3 folds (each fold "
+                                   "holds out at least 2)")
+                               .arg(t.path)
+                               .arg(poolN - testRows)
+                               .arg(s.folds));
+    if (valSplit == 0 && s.valSplit < 0 && s.folds == 0)
         out.notes << QString::number(n) + " rows: too few for a validation split, training on all";
     const std::vector<int32_t> order = Rng::derive(s.splitSeed, "split").permutation(poolN);
     for (int64_t i = 0; i < poolN; ++i) {

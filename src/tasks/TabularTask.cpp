@@ -137,6 +137,7 @@ QJsonObject TabularSchema::toJson() const
     o["val_split"] = valSplit;
     o["test_split"] = testSplit;
     o["split_seed"] = QString::number(splitSeed);
+    if (folds > 0) o["folds"] = folds;
     o["missing"] = missing;
     if (!missingFill.empty()) o["missing_fill"] = toArray(missingFill);
     return o;
@@ -181,6 +182,9 @@ bool TabularSchema::fromJson(const QJsonObject& saved, TabularSchema& s, QString
     s.valSplit = o["val_split"].toDouble(0);
     s.testSplit = o["test_split"].toDouble(0);
     s.splitSeed = o["split_seed"].toString("1").toULongLong();
+    s.folds = o["folds"].toInt(0);
+    if (s.folds != 0 && (s.folds < 2 || s.folds > kMaxFolds))
+        return fail(QString("folds %1 must be 0 or from 2 to %2").arg(s.folds).arg(kMaxFolds));
     s.missing = o["missing"].toString("fail");
     s.missingFill = fromArray(o["missing_fill"].toArray());
     if (!kSplitRange.contains(s.valSplit) || !kSplitRange.contains(s.testSplit) ||

@@ -42,6 +42,14 @@ constexpr int64_t kMinRowsForValidation = 20;
 constexpr double kSettleMargin = 2.0;
 // Fewer validation rows than this cannot judge: the network is kept as trained.
 constexpr int64_t kMinSettleRows = 10;
+// Tables of at least kMinRowsForValidation and fewer rows than this are cross-validated by
+// default (TabularOptions::folds < 0): kDefaultFolds folds, each candidate scored on every row
+// once, then the one chosen trained again on every row (CrossValidation.h). Above it a fifth of
+// the rows is a validation split of 1,000 rows or more, enough to judge by, and the folds' cost
+// (about folds + 1 runs) grows with the rows. Chosen on the table corpus (docs/table-corpus.md).
+constexpr int64_t kCrossValidateBelowRows = 5000;
+constexpr int kDefaultFolds = 5;
+constexpr int kMaxFolds = 20;
 
 struct TabularOptions {
     QString target;        // name or 1-based number, or several joined by commas; empty: last
@@ -51,6 +59,11 @@ struct TabularOptions {
     QString normalisation = "zscore"; // zscore | minmax
     QString missing = "fail";         // fail | drop | ignore | mean (TaskOptions::missing)
     double valSplit = -1;             // fraction for validation; < 0: 0.2, or 0 below 20 rows
+    // Cross-validation folds: < 0 (what openTask passes by default, TaskOptions::folds)
+    // kDefaultFolds for a table of kMinRowsForValidation to kCrossValidateBelowRows rows when
+    // no validation split is given, else 0; 0 off (the default here); K >= 2: K folds, and no
+    // validation split (every row trains).
+    int folds = 0;
     double testSplit = 0; // fraction held out for testing (JSON files with x_test have theirs)
     uint64_t seed = 1;
     MessageReader reader = MessageReader::Cli;
@@ -77,6 +90,8 @@ struct TabularSchema {
     // How the rows were chosen and split, so a resumed run gets the same rows.
     double valSplit = 0, testSplit = 0;
     uint64_t splitSeed = 1;
+    // Cross-validated (with valSplit 0): the folds the run was chosen on; 0 none.
+    int folds = 0;
     QString missing = "fail";
     // Policy "mean": per feature, the value a missing cell stands for (a numeric feature's mean
     // over the training rows that have it; 0 for one-hot features). Empty otherwise.

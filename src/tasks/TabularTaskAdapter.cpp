@@ -6,6 +6,8 @@
 #include "TabularColumns.h"
 #include "TabularLosses.h"
 
+#include "Random.h"
+
 #include <QFileInfo>
 #include <QJsonArray>
 
@@ -58,6 +60,46 @@ io::CsvTable headOf(io::CsvTable table, int64_t rows)
     return table;
 }
 
+// The rows of split at positions `rows` (x from xs, the split's inputs kept apart).
+TabularSplit pickRows(const TabularSplit& in, const std::vector<float>& xs,
+                      const std::vector<size_t>& rows, size_t xWidth, size_t yWidth)
+{
+    TabularSplit out;
+    const size_t rawWidth = in.rawTarget.empty() ? 0 : yWidth; // the file's units, as y
+    for (size_t i : rows) {
+        out.x.insert(out.x.end(), xs.begin() + static_cast<long>(i * xWidth),
+                     xs.begin() + static_cast<long>((i + 1) * xWidth));
+        out.y.insert(out.y.end(), in.y.begin() + static_cast<long>(i * yWidth),
+                     in.y.begin() + static_cast<long>((i + 1) * yWidth));
+        if (rawWidth > 0)
+            out.rawTarget.insert(out.rawTarget.end(),
+                                 in.rawTarget.begin() + static_cast<long>(i * rawWidth),
+                                 in.rawTarget.begin() + static_cast<long>((i + 1) * rawWidth));
+        if (i < in.source.size()) out.source.push_back(in.source[i]);
+        ++out.rows;
+    }
+    return out;
+}
+
+// The fold (0 .. folds-1) of each of the training rows: a seeded shuffle dealt round the folds,
+// class by class for classification (y holds the class: 0/1 or its id), so each fold holds
+// nearly the same share of every class.
+std::vector<int> assignFolds(const TabularSchema& s, const std::vector<float>& y, int64_t rows,
+                             int folds)
+{
+    const auto n = static_cast<size_t>(rows);
+    const std::vector<int32_t> order = Rng::derive(s.splitSeed, "folds").permutation(rows);
+    std::vector<size_t> dealt(order.begin(), order.end());
+    if (s.isClassification())
+        std::stable_sort(dealt.begin(), dealt.end(), [&y](size_t a, size_t b) {
+            return y[a] < y[b]; // the class of a row (one y column)
+        });
+    std::vector<int> fold(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        fold[dealt[i]] = static_cast<int>(i % static_cast<size_t>(folds));
+    return fold;
+}
+
 // The table defaults (applyDefaults).
 constexpr float kTableLr = 0.003f;
 constexpr float kTableWeightDecay = 0.3f; // AdamW: each step shrinks every weight by lr * 0.3
@@ -106,6 +148,8 @@ public:
         if (s.isClassification()) d += ", " + countOf(s.classes.size(), "class");
         d += ")";
         if (m_ds.val.rows > 0) d += QString(", %1 held out for validation").arg(m_ds.val.rows);
+        if (folds() > 0)
+            d += QString(", %1-fold cross-validation (each row held out once)").arg(folds());
         if (m_ds.test.rows > 0) d += QString(", %1 for testing").arg(m_ds.test.rows);
         return d;
     }
@@ -159,7 +203,8 @@ public:
         cfg.optimizer = OptimizerConfig::named("adamw");
         cfg.optimizer.set("weight_decay", kTableWeightDecay);
         const int64_t rows = std::max<int64_t>(m_ds.train.rows, 1);
-        const bool hasVal = m_ds.val.rows > 0;
+        // Cross-validated: the folds hold rows out (the task itself validates on none).
+        const bool hasVal = m_ds.val.rows > 0 || m_ds.schema.folds > 0;
         if (rows <= kFullBatchRows) {
             cfg.batchSize = 0; // every training row in each step
             cfg.epochs = kTableSteps;
@@ -195,22 +240,63 @@ public:
         }
         net.startAsLinearMap(w, bias);
     }
+    bool canSettle(const Network& net) const override
+    {
+        if (m_forEvaluation || net.layers().empty() || net.layers().back()->kind() != "skip")
+            return false;
+        const LinearMap& linear = baselines().linear;
+        return linear.fitted() && linear.inputs == net.inputWidth() &&
+               linear.outputs == net.outputWidth();
+    }
+    void rowLosses(Network& net, const std::vector<float>& classWeights,
+                   std::vector<double>& network, std::vector<double>& simpler,
+                   QString* simplerName) override
+    {
+        const TabularSchema& s = m_ds.schema;
+        const int64_t rows = m_ds.val.rows;
+        network = tabularRowLosses(s, predictRows(net, m_data.valX, rows), m_ds.val.y, rows,
+                                   classWeights);
+        simpler.clear();
+        if (simplerName) simplerName->clear();
+        const LinearMap& linear = baselines().linear;
+        if (m_forEvaluation || !linear.fitted() || linear.inputs != net.inputWidth() ||
+            linear.outputs != net.outputWidth())
+            return;
+        simpler = tabularRowLosses(s, linear.apply(m_data.valX, rows), m_ds.val.y, rows,
+                                   classWeights);
+        if (simplerName)
+            *simplerName = s.isClassification() ? "logistic regression" : "least squares";
+    }
+    int folds() const override { return m_forEvaluation ? 0 : m_ds.schema.folds; }
+    std::unique_ptr<Task> foldTask(int fold) const override
+    {
+        const int k = folds();
+        if (k < 2 || fold < 0 || fold >= k) return nullptr;
+        const TabularSchema& s = m_ds.schema;
+        const auto xw = static_cast<size_t>(s.inputWidth());
+        const auto yw = static_cast<size_t>(s.targetWidth());
+        const std::vector<int> which = assignFolds(s, m_ds.train.y, m_ds.train.rows, k);
+        std::vector<size_t> trainRows, heldOut;
+        for (size_t i = 0; i < which.size(); ++i)
+            (which[i] == fold ? heldOut : trainRows).push_back(i);
+        TabularDataset ds;
+        ds.schema = s;
+        ds.schema.folds = 0;
+        ds.train = pickRows(m_ds.train, m_data.trainX, trainRows, xw, yw);
+        ds.val = pickRows(m_ds.train, m_data.trainX, heldOut, xw, yw);
+        return std::make_unique<TabularTaskImpl>(m_path, std::move(ds), m_head, false, QString(),
+                                                 nullptr, QString());
+    }
     Settled settle(Network& net, const TrainerConfig& cfg) override
     {
         const int64_t rows = m_ds.val.rows;
-        if (m_forEvaluation || rows < kMinSettleRows || net.layers().empty() ||
-            net.layers().back()->kind() != "skip")
-            return {};
-        const LinearMap& linear = baselines().linear;
-        if (!linear.fitted() || linear.inputs != net.inputWidth() ||
-            linear.outputs != net.outputWidth())
-            return {};
+        if (rows < kMinSettleRows || !canSettle(net)) return {};
         const TabularSchema& s = m_ds.schema;
         const std::vector<float>& w = cfg.classWeights;
-        const PairedLosses p = comparePaired(
-            tabularRowLosses(s, predictRows(net, m_data.valX, rows), m_ds.val.y, rows, w),
-            tabularRowLosses(s, linear.apply(m_data.valX, rows), m_ds.val.y, rows, w));
-        const QString model = s.isClassification() ? "logistic regression" : "least squares";
+        std::vector<double> networkLosses, linearLosses;
+        QString model;
+        rowLosses(net, w, networkLosses, linearLosses, &model);
+        const PairedLosses p = comparePaired(networkLosses, linearLosses);
         // "on the 88 validation rows (loss 0.5567 vs 0.5572 for least squares: -0.0005, with a
         // standard error of 0.0014)"
         const QString numbers =
@@ -237,6 +323,7 @@ public:
         warmStart(net);
         out.replaced = true;
         out.valLoss = p.meanB;
+        const LinearMap& linear = baselines().linear;
         const std::vector<double> train = tabularRowLosses(
             s, linear.apply(m_data.trainX, m_ds.train.rows), m_ds.train.y, m_ds.train.rows, w);
         out.trainLoss = train.empty() ? NAN
@@ -297,7 +384,8 @@ public:
     QString runNote(const TrainerConfig& cfg) const override
     {
         // A table too small for the default split (xor's 4 rows) has nothing to hold out.
-        if (m_ds.val.rows > 0 || m_ds.train.rows < kMinRowsForValidation) return {};
+        if (m_ds.val.rows > 0 || m_ds.schema.folds > 0 || m_ds.train.rows < kMinRowsForValidation)
+            return {};
         const int64_t spe = Trainer::stepsPerEpoch(m_ds.train.rows, cfg.batchSize);
         const int64_t epochs =
             cfg.epochs > 0 ? cfg.epochs : (cfg.steps > 0 && spe > 0 ? cfg.steps / spe : 0);
@@ -557,6 +645,7 @@ TabularOptions tabularOptionsOf(const TaskOptions& options)
     topt.normalisation = options.normalisation;
     topt.missing = options.missing;
     topt.valSplit = options.valSplit;
+    topt.folds = options.folds;
     topt.testSplit = options.testSplit;
     topt.seed = options.splitSeedOr(options.seed);
     topt.reader = options.reader;

@@ -63,6 +63,11 @@ struct Settled {
     double networkLoss = NAN, simplerLoss = NAN, stdError = NAN, margin = NAN;
     int64_t rows = 0;
     QString simplerName;
+    // Decided by cross-validation (CrossValidation.h) rather than on a validation split: the
+    // folds (the figures above are over every row, each held out once), and the steps the kept
+    // network then trained on every row (0: the simpler model was kept, untrained).
+    int folds = 0;
+    int64_t refitSteps = -1;
 };
 
 // Who reads a task's messages: a message that names a setting names it the way its reader
@@ -99,6 +104,9 @@ struct TaskOptions {
     QStringList ignore;   // columns to leave out
     QStringList features; // feature columns (names, numbers, ranges); empty: all others
     double testSplit = 0; // fraction held out as a test split, reported apart (tables, names)
+    // k-fold cross-validation (CrossValidation.h) instead of a validation split: < 0 the task's
+    // choice (a small table: kDefaultFolds), 0 off, K >= 2 that many folds. Tables only.
+    int folds = -1;
     // images
     int trainingSize = 512; // longest side used for training
     bool grayscale = false; // force grayscale
@@ -166,6 +174,40 @@ public:
         (void)net;
         (void)config;
         return {};
+    }
+
+    // ---- cross-validation (CrossValidation.h) -------------------------------------------------
+    // The folds this task's data was opened for (TaskOptions::folds), 0 when it trains on a
+    // validation split (or on every row without one). With folds, the task's training rows are
+    // every row (no validation split): the folds take turns holding a fifth (say) of them out.
+    virtual int folds() const { return 0; }
+    // The task of fold `fold` (0 <= fold < folds()): the fold's rows validate, the other training
+    // rows train (classes spread evenly over the folds). Null when the task has no folds.
+    virtual std::unique_ptr<Task> foldTask(int fold) const
+    {
+        (void)fold;
+        return nullptr;
+    }
+    // Per validation row, the loss of net (in the units it trains in, class-weighted by
+    // classWeights when given) and, when the task has one for net, of its simpler model (a
+    // table's linear or logistic baseline, fitted on the training rows; its name in
+    // simplerName), in the same row order. What settle and cross-validation compare.
+    virtual void rowLosses(Network& net, const std::vector<float>& classWeights,
+                           std::vector<double>& network, std::vector<double>& simpler,
+                           QString* simplerName)
+    {
+        (void)net;
+        (void)classWeights;
+        network.clear();
+        simpler.clear();
+        if (simplerName) simplerName->clear();
+    }
+    // Whether net can go back to the task's simpler model (a table's wide-and-deep stack, which
+    // starts as its linear baseline: warmStart) when it does not beat it (settle).
+    virtual bool canSettle(const Network& net) const
+    {
+        (void)net;
+        return false;
     }
 
     // What a model must remember about its data (the model file's "task" metadata).

@@ -1,0 +1,225 @@
+#include "CrossValidation.h"
+
+#include "Errors.h"
+#include "TabularLosses.h"
+#include "TabularTask.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+namespace il::tasks {
+
+namespace {
+
+struct MeanError {
+    double mean = NAN, error = NAN;
+};
+
+// The mean of v and its standard error (NaN for fewer than two values).
+MeanError meanError(const std::vector<double>& v)
+{
+    MeanError m;
+    if (v.empty()) return m;
+    const auto n = static_cast<double>(v.size());
+    m.mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
+    if (v.size() < 2) return m;
+    double ss = 0;
+    for (double x : v)
+        ss += (x - m.mean) * (x - m.mean);
+    m.error = std::sqrt(ss / (n - 1) / n);
+    return m;
+}
+
+int64_t median(std::vector<int64_t> v)
+{
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2] + 1) / 2;
+}
+
+QString num(double v)
+{
+    return QString::number(v, 'g', 4);
+}
+
+// "5-fold cross-validation on 150 rows" and what was decided, in one line.
+QString describe(const CrossValidation& cv)
+{
+    auto pm = [](double mean, double error) {
+        return QString("%1 ± %2").arg(num(mean), QString::number(error, 'g', 2));
+    };
+    const QString head = QString("%1-fold cross-validation on %2 rows").arg(cv.folds).arg(cv.rows);
+    const QString length =
+        QString("trained again on every row for %1 steps (the folds' median best)")
+            .arg(cv.refitSteps);
+    if (cv.simplerName.isEmpty() || std::isnan(cv.simplerLoss))
+        return head + ": the network's loss " + pm(cv.networkLoss, cv.networkError) + "; it is " +
+               length;
+    // "loss 0.5047 ± 0.032 for the network vs 0.5183 ± 0.032 for least squares (-0.0136 ±
+    // 0.0082 per row)"
+    const QString figures =
+        QString("loss %1 for the network vs %2 for %3 (%4 per row)")
+            .arg(pm(cv.networkLoss, cv.networkError), pm(cv.simplerLoss, cv.simplerError),
+                 cv.simplerName, pm(cv.difference, cv.differenceError));
+    const QString margin = QString::number(cv.margin, 'g', 2) + " standard errors";
+    if (!cv.judged) return head + ": " + figures + "; the network is " + length;
+    if (cv.keepNetwork)
+        return head + ": " + figures + ", better by more than " + margin +
+               ", so the network is kept and " + length;
+    return head + ": " + figures + ", not better by more than " + margin + ", so " +
+           cv.simplerName + " fitted on every row is kept";
+}
+
+} // namespace
+
+CrossValidation crossValidate(Task& task, Backend& backend, const std::string& spec,
+                              const TrainerConfig& config, const RunPolicy& policy,
+                              const FoldHooks& hooks)
+{
+    CrossValidation cv;
+    cv.folds = task.folds();
+    if (cv.folds < 2) {
+        cv.failure = "this data has no folds to cross-validate";
+        return cv;
+    }
+    cv.margin = kSettleMargin;
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<double> network, simpler;
+    std::vector<double> metrics;
+    std::vector<int64_t> kept;
+    bool judged = true;
+    for (int fold = 0; fold < cv.folds; ++fold) {
+        if (hooks.stopRequested && hooks.stopRequested()) {
+            cv.stopped = true;
+            break;
+        }
+        const QString which = QString("fold %1 of %2").arg(fold + 1).arg(cv.folds);
+        std::unique_ptr<Task> ft = task.foldTask(fold);
+        if (!ft) {
+            cv.failure = which + ": the data has no such fold";
+            break;
+        }
+        FoldRun run;
+        TrainResult result;
+        std::vector<double> foldNetwork, foldSimpler;
+        try {
+            const TaskData& d = ft->data();
+            run.trainRows = d.trainRows;
+            run.heldOutRows = d.valRows;
+            Network net(backend, d.inputWidth, spec, d.outputWidth, d.vocab);
+            net.initialize(config.seed);
+            ft->warmStart(net);
+            TrainerConfig c = config;
+            QString why;
+            if (!applyClassWeights(*ft, c, &why)) {
+                cv.failure = which + ": " + why;
+                break;
+            }
+            Optimizer optimizer(backend, c.optimizer, net.parameterRanges());
+            TrainingState state;
+            const UploadedData up = uploadTaskData(backend, d);
+            Trainer trainer(net, optimizer, c, state, policy);
+            trainer.setProgressCallback([&hooks, fold](const Progress& p) {
+                if (hooks.progress) hooks.progress(fold, p);
+            });
+            if (hooks.active) hooks.active(fold, &trainer);
+            try {
+                result = trainer.run(up.view);
+            } catch (...) {
+                if (hooks.active) hooks.active(fold, nullptr);
+                throw;
+            }
+            if (hooks.active) hooks.active(fold, nullptr);
+            run.reason = result.reason;
+            run.steps = state.step;
+            run.keptStep = result.restoredStep >= 0 ? result.restoredStep : state.step;
+            run.history = state.history;
+            if (result.reason == StopReason::Cancelled) {
+                cv.stopped = true;
+                break;
+            }
+            if (result.reason == StopReason::NonFinite ||
+                result.reason == StopReason::DeviceFailure) {
+                cv.failure = which + ": " + QString::fromStdString(result.message);
+                break;
+            }
+            QString simplerName;
+            ft->rowLosses(net, c.classWeights, foldNetwork, foldSimpler, &simplerName);
+            if (cv.simplerName.isEmpty()) cv.simplerName = simplerName;
+            judged = judged && ft->canSettle(net) && !foldSimpler.empty();
+            if (ft->hasTrainingMetric()) run.metric = ft->trainingMetric(net);
+        } catch (const std::exception& e) {
+            cv.failure = which + ": " + QString::fromUtf8(e.what());
+            break;
+        }
+        run.networkLoss = meanError(foldNetwork).mean;
+        run.simplerLoss = meanError(foldSimpler).mean;
+        network.insert(network.end(), foldNetwork.begin(), foldNetwork.end());
+        simpler.insert(simpler.end(), foldSimpler.begin(), foldSimpler.end());
+        if (!std::isnan(run.metric)) metrics.push_back(run.metric);
+        kept.push_back(run.keptStep);
+        cv.runs.push_back(std::move(run));
+        if (hooks.foldDone) hooks.foldDone(fold, cv);
+    }
+    cv.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!cv.complete()) return cv;
+
+    cv.rows = static_cast<int64_t>(network.size());
+    const MeanError n = meanError(network);
+    cv.networkLoss = n.mean;
+    cv.networkError = n.error;
+    if (simpler.size() == network.size() && !simpler.empty()) {
+        const MeanError s = meanError(simpler);
+        cv.simplerLoss = s.mean;
+        cv.simplerError = s.error;
+        const PairedLosses p = comparePaired(network, simpler);
+        cv.difference = p.meanDiff;
+        cv.differenceError = p.stdError;
+    } else {
+        judged = false;
+    }
+    const MeanError m = meanError(metrics);
+    cv.metric = m.mean;
+    cv.metricError = m.error;
+    cv.judged = judged;
+    // The network must beat the simpler model it can go back to by more than the noise, as a
+    // settle on a validation split (Task::settle), here on every row.
+    cv.keepNetwork = !judged || cv.difference < -cv.margin * cv.differenceError;
+    // At least one step: a network that is no simpler model has nothing to go back to.
+    cv.refitSteps = std::max<int64_t>(median(kept), 1);
+    cv.note = describe(cv);
+    return cv;
+}
+
+TrainerConfig refitConfig(const TrainerConfig& config, const CrossValidation& cv)
+{
+    TrainerConfig c = config;
+    c.steps = cv.refitSteps;
+    c.epochs = 0;
+    c.maxSeconds = 0;
+    c.patience = 0; // no validation rows
+    return c;
+}
+
+Settled settledByCrossValidation(const CrossValidation& cv)
+{
+    Settled s;
+    if (!cv.complete()) return s;
+    s.folds = cv.folds;
+    s.refitSteps = cv.keepNetwork ? cv.refitSteps : 0;
+    s.note = cv.note;
+    s.replaced = !cv.keepNetwork;
+    s.judged = cv.judged;
+    s.networkLoss = cv.networkLoss;
+    s.simplerLoss = cv.simplerLoss;
+    s.stdError = cv.differenceError;
+    s.margin = cv.margin;
+    s.rows = cv.rows;
+    s.simplerName = cv.simplerName;
+    s.valLoss = cv.keepNetwork ? cv.networkLoss : cv.simplerLoss;
+    return s;
+}
+
+} // namespace il::tasks

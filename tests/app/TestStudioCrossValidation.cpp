@@ -1,0 +1,114 @@
+// Cross-validation in the studio: a small table is cross-validated by default (the Training
+// tab's Cross-validation row says so, tables only), Start runs the folds (the run bar says which
+// fold) and then the model chosen on every row; the loss chart shows the folds' validation
+// losses as a band, the verdict says what the folds decided in one sentence, and the folds are
+// saved with the model. "Off" goes back to a validation split.
+#include "ChartsPanel.h"
+#include "FoldBand.h"
+#include "Session.h"
+#include "StudioTestCase.h"
+
+#include <QJsonObject>
+#include <QLabel>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace il::app;
+using namespace studiotest;
+
+class TestStudioCrossValidation : public StudioTestCase {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings("testStudioCrossValidation"); }
+    void init() { newWindow(); }
+    void cleanup() { closeWindow(); }
+    void smallTableCrossValidated();
+    void offGivesValidationSplit();
+    void tablesOnly();
+
+private:
+    ChartsPanel* charts() const { return find<ChartsPanel>("chartsPanel"); }
+    QComboBox* folds() const { return find<QComboBox>("foldsComboBox"); }
+    bool foldsShown() const { return !folds()->isHidden(); }
+    void choose(int index)
+    {
+        folds()->setCurrentIndex(index);
+        emit folds()->activated(index);
+    }
+};
+
+void TestStudioCrossValidation::smallTableCrossValidated()
+{
+    openSample("iris");
+    QVERIFY(foldsShown());
+    QCOMPARE(folds()->currentIndex(), 0);
+    QCOMPARE(folds()->currentText(), QString("Automatic: 5 folds here"));
+    QCOMPARE(session()->task()->folds(), 5);
+    QCOMPARE(session()->task()->data().valRows, int64_t(0));
+
+    QSignalSpy progress(session(), &Session::crossValidationProgressed);
+    QSignalSpy foldsDone(session(), &Session::foldsChanged);
+    train(0, true); // the default budget: the folds stop early, the refit is their median
+    QVERIFY(progress.count() >= 1);
+    QCOMPARE(progress.first().at(1).toInt(), 5);
+    QVERIFY(foldsDone.count() >= 5);
+    QCOMPARE(session()->foldCurves().size(), size_t(5));
+
+    // The band: every fold's validation losses, from the lowest to the highest.
+    const FoldBand* band = charts()->foldBand();
+    QTRY_VERIFY(!band->isEmpty());
+    QCOMPARE(band->folds(), 5);
+    QCOMPARE(band->name(), QString("5 folds: validation"));
+    const QList<QPointF> lo = band->lowerPoints(), hi = band->upperPoints();
+    QCOMPARE(lo.size(), hi.size());
+    for (int i = 0; i < lo.size(); ++i)
+        QVERIFY(lo[i].y() <= hi[i].y());
+
+    // One verdict: what the folds decided, in the status bar as on the page.
+    const il::tasks::RunVerdict& v = session()->verdict();
+    QVERIFY(v.valid());
+    QVERIFY2(v.sentence().contains("cross-validation") && v.sentence().contains("150 rows"),
+             qPrintable(v.sentence()));
+    QTRY_VERIFY2(m_window->statusBar()->currentMessage().contains("cross-validation"),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+
+    // Saved with the model.
+    QTemporaryDir dir;
+    saveAs(dir.filePath("iris.safetensors"));
+    QCOMPARE(session()->taskJson()["folds"].toInt(), 5);
+
+    // Other data: the band goes.
+    openSample("diabetes");
+    QTRY_VERIFY(charts()->foldBand()->isEmpty());
+}
+
+void TestStudioCrossValidation::offGivesValidationSplit()
+{
+    openSample("iris");
+    choose(1); // Off: one validation split
+    QTRY_COMPARE(session()->task()->folds(), 0);
+    QVERIFY(session()->task()->data().valRows > 0);
+    QCOMPARE(folds()->currentIndex(), 1);
+    QSignalSpy progress(session(), &Session::crossValidationProgressed);
+    train(200);
+    QCOMPARE(progress.count(), 0);
+    QVERIFY(charts()->foldBand()->isEmpty());
+    QVERIFY(!session()->verdict().sentence().contains("cross-validation"));
+
+    choose(4); // 10 folds, asked for
+    QTRY_COMPARE(session()->task()->folds(), 10);
+    QCOMPARE(session()->task()->data().valRows, int64_t(0));
+}
+
+void TestStudioCrossValidation::tablesOnly()
+{
+    openSmallImage();
+    QVERIFY(!foldsShown());
+    openSample("iris");
+    QVERIFY(foldsShown());
+}
+
+QTEST_MAIN(TestStudioCrossValidation)
+#include "TestStudioCrossValidation.moc"

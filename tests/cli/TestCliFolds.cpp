@@ -1,0 +1,126 @@
+// Cross-validation in ironlearn-cli train: a small table is cross-validated by default (one line
+// per fold, the decision and the folds' metric in the report, "cross_validation" in
+// --metrics-json, the folds saved with the model), --folds 0 goes back to a validation split,
+// --folds K asks for K, and options that cannot go together are refused before any work.
+#include "CliRunner.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using clitest::readBytes;
+
+class TestCliFolds : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+    RunResult run(const QStringList& args) const { return runCli(m_dir.path(), args); }
+    QJsonObject json(const QString& name) const
+    {
+        return QJsonDocument::fromJson(readBytes(path(name))).object();
+    }
+
+private slots:
+    void initTestCase();
+    void smallTableByDefault();
+    void offAndAskedFor();
+    void refusals();
+    void resumeRunsNoFolds();
+};
+
+void TestCliFolds::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    // 120 rows of a curved target (a network beats the straight line) and two classes.
+    QFile f(path("curve.csv"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("a,b,y\n");
+    for (int i = 0; i < 120; ++i) {
+        const double a = -2 + 4.0 * i / 120, b = std::fmod(i * 0.37, 2.0) - 1;
+        f.write(QByteArray::number(a, 'g', 9) + "," + QByteArray::number(b, 'g', 9) + "," +
+                QByteArray::number(std::sin(2 * a) * 3 + b * b * 2, 'g', 9) + "\n");
+    }
+}
+
+void TestCliFolds::smallTableByDefault()
+{
+    const RunResult r = run({"train", "curve.csv", "--epochs", "400", "--out", "cv.safetensors",
+                             "--metrics-json", "cv.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("5-fold cross-validation (each row held out once)"), qPrintable(r.err));
+    for (int k = 1; k <= 5; ++k)
+        QVERIFY2(r.err.contains(QString("fold %1 of 5: ").arg(k)), qPrintable(r.err));
+    QVERIFY2(r.out.contains("5-fold cross-validation on 120 rows"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("cross-validated RMSE"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("cross-validation took"), qPrintable(r.out));
+    // No note that nothing watches the run: the folds did.
+    QVERIFY2(!r.err.contains("no validation rows"), qPrintable(r.err));
+    const QJsonObject j = json("cv.json");
+    const QJsonObject cv = j["cross_validation"].toObject();
+    QCOMPARE(cv["folds"].toInt(), 5);
+    QCOMPARE(cv["rows"].toInt(), 120);
+    QVERIFY(cv["complete"].toBool());
+    QCOMPARE(cv["fold_steps"].toArray().size(), 5);
+    QCOMPARE(cv["kept"].toString(), QString("network"));
+    QVERIFY(cv["refit_steps"].toInt() >= 1);
+    QCOMPARE(j["steps"].toInt(), cv["refit_steps"].toInt()); // trained again for that many
+    QVERIFY(cv["seconds"].toDouble() > 0);
+    QVERIFY(std::isfinite(cv["difference_se"].toDouble()));
+    // The model says how it was chosen.
+    const RunResult info = run({"info", "cv.safetensors"});
+    QVERIFY2(info.code == 0, qPrintable(info.err));
+}
+
+void TestCliFolds::offAndAskedFor()
+{
+    RunResult r = run({"train", "curve.csv", "--epochs", "200", "--folds", "0", "--out",
+                       "off.safetensors", "--metrics-json", "off.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("24 held out for validation"), qPrintable(r.err));
+    QVERIFY(!r.err.contains("fold 1"));
+    QVERIFY(!json("off.json").contains("cross_validation"));
+
+    r = run({"train", "curve.csv", "--epochs", "200", "--folds", "3", "--out", "k3.safetensors",
+             "--metrics-json", "k3.json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("fold 3 of 3: ") && !r.err.contains("fold 4"), qPrintable(r.err));
+    QCOMPARE(json("k3.json")["cross_validation"].toObject()["folds"].toInt(), 3);
+
+    r = run({"train", "curve.csv", "--epochs", "200", "--val-split", "0.25", "--out",
+             "split.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("30 held out for validation") && !r.err.contains("fold 1"),
+             qPrintable(r.err));
+}
+
+void TestCliFolds::refusals()
+{
+    for (const QStringList& args :
+         {QStringList{"--folds", "3", "--val-split", "0.2"}, QStringList{"--folds", "1"},
+          QStringList{"--folds", "5", "--split", "80/20/0"}, QStringList{"--folds", "x"}}) {
+        const RunResult r =
+            run(QStringList{"train", "curve.csv", "--out", "refused.safetensors"} + args);
+        QVERIFY2(r.code == 2, qPrintable(args.join(' ') + ": " + r.err));
+        QVERIFY2(r.err.contains("--folds"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("refused.safetensors")));
+    }
+}
+
+void TestCliFolds::resumeRunsNoFolds()
+{
+    QVERIFY(QFile::exists(path("cv.safetensors")));
+    const RunResult r = run({"train", "curve.csv", "--resume", "cv.safetensors", "--epochs", "500",
+                             "--out", "more.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(!r.err.contains("fold 1"), qPrintable(r.err)); // the folds chose already
+}
+
+QTEST_GUILESS_MAIN(TestCliFolds)
+#include "TestCliFolds.moc"
