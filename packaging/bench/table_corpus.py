@@ -370,13 +370,17 @@ def sklearn_scores(kind, train, test, target, seed):
 def ours_score(cli, kind, train_csv, test_csv, target, args, workdir, tag):
     model = workdir / f"{tag}.safetensors"
     metrics = workdir / f"{tag}.json"
+    trained = workdir / f"{tag}-train.json"
     start = time.monotonic()
-    train = [str(cli), "train", str(train_csv), "--target", target, "--out", str(model), "--quiet"]
+    train = [str(cli), "train", str(train_csv), "--target", target, "--out", str(model), "--quiet",
+             "--metrics-json", str(trained)]
     train += shlex.split(args)
     r = subprocess.run(train, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(train)}: {r.stderr.strip()}")
     seconds = time.monotonic() - start
+    KEPT.setdefault(tag.rsplit("-", 2)[0] + "/" + tag.rsplit("-", 1)[1], []).append(
+        kept_model(json.loads(trained.read_text())))
     ev = [str(cli), "evaluate", str(model), str(test_csv), "--metrics-json", str(metrics)]
     r = subprocess.run(ev, capture_output=True, text=True)
     if r.returncode != 0:
@@ -402,6 +406,16 @@ def ours_score(cli, kind, train_csv, test_csv, target, args, workdir, tag):
 
 
 OWN_LINEAR = {}  # "table/config" -> the report's linear baseline on each split's test file
+KEPT = {}  # "table/config" -> on each split, "network" or "linear": the model the run kept
+
+
+def kept_model(m):
+    """Which model a training run kept, from its --metrics-json: cross-validation's choice, or
+    the wide stack's settle on the validation rows; "network" where neither applies."""
+    cv = m.get("cross_validation") or {}
+    if cv.get("kept"):
+        return "network" if cv["kept"] == "network" else "linear"
+    return "linear" if (m.get("settled") or {}).get("linear_start_kept") else "network"
 
 
 def fmt(kind, v):
@@ -476,7 +490,9 @@ def main():
         row["ours"] = {c: float(np.mean(v)) for c, v in per_seed.items()}
         row["seconds"] = {c: float(np.mean(v)) for c, v in secs.items()}
         row["sk"] = {k: float(np.mean(v)) for k, v in sk_seed.items()}
-        row["per_seed"] = {"seeds": seeds, "ours": per_seed, "seconds": secs, "sk": sk_seed}
+        row["per_seed"] = {"seeds": seeds, "ours": per_seed, "seconds": secs, "sk": sk_seed,
+                           "own_linear": {c: OWN_LINEAR.get(f"{name}/{c}", []) for c in per_seed},
+                           "kept": {c: KEPT.get(f"{name}/{c}", []) for c in per_seed}}
         results.append(row)
         print(f"# {name}: " + ", ".join(f"{c} {fmt(kind, v)}" for c, v in row["ours"].items())
               + ("; " + ", ".join(f"{k} {fmt(kind, v)}" for k, v in row["sk"].items())
@@ -495,6 +511,7 @@ def main():
     # the rows the network trains on (with cross-validation: every training row), scored on the
     # same test rows. One column per configuration when there are several.
     head += ["our linear"] if len(cols) == 1 else [f"our linear ({c})" for c in cols]
+    head += [f"{c} network kept" for c in cols]
     head += [f"{c} >= our linear" for c in cols]
     if verdict:
         head += [f"{c} within 5% of best MLP" for c in cols]
@@ -512,6 +529,9 @@ def main():
         own = {c: float(np.mean(OWN_LINEAR.get(r["table"] + "/" + c, [np.nan]))) for c in cols}
         r["own_linear"] = own
         cells += [fmt(k, own[c]) for c in cols]
+        for c in cols:
+            kept = KEPT.get(r["table"] + "/" + c, [])
+            cells.append(f"{kept.count('network')}/{len(kept)}")
         r["criteria"] = {c: {} for c in cols}
         for c in cols:
             ok = not math.isnan(own[c]) and better(k, r["ours"][c], own[c])
