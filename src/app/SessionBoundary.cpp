@@ -18,15 +18,17 @@ BoundaryAnswer boundaryOf(ModelState& m, const tasks::BoundaryPlane& plane)
     BoundaryAnswer a;
     a.step = m.state.step;
     const auto* table = dynamic_cast<const tasks::TabularTask*>(m.task.get());
-    if (!table) {
-        a.error = m.network ? "Open the data this model was trained on to see its decision "
-                              "boundary (File > Open Dataset)."
-                            : "Only table models have a decision boundary.";
-        return a;
-    }
+    // No network yet: the table was just opened, or opened again with other options (the
+    // Data or Training tab), and the worker holds an empty model until Start builds one. The
+    // panel only asks when the session has a table, so this is the answer whatever m.task is.
     if (!m.network) {
         a.error = "Press Start: the network's prediction over two features appears here and "
                   "changes as it learns.";
+        return a;
+    }
+    if (!table) {
+        a.error = "Open the data this model was trained on to see its decision boundary (File > "
+                  "Open Dataset).";
         return a;
     }
     // A reply must come even when the backend fails, or no request would follow this one.

@@ -348,6 +348,11 @@ void TrainingPanel::updatePlan()
     if (m_session->trainedSteps() > 0)
         plan +=
             QString("; %1 done").arg(l.toString(static_cast<qlonglong>(m_session->trainedSteps())));
+    else if (const int folds = m_session->task()->folds(); folds > 0)
+        // The budget is each fold's; the run on every row is as long as the folds choose.
+        plan += QString(" for each of %1 folds (early stopping ends most sooner), then the model "
+                        "they choose trained on every row")
+                    .arg(folds);
     m_ui->planLabel->setText(plan + ".");
 }
 

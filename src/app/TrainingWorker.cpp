@@ -466,16 +466,8 @@ bool TrainingWorker::crossValidateFirst(ModelState& m, TrainingOutcome& outcome,
         return false;
     }
     settled = tasks::settledByCrossValidation(cv);
-    if (cv.keepNetwork) {
-        m.config = tasks::refitConfig(m.config, cv);
-        return true;
-    }
-    outcome.reason = StopReason::Finished;
-    outcome.message = "cross-validation kept " + cv.simplerName + ", fitted on every row";
-    outcome.settled = settled;
-    outcome.valLoss = cv.simplerLoss;
-    outcome.step = m.state.step;
-    return false;
+    m.config = tasks::refitConfig(m.config, cv);
+    return true;
 }
 
 // One run from upload to outcome, in the order it happens (RunReporter does the reporting).
@@ -557,6 +549,7 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     reporter.flush();
     // A run that ended on its own may go back to a simpler model (Task::settle).
     // Cross-validated: the folds decided, and the rows the run trained on hold none out.
+    if (!threw && foldsSettled.folds > 0) tasks::endRefit(task, *m.network, foldsSettled, result);
     const tasks::Settled settled = threw                     ? tasks::Settled{}
                                    : foldsSettled.folds > 0 ? foldsSettled
                                                              : tasks::settleRun(task, *m.network,

@@ -408,19 +408,9 @@ bool crossValidateFirst(const QCommandLineParser& p, tasks::Model& model, bool q
         return false;
     }
     trace.settled = tasks::settledByCrossValidation(cv);
-    const bool train = cv.keepNetwork;
-    if (train) {
-        model.config = tasks::refitConfig(model.config, cv);
-    } else {
-        result.reason = StopReason::Finished;
-        result.message = (cv.simplerName + " fitted on every row is kept; no network was "
-                                           "trained on them")
-                             .toStdString();
-        result.valLoss = cv.simplerLoss;
-        result.trainLoss = NAN;
-    }
+    model.config = tasks::refitConfig(model.config, cv);
     trace.cv = std::move(cv);
-    return train;
+    return true;
 }
 
 
@@ -481,7 +471,7 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     trainer.reset();
     if (trace.cv) {
         // Decided by the folds; the run on every row has no validation rows to settle on.
-        result.valLoss = trace.cv->keepNetwork ? trace.cv->networkLoss : trace.cv->simplerLoss;
+        tasks::endRefit(task, *model.network, trace.settled, result);
     } else {
         trace.settled = tasks::settleRun(task, *model.network, cfg, result);
     }
@@ -522,7 +512,7 @@ QJsonObject crossValidationJson(const tasks::CrossValidation& cv)
         {"metric_se", io::doubleToJson(cv.metricError)},
         {"kept", cv.complete() ? (cv.keepNetwork ? QString("network") : cv.simplerName)
                                : QString()},
-        {"refit_steps", static_cast<qint64>(cv.keepNetwork ? cv.refitSteps : 0)},
+        {"refit_steps", static_cast<qint64>(cv.refitSteps)},
         {"seconds", cv.seconds},
         {"fold_steps", steps},
         {"fold_kept_steps", kept},
@@ -548,13 +538,13 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
                      "continue on the CPU: ironlearn-cli train %s --resume %s --backend cpu\n",
                      given.toUtf8().constData(), out.toUtf8().constData());
     const TrainerConfig& cfg = model.config;
-    // When the folds chose the simpler model, nothing trained on every row (the message said).
-    if (!trace.cv || !trace.cv->complete() || trace.cv->keepNetwork) {
+    {
         std::printf("trained %lld steps in %s (%.1f steps/s); %lld epochs in total\n",
                     static_cast<long long>(result.steps),
                     formatDuration(result.seconds).toUtf8().constData(),
                     result.seconds > 0 ? static_cast<double>(result.steps) / result.seconds : 0.0,
                     static_cast<long long>(state.epoch));
+        if (!std::isnan(result.trainLoss) || !trace.cv)
         std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
         if (task.data().valRows > 0)
             std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());

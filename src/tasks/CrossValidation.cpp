@@ -203,12 +203,35 @@ TrainerConfig refitConfig(const TrainerConfig& config, const CrossValidation& cv
     return c;
 }
 
+void endRefit(Task& task, Network& net, const Settled& settled, TrainResult& result)
+{
+    switch (result.reason) {
+    case StopReason::Finished:
+    case StopReason::TimeBudget:
+    case StopReason::TargetReached:
+    case StopReason::EarlyStopping:
+        break;
+    case StopReason::Cancelled:
+    case StopReason::NonFinite:
+    case StopReason::DeviceFailure:
+        return; // the run did not end on its own: its weights stay
+    }
+    if (settled.folds == 0) return;
+    if (settled.replaced) {
+        task.warmStart(net);
+        result.trainLoss = NAN; // the network's; the simpler model's is not measured here
+        result.message += "; the folds chose " + settled.simplerName.toStdString() +
+                          ", fitted on every row, which the network is again";
+    }
+    result.valLoss = settled.valLoss;
+}
+
 Settled settledByCrossValidation(const CrossValidation& cv)
 {
     Settled s;
     if (!cv.complete()) return s;
     s.folds = cv.folds;
-    s.refitSteps = cv.keepNetwork ? cv.refitSteps : 0;
+    s.refitSteps = cv.refitSteps;
     s.note = cv.note;
     s.replaced = !cv.keepNetwork;
     s.judged = cv.judged;
@@ -219,6 +242,8 @@ Settled settledByCrossValidation(const CrossValidation& cv)
     s.rows = cv.rows;
     s.simplerName = cv.simplerName;
     s.valLoss = cv.keepNetwork ? cv.networkLoss : cv.simplerLoss;
+    s.foldMetric = cv.metric;
+    s.foldMetricError = cv.metricError;
     return s;
 }
 

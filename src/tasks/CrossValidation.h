@@ -9,9 +9,9 @@
 //   - the training length is the median over the folds of the step each one kept (its best
 //     validation loss when early stopping went back, else its last);
 //   - the report gives the folds' mean losses and metric with their standard errors.
-// The model chosen is then trained again on every row (refitConfig: the chosen length, no
-// validation rows, so no early stopping), or, when the simpler model won, is that model fitted
-// on every row (the task's warm start), with no training at all.
+// The network is then trained again on every row (refitConfig: the chosen length, no validation
+// rows, so no early stopping), and, when the simpler model won, goes back to it, fitted on every
+// row (endRefit: the task's warm start).
 //
 // The CLI and the studio both run it before their main run (Task::folds() > 0, a fresh model).
 #pragma once
@@ -84,9 +84,16 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
                               const TrainerConfig& config, const RunPolicy& policy,
                               const FoldHooks& hooks = {});
 
-// The configuration of the run on every row after a complete cross-validation that kept the
-// network: cv.refitSteps steps, the schedule over them, no early stopping.
+// The configuration of the run on every row after a complete cross-validation: cv.refitSteps
+// steps, the schedule over them, no early stopping. The run trains whatever the folds chose, so
+// the model is trained, saved and continued like any other; when the simpler model won, endRefit
+// then sets the network back to it (as Task::settle after a run on a validation split).
 TrainerConfig refitConfig(const TrainerConfig& config, const CrossValidation& cv);
+
+// After the run on every row (one that ended on its own): the network goes back to the simpler
+// model when the folds chose it (settled.replaced: the task's warm start, fitted on every row),
+// and result's validation loss becomes the folds' loss of the model kept.
+void endRefit(Task& task, Network& net, const Settled& settled, TrainResult& result);
 
 // What the cross-validation decided, as the settle of the refit run says it (RunVerdict.h,
 // the CLI's report): replaced when the simpler model won; the losses are the folds'.

@@ -29,7 +29,8 @@ QString lossFigures(const Settled& s)
 
 // The verdict of a run decided by cross-validation: the model kept is the simpler one fitted on
 // every row, or the network trained again on every row for the folds' length.
-RunVerdict crossValidatedVerdict(const Settled& settled, int64_t lastStep, const QString& linear)
+RunVerdict crossValidatedVerdict(const Settled& settled, int64_t lastStep, const QString& linear,
+                                 bool classes)
 {
     RunVerdict v;
     v.lastStep = lastStep;
@@ -54,6 +55,18 @@ RunVerdict crossValidatedVerdict(const Settled& settled, int64_t lastStep, const
                        lossFigures(settled);
     else if (!std::isnan(settled.simplerLoss))
         v.comparison = "cross-validated loss " + lossFigures(settled) + " against " + simpler;
+    // What the folds measured on rows they had not seen: "its accuracy there 96.67% ± 1.5%".
+    if (std::isfinite(settled.foldMetric)) {
+        const double scale = classes ? 100 : 1;
+        const QString unit = classes ? "%" : "";
+        v.comparison += QString("%1its %2 on the rows the folds held out %3%4 ± %5%6")
+                            .arg(v.comparison.isEmpty() ? "" : "; ",
+                                 classes ? "accuracy" : "RMSE")
+                            .arg(settled.foldMetric * scale, 0, 'g', 4)
+                            .arg(unit)
+                            .arg(settled.foldMetricError * scale, 0, 'g', 2)
+                            .arg(unit);
+    }
     return v;
 }
 
@@ -80,7 +93,7 @@ RunVerdict tableVerdict(const Settled& settled, int64_t restoredStep, int64_t la
     const QJsonObject b = values["baselines"].toObject();
     const bool cls = b.contains("majority_class") || values.contains("accuracy");
     const QString linear = cls ? "logistic regression" : "linear regression";
-    if (settled.folds > 0) return crossValidatedVerdict(settled, lastStep, linear);
+    if (settled.folds > 0) return crossValidatedVerdict(settled, lastStep, linear, cls);
     if (settled.replaced) {
         // The network went back to the linear model it started as: equal by construction.
         v.kept = RunVerdict::Kept::LinearStart;

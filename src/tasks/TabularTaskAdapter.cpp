@@ -573,9 +573,16 @@ public:
     MetricInfo metric(const QJsonObject& savedTask) const override
     {
         MetricInfo m;
+        // Cross-validated: the run trains on every row, so its metric is on the training rows
+        // (the folds' held-out figures are in the results).
+        const bool folds = savedTask.value("folds").toInt() > 0;
         if (savedTask.value("kind").toString() != "regression") {
-            m.title = "Validation accuracy";
-            m.description = "The share of validation rows whose class the network gets right.";
+            m.title = folds ? "Accuracy on the training rows" : "Validation accuracy";
+            m.description =
+                folds ? "The share of the rows whose class the network gets right. It trains on "
+                        "every row (cross-validation held each out once before, and the results "
+                        "give the folds' accuracy on rows they had not seen)."
+                      : "The share of validation rows whose class the network gets right.";
             return m;
         }
         const QJsonArray targets = savedTask.value("targets").toArray();
@@ -583,7 +590,7 @@ public:
                                                   : QString("the targets' units");
         const bool zscore = savedTask.value("normalisation").toString() != "minmax";
         // Short, whatever the column is called: the chart elides a long title.
-        m.title = "Validation RMSE (file units)";
+        m.title = folds ? "Training RMSE (file units)" : "Validation RMSE (file units)";
         m.description =
             "Root mean squared error of the predictions on the validation rows (the "
             "training rows without any), in " +

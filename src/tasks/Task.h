@@ -68,6 +68,9 @@ struct Settled {
     // network then trained on every row (0: the simpler model was kept, untrained).
     int folds = 0;
     int64_t refitSteps = -1;
+    // The folds' metric on their held-out rows (accuracy, or RMSE in the file's units): mean
+    // and standard error over the folds.
+    double foldMetric = NAN, foldMetricError = NAN;
 };
 
 // Who reads a task's messages: a message that names a setting names it the way its reader

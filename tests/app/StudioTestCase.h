@@ -78,7 +78,21 @@ protected:
     {
         find<QAction>("actionSample_" + baseName)->trigger();
         QVERIFY(session()->task());
+        if (!m_crossValidate) useValidationSplit();
     }
+    // A small table is cross-validated by default; most studio tests check what a validation
+    // split shows (its curve, early stopping's kept step, the overfitting mark), so openSample
+    // turns it off through the Training tab (Cross-validation: Off) unless m_crossValidate.
+    void useValidationSplit()
+    {
+        if (session()->task()->folds() == 0) return;
+        auto* folds = find<QComboBox>("foldsComboBox");
+        const int off = folds->findData(0);
+        folds->setCurrentIndex(off);
+        emit folds->activated(off);
+        QTRY_COMPARE(session()->task()->folds(), 0);
+    }
+    bool m_crossValidate = false; // openSample keeps the default (cross-validation)
     // The image's training size (longest side) through the Data panel; waits for the re-read.
     void setTrainingSize(int px)
     {

@@ -8,6 +8,7 @@
 #include "Session.h"
 #include "StudioTestCase.h"
 
+#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QLabel>
 #include <QStatusBar>
@@ -22,7 +23,11 @@ class TestStudioCrossValidation : public StudioTestCase {
 
 private slots:
     void initTestCase() { isolateSettings("testStudioCrossValidation"); }
-    void init() { newWindow(); }
+    void init()
+    {
+        m_crossValidate = true; // the default, as a learner gets it
+        newWindow();
+    }
     void cleanup() { closeWindow(); }
     void smallTableCrossValidated();
     void offGivesValidationSplit();
@@ -50,7 +55,13 @@ void TestStudioCrossValidation::smallTableCrossValidated()
 
     QSignalSpy progress(session(), &Session::crossValidationProgressed);
     QSignalSpy foldsDone(session(), &Session::foldsChanged);
+    QElapsedTimer clock;
+    clock.start();
     train(0, true); // the default budget: the folds stop early, the refit is their median
+    // What a learner waits for the first table's result (issue: under 2 s on 2 cores); said,
+    // not asserted (a timing is a benchmark's, not a unit test's).
+    qInfo("iris, default stack, 5 folds and the refit: %.2f s from Start to the evaluated result",
+          clock.elapsed() / 1000.0);
     QVERIFY(progress.count() >= 1);
     QCOMPARE(progress.first().at(1).toInt(), 5);
     QVERIFY(foldsDone.count() >= 5);

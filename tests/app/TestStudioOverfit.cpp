@@ -63,6 +63,7 @@ void TestStudioOverfit::lossChartMarksOverfitting()
 {
     m_window->openFile(m_dir.filePath("noisy.csv"));
     QVERIFY(session()->task());
+    useValidationSplit(); // the overfitting mark is drawn over a validation curve
     QVERIFY(session()->task()->data().valRows > 0);
     QVERIFY(std::isnan(charts()->overfitMarkStep()));
     auto* spec = find<QLineEdit>("specLineEdit");

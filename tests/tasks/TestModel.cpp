@@ -44,6 +44,7 @@ void TestModel::initTestCase()
     QVERIFY(m_dir.isValid());
     QString error;
     tasks::TaskOptions options;
+    options.folds = 0; // a validation split (cross-validation: testCrossValidation)
     m_task = tasks::openTask("linear.csv", tasks::test::linear(64), options, &error);
     QVERIFY2(m_task, qPrintable(error));
 }
@@ -103,6 +104,7 @@ void TestModel::attachRefusesDataOfOtherWidths()
     auto m = trained(createCpuBackend(1), 0);
     QString error;
     tasks::TaskOptions options;
+    options.folds = 0; // a validation split (cross-validation: testCrossValidation)
     std::shared_ptr<tasks::Task> other =
         tasks::openTask("classes.csv", tasks::test::threeClasses(30), options, &error);
     QVERIFY2(other, qPrintable(error));
@@ -185,6 +187,7 @@ void TestModel::wideAndDeepStartsAsTheLinearBaseline()
     QFETCH(QString, baseline);
     QString error;
     tasks::TaskOptions options;
+    options.folds = 0; // a validation split (cross-validation: testCrossValidation)
     std::shared_ptr<tasks::Task> task = tasks::openTask("t.csv", csv, options, &error);
     QVERIFY2(task, qPrintable(error));
     Model m;
@@ -252,6 +255,7 @@ void TestModel::wideKeepsItsLinearStartUnlessItBeatsIt()
     }
     QString error;
     tasks::TaskOptions options;
+    options.folds = 0; // a validation split (cross-validation: testCrossValidation)
     std::shared_ptr<tasks::Task> task = tasks::openTask("t.csv", csv, options, &error);
     QVERIFY2(task, qPrintable(error));
     QCOMPARE(task->presets().first(), QString("wide")); // the default
@@ -301,6 +305,7 @@ void TestModel::settleOnlyAfterARunThatEndedOnItsOwn()
                QByteArray::number(i % 10 + (i * 13 % 5) * 0.1) + "\n";
     QString error;
     tasks::TaskOptions options;
+    options.folds = 0; // a validation split (cross-validation: testCrossValidation)
     std::shared_ptr<tasks::Task> task = tasks::openTask("t.csv", csv, options, &error);
     QVERIFY2(task, qPrintable(error));
     for (const QString preset : {"wide", "mlp"}) {
