@@ -310,8 +310,7 @@ void TrainingPanel::showFolds()
         0, !table ? QString("Automatic")
            : chosen > 0
                ? QString("Automatic: %1 folds here").arg(chosen)
-               : QString("Automatic: off here (%1 rows or more, or a validation split)")
-                     .arg(QLocale().toString(static_cast<qlonglong>(tasks::kCrossValidateBelowRows))));
+               : QString("Automatic: off (a validation split)"));
 }
 
 void TrainingPanel::foldsEdited()

@@ -147,8 +147,7 @@ void addTrainingOptions(QCommandLineParser& p)
         {"folds",
          "Tables: K-fold cross-validation instead of a validation split: each candidate (the "
          "network, the linear model) is scored on every row once, and the one chosen is trained "
-         "again on every row (default: 5 for tables of 20 to 4,999 rows unless a validation "
-         "split is given; 0 = off).",
+         "again on every row (default 0 = off: a validation split).",
          "K"},
         {"patience", "Early stopping after N evaluations without improvement; 0 = off.", "N"},
         {"target-loss", "Stop once the validation (or training) loss reaches this value.", "L"},

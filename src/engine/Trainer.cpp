@@ -336,7 +336,8 @@ int64_t TrainingRun::scheduleTotal() const
 
 bool TrainingRun::budgetReached()
 {
-    if (m_shape.planned > 0 && m_state.step >= m_shape.planned) {
+    if ((m_shape.planned > 0 && m_state.step >= m_shape.planned) ||
+        (m_cfg.stopAfter > 0 && m_state.step >= m_cfg.stopAfter)) {
         m_result.reason = StopReason::Finished;
         return true;
     }
@@ -356,7 +357,8 @@ bool TrainingRun::budgetReached()
 
 bool TrainingRun::afterStep(bool epochEnd)
 {
-    const bool lastStep = m_shape.planned > 0 && m_state.step >= m_shape.planned;
+    const bool lastStep = (m_shape.planned > 0 && m_state.step >= m_shape.planned) ||
+                          (m_cfg.stopAfter > 0 && m_state.step >= m_cfg.stopAfter);
     const bool evalNow = m_cfg.evalEvery > 0 ? (m_state.step % m_cfg.evalEvery == 0) : epochEnd;
     const double now = elapsed();
     // Without a progress callback there is nothing to report, and no reason to read.

@@ -72,6 +72,11 @@ struct TrainerConfig {
     bool restoreBest = true; // on early stopping, go back to the best weights
     double targetLoss = -std::numeric_limits<double>::infinity(); // stop when reached
     int64_t evalEvery = 0; // validate every N steps; 0 = once per epoch
+    // Not saved: end the run after this many steps in total while the schedule still runs over
+    // the whole budget (epochs/steps), so the run follows, step by step, the learning rates of
+    // a longer one: a network trained again on every row after cross-validation stops where its
+    // folds did best (tasks::refitConfig). 0 = unused.
+    int64_t stopAfter = 0;
 };
 
 // The values each number of a TrainerConfig may take (ValueRange.h). The CLI's options and the

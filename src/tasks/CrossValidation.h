@@ -84,8 +84,9 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
                               const TrainerConfig& config, const RunPolicy& policy,
                               const FoldHooks& hooks = {});
 
-// The configuration of the run on every row after a complete cross-validation: cv.refitSteps
-// steps, the schedule over them, no early stopping. The run trains whatever the folds chose, so
+// The configuration of the run on every row after a complete cross-validation: the folds'
+// budget and schedule, stopped after cv.refitSteps steps (TrainerConfig::stopAfter: the learning
+// rates the folds had up to there), no early stopping. The run trains whatever the folds chose, so
 // the model is trained, saved and continued like any other; when the simpler model won, endRefit
 // then sets the network back to it (as Task::settle after a run on a validation split).
 TrainerConfig refitConfig(const TrainerConfig& config, const CrossValidation& cv);

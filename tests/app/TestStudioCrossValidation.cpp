@@ -1,5 +1,5 @@
-// Cross-validation in the studio: a small table is cross-validated by default (the Training
-// tab's Cross-validation row says so, tables only), Start runs the folds (the run bar says which
+// Cross-validation in the studio: the Training tab's Cross-validation row (tables only; its
+// Automatic keeps a validation split for now), 5 folds chosen: Start runs the folds (the run bar says which
 // fold) and then the model chosen on every row; the loss chart shows the folds' validation
 // losses as a band, the verdict says what the folds decided in one sentence, and the folds are
 // saved with the model. "Off" goes back to a validation split.
@@ -49,8 +49,10 @@ void TestStudioCrossValidation::smallTableCrossValidated()
     openSample("iris");
     QVERIFY(foldsShown());
     QCOMPARE(folds()->currentIndex(), 0);
-    QCOMPARE(folds()->currentText(), QString("Automatic: 5 folds here"));
-    QCOMPARE(session()->task()->folds(), 5);
+    QCOMPARE(folds()->currentText(), QString("Automatic: off (a validation split)"));
+    QCOMPARE(session()->task()->folds(), 0);
+    choose(3); // 5 folds
+    QTRY_COMPARE(session()->task()->folds(), 5);
     QCOMPARE(session()->task()->data().valRows, int64_t(0));
 
     QSignalSpy progress(session(), &Session::crossValidationProgressed);
@@ -98,7 +100,9 @@ void TestStudioCrossValidation::smallTableCrossValidated()
 void TestStudioCrossValidation::offGivesValidationSplit()
 {
     openSample("iris");
-    choose(1); // Off: one validation split
+    choose(3); // 5 folds, then Off: one validation split
+    QTRY_COMPARE(session()->task()->folds(), 5);
+    choose(1);
     QTRY_COMPARE(session()->task()->folds(), 0);
     QVERIFY(session()->task()->data().valRows > 0);
     QCOMPARE(folds()->currentIndex(), 1);

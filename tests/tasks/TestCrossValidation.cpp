@@ -43,7 +43,14 @@ QByteArray unevenClasses(int rows)
     return csv;
 }
 
-std::unique_ptr<Task> open(const QByteArray& csv, const TaskOptions& options = {},
+TaskOptions fiveFolds()
+{
+    TaskOptions o;
+    o.folds = 5;
+    return o;
+}
+
+std::unique_ptr<Task> open(const QByteArray& csv, const TaskOptions& options = fiveFolds(),
                            QString* error = nullptr)
 {
     QString e;
@@ -70,19 +77,17 @@ private slots:
 
 void TestCrossValidation::onForSmallTablesOnly()
 {
-    auto small = open(surface(150, false));
+    // Automatic (what openTask gets by default): a validation split for now (kCrossValidateBelowRows).
+    auto automatic = open(surface(150, false), TaskOptions{});
+    QCOMPARE(automatic->folds(), 0);
+    QCOMPARE(automatic->data().valRows, int64_t(30));
+
+    auto small = open(surface(150, false)); // 5 folds asked for
     QVERIFY(small);
-    QCOMPARE(small->folds(), kDefaultFolds);
+    QCOMPARE(small->folds(), 5);
     QCOMPARE(small->data().valRows, int64_t(0)); // every row trains; the folds hold rows out
     QCOMPARE(small->data().trainRows, int64_t(150));
     QVERIFY(small->description().contains("5-fold cross-validation"));
-
-    auto large = open(surface(static_cast<int>(kCrossValidateBelowRows), false));
-    QCOMPARE(large->folds(), 0);
-    QVERIFY(large->data().valRows > 0);
-
-    auto tiny = open(surface(static_cast<int>(kMinRowsForValidation) - 1, false));
-    QCOMPARE(tiny->folds(), 0);
 
     TaskOptions split; // a validation split asked for: no folds
     split.valSplit = 0.3;
@@ -115,8 +120,7 @@ void TestCrossValidation::refusals()
     QVERIFY(!open(surface(100, false), one, &error));
     QVERIFY2(error.contains("2 to"), qPrintable(error));
 
-    TaskOptions many;
-    many.folds = 5;
+    TaskOptions many = fiveFolds();
     QVERIFY(!open(surface(9, false), many, &error)); // 9 rows: fewer than 2 per fold
     QVERIFY2(error.contains("too few for 5 folds"), qPrintable(error));
 
@@ -192,7 +196,8 @@ void TestCrossValidation::savedWithTheModel()
     QVERIFY(!TabularSchema::fromJson(broken, s, &error));
     QVERIFY2(error.contains("folds"), qPrintable(error));
     // Opened again for the model (a resume): every row trains, as before; no folds run again.
-    auto reopened = openTaskForModel("t.csv", surface(150, false), saved, false, {}, &error);
+    auto reopened =
+        openTaskForModel("t.csv", surface(150, false), saved, false, TaskOptions{}, &error);
     QVERIFY2(reopened, qPrintable(error));
     QCOMPARE(reopened->data().trainRows, int64_t(150));
     QCOMPARE(reopened->data().valRows, int64_t(0));
@@ -238,19 +243,31 @@ void TestCrossValidation::curvedTargetKeepsNetwork()
     QVERIFY2(cv.keepNetwork, qPrintable(cv.note));
     QVERIFY(cv.judged);
     QVERIFY(cv.difference < -cv.margin * cv.differenceError);
-    // The refit's length: the median of the steps the folds kept.
-    std::vector<int64_t> kept;
+    // The refit's length: where the folds' mean validation loss is lowest, over the steps
+    // every fold evaluated.
+    std::map<int64_t, std::pair<double, int>> curve;
     for (const FoldRun& r : cv.runs) {
-        kept.push_back(r.keptStep);
         QVERIFY(r.keptStep >= 1 && r.keptStep <= r.steps);
         QVERIFY(!r.history.empty());
         QVERIFY(std::isfinite(r.networkLoss) && std::isfinite(r.simplerLoss));
         QCOMPARE(r.trainRows + r.heldOutRows, int64_t(200));
+        for (const HistoryPoint& h : r.history)
+            if (std::isfinite(h.valLoss) && h.count == 1) {
+                curve[h.step].first += h.valLoss;
+                ++curve[h.step].second;
+            }
     }
-    std::sort(kept.begin(), kept.end());
-    QCOMPARE(cv.refitSteps, kept[2]);
+    int64_t lowestStep = 0;
+    double lowest = INFINITY;
+    for (const auto& [step, sn] : curve)
+        if (sn.second == 5 && sn.first < lowest) {
+            lowest = sn.first;
+            lowestStep = step;
+        }
+    QVERIFY(lowestStep > 0);
+    QCOMPARE(cv.refitSteps, lowestStep);
     const TrainerConfig refit = refitConfig(TrainerConfig{}, cv);
-    QCOMPARE(refit.steps, cv.refitSteps);
+    QCOMPARE(refit.stopAfter, cv.refitSteps);
     QCOMPARE(refit.patience, 0);
     QVERIFY(std::isfinite(cv.metric) && std::isfinite(cv.metricError));
     QVERIFY(cv.note.contains("so the network is kept"));
