@@ -6,11 +6,11 @@
 //   - the decision between the network and the task's simpler model (a table's linear or logistic
 //     baseline; Task::settle) is the paired comparison of their losses on every row, so its
 //     standard error shrinks by the square root of the folds;
-//   - the training length is the median over the folds of the step each one kept (its best
-//     validation loss when early stopping went back, else its last);
+//   - the training length is the step where the folds' mean validation loss is lowest (over the
+//     steps every fold evaluated; the median of the steps each fold kept when they share none);
 //   - the report gives the folds' mean losses and metric with their standard errors.
-// The network is then trained again on every row (refitConfig: the chosen length, no validation
-// rows, so no early stopping), and, when the simpler model won, goes back to it, fitted on every
+// The network is then trained again on every row (refitConfig: the folds' budget and schedule
+// stopped at the chosen length, no validation rows, so no early stopping), and, when the simpler model won, goes back to it, fitted on every
 // row (endRefit: the task's warm start).
 //
 // The CLI and the studio both run it before their main run (Task::folds() > 0, a fresh model).
