@@ -550,10 +550,10 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     // A run that ended on its own may go back to a simpler model (Task::settle).
     // Cross-validated: the folds decided, and the rows the run trained on hold none out.
     if (!threw && foldsSettled.folds > 0) tasks::endRefit(task, *m.network, foldsSettled, result);
-    const tasks::Settled settled = threw                     ? tasks::Settled{}
-                                   : foldsSettled.folds > 0 ? foldsSettled
-                                                             : tasks::settleRun(task, *m.network,
-                                                                                m.config, result);
+    const tasks::Settled settled = threw ? tasks::Settled{}
+                                   : foldsSettled.folds > 0
+                                       ? foldsSettled
+                                       : tasks::settleRun(task, *m.network, m.config, result);
     if (threw) {
         if (!backendError || !rescueOnCpu(m, run, before, error, outcome)) {
             outcome.failed = true;
@@ -575,7 +575,12 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         // After a settle the weights are the linear model's, with its validation loss: the
         // kept copy is offered only when it is clearly better than that (a run wrecked by a
         // high rate), not for the network the settle set aside as no better.
-        if (result.reason != StopReason::DeviceFailure)
+        // A cross-validated run holds no rows out: the folds chose its length and its model,
+        // and a copy kept by training loss (the linear start's, before the hidden layers
+        // trained) is no better model to go back to.
+        if (foldsSettled.folds > 0)
+            m.best = {};
+        else if (result.reason != StopReason::DeviceFailure)
             outcome.best = reporter.best().finish(
                 result.reason == StopReason::NonFinite,
                 settled.replaced || result.reason == StopReason::EarlyStopping ? result.valLoss

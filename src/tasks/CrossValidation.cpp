@@ -245,9 +245,9 @@ void endRefit(Task& task, Network& net, const Settled& settled, TrainResult& res
     if (settled.folds == 0) return;
     if (settled.replaced) {
         task.warmStart(net);
-        result.trainLoss = NAN; // the network's; the simpler model's is not measured here
-        result.message += "; the folds chose " + settled.simplerName.toStdString() +
-                          ", fitted on every row, which the network is again";
+        // The network's; the simpler model's is not measured here. What was kept and why is
+        // the verdict's to say (RunVerdict), once.
+        result.trainLoss = NAN;
     }
     result.valLoss = settled.valLoss;
 }

@@ -77,7 +77,8 @@ private slots:
 
 void TestCrossValidation::onForSmallTablesOnly()
 {
-    // Automatic (what openTask gets by default): a validation split for now (kCrossValidateBelowRows).
+    // Automatic (what openTask gets by default): a validation split for now
+    // (kCrossValidateBelowRows).
     auto automatic = open(surface(150, false), TaskOptions{});
     QCOMPARE(automatic->folds(), 0);
     QCOMPARE(automatic->data().valRows, int64_t(30));
