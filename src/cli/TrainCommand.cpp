@@ -8,6 +8,7 @@
 #include "ModelFile.h"
 #include "ModelJson.h"
 #include "NamesTask.h"
+#include "PresetRecipe.h"
 #include "PrintableText.h"
 #include "Snapshot.h"
 #include "TabularTask.h"
@@ -737,6 +738,17 @@ int runTrain(const QStringList& args)
     if (!resuming) {
         task->applyDefaults(cfg);
         cfg.seed = topt.seed;
+        // A preset's recipe replaces the defaults; the options given still win (applyOptions).
+        const QString preset = p.isSet("preset")   ? p.value("preset")
+                               : p.isSet("layers") ? QString()
+                                                   : task->presets().value(0);
+        if (const tasks::PresetRecipe* recipe = tasks::presetRecipe(task->kind(), preset)) {
+            recipe->applyTo(cfg);
+            if (!p.isSet("quiet"))
+                std::fprintf(stderr, "preset %s: %s (%s; an option given changes one)\n",
+                             preset.toUtf8().constData(), recipe->flags().toUtf8().constData(),
+                             recipe->why);
+        }
     }
     applyOptions(p, cfg);
     checkLossFits(p, *task, cfg.loss);

@@ -1,5 +1,7 @@
 #include "TaskType.h"
 
+#include "PresetRecipe.h"
+
 #include "ImageTask.h"
 #include "NamesTask.h"
 #include "TabularTask.h"
@@ -39,6 +41,8 @@ QString TaskType::presetHelp(int indent) const
     for (const LayerPreset& p : presets()) {
         text += QString(indent, ' ') + p.name + (first ? " (default): " : ": ") + p.layers;
         if (!p.note.isEmpty()) text += " (" + p.note + ")";
+        if (const PresetRecipe* recipe = presetRecipe(name(), p.name))
+            text += "; trains with " + recipe->flags();
         text += "\n";
         first = false;
     }

@@ -55,6 +55,7 @@ private slots:
     void sampleWithDefaults();
     void brokenFiles_data();
     void brokenFiles();
+    void presetCarriesItsRecipe();
 };
 
 // --top-k over a 10,000-symbol vocabulary: the selection is linear per character (it was
@@ -81,6 +82,28 @@ void TestCliNames::topKOverALargeVocabulary()
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["names"].toArray().size(), 60);
     QVERIFY2(ms < (IRONLEARN_SANITIZED ? 15000 : 5000), qPrintable(QString("%1 ms").arg(ms)));
+}
+
+// --preset wavenet trains with its recipe (adamw, lr 0.001, batch 32, ...), says so, and an
+// option given changes only itself.
+void TestCliNames::presetCarriesItsRecipe()
+{
+    RunResult r = run({"train", "names.txt", "--preset", "wavenet", "--context", "8", "--steps",
+                       "2", "--out", "wavenet.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("preset wavenet: --optimizer adamw --lr 0.001 --batch 32 --epochs 25 "
+                            "--weight-decay 0.05 --label-smoothing 0"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("adamw, lr 0.001 "), qPrintable(r.err));
+    r = run({"train", "names.txt", "--preset", "wavenet", "--context", "8", "--steps", "2",
+             "--lr", "0.01", "--out", "wavenet2.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("adamw, lr 0.01 "), qPrintable(r.err));
+    // The default preset has none: the task's defaults.
+    r = run({"train", "names.txt", "--steps", "2", "--out", "plain.safetensors"});
+    QVERIFY2(r.code == 0 && !r.err.contains("preset "), qPrintable(r.err));
+    r = run({"train", "--help"});
+    QVERIFY2(r.out.contains("; trains with --optimizer adamw"), qPrintable(r.out));
 }
 
 void TestCliNames::initTestCase()
