@@ -136,8 +136,13 @@ ModelPanel::ModelPanel(QWidget* parent)
             &QToolButton::setEnabled);
     connect(m_ui->presetComboBox, &QComboBox::activated, this, [this] {
         if (!m_session || !m_session->task()) return;
-        m_model->setSpec(
-            m_session->task()->presetSpec(m_ui->presetComboBox->currentData().toString()));
+        const QString preset = m_ui->presetComboBox->currentData().toString();
+        // The settings a preset's result was measured with come with it (and go with it); the
+        // data may be read again (a names context), so the stack follows.
+        const QString said = m_session->applyPresetRecipe(preset);
+        m_model->setSpec(m_session->task()->presetSpec(preset));
+        m_ui->recipeNoteLabel->setText(said);
+        m_ui->recipeNoteLabel->setVisible(!said.isEmpty());
     });
     // Enter, or leaving the text (for the run button, say), takes it as the stack.
     connect(m_ui->specLineEdit, &QLineEdit::returnPressed, this, &ModelPanel::applyText);
@@ -177,6 +182,7 @@ void ModelPanel::setSession(Session* session)
 void ModelPanel::reload()
 {
     m_loading = true;
+    m_ui->recipeNoteLabel->hide();
     m_ui->presetComboBox->clear();
     if (const auto task = m_session->task()) {
         for (const QString& name : task->presets())

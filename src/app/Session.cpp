@@ -268,6 +268,7 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
     m_spec = canonicalSpec(m_task->presetSpec(m_task->presets().value(0)));
     m_config = TrainerConfig{};
     m_task->applyDefaults(m_config);
+    m_recipePreset.clear();
     m_config.seed = m_options.seed;
     m_hasNetwork = false;
     m_trainedSteps = 0;
@@ -406,6 +407,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_vocab = info.vocab;
     m_spec = canonicalSpec(QString::fromStdString(info.spec));
     m_config = info.config;
+    m_recipePreset.clear();
     m_hasNetwork = true;
     m_builtSpec = m_spec;
     m_builtSeed = m_config.seed;

@@ -131,6 +131,11 @@ public:
     bool needsNewModel() const;
     const TrainerConfig& config() const { return m_config; }
     void setConfig(const TrainerConfig& config);
+    // The Model tab chose a layer preset: the training settings it carries
+    // (tasks::presetRecipe) replace the configuration's, or, when it carries none but the
+    // preset chosen before did, that recipe's settings go back to the data's defaults. Emits
+    // configChanged and recipeApplied; returns what changed, in a sentence ("" for nothing).
+    QString applyPresetRecipe(const QString& preset);
     // Whether the open data has classes the loss can weigh (TrainerConfig::classWeighting): a
     // classification table. The task says (Task::classWeights); false without data.
     bool classWeightingApplies() const;
@@ -228,6 +233,7 @@ signals:
     // device failure kept: charts and snapshots are read again.
     void historyReset();
     void configChanged();
+    void recipeApplied(); // the configuration was replaced, not edited: forms read it again
     void runStateChanged(il::app::Session::RunState state);
     void racingChanged(bool racing);
     void progressed(const il::app::TrainingUpdate& update);
@@ -309,6 +315,7 @@ private:
     QString m_spec;
     QString m_specError;
     TrainerConfig m_config;
+    QString m_recipePreset; // whose recipe m_config carries (applyPresetRecipe)
     // The worker's network, when it matches the data: built from this spec and seed.
     bool m_hasNetwork = false;
     QString m_builtSpec;

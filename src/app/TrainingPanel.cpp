@@ -101,6 +101,7 @@ void TrainingPanel::setSession(Session* session)
     connect(session, &Session::historyReset, this, &TrainingPanel::updateEnabled);
     // Continue on a spent budget raises it (Session::budgetSpent).
     connect(session, &Session::configChanged, this, &TrainingPanel::showBudget);
+    connect(session, &Session::recipeApplied, this, &TrainingPanel::load);
     connect(session, &Session::trainingFinished, this, [this](const TrainingOutcome& outcome) {
         // A recovery from a stall lowered the learning rate: show the rate the next run uses.
         if (outcome.recoveries > 0) load();

@@ -22,12 +22,19 @@ struct PresetRecipe {
     float weightDecay = NAN;
     float labelSmoothing = NAN;
     const char* why = ""; // where the recipe's figure was measured
+    int context = 0;      // the names context it was measured at (0: any); not set by it
 
     // "--optimizer adamw --lr 0.001 --batch 32 --epochs 25 --weight-decay 0.05
     // --label-smoothing 0": the options that set the same.
     QString flags() const;
+    // "adamw, learning rate 0.001, batch 32, 25 epochs, weight decay 0.05, label smoothing 0":
+    // the same in words, for the studio.
+    QString describe() const;
     // Sets config's fields from the recipe (the budget: epochs, no step limit).
     void applyTo(TrainerConfig& config) const;
+    // Puts back, from `defaults`, each field the recipe sets: another preset's recipe no
+    // longer applies.
+    void restore(TrainerConfig& config, const TrainerConfig& defaults) const;
 };
 
 // The recipe of a task's preset, or null when the preset has none (the task's defaults).

@@ -34,8 +34,19 @@ private slots:
     void startWaitsWhileTheLayerTextCannotBeRead();
     void typedTextIsTakenByStart();
     void outputWidthInTheTextIsExplained();
+    void presetCarriesItsRecipe();
 
 private:
+    // The Model tab's preset, chosen from its list as the learner chooses it.
+    void choosePreset(const QString& name)
+    {
+        QTest::keyClick(m_window, Qt::Key_2, Qt::ControlModifier);
+        auto* presets = find<QComboBox>("presetComboBox");
+        const int i = presets->findData(name);
+        QVERIFY(i >= 0);
+        presets->setCurrentIndex(i);
+        emit presets->activated(i);
+    }
     // Ctrl+3, as the learner goes to the Training tab; waits for the tab's layout.
     void showTrainingTab();
     // The Learning rate row as the learner sees it: its label and its field, at their height.
@@ -252,6 +263,67 @@ void TestStudioSetup::outputWidthInTheTextIsExplained()
     typeLayerText(kSmallImageSpec + ":3", true);
     QVERIFY2(note->text().contains("here 1, the gray level of a pixel"),
              qPrintable(note->text())); // the camera is a gray picture
+}
+
+// The names wavenet comes with the settings its measured figure needs: choosing it sets them
+// (and the context) on the Training and Data tabs, says so under the list, trains with them, and
+// lets a setting be changed; another preset puts the data's defaults back.
+void TestStudioSetup::presetCarriesItsRecipe()
+{
+    openSample("names-ssa2018");
+    const TrainerConfig defaults = session()->config();
+    QCOMPARE(session()->taskOptions().context, 3);
+    QVERIFY(defaults.optimizer.name() != "adamw");
+    auto* note = find<QLabel>("recipeNoteLabel");
+    QVERIFY(note->isHidden());
+
+    choosePreset("wavenet");
+    QCOMPARE(session()->taskOptions().context, 8);
+    QCOMPARE(find<QSpinBox>("contextSpinBox")->value(), 8);
+    QVERIFY2(session()->spec().contains("merge:2"), qPrintable(session()->spec()));
+    QVERIFY(note->isVisibleTo(find<QWidget>("modelPanel")));
+    for (const char* part : {"adamw", "learning rate 0.001", "batch 32", "25 epochs",
+                             "weight decay 0.05", "label smoothing 0", "context is now 8"})
+        QVERIFY2(note->text().contains(part), qPrintable(part + (" not in: " + note->text())));
+
+    showTrainingTab();
+    QCOMPARE(find<QComboBox>("optimizerComboBox")->currentData().toString(), QString("adamw"));
+    QCOMPARE(find<QDoubleSpinBox>("learningRateSpinBox")->value(), 0.001);
+    QCOMPARE(find<QSpinBox>("batchSizeSpinBox")->value(), 32);
+    QCOMPARE(find<QComboBox>("budgetUnitComboBox")->currentIndex(), 0); // epochs
+    QCOMPARE(find<QSpinBox>("budgetSpinBox")->value(), 25);
+    QCOMPARE(find<QDoubleSpinBox>("weightDecaySpinBox")->value(), 0.05);
+    QCOMPARE(find<QDoubleSpinBox>("labelSmoothingSpinBox")->value(), 0.0);
+
+    // A setting changed on the Training tab is the one that trains.
+    auto* rate = find<QDoubleSpinBox>("learningRateSpinBox");
+    rate->setValue(0.002);
+    emit rate->editingFinished();
+    QTRY_COMPARE(session()->config().schedule.lrMax, 0.002f);
+    train(2);
+    const TrainerConfig trained = workerConfig();
+    QCOMPARE(trained.optimizer.name(), std::string("adamw"));
+    QCOMPARE(trained.optimizer.value("weight_decay"), 0.05f);
+    QCOMPARE(trained.batchSize, int64_t(32));
+    QCOMPARE(trained.labelSmoothing, 0.f);
+    QCOMPARE(trained.schedule.lrMax, 0.002f);
+
+    // Another preset carries no recipe: the wavenet's settings go, and the note says so.
+    choosePreset("mlp");
+    QCOMPARE(session()->config().optimizer.name(), defaults.optimizer.name());
+    QCOMPARE(session()->config().schedule.lrMax, defaults.schedule.lrMax);
+    QCOMPARE(session()->config().batchSize, defaults.batchSize);
+    QCOMPARE(session()->config().labelSmoothing, defaults.labelSmoothing);
+    QCOMPARE(find<QSpinBox>("batchSizeSpinBox")->value(), int(defaults.batchSize));
+    QVERIFY2(note->text().contains("no longer apply"), qPrintable(note->text()));
+
+    // New data (the trained names model discarded when asked): no note from the data before.
+    QTimer::singleShot(0, m_window, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            box->button(QMessageBox::Discard)->click();
+    });
+    openSample("iris");
+    QVERIFY(note->isHidden());
 }
 
 QTEST_MAIN(TestStudioSetup)
