@@ -1,4 +1,5 @@
 #include "TrainingWorker.h"
+#include "RunDriver.h"
 
 #include "CrossValidation.h"
 
@@ -423,26 +424,22 @@ bool TrainingWorker::rescueOnCpu(ModelState& m, const RunRequest& run,
     return true;
 }
 
-bool TrainingWorker::crossValidateFirst(ModelState& m, TrainingOutcome& outcome,
-                                        tasks::Settled& settled)
+tasks::FoldHooks TrainingWorker::foldHooks(ModelState& m)
 {
-    RunPolicy policy;
-    policy.watch = m.task->watchSettings();
-    policy.progressInterval = kUpdateInterval;
     const int folds = m.task->folds();
-    Trainer* active = nullptr;
-    auto lastEmit = Clock::now() - std::chrono::seconds(1);
+    auto active = std::make_shared<Trainer*>(nullptr);
+    auto lastEmit = std::make_shared<Clock::time_point>(Clock::now() - std::chrono::seconds(1));
     tasks::FoldHooks hooks;
-    hooks.active = [&active](int, Trainer* t) { active = t; };
-    hooks.progress = [&](int fold, const Progress& p) {
-        if (secondsSince(lastEmit) >= kUpdateInterval) {
+    hooks.active = [active](int, Trainer* t) { *active = t; };
+    hooks.progress = [this, &m, folds, active, lastEmit](int fold, const Progress& p) {
+        if (secondsSince(*lastEmit) >= kUpdateInterval) {
             emit crossValidationProgressed(fold, folds, p.step, p.plannedSteps);
-            lastEmit = Clock::now();
+            *lastEmit = Clock::now();
         }
         runJobsBetweenSteps(m); // the model's own network is idle meanwhile
-        if (m_stop && active) active->requestCancel();
+        if (m_stop && *active) (*active)->requestCancel();
     };
-    hooks.foldDone = [&](int fold, const tasks::CrossValidation& cv) {
+    hooks.foldDone = [this](int fold, const tasks::CrossValidation& cv) {
         QList<QPointF> validation;
         for (const HistoryPoint& h : cv.runs.back().history)
             if (std::isfinite(h.valLoss))
@@ -450,45 +447,18 @@ bool TrainingWorker::crossValidateFirst(ModelState& m, TrainingOutcome& outcome,
         emit foldFinished(fold, cv.folds, validation);
     };
     hooks.stopRequested = [this] { return m_stop.load(); };
-    const tasks::CrossValidation cv =
-        tasks::crossValidate(*m.task, *m.backend, m.network->spec(), m.config, policy, hooks);
-    outcome.crossValidationSeconds = cv.seconds;
-    if (!cv.failure.isEmpty()) {
-        outcome.failed = true;
-        outcome.message = "cross-validation failed: " + cv.failure;
-        return false;
-    }
-    if (cv.stopped) {
-        outcome.reason = StopReason::Cancelled;
-        outcome.message = QString("stopped during cross-validation, after %1 of %2 folds")
-                              .arg(cv.runs.size())
-                              .arg(cv.folds);
-        return false;
-    }
-    settled = tasks::settledByCrossValidation(cv);
-    m.config = tasks::refitConfig(m.config, cv);
-    return true;
+    return hooks;
 }
 
-// One run from upload to outcome, in the order it happens (RunReporter does the reporting).
+// One run (tasks::runModel) from upload to outcome; RunReporter does the reporting.
 void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
                                 const std::shared_ptr<const HostSnapshot>& before,
                                 TrainingOutcome& outcome)
 {
-    // The run's configuration (prepareRun made it the model's) with the class weights of the
-    // task's training rows: the weighting is the user's, the weights are the data's.
-    QString why;
-    if (!tasks::applyClassWeights(*m.task, m.config, &why)) {
-        outcome.failed = true;
-        outcome.message = why;
-        return;
-    }
-    const TrainerConfig& cfg = m.config;
-    const bool onDevice = !m.backend->memoryOnHost();
-    bool hasMetric = false;
+    // The data on the run's device first: the reporter's best-weights copy asks whether the
+    // data holds validation rows.
     try {
         m.upload();
-        hasMetric = m.task->hasTrainingMetric();
     } catch (const BackendError& e) {
         if (!rescueOnCpu(m, run, before, e.what(), outcome)) {
             outcome.failed = true;
@@ -500,91 +470,76 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         outcome.message = QString("training failed: ") + e.what();
         return;
     }
-
-    tasks::Settled foldsSettled;
-    if (m.task->folds() > 0 && m.state.step == 0 && !crossValidateFirst(m, outcome, foldsSettled))
-        return;
-    RunPolicy policy;
-    policy.watch = m.task->watchSettings();
+    tasks::RunSetup setup;
+    setup.policy.watch = m.task->watchSettings();
+    setup.foldPolicy = setup.policy;
+    setup.foldPolicy.progressInterval = kUpdateInterval;
     // The history (saved with the model) as fine as the chart: reopened, it draws the same curve.
-    policy.historyEvery = 1;
-    if (onDevice) {
-        // Each read of the loss makes the host wait for the device (the trainer reads at most
-        // every 25 steps there): report about 30 times a second; the charts then get one point
-        // per report, the mean loss of the steps since the previous one.
-        policy.progressInterval = kUpdateInterval;
-    } else {
-        policy.progressInterval = 0; // a report after every step; the worker throttles them
-    }
-    auto trainer = std::make_unique<Trainer>(*m.network, *m.optimizer, cfg, m.state, policy);
+    setup.policy.historyEvery = 1;
+    // On a device each read of the loss makes the host wait for it (the trainer reads at most
+    // every 25 steps there): report about 30 times a second; the charts then get one point per
+    // report, the mean loss of the steps since the previous one. On the CPU a report after
+    // every step; the reporter throttles them.
+    setup.policy.progressInterval = m.backend->memoryOnHost() ? 0 : kUpdateInterval;
+
     tasks::Task& task = *m.task;
     RunReporter reporter(*this, m, run.preview);
-    // At each evaluation the task's metric, and its side metric where it has one (a names
-    // model's innovation rate, charted beside the validation loss).
-    const bool hasSide = !task.sideMetricKey().isEmpty();
-    if (hasMetric)
-        trainer->setMetricHook(
-            [&task, &reporter, hasSide](Network& n) {
-                if (hasSide) reporter.setSideMetric(task.sideMetric(n));
-                return task.trainingMetric(n);
-            },
-            NAN, task.metricLowerIsBetter());
-    trainer->setProgressCallback([&](const Progress& p) { reporter.onStep(p, *trainer); });
-
+    tasks::RunHooks hooks;
+    hooks.folds = foldHooks(m);
+    hooks.progress = [&reporter](const Progress& p, Trainer& t) { reporter.onStep(p, t); };
+    // At each evaluation the side metric where the task has one (a names model's innovation
+    // rate, charted beside the validation loss), measured before the task's metric.
+    if (!task.sideMetricKey().isEmpty())
+        hooks.evaluation = [&task, &reporter](Network& n) {
+            reporter.setSideMetric(task.sideMetric(n));
+        };
     if (m.state.step == 0) reporter.takePreview(true, false);
-    TrainResult result;
-    std::string error;
-    bool threw = false, backendError = false;
-    try {
-        result = trainer->run(m.trainingData());
-    } catch (const BackendError& e) {
-        threw = backendError = true;
-        error = e.what();
-    } catch (const std::exception& e) {
-        threw = true;
-        error = e.what();
+    tasks::RunOutcome ran = tasks::runModel(m, setup, hooks);
+    const TrainResult& result = ran.result;
+    const bool folds = ran.cv.has_value();
+    if (folds) outcome.crossValidationSeconds = ran.cv->seconds;
+    if (ran.foldsStopped) { // no run: the model is its untrained start
+        outcome.reason = StopReason::Cancelled;
+        outcome.message = QString::fromStdString(result.message);
+        return;
     }
-    trainer.reset(); // it refers to the network, which may move now
+    if (folds && !ran.cv->complete()) {
+        outcome.failed = true;
+        outcome.message = QString::fromStdString(ran.failure);
+        return;
+    }
     m.state.seconds = std::max(0.0, m.state.seconds - reporter.pausedSeconds());
     reporter.flush();
-    // A run that ended on its own may go back to a simpler model (Task::settle).
-    // Cross-validated: the folds decided, and the rows the run trained on hold none out.
-    if (!threw && foldsSettled.folds > 0) tasks::endRefit(task, *m.network, foldsSettled, result);
-    const tasks::Settled settled = threw ? tasks::Settled{}
-                                   : foldsSettled.folds > 0
-                                       ? foldsSettled
-                                       : tasks::settleRun(task, *m.network, m.config, result);
-    if (threw) {
-        if (!backendError || !rescueOnCpu(m, run, before, error, outcome)) {
+    if (!ran.failure.empty()) {
+        // A failed device gives the CPU the weights the run started with.
+        if (!ran.backendFailure || !rescueOnCpu(m, run, before, ran.failure, outcome)) {
             outcome.failed = true;
-            outcome.message = QString("training failed: ") + QString::fromStdString(error);
+            outcome.message = QString::fromStdString(ran.failure);
         }
     } else {
         outcome.reason = result.reason;
         outcome.failed =
             result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
         outcome.message = QString::fromStdString(result.message);
-        outcome.settled = settled;
+        outcome.settled = ran.settled;
         outcome.restoredStep = result.restoredStep;
         outcome.trainLoss = result.trainLoss;
         outcome.valLoss = result.valLoss;
         outcome.recoveries = result.recoveries;
         outcome.schedule = result.schedule;
-        // Saved with the model: a resumed run goes on at the rate that worked.
-        if (result.recoveries > 0) keepLoweredRates(m.config, result.schedule);
         // After a settle the weights are the linear model's, with its validation loss: the
         // kept copy is offered only when it is clearly better than that (a run wrecked by a
         // high rate), not for the network the settle set aside as no better.
         // A cross-validated run holds no rows out: the folds chose its length and its model,
         // and a copy kept by training loss (the linear start's, before the hidden layers
         // trained) is no better model to go back to.
-        if (foldsSettled.folds > 0)
+        if (folds)
             m.best = {};
         else if (result.reason != StopReason::DeviceFailure)
             outcome.best = reporter.best().finish(
                 result.reason == StopReason::NonFinite,
-                settled.replaced || result.reason == StopReason::EarlyStopping ? result.valLoss
-                                                                               : NAN,
+                ran.settled.replaced || result.reason == StopReason::EarlyStopping ? result.valLoss
+                                                                                   : NAN,
                 *m.network, *m.optimizer, m.state);
     }
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {

@@ -30,8 +30,8 @@
 #include <QImage>
 #include <QMetaType>
 #include <QMutex>
-#include <QStringList>
 #include <QPointF>
+#include <QStringList>
 #include <QThread>
 #include <QWaitCondition>
 
@@ -39,6 +39,10 @@
 #include <deque>
 #include <functional>
 #include <type_traits>
+
+namespace il::tasks {
+struct FoldHooks;
+}
 
 namespace il::app {
 
@@ -163,10 +167,9 @@ private:
         bool preview = true;
     };
     class RunReporter; // progress, previews and pauses of one run (TrainingWorker.cpp)
-    // A fresh model of a task with folds: the folds, then either the refit configuration for
-    // the run on every row (true) or an outcome without a run (false: the simpler model was
-    // kept, or the folds were stopped or failed). settled: what the folds decided.
-    bool crossValidateFirst(ModelState& m, TrainingOutcome& outcome, tasks::Settled& settled);
+    // What the folds of a fresh model (a task with folds) report: their progress, each fold's
+    // curve, and Stop.
+    tasks::FoldHooks foldHooks(ModelState& m);
     // A run: prepareRun (checks, optimizer, the move to the run's device; before: the host copy
     // taken for that move), then runTrainer (upload, train, outcome).
     void trainNow(ModelState& m);

@@ -2,6 +2,7 @@
 #include "Cli.h"
 #include "DataFileRecord.h"
 
+#include "CrossValidation.h"
 #include "Errors.h"
 #include "LayerSpec.h"
 #include "Model.h"
@@ -10,10 +11,10 @@
 #include "NamesTask.h"
 #include "PresetRecipe.h"
 #include "PrintableText.h"
+#include "RunDriver.h"
 #include "Snapshot.h"
 #include "TabularTask.h"
 #include "Task.h"
-#include "CrossValidation.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -362,17 +363,9 @@ struct RunTrace {
     std::optional<tasks::CrossValidation> cv;       // the folds run before, when there were any
 };
 
-// A fresh model of a task with folds: the folds first (one line each on stderr), then either the
-// network trained again on every row for the folds' length (cfg becomes refitConfig) or, when
-// the simpler model won, no training at all. Returns false when the run must not train on.
-bool crossValidateFirst(const QCommandLineParser& p, tasks::Model& model, bool quiet,
-                        RunTrace& trace, TrainResult& result)
+// Each fold's line on stderr (the folds run first for a fresh model of a task with folds).
+tasks::FoldHooks foldLines(bool quiet)
 {
-    tasks::Task& task = *model.task;
-    RunPolicy policy;
-    policy.recordSteps = !p.isSet("no-graphs");
-    policy.watch = task.watchSettings();
-    policy.progressInterval = 1e9; // epoch ends only: the lines below say each fold
     tasks::FoldHooks hooks;
     hooks.active = [](int, Trainer* t) { setActiveTrainer(t); };
     hooks.foldDone = [quiet](int fold, const tasks::CrossValidation& cv) {
@@ -390,38 +383,15 @@ bool crossValidateFirst(const QCommandLineParser& p, tasks::Model& model, bool q
         if (!std::isnan(r.simplerLoss)) line += " (linear " + formatLoss(r.simplerLoss) + ")";
         std::fprintf(stderr, "%s\n", line.toUtf8().constData());
     };
-    tasks::CrossValidation cv =
-        tasks::crossValidate(task, *model.backend, model.network->spec(), model.config, policy,
-                             hooks);
-    setActiveTrainer(nullptr);
-    if (!cv.failure.isEmpty())
-        throw DataError("cross-validation failed: " + cv.failure.toStdString());
-    if (cv.stopped) {
-        result.reason = StopReason::Cancelled;
-        result.message = QString("stopped during cross-validation, after %1 of %2 folds; the "
-                                 "model is its untrained start")
-                             .arg(cv.runs.size())
-                             .arg(cv.folds)
-                             .toStdString();
-        result.seconds = cv.seconds;
-        trace.cv = std::move(cv);
-        return false;
-    }
-    trace.settled = tasks::settledByCrossValidation(cv);
-    model.config = tasks::refitConfig(model.config, cv);
-    trace.cv = std::move(cv);
-    return true;
+    return hooks;
 }
 
-
-// Trains the model with progress on stderr (Ctrl+C or SIGTERM stops after the step and saves),
-// writing
-// --snapshots on the way.
+// Trains the model (tasks::runModel) with progress on stderr (Ctrl+C or SIGTERM stops after the
+// step and saves), writing --snapshots on the way.
 TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool quiet,
                        RunTrace& trace)
 {
     tasks::Task& task = *model.task;
-    TrainerConfig& cfg = model.config;
     // Snapshots are written at evaluations, so evaluate every --snapshot-every steps.
     const QString snapshotDir = p.value("snapshots");
     if (!snapshotDir.isEmpty()) {
@@ -429,60 +399,44 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
             throw UsageError("--snapshots: " + task.kind().toStdString() +
                              " models have no snapshots (images do)");
         // Every option checked before the folder is made: a usage error leaves nothing behind.
-        cfg.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
+        model.config.evalEvery = intOption(p, "snapshot-every", 100, 1, INT64_MAX);
         if (!QDir().mkpath(snapshotDir))
             throw DataError((snapshotDir + ": cannot create the directory").toStdString());
     }
-    if (task.folds() > 0 && model.state.step == 0) {
-        TrainResult before;
-        if (!crossValidateFirst(p, model, quiet, trace, before)) return before;
-    }
-    RunPolicy policy;
-    policy.recordSteps = !p.isSet("no-graphs");
-    policy.watch = task.watchSettings();
-    // Optional so it can go before the model moves (it holds buffers on the model's backend).
-    std::optional<Trainer> trainer;
-    trainer.emplace(*model.network, *model.optimizer, cfg, model.state, policy);
+    tasks::RunSetup setup;
+    setup.policy.recordSteps = !p.isSet("no-graphs");
+    setup.policy.watch = task.watchSettings();
+    setup.foldPolicy = setup.policy;
+    setup.foldPolicy.progressInterval = 1e9; // epoch ends only: each fold has its line
     ProgressPrinter printer(quiet);
-    trainer->setProgressCallback([&printer](const Progress& pr) { printer(pr); });
-    // The metric hook runs at every evaluation; it also writes the snapshot timeline.
+    tasks::RunHooks hooks;
+    hooks.folds = foldLines(quiet);
+    hooks.progress = [&printer](const Progress& pr, Trainer&) { printer(pr); };
+    hooks.active = [](Trainer* t) { setActiveTrainer(t); }; // Ctrl+C: stop after this step
+    // At each evaluation: the snapshot timeline and the side metric.
     QString snapshotError;
     const TrainingState& state = model.state;
     trace.key = task.sideMetricKey();
-    if (task.hasTrainingMetric() || !snapshotDir.isEmpty())
-        trainer->setMetricHook(
-            [&](Network& n) {
-                if (!snapshotDir.isEmpty() && snapshotError.isEmpty())
-                    task.writeSnapshot(n, state.step, snapshotDir, &snapshotError);
-                if (!trace.key.isEmpty()) trace.points.emplace_back(state.step, task.sideMetric(n));
-                return task.trainingMetric(n);
-            },
-            NAN, task.metricLowerIsBetter());
-    setActiveTrainer(&*trainer); // Ctrl+C or SIGTERM: stop after this step, then save
-    TrainResult result;
-    try {
-        result = trainer->run(model.trainingData());
-    } catch (const EngineError& e) {
-        setActiveTrainer(nullptr);
-        printer.finish();
-        throw DataError(std::string("training failed: ") + e.what());
-    }
+    if (!trace.key.isEmpty() || !snapshotDir.isEmpty())
+        hooks.evaluation = [&](Network& n) {
+            if (!snapshotDir.isEmpty() && snapshotError.isEmpty())
+                task.writeSnapshot(n, state.step, snapshotDir, &snapshotError);
+            if (!trace.key.isEmpty()) trace.points.emplace_back(state.step, task.sideMetric(n));
+        };
+    tasks::RunOutcome run = tasks::runModel(model, setup, hooks);
     setActiveTrainer(nullptr);
-    trainer.reset();
-    if (trace.cv) {
-        // Decided by the folds; the run on every row has no validation rows to settle on.
-        tasks::endRefit(task, *model.network, trace.settled, result);
-    } else {
-        trace.settled = tasks::settleRun(task, *model.network, cfg, result);
+    trace.cv = std::move(run.cv);
+    trace.settled = run.settled;
+    if (!run.failure.empty()) {
+        printer.finish();
+        throw DataError(run.failure);
     }
-    // A recovery lowered the learning rate: save the rate that worked, so a resumed run goes on
-    // with it.
-    if (result.recoveries > 0) keepLoweredRates(cfg, result.schedule);
+    if (run.foldsStopped) run.result.message += "; the model is its untrained start";
     printer.finish();
     if (!snapshotError.isEmpty())
         std::fprintf(stderr, "warning: snapshots stopped: %s\n",
                      snapshotError.toUtf8().constData());
-    return result;
+    return run.result;
 }
 
 // --metrics-json's "cross_validation": the folds' figures and what they decided.
@@ -510,8 +464,8 @@ QJsonObject crossValidationJson(const tasks::CrossValidation& cv)
         {"margin_se", io::doubleToJson(cv.margin)},
         {"metric", io::doubleToJson(cv.metric)},
         {"metric_se", io::doubleToJson(cv.metricError)},
-        {"kept", cv.complete() ? (cv.keepNetwork ? QString("network") : cv.simplerName)
-                               : QString()},
+        {"kept",
+         cv.complete() ? (cv.keepNetwork ? QString("network") : cv.simplerName) : QString()},
         {"refit_steps", static_cast<qint64>(cv.refitSteps)},
         {"seconds", cv.seconds},
         {"fold_steps", steps},
@@ -545,7 +499,7 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
                     result.seconds > 0 ? static_cast<double>(result.steps) / result.seconds : 0.0,
                     static_cast<long long>(state.epoch));
         if (!std::isnan(result.trainLoss) || !trace.cv)
-        std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
+            std::printf("train loss %s", formatLoss(result.trainLoss).toUtf8().constData());
         if (task.data().valRows > 0)
             std::printf(", validation loss %s", formatLoss(result.valLoss).toUtf8().constData());
         if (cfg.classWeighting != ClassWeighting::None) // both losses are the weighted ones

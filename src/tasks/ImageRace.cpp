@@ -1,4 +1,5 @@
 #include "ImageRace.h"
+#include "RunDriver.h"
 
 #include "Errors.h"
 #include "Model.h"
@@ -95,16 +96,20 @@ void ImageRace::train(Model& model, const RaceObserver& observer, std::vector<Ca
 {
     const std::vector<double>& checkpoints = m_settings.checkpoints;
     Network& net = *model.network;
-    RunPolicy policy;
+    // Trained as every run is (runModel), without the task's metric at evaluations (its time
+    // would count against the preset) and without a settle (a picture has no simpler model).
+    RunSetup setup;
     // A callback after every step: a checkpoint's weights are those of the first step boundary
     // at or past it, not of a later report.
-    policy.progressInterval = 0;
-    Trainer trainer(net, *model.optimizer, model.config, model.state, policy);
+    setup.policy.progressInterval = 0;
+    setup.taskMetric = false;
+    setup.settle = false;
     size_t next = 0;
     double lastPreview = -INFINITY;
     const QSize preview = previewSize(m_task->geometry(), observer.previewSide);
     RaceTick tick;
-    trainer.setProgressCallback([&](const Progress& pr) {
+    RunHooks hooks;
+    hooks.progress = [&](const Progress& pr, Trainer& trainer) {
         if (m_cancel) trainer.requestCancel();
         tick = {pr.step, pr.elapsed, pr.trainLoss};
         if (observer.stepped) observer.stepped(tick);
@@ -123,13 +128,10 @@ void ImageRace::train(Model& model, const RaceObserver& observer, std::vector<Ca
             observer.preview(tick, renderImage(net, m_task->geometry(), preview, nullptr));
             entry.previewSeconds += secondsSince(start);
         }
-    });
-    TrainResult result;
-    try {
-        result = trainer.run(model.trainingData());
-    } catch (const EngineError& e) {
-        throw EngineError(entry.layers + ": training failed: " + e.what());
-    }
+    };
+    RunOutcome run = runModel(model, setup, hooks);
+    if (!run.failure.empty()) throw EngineError(entry.layers + ": " + run.failure);
+    const TrainResult& result = run.result;
     entry.steps = result.steps;
     entry.seconds = result.seconds;
     entry.reason = result.reason;

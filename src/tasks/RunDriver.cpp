@@ -1,0 +1,101 @@
+#include "RunDriver.h"
+
+#include "Backend.h"
+
+namespace il::tasks {
+
+namespace {
+
+// The folds of a fresh model first: false when the run must not train on (outcome says why).
+bool crossValidateFirst(Model& model, const RunSetup& setup, const RunHooks& hooks,
+                        RunOutcome& outcome)
+{
+    CrossValidation cv = crossValidate(*model.task, *model.backend, model.network->spec(),
+                                       model.config, setup.foldPolicy, hooks.folds);
+    if (!cv.failure.isEmpty()) {
+        outcome.failure = "cross-validation failed: " + cv.failure.toStdString();
+        outcome.cv = std::move(cv);
+        return false;
+    }
+    if (cv.stopped) {
+        outcome.foldsStopped = true;
+        outcome.result.reason = StopReason::Cancelled;
+        outcome.result.message = QString("stopped during cross-validation, after %1 of %2 folds")
+                                     .arg(cv.runs.size())
+                                     .arg(cv.folds)
+                                     .toStdString();
+        outcome.result.seconds = cv.seconds;
+        outcome.cv = std::move(cv);
+        return false;
+    }
+    outcome.settled = settledByCrossValidation(cv);
+    model.config = refitConfig(model.config, cv);
+    outcome.cv = std::move(cv);
+    return true;
+}
+
+} // namespace
+
+RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
+{
+    RunOutcome outcome;
+    Task& task = *model.task;
+    // The weighting is the user's, the weights are the data's (its training rows).
+    QString why;
+    if (!applyClassWeights(task, model.config, &why)) {
+        outcome.failure = why.toStdString();
+        return outcome;
+    }
+    try {
+        model.upload(); // once: the trainer keeps the data on the backend for the whole run
+    } catch (const BackendError& e) {
+        outcome.failure = std::string("training failed: ") + e.what();
+        outcome.backendFailure = true;
+        return outcome;
+    } catch (const std::exception& e) {
+        outcome.failure = std::string("training failed: ") + e.what();
+        return outcome;
+    }
+    const bool folds = task.folds() > 0 && model.state.step == 0;
+    if (folds && !crossValidateFirst(model, setup, hooks, outcome)) return outcome;
+
+    // Optional so it goes before the model may move (it holds buffers on the model's backend).
+    std::optional<Trainer> trainer;
+    trainer.emplace(*model.network, *model.optimizer, model.config, model.state, setup.policy);
+    if (hooks.progress)
+        trainer->setProgressCallback([&](const Progress& p) { hooks.progress(p, *trainer); });
+    const bool metric = setup.taskMetric && task.hasTrainingMetric();
+    if (metric || hooks.evaluation)
+        trainer->setMetricHook(
+            [&task, &hooks, metric](Network& n) {
+                if (hooks.evaluation) hooks.evaluation(n);
+                return metric ? task.trainingMetric(n) : NAN;
+            },
+            NAN, task.metricLowerIsBetter());
+    if (hooks.active) hooks.active(&*trainer);
+    try {
+        outcome.result = trainer->run(model.trainingData());
+    } catch (const BackendError& e) {
+        outcome.failure = std::string("training failed: ") + e.what();
+        outcome.backendFailure = true;
+    } catch (const std::exception& e) {
+        outcome.failure = std::string("training failed: ") + e.what();
+    }
+    if (hooks.active) hooks.active(nullptr);
+    trainer.reset();
+    if (!outcome.failure.empty()) {
+        outcome.settled = {};
+        return outcome;
+    }
+    if (setup.settle) {
+        if (folds) // the folds decided; the rows the run trained on hold none out
+            endRefit(task, *model.network, outcome.settled, outcome.result);
+        else // a run that ended on its own may go back to a simpler model
+            outcome.settled = settleRun(task, *model.network, model.config, outcome.result);
+    }
+    // Saved with the model: a resumed run goes on at the rate that worked.
+    if (outcome.result.recoveries > 0) keepLoweredRates(model.config, outcome.result.schedule);
+    return outcome;
+}
+
+} // namespace il::tasks

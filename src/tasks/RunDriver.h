@@ -1,0 +1,59 @@
+// One training run of a model, from its data to its outcome, as every front end runs it: the
+// command line's train, the studio's worker and the image race call runModel and keep only
+// what is theirs (printing, charts, previews, best-weights copies).
+//
+// In order: the class weights of the task's training rows, the upload, the folds (a fresh
+// model of a task with folds), the trainer with the task's metric at each evaluation, then the
+// end of the run: the folds' verdict (endRefit) or the task's settle, and a learning rate that a
+// recovery lowered kept in the configuration.
+#pragma once
+
+#include "CrossValidation.h"
+#include "Model.h"
+#include "Task.h"
+#include "Trainer.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace il::tasks {
+
+struct RunSetup {
+    RunPolicy policy;       // the run's
+    RunPolicy foldPolicy;   // each fold's, when the folds run first
+    bool taskMetric = true; // the task's metric at each evaluation (Task::trainingMetric)
+    bool settle = true;     // end with the task's settle or the folds' verdict
+};
+
+// Called on the thread that runs the model.
+struct RunHooks {
+    // Each progress report of the run's trainer (RunSetup::policy says how often); the trainer,
+    // to cancel it or read its rates.
+    std::function<void(const Progress& p, Trainer& trainer)> progress;
+    // At each evaluation, before the task's metric: the network as trained so far (a snapshot,
+    // a side metric).
+    std::function<void(Network& net)> evaluation;
+    // The run's trainer before it trains, and null after it (Ctrl+C, Stop).
+    std::function<void(Trainer* trainer)> active;
+    FoldHooks folds;
+};
+
+struct RunOutcome {
+    TrainResult result; // the run's; the folds' time and Cancelled when they were stopped
+    Settled settled;    // what the settle or the folds decided (nothing when the run failed)
+    std::optional<CrossValidation> cv; // the folds, when they ran
+    // Why no run happened or it broke off ("" when it ran to one of its ends); the model's
+    // weights are those of the last step done.
+    std::string failure;
+    bool backendFailure = false; // the backend (the device) failed: the CPU may take over
+    bool foldsStopped = false;   // stopped during the folds: the model is its untrained start
+
+    bool ran() const { return failure.empty() && !foldsStopped; }
+};
+
+// Trains model (built or opened, with its task) under model.config; see the top of this file.
+// The configuration keeps the class weights, the refit's budget after folds and a lowered rate.
+RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks = {});
+
+} // namespace il::tasks
