@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -121,7 +122,9 @@ struct EmuGraph {
     std::vector<std::function<void()>> nodes;
 };
 struct EmuGraphExec {
-    std::vector<std::function<void()>> nodes;
+    // Shared with its launches still queued: an executable graph may be destroyed right after
+    // it was launched.
+    std::shared_ptr<const std::vector<std::function<void()>>> nodes;
 };
 struct EmuPool {};
 struct EmuBlas {
@@ -282,6 +285,19 @@ bool runBlockWithFibers(const std::function<void()>& body, unsigned threads)
     return run.usedBarrier;
 }
 
+// Every __shared__ variable of the kernels (cuda_runtime.h puts them in this section); the
+// linker names its bounds.
+extern "C" char __start_il_emu_shared[] __attribute__((weak, visibility("hidden")));
+extern "C" char __stop_il_emu_shared[] __attribute__((weak, visibility("hidden")));
+
+// Before each block: shared memory holds nothing the block did not write.
+void poisonSharedMemory()
+{
+    char* const start = __start_il_emu_shared;
+    char* const stop = __stop_il_emu_shared;
+    if (start && stop > start) poison(start, static_cast<size_t>(stop - start));
+}
+
 void runGrid(const il_emu::Config& c, const void* kernel, const std::function<void()>& body)
 {
     gridDim = c.grid;
@@ -296,6 +312,7 @@ void runGrid(const il_emu::Config& c, const void* kernel, const std::function<vo
         const uint64_t b = reverse ? blocks - 1 - k : k;
         blockIdx = {unsigned(b % c.grid.x), unsigned(b / c.grid.x % c.grid.y),
                     unsigned(b / (uint64_t(c.grid.x) * c.grid.y))};
+        poisonSharedMemory();
         if (direct) {
             t_fiber = nullptr;
             for (unsigned j = 0; j < threads; ++j) {
@@ -310,6 +327,22 @@ void runGrid(const il_emu::Config& c, const void* kernel, const std::function<vo
     if (known == g_barrierFree.end()) g_barrierFree[kernel] = !usedBarrier;
 }
 
+// Work queued on any stream, in the order it was queued, until the host synchronises: a
+// result the host reads without waiting for it is not there yet, as on a GPU. (One queue for
+// every stream: work on two streams runs in the order it was queued, so a missing wait between
+// streams does not show here.)
+std::deque<std::function<void()>> g_pending;
+
+// Runs the queued work (at a synchronisation).
+void drain()
+{
+    while (!g_pending.empty()) {
+        std::function<void()> work = std::move(g_pending.front());
+        g_pending.pop_front();
+        work();
+    }
+}
+
 } // namespace
 
 namespace il_emu {
@@ -322,7 +355,7 @@ cudaError_t enqueue(cudaStream_t s, std::function<void()> work)
         s->nodes.push_back(std::move(work));
         return cudaSuccess;
     }
-    work();
+    g_pending.push_back(std::move(work));
     return cudaSuccess;
 }
 
@@ -336,6 +369,11 @@ void launchBody(const Config& c, const void* kernel, std::function<void()> body)
     if (bad) {
         if (capturing(c.stream)) c.stream->invalidated = true;
         fail(cudaErrorInvalidConfiguration);
+        return;
+    }
+    if (threads > c.maxThreads) { // more than the kernel's __launch_bounds__
+        if (capturing(c.stream)) c.stream->invalidated = true;
+        fail(cudaErrorLaunchOutOfResources);
         return;
     }
     const Config config = c;
@@ -402,6 +440,8 @@ const char* cudaGetErrorName(cudaError_t e)
         return "cudaErrorMemoryAllocation";
     case cudaErrorInvalidConfiguration:
         return "cudaErrorInvalidConfiguration";
+    case cudaErrorLaunchOutOfResources:
+        return "cudaErrorLaunchOutOfResources";
     case cudaErrorStreamCaptureUnsupported:
         return "cudaErrorStreamCaptureUnsupported";
     case cudaErrorStreamCaptureInvalidated:
@@ -426,6 +466,8 @@ const char* cudaGetErrorString(cudaError_t e)
         return "out of memory";
     case cudaErrorInvalidConfiguration:
         return "invalid configuration argument";
+    case cudaErrorLaunchOutOfResources:
+        return "too many resources requested for launch";
     case cudaErrorStreamCaptureUnsupported:
         return "operation not permitted when stream is capturing";
     case cudaErrorStreamCaptureInvalidated:
@@ -507,6 +549,7 @@ cudaError_t cudaFree(void* p)
 {
     Guard g(g_lock);
     if (const cudaError_t e = unsafeCall(); e != cudaSuccess) return e;
+    drain(); // cudaFree waits for the device's work
     return release(p);
 }
 
@@ -529,7 +572,10 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t s)
         s->invalidated = true;
         return fail(cudaErrorStreamCaptureUnsupported);
     }
-    return release(p);
+    if (p && !g_blocks.count(p)) return fail(cudaErrorInvalidValue);
+    // In stream order: the work queued before it still reads the block.
+    g_pending.push_back([p] { release(p); });
+    return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device)
@@ -553,15 +599,23 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind)
 {
     Guard g(g_lock);
     if (const cudaError_t e = unsafeCall(); e != cudaSuccess) return e;
+    drain(); // a synchronous copy comes after the device's work
     std::memmove(dst, src, bytes);
     return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind,
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t s)
 {
     if (bytes == 0) return cudaSuccess;
     if (!dst || !src) return fail(cudaErrorInvalidValue);
+    if (kind == cudaMemcpyHostToDevice && !capturing(s)) {
+        // From pageable host memory CUDA stages the source before it returns: the host may
+        // reuse it at once. The device's copy of it still waits in the stream's order.
+        auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(src),
+                                                          static_cast<const char*>(src) + bytes);
+        return il_emu::enqueue(s, [=] { std::memcpy(dst, staged->data(), bytes); });
+    }
     return il_emu::enqueue(s, [=] { std::memmove(dst, src, bytes); });
 }
 
@@ -589,6 +643,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     Guard g(g_lock);
     if (!g_streams.erase(s)) return fail(cudaErrorInvalidValue);
+    drain(); // its work still runs
     delete s;
     return cudaSuccess;
 }
@@ -600,7 +655,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s)
         s->invalidated = true;
         return fail(cudaErrorStreamCaptureUnsupported);
     }
-    return unsafeCall(); // the work itself already ran
+    if (const cudaError_t e = unsafeCall(); e != cudaSuccess) return e;
+    drain(); // the work runs now (every stream's, in the order it was queued)
+    return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSynchronize()
@@ -652,7 +709,8 @@ cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode)
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long)
 {
     if (!exec || !graph) return fail(cudaErrorInvalidValue);
-    *exec = new EmuGraphExec{graph->nodes};
+    *exec =
+        new EmuGraphExec{std::make_shared<const std::vector<std::function<void()>>>(graph->nodes)};
     return cudaSuccess;
 }
 
@@ -661,8 +719,10 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s)
     if (!exec) return fail(cudaErrorInvalidValue);
     Guard g(g_lock);
     if (capturing(s)) return fail(cudaErrorStreamCaptureUnsupported);
-    for (const auto& node : exec->nodes)
-        node();
+    g_pending.push_back([nodes = exec->nodes] {
+        for (const auto& node : *nodes)
+            node();
+    });
     return cudaSuccess;
 }
 

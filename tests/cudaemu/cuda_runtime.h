@@ -2,7 +2,8 @@
 // the CUDA backend's own kernel and host code run, unchanged, on a machine without a GPU
 // (tests/cudaemu/README.md). Every CUDA thread is a fiber; a block's fibers run on the calling
 // thread and meet at __syncthreads() and at the warp intrinsics, which exchange values the
-// way the hardware does. Streams run their work at once, or record it while captured.
+// way the hardware does. Streams queue their work until the host synchronises, or record it while
+// captured.
 //
 // It checks what a GPU would not forgive: launch configurations, warp intrinsics with exited
 // lanes, barriers that not every thread reaches, synchronising a stream being captured,
@@ -25,10 +26,14 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+// The bounds themselves are read by cu2cpp.cmake, which gives each launch of a bounded kernel
+// its maximum (Config::bounded): a launch with more threads per block fails as on a GPU.
 #define __launch_bounds__(...)
 // One block runs at a time (launches are serialised), so a function-static variable is the
-// block's shared memory.
-#define __shared__ static
+// block's shared memory. They all live in one section, which the emulation fills with NaN bytes
+// before each block: a block that reads shared memory it did not write (say, what the block
+// before it left there) reads NaN, as a GPU's uninitialised shared memory holds garbage.
+#define __shared__ static __attribute__((section("il_emu_shared")))
 
 struct uint3 {
     unsigned x = 0, y = 0, z = 0;
@@ -110,6 +115,7 @@ enum cudaError_t {
     cudaErrorInsufficientDriver = 35,
     cudaErrorECCUncorrectable = 214,
     cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
     cudaErrorHardwareStackError = 714,
     cudaErrorIllegalInstruction = 715,
     cudaErrorMisalignedAddress = 716,
@@ -279,9 +285,17 @@ struct Config {
     dim3 grid, block;
     size_t sharedBytes = 0;
     cudaStream_t stream = nullptr;
+    unsigned maxThreads = 1024; // per block: the device's, or the kernel's __launch_bounds__
     Config(dim3 g, dim3 b, size_t s = 0, cudaStream_t st = nullptr)
         : grid(g), block(b), sharedBytes(s), stream(st)
     {
+    }
+    // The launch of a kernel declared __launch_bounds__(threads[, minBlocks]) (cu2cpp.cmake).
+    Config bounded(unsigned threads, unsigned = 0) const
+    {
+        Config c = *this;
+        c.maxThreads = threads;
+        return c;
     }
 };
 
@@ -297,7 +311,8 @@ template <class... P, class... A> void launch(const Config& c, void (*kernel)(P.
                [kernel, params]() { std::apply(kernel, params); });
 }
 
-// Work for a stream (cuBLAS): run now, or record while the stream is captured.
+// Work for a stream (copies, cuBLAS, launches): queued until the host synchronises (a stream,
+// the device, or a synchronous copy or free), or recorded while the stream is captured.
 cudaError_t enqueue(cudaStream_t s, std::function<void()> work);
 
 } // namespace il_emu
