@@ -29,6 +29,7 @@ const QList<Concept>& concepts()
         {"class-weights", "Class weights for rare classes"},
         {"temperature", "Temperature"},
         {"embeddings", "One-hot and embeddings"},
+        {"hidden-units", "What a hidden unit computes"},
     };
     return list;
 }

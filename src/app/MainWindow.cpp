@@ -66,6 +66,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_ui->datasetPanel->setSession(m_session);
     m_ui->modelPanel->setSession(m_session);
     m_ui->trainingPanel->setSession(m_session);
+    m_ui->networkPanel->setSession(m_session);
     m_ui->chartsPanel->setSession(m_session);
     m_ui->outputPanel->setSession(m_session);
     auto* runs = new RunList(this); // the Runs tab and the loss chart's earlier runs
@@ -452,11 +453,12 @@ void MainWindow::updateStartText()
 
 void MainWindow::connectKeyboardActions()
 {
-    // View: Ctrl+1/2/3/4 for the setup tabs, in the order their titles number them.
+    // View: Ctrl+1 to Ctrl+5 for the setup tabs, in the order their titles number them.
     const std::pair<QAction*, QWidget*> tabs[] = {{m_ui->actionShowData, m_ui->datasetPanel},
                                                   {m_ui->actionShowModel, m_ui->modelPanel},
                                                   {m_ui->actionShowTraining, m_ui->trainingPanel},
-                                                  {m_ui->actionShowRuns, m_ui->runListPanel}};
+                                                  {m_ui->actionShowRuns, m_ui->runListPanel},
+                                                  {m_ui->actionShowNetwork, m_ui->networkPanel}};
     for (const auto& [action, page] : tabs)
         connect(action, &QAction::triggered, this,
                 [this, page] { m_ui->setupTabWidget->setCurrentWidget(page); });

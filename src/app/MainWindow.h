@@ -74,7 +74,7 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void buildSamplesMenu();
-    // View > the setup tabs (Ctrl+1/2/3/4) and Train > Reset Weights.
+    // View > the setup tabs (Ctrl+1 to Ctrl+5) and Train > Reset Weights.
     void connectKeyboardActions();
     void updateRunBar();
     // The progress bar at step of planned (thousandths when it is over what an int holds).

@@ -7,6 +7,7 @@
 
 #include "LossHistory.h"
 #include "RunVerdict.h"
+#include "NetworkInside.h"
 #include "TabularBoundary.h"
 #include "TrainingWorker.h"
 
@@ -223,6 +224,9 @@ public:
     // boundaryReady: one request in flight, the latest one waiting (a burst of requests while
     // training costs the worker one grid at a time).
     void requestBoundary(const tasks::BoundaryPlane& plane);
+    // What each unit of the network has learned (tasks::lookInside, SessionInside.cpp), answered
+    // by insideReady: computed on the worker between two steps, one request in flight.
+    void requestInside(const tasks::InsideRequest& request);
 
 signals:
     void datasetOpened();
@@ -252,6 +256,8 @@ signals:
     void evaluated(const il::app::Evaluation& evaluation);
     // step: the weights' step; error: why there is no grid (no model yet, not a table...).
     void boundaryReady(qint64 step, const il::tasks::BoundaryGrid& grid, const QString& error);
+    // inside.view None: inside.note says why (no network yet, a model without its data...).
+    void insideReady(const il::tasks::NetworkInside& inside);
     void message(const QString& text);
     void devicesChanged(); // CUDA was probed: what is available, and why not
     void deviceChanged();  // the device of the next run
@@ -347,6 +353,10 @@ private:
     // The decision boundary likewise.
     bool m_boundaryBusy = false;
     std::optional<tasks::BoundaryPlane> m_boundaryWanted;
+    // And the network's insides.
+    bool m_insideBusy = false;
+    std::optional<tasks::InsideRequest> m_insideWanted;
+    void sendInside();
 };
 
 } // namespace il::app
@@ -354,3 +364,4 @@ private:
 Q_DECLARE_METATYPE(il::app::Session::RunState)
 Q_DECLARE_METATYPE(il::app::Evaluation)
 Q_DECLARE_METATYPE(il::tasks::BoundaryGrid)
+Q_DECLARE_METATYPE(il::tasks::NetworkInside)

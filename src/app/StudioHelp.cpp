@@ -40,6 +40,7 @@ const ConceptLink kConceptLinks[] = {
     {"temperatureSlider", "temperature"},
     {"imageMetricLabel", "psnr"},
     {"balancedClassesCheckBox", "class-weights"},
+    {"networkView", "hidden-units"},
 };
 
 } // namespace
@@ -68,9 +69,9 @@ StudioHelp::StudioHelp(QMainWindow* window, Session* session, QMenu* helpMenu)
         if (auto* open = m_window->findChild<QAction*>("actionOpenDataset")) open->trigger();
     });
     connect(m_welcome, &WelcomePage::closeRequested, this, &StudioHelp::closeWelcome);
-    // Ctrl+1/2/3/4 mean the studio's tabs: they leave the welcome page.
-    for (const char* name :
-         {"actionShowData", "actionShowModel", "actionShowTraining", "actionShowRuns"})
+    // Ctrl+1 to Ctrl+5 mean the studio's tabs: they leave the welcome page.
+    for (const char* name : {"actionShowData", "actionShowModel", "actionShowTraining",
+                             "actionShowRuns", "actionShowNetwork"})
         if (auto* show = window->findChild<QAction*>(name))
             connect(show, &QAction::triggered, this, &StudioHelp::closeWelcome);
     connect(m_session, &Session::datasetOpened, this, &StudioHelp::onDataOpened);

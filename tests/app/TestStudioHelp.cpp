@@ -212,9 +212,9 @@ void TestStudioHelp::welcomeAndHintFitTheSmallestWindow()
 // Help > Concepts lists every topic, and each has a page of 80 to 200 words.
 void TestStudioHelp::everyConceptHasAPage()
 {
-    const QStringList expected{"loss",        "validation",      "cross-validation",
-                               "learning-rate", "psnr",        "label-smoothing",
-                               "class-weights", "temperature", "embeddings"};
+    const QStringList expected{"loss",       "validation",      "cross-validation", "learning-rate",
+                               "psnr",       "label-smoothing", "class-weights",    "temperature",
+                               "embeddings", "hidden-units"};
     QStringList ids;
     for (const Concept& c : concepts())
         ids << c.id;

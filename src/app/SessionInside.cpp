@@ -1,0 +1,57 @@
+// Session: what each unit of the network has learned (tasks::lookInside), computed on the
+// training worker between two steps and answered on the GUI thread.
+#include "Session.h"
+
+namespace il::app {
+
+namespace {
+
+tasks::NetworkInside insideOf(ModelState& m, const tasks::InsideRequest& request)
+{
+    tasks::NetworkInside inside;
+    inside.step = m.state.step;
+    if (!m.network) {
+        inside.note = "Press Start: each unit's picture appears here and changes as it learns.";
+        return inside;
+    }
+    if (!m.task) {
+        inside.note = "Open the data this model was trained on to see what its units learned "
+                      "(File > Open Dataset).";
+        return inside;
+    }
+    // A reply must come even when the backend fails, or no request would follow this one.
+    try {
+        inside = tasks::lookInside(*m.task, *m.network, request);
+    } catch (const std::exception& e) {
+        inside = {};
+        inside.note = QString("The units cannot be drawn: ") + e.what();
+    }
+    inside.step = m.state.step;
+    return inside;
+}
+
+} // namespace
+
+void Session::requestInside(const tasks::InsideRequest& request)
+{
+    m_insideWanted = request;
+    if (!m_insideBusy) sendInside();
+}
+
+void Session::sendInside()
+{
+    if (!m_insideWanted) return;
+    const tasks::InsideRequest request = *m_insideWanted;
+    m_insideWanted.reset();
+    m_insideBusy = true;
+    m_worker->postAndReply(
+        this, [request](ModelState& m) { return insideOf(m, request); },
+        [this, weights = m_weightsGeneration](const tasks::NetworkInside& inside) {
+            m_insideBusy = false;
+            // Weights replaced since (other data, a new model): the panel asks again.
+            if (weights == m_weightsGeneration) emit insideReady(inside);
+            sendInside();
+        });
+}
+
+} // namespace il::app

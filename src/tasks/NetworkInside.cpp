@@ -1,0 +1,439 @@
+#include "NetworkInside.h"
+
+#include "ImageTask.h"
+#include "Limits.h"
+#include "NamesTask.h"
+#include "TabularBoundary.h"
+#include "TabularTask.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace il::tasks {
+
+namespace {
+
+constexpr int64_t kMaxRows = 2000; // validation rows judged at most (evenly spaced)
+
+// The layers drawn as columns: element-wise activations (tanh, relu, sine...), and for a picture
+// also the feature layers (fourier, hashgrid); never the last layer (the output's).
+std::vector<int> columnLayers(const Network& net, bool features, int maxColumns)
+{
+    std::vector<int> layers;
+    const auto& all = net.layers();
+    for (int i = 0; i + 1 < static_cast<int>(all.size()); ++i) {
+        const Layer& l = *all[static_cast<size_t>(i)];
+        const bool feature = features && (l.kind() == "fourier" || l.kind() == "hashgrid");
+        if (l.type().activation || feature) layers.push_back(i);
+        if (static_cast<int>(layers.size()) == maxColumns) break;
+    }
+    return layers;
+}
+
+// The outputs of `layers` for rows of x (rows x net.inputWidth()), each rows x its width.
+std::vector<std::vector<float>> layerOutputs(Network& net, const std::vector<float>& x,
+                                             int64_t rows, const std::vector<int>& layers,
+                                             std::vector<int64_t>& widths)
+{
+    Backend& b = net.backend();
+    const int64_t in = net.inputWidth();
+    const int64_t chunk = inferenceChunkRows(net, 4096);
+    Buffer input(&b, static_cast<size_t>(std::max<int64_t>(1, std::min(rows, chunk) * in)));
+    std::vector<std::vector<float>> out(layers.size());
+    widths.assign(layers.size(), 0);
+    for (int64_t r = 0; r < rows; r += chunk) {
+        const int64_t n = std::min(chunk, rows - r);
+        b.upload(input.view(n, in), x.data() + r * in);
+        net.forward(input.view(n, in), false);
+        for (size_t k = 0; k < layers.size(); ++k) {
+            const ConstTensor y = net.layerOutput(layers[k]);
+            widths[k] = y.cols();
+            out[k].resize(static_cast<size_t>(rows * y.cols()));
+            b.download(out[k].data() + r * y.cols(), y);
+        }
+    }
+    return out;
+}
+
+// Evenly spaced rows of x (rows x width), at most kMaxRows.
+std::vector<float> someRows(const std::vector<float>& x, int64_t rows, int64_t width, int64_t& kept)
+{
+    kept = std::min(rows, kMaxRows);
+    std::vector<float> out(static_cast<size_t>(kept * width));
+    for (int64_t k = 0; k < kept; ++k) {
+        const int64_t r = k * rows / std::max<int64_t>(kept, 1);
+        std::copy_n(x.data() + r * width, width, out.data() + k * width);
+    }
+    return out;
+}
+
+// Dead and saturated marks of the first c.shown units from their outputs (rows x width).
+void judgeUnits(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width)
+{
+    c.dead.assign(static_cast<size_t>(c.shown), 0);
+    c.saturated.assign(static_cast<size_t>(c.shown), 0);
+    if (rows == 0) return;
+    const bool tanh = c.kind == "tanh", sigmoid = c.kind == "sigmoid";
+    for (int u = 0; u < c.shown; ++u) {
+        float lo = INFINITY, hi = -INFINITY;
+        int64_t atEnds = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+            const float v = out[static_cast<size_t>(r * width + u)];
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+            if ((tanh && std::fabs(v) > 0.99f) || (sigmoid && (v < 0.01f || v > 0.99f))) ++atEnds;
+        }
+        c.dead[static_cast<size_t>(u)] = hi - lo <= 1e-6f * std::max(1.f, std::fabs(hi));
+        c.saturated[static_cast<size_t>(u)] =
+            !c.dead[static_cast<size_t>(u)] && (tanh || sigmoid) && atEnds * 20 >= rows * 19;
+    }
+}
+
+// Maps of the first c.shown units (out: points x width, points = mapWidth x mapHeight).
+void fillMaps(UnitColumn& c, const std::vector<float>& out, int64_t points, int64_t width)
+{
+    c.maps.resize(static_cast<size_t>(c.shown * points));
+    c.lo = INFINITY;
+    c.hi = -INFINITY;
+    for (int u = 0; u < c.shown; ++u)
+        for (int64_t p = 0; p < points; ++p) {
+            const float v = out[static_cast<size_t>(p * width + u)];
+            c.maps[static_cast<size_t>(u * points + p)] = v;
+            c.lo = std::min(c.lo, v);
+            c.hi = std::max(c.hi, v);
+        }
+    if (!(c.hi > c.lo)) c.hi = c.lo + 1;
+}
+
+// Histograms of the first c.shown units over their outputs (rows x width).
+void fillHistograms(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width)
+{
+    if (c.kind == "tanh") {
+        c.lo = -1;
+        c.hi = 1;
+    } else if (c.kind == "sigmoid") {
+        c.lo = 0;
+        c.hi = 1;
+    } else {
+        c.lo = INFINITY;
+        c.hi = -INFINITY;
+        for (int64_t r = 0; r < rows; ++r)
+            for (int u = 0; u < c.shown; ++u) {
+                const float v = out[static_cast<size_t>(r * width + u)];
+                if (!std::isfinite(v)) continue;
+                c.lo = std::min(c.lo, v);
+                c.hi = std::max(c.hi, v);
+            }
+        if (!std::isfinite(c.lo)) c.lo = c.hi = 0;
+        if (!(c.hi > c.lo)) c.hi = c.lo + 1;
+    }
+    c.histograms.assign(static_cast<size_t>(c.shown * kInsideBins), 0);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int u = 0; u < c.shown; ++u) {
+            const float v = out[static_cast<size_t>(r * width + u)];
+            if (!std::isfinite(v)) continue;
+            const int bin = std::clamp(static_cast<int>((v - c.lo) / (c.hi - c.lo) * kInsideBins),
+                                       0, kInsideBins - 1);
+            ++c.histograms[static_cast<size_t>(u * kInsideBins + bin)];
+        }
+}
+
+// The dense layer between layer `from` (exclusive; -1: the input) and column c's layer, when
+// its inputs are the `before` units there: its weights into c's shown units.
+void feedingWeights(const Network& net, int from, int64_t before, UnitColumn& c)
+{
+    int dense = -1;
+    for (int i = c.layer - 1; i > from; --i)
+        if (net.layers()[static_cast<size_t>(i)]->kind() == "dense") {
+            dense = i;
+            break;
+        }
+    if (dense < 0) return;
+    const std::string name = "layers." + std::to_string(dense) + ".weight";
+    for (const NamedTensor& t : net.namedTensors()) {
+        if (t.name != name || t.tensor.cols() != before || t.tensor.rows() < c.shown) continue;
+        std::vector<float> all(static_cast<size_t>(t.tensor.size()));
+        net.backend().download(all.data(), t.tensor);
+        c.fanIn = before;
+        c.weights.assign(all.begin(), all.begin() + c.shown * before);
+        return;
+    }
+}
+
+// Columns for `layers` with their kinds, widths and shown counts; weights between them.
+std::vector<UnitColumn> makeColumns(const Network& net, const std::vector<int>& layers,
+                                    const std::vector<int64_t>& widths, int maxUnits)
+{
+    std::vector<UnitColumn> columns;
+    int from = -1;
+    int64_t before = net.inputWidth();
+    for (size_t k = 0; k < layers.size(); ++k) {
+        UnitColumn c;
+        c.layer = layers[k];
+        c.kind = net.layers()[static_cast<size_t>(c.layer)]->kind();
+        c.units = widths[k];
+        c.shown = static_cast<int>(std::min<int64_t>(widths[k], maxUnits));
+        feedingWeights(net, from, before, c);
+        from = c.layer;
+        before = c.units;
+        columns.push_back(std::move(c));
+    }
+    return columns;
+}
+
+void lookAtTable(const TabularTask& table, Network& net, const InsideRequest& request,
+                 NetworkInside& inside)
+{
+    const TabularSchema& schema = table.schema();
+    const TaskData& data = table.data();
+    const std::vector<int> layers = columnLayers(net, false, request.maxColumns);
+    const bool plane = schema.features.size() == 2 && boundaryAxes(schema).size() == 2;
+    // The rows the units are judged on (and, for other tables, counted over).
+    const bool val = data.valRows > 0;
+    int64_t rows = 0;
+    const std::vector<float> x = someRows(
+        val ? data.valX : data.trainX, val ? data.valRows : data.trainRows, data.inputWidth, rows);
+    std::vector<int64_t> widths;
+    const auto outputs = layerOutputs(net, x, rows, layers, widths);
+    inside.columns = makeColumns(net, layers, widths, request.maxUnits);
+    for (size_t k = 0; k < layers.size(); ++k)
+        judgeUnits(inside.columns[k], outputs[k], rows, widths[k]);
+    if (!plane) {
+        inside.view = InsideView::Distributions;
+        for (size_t k = 0; k < layers.size(); ++k)
+            fillHistograms(inside.columns[k], outputs[k], rows, widths[k]);
+        inside.note = QString("Each hidden unit's outputs over %1 %2 rows")
+                          .arg(rows)
+                          .arg(val ? "validation" : "training");
+        return;
+    }
+    // The plane of the decision boundary: its grid, and the same points through every layer.
+    BoundaryPlane p;
+    p.width = p.height = std::clamp(request.side, kMinBoundarySide, kMaxBoundarySide);
+    BoundaryGrid grid;
+    QString error;
+    if (!boundaryGrid(net, schema, data, p, grid, &error)) {
+        inside.view = InsideView::None;
+        inside.note = error;
+        return;
+    }
+    inside.view = InsideView::Plane;
+    inside.mapWidth = grid.width;
+    inside.mapHeight = grid.height;
+    inside.xMin = grid.xMin;
+    inside.xMax = grid.xMax;
+    inside.yMin = grid.yMin;
+    inside.yMax = grid.yMax;
+    inside.inputNames = {grid.xName, grid.yName};
+    const int64_t points = int64_t(grid.width) * grid.height;
+    std::vector<float> gx;
+    gx.reserve(static_cast<size_t>(points * net.inputWidth()));
+    std::vector<double> values = grid.held;
+    for (int j = 0; j < grid.height; ++j)
+        for (int i = 0; i < grid.width; ++i) {
+            values[static_cast<size_t>(p.featureA)] = grid.xAt(i);
+            values[static_cast<size_t>(p.featureB)] = grid.yAt(j);
+            const std::vector<float> row = encodeFeatureValues(schema, values);
+            gx.insert(gx.end(), row.begin(), row.end());
+        }
+    const auto maps = layerOutputs(net, gx, points, layers, widths);
+    for (size_t k = 0; k < layers.size(); ++k)
+        fillMaps(inside.columns[k], maps[k], points, widths[k]);
+    // The output: the winning class, or the value, at each point.
+    inside.output.resize(static_cast<size_t>(points));
+    if (grid.classification) {
+        inside.classes = static_cast<int>(grid.classes.size());
+        for (int64_t q = 0; q < points; ++q) {
+            const float* probs = grid.values.data() + q * inside.classes;
+            inside.output[static_cast<size_t>(q)] =
+                static_cast<float>(std::max_element(probs, probs + inside.classes) - probs);
+        }
+        inside.outputLo = 0;
+        inside.outputHi = static_cast<float>(std::max(1, inside.classes - 1));
+    } else {
+        std::copy_n(grid.values.begin(), points, inside.output.begin());
+        inside.outputLo = static_cast<float>(grid.valueMin);
+        inside.outputHi = static_cast<float>(grid.valueMax);
+        if (!(inside.outputHi > inside.outputLo)) inside.outputHi = inside.outputLo + 1;
+    }
+    inside.note = QString("Each hidden unit's output over the plane of %1 and %2")
+                      .arg(grid.xName, grid.yName);
+}
+
+void lookAtPicture(const ImageTask& image, Network& net, const InsideRequest& request,
+                   NetworkInside& inside)
+{
+    const ImageGeometry& g = image.geometry();
+    const int side = std::max(2, request.side);
+    const QSize size = g.width >= g.height
+                           ? QSize(side, std::max(2, side * g.height / std::max(1, g.width)))
+                           : QSize(std::max(2, side * g.width / std::max(1, g.height)), side);
+    const std::vector<int> layers = columnLayers(net, true, request.maxColumns);
+    const std::vector<float> x = imageCoordinates(g, size);
+    const int64_t points = int64_t(size.width()) * size.height();
+    std::vector<int64_t> widths;
+    const auto outputs = layerOutputs(net, x, points, layers, widths);
+    inside.view = InsideView::Picture;
+    inside.mapWidth = size.width();
+    inside.mapHeight = size.height();
+    inside.columns = makeColumns(net, layers, widths, request.maxUnits);
+    for (size_t k = 0; k < layers.size(); ++k) {
+        fillMaps(inside.columns[k], outputs[k], points, widths[k]);
+        judgeUnits(inside.columns[k], outputs[k], points, widths[k]);
+    }
+    inside.note = "Each unit's output over the picture";
+}
+
+void lookAtNames(const NamesTask& names, Network& net, NetworkInside& inside)
+{
+    if (net.layers().empty() || net.layers().front()->kind() != "embedding") {
+        inside.note = "The network has no embedding to draw: its first layer is " +
+                      QString::fromStdString(net.layers().empty() ? std::string("missing")
+                                                                  : net.layers().front()->kind());
+        return;
+    }
+    const NamesSchema& schema = names.schema();
+    for (const NamedTensor& t : net.namedTensors()) {
+        if (t.name != "layers.0.weight") continue;
+        const int64_t n = t.tensor.rows(), d = t.tensor.cols();
+        std::vector<float> rows(static_cast<size_t>(t.tensor.size()));
+        net.backend().download(rows.data(), t.tensor);
+        inside.explained = principalPlane(rows, n, d, inside.x, inside.y);
+        inside.letters << schema.boundarySymbol;
+        for (char32_t c : schema.alphabet)
+            inside.letters << QString::fromUcs4(&c, 1);
+        while (inside.letters.size() < n)
+            inside.letters << "?";
+        while (inside.letters.size() > n)
+            inside.letters.removeLast();
+        inside.nearest.assign(static_cast<size_t>(n), {});
+        for (int64_t i = 0; i < n; ++i) {
+            std::vector<std::pair<double, int64_t>> byDistance;
+            for (int64_t k = 0; k < n; ++k) {
+                if (k == i) continue;
+                double d2 = 0;
+                for (int64_t j = 0; j < d; ++j) {
+                    const double e =
+                        rows[static_cast<size_t>(i * d + j)] - rows[static_cast<size_t>(k * d + j)];
+                    d2 += e * e;
+                }
+                byDistance.emplace_back(d2, k);
+            }
+            const size_t keep = std::min<size_t>(3, byDistance.size());
+            std::partial_sort(byDistance.begin(), byDistance.begin() + static_cast<long>(keep),
+                              byDistance.end());
+            for (size_t k = 0; k < keep; ++k)
+                inside.nearest[static_cast<size_t>(i)]
+                    << inside.letters[static_cast<int>(byDistance[k].second)];
+        }
+        inside.view = InsideView::Embedding;
+        inside.note = QString("The %1 characters' embeddings (%2 numbers each) on their two "
+                              "principal axes")
+                          .arg(n)
+                          .arg(d);
+        return;
+    }
+    inside.note = "The embedding's table was not found";
+}
+
+// y := C y for the symmetric d x d matrix C.
+std::vector<double> times(const std::vector<double>& c, const std::vector<double>& v)
+{
+    const size_t d = v.size();
+    std::vector<double> out(d, 0.0);
+    for (size_t i = 0; i < d; ++i)
+        for (size_t j = 0; j < d; ++j)
+            out[i] += c[i * d + j] * v[j];
+    return out;
+}
+
+// The leading eigenvector of the symmetric positive semi-definite C (power iteration from a
+// fixed start, so the same matrix gives the same axis), its sign chosen so that its largest
+// component is positive; returns its eigenvalue.
+double leadingAxis(const std::vector<double>& c, size_t d, std::vector<double>& v)
+{
+    v.assign(d, 0.0);
+    for (size_t i = 0; i < d; ++i)
+        v[i] = 1.0 + 0.1 * static_cast<double>(i % 7); // not orthogonal to any likely axis
+    double lambda = 0;
+    for (int iteration = 0; iteration < 500; ++iteration) {
+        std::vector<double> w = times(c, v);
+        const double norm = std::sqrt(std::inner_product(w.begin(), w.end(), w.begin(), 0.0));
+        if (norm == 0) return 0;
+        for (double& e : w)
+            e /= norm;
+        double change = 0;
+        for (size_t i = 0; i < d; ++i)
+            change = std::max(change, std::fabs(w[i] - v[i]));
+        v = std::move(w);
+        lambda = norm;
+        if (change < 1e-12) break;
+    }
+    const auto largest = std::max_element(
+        v.begin(), v.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+    if (*largest < 0)
+        for (double& e : v)
+            e = -e;
+    return lambda;
+}
+
+} // namespace
+
+double principalPlane(const std::vector<float>& rows, int64_t n, int64_t d, std::vector<float>& x,
+                      std::vector<float>& y)
+{
+    x.assign(static_cast<size_t>(n), 0.f);
+    y.assign(static_cast<size_t>(n), 0.f);
+    if (n < 2 || d < 1) return NAN;
+    const size_t nd = static_cast<size_t>(d);
+    std::vector<double> mean(nd, 0.0);
+    for (int64_t r = 0; r < n; ++r)
+        for (size_t j = 0; j < nd; ++j)
+            mean[j] += rows[static_cast<size_t>(r) * nd + j];
+    for (double& m : mean)
+        m /= static_cast<double>(n);
+    std::vector<double> c(nd * nd, 0.0);
+    for (int64_t r = 0; r < n; ++r)
+        for (size_t i = 0; i < nd; ++i) {
+            const double a = rows[static_cast<size_t>(r) * nd + i] - mean[i];
+            for (size_t j = 0; j < nd; ++j)
+                c[i * nd + j] += a * (rows[static_cast<size_t>(r) * nd + j] - mean[j]);
+        }
+    double trace = 0;
+    for (size_t i = 0; i < nd; ++i)
+        trace += c[i * nd + i];
+    std::vector<double> v1, v2;
+    const double l1 = leadingAxis(c, nd, v1);
+    for (size_t i = 0; i < nd; ++i) // deflate: what is left once the first axis is taken out
+        for (size_t j = 0; j < nd; ++j)
+            c[i * nd + j] -= l1 * v1[i] * v1[j];
+    const double l2 = nd > 1 ? leadingAxis(c, nd, v2) : 0.0;
+    if (nd == 1) v2.assign(1, 0.0);
+    for (int64_t r = 0; r < n; ++r) {
+        double px = 0, py = 0;
+        for (size_t j = 0; j < nd; ++j) {
+            const double a = rows[static_cast<size_t>(r) * nd + j] - mean[j];
+            px += a * v1[j];
+            py += a * v2[j];
+        }
+        x[static_cast<size_t>(r)] = static_cast<float>(px);
+        y[static_cast<size_t>(r)] = static_cast<float>(py);
+    }
+    return trace > 0 ? std::min(1.0, (l1 + l2) / trace) : NAN;
+}
+
+NetworkInside lookInside(const Task& task, Network& net, const InsideRequest& request)
+{
+    NetworkInside inside;
+    if (const auto* table = dynamic_cast<const TabularTask*>(&task))
+        lookAtTable(*table, net, request, inside);
+    else if (const auto* image = dynamic_cast<const ImageTask*>(&task))
+        lookAtPicture(*image, net, request, inside);
+    else if (const auto* names = dynamic_cast<const NamesTask*>(&task))
+        lookAtNames(*names, net, inside);
+    else
+        inside.note = "This kind of data has no view of its units";
+    return inside;
+}
+
+} // namespace il::tasks
