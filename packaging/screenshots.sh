@@ -55,6 +55,10 @@ shot table-diabetes :sample/diabetes.csv --train-steps 600 --tab training
 shot table-spiral-linear :sample/spiral.csv --preset linear --train-steps 3000
 shot table-spiral-wide :sample/spiral.csv --train-steps 3000
 shot table-iris-boundary :sample/iris.csv --train-steps 400 --tab boundary
+# The Network tab: the spiral mid-training, a SIREN's sine units, the names embeddings.
+shot studio-network-spiral :sample/spiral.csv --train-steps 30 --tab network
+shot studio-network-siren :sample/camera.png --preset siren --train-steps 300 --tab network
+shot studio-network-names :sample/names-ssa2018.txt --train-steps 4000 --tab network
 shot image-camera :sample/camera.png --train-steps 150
 shot image-astronaut :sample/astronaut.png --train-steps 100 --tab model
 shot names :sample/names-ssa2018.txt --train-steps 2000
@@ -67,7 +71,7 @@ for scale in 1 2; do
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-welcome"
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-compare-iris" :sample/iris.csv --train-steps 200 --runs "$RATES"
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-compare-camera" :sample/camera.png --train-steps 60 --runs "$SEEDS"
-  for tab in data model training runs; do
+  for tab in data model training runs network; do
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-iris-$tab" :sample/iris.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-diabetes-$tab" :sample/diabetes.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-spiral-$tab" :sample/spiral.csv --train-steps 200 --tab $tab
