@@ -4,6 +4,8 @@
 #include "Dialogs.h"
 #include "NetworkView.h"
 #include "Session.h"
+#include "TabularBoundary.h"
+#include "TabularTask.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -23,6 +25,74 @@ NetworkPanel::NetworkPanel(QWidget* parent)
     m_later.setSingleShot(true);
     connect(&m_later, &QTimer::timeout, this, &NetworkPanel::request);
     connect(m_ui->exportNetworkButton, &QPushButton::clicked, this, &NetworkPanel::exportPng);
+    connect(m_ui->insideAcrossComboBox, &QComboBox::activated, this, [this] {
+        // The second feature: any other numeric one.
+        const int across = m_ui->insideAcrossComboBox->count() > 0
+                               ? m_ui->insideAcrossComboBox->currentData().toInt()
+                               : -1;
+        QComboBox* up = m_ui->insideUpComboBox;
+        const int kept = up->currentData().toInt();
+        {
+            const QSignalBlocker block(up);
+            up->clear();
+            for (int i = 1; i < m_ui->insideAcrossComboBox->count(); ++i) {
+                const int f = m_ui->insideAcrossComboBox->itemData(i).toInt();
+                if (f != across) up->addItem(m_ui->insideAcrossComboBox->itemText(i), f);
+            }
+            up->setCurrentIndex(std::max(0, up->findData(kept)));
+        }
+        up->setVisible(across >= 0);
+        m_ui->insideUpLabel->setVisible(across >= 0);
+        request();
+    });
+    connect(m_ui->insideUpComboBox, &QComboBox::activated, this, &NetworkPanel::request);
+    refillPlane();
+}
+
+void NetworkPanel::refillPlane()
+{
+    const auto* table =
+        m_session ? dynamic_cast<const tasks::TabularTask*>(m_session->task().get()) : nullptr;
+    QComboBox* across = m_ui->insideAcrossComboBox;
+    const QString keptAcross = across->currentText();
+    const QString keptUp = m_ui->insideUpComboBox->currentText();
+    {
+        const QSignalBlocker block(across);
+        across->clear();
+    }
+    bool choice = false;
+    if (table) {
+        const tasks::TabularSchema& s = table->schema();
+        const std::vector<int> axes = tasks::boundaryAxes(s);
+        choice = s.features.size() > 2 && axes.size() >= 2;
+        const QSignalBlocker block(across);
+        across->addItem("Each unit over the rows (histograms)", -1);
+        for (int f : axes)
+            across->addItem(s.features[f], f);
+        across->setCurrentIndex(std::max(0, across->findText(keptAcross)));
+    }
+    for (QWidget* w :
+         {static_cast<QWidget*>(m_ui->insidePlaneLabel), static_cast<QWidget*>(across)})
+        w->setVisible(choice);
+    emit across->activated(across->currentIndex()); // the Up box follows (and asks again)
+    const int up = m_ui->insideUpComboBox->findText(keptUp);
+    if (up >= 0) m_ui->insideUpComboBox->setCurrentIndex(up);
+    if (!choice) {
+        m_ui->insideUpComboBox->hide();
+        m_ui->insideUpLabel->hide();
+    }
+}
+
+tasks::InsideRequest NetworkPanel::insideRequest() const
+{
+    tasks::InsideRequest r;
+    if (m_ui->insideAcrossComboBox->isVisibleTo(this)) {
+        r.featureA = m_ui->insideAcrossComboBox->currentData().toInt();
+        r.featureB = r.featureA >= 0 && m_ui->insideUpComboBox->count() > 0
+                         ? m_ui->insideUpComboBox->currentData().toInt()
+                         : -1;
+    }
+    return r;
 }
 
 NetworkPanel::~NetworkPanel() = default;
@@ -31,11 +101,13 @@ void NetworkPanel::setSession(Session* session)
 {
     m_session = session;
     connect(session, &Session::insideReady, this, &NetworkPanel::onReady);
-    connect(session, &Session::modelChanged, this, &NetworkPanel::request);
+    connect(session, &Session::modelChanged, this, &NetworkPanel::refillPlane);
+    connect(session, &Session::datasetOpened, this, &NetworkPanel::refillPlane);
     connect(session, &Session::historyReset, this, &NetworkPanel::request);
     connect(session, &Session::progressed, this, &NetworkPanel::requestSoon);
     connect(session, &Session::trainingFinished, this, &NetworkPanel::request);
     connect(session, &Session::modelOpened, this, &NetworkPanel::request);
+    refillPlane();
 }
 
 void NetworkPanel::request()
@@ -56,7 +128,7 @@ void NetworkPanel::request()
     m_stale = false;
     m_later.stop();
     m_sinceRequest.start();
-    m_session->requestInside(tasks::InsideRequest{});
+    m_session->requestInside(insideRequest());
 }
 
 void NetworkPanel::requestSoon()

@@ -42,6 +42,10 @@ protected:
 private:
     void request();
     void requestSoon();
+    // A table of more than two features: the Draw boxes (histograms, or a plane of two numeric
+    // features), refilled for new data; hidden for other data.
+    void refillPlane();
+    tasks::InsideRequest insideRequest() const;
     void onReady(const tasks::NetworkInside& inside);
     void exportPng();
 

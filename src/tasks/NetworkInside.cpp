@@ -187,7 +187,13 @@ void lookAtTable(const TabularTask& table, Network& net, const InsideRequest& re
     const TabularSchema& schema = table.schema();
     const TaskData& data = table.data();
     const std::vector<int> layers = columnLayers(net, false, request.maxColumns);
-    const bool plane = schema.features.size() == 2 && boundaryAxes(schema).size() == 2;
+    const std::vector<int> axes = boundaryAxes(schema);
+    const auto numeric = [&axes](int f) {
+        return std::find(axes.begin(), axes.end(), f) != axes.end();
+    };
+    const bool chosen = request.featureA != request.featureB && numeric(request.featureA) &&
+                        numeric(request.featureB);
+    const bool plane = (schema.features.size() == 2 && axes.size() == 2) || chosen;
     // The rows the units are judged on (and, for other tables, counted over).
     const bool val = data.valRows > 0;
     int64_t rows = 0;
@@ -209,6 +215,13 @@ void lookAtTable(const TabularTask& table, Network& net, const InsideRequest& re
     }
     // The plane of the decision boundary: its grid, and the same points through every layer.
     BoundaryPlane p;
+    if (chosen) {
+        p.featureA = request.featureA;
+        p.featureB = request.featureB;
+    } else {
+        p.featureA = axes[0];
+        p.featureB = axes[1];
+    }
     p.width = p.height = std::clamp(request.side, kMinBoundarySide, kMaxBoundarySide);
     BoundaryGrid grid;
     QString error;
@@ -258,6 +271,7 @@ void lookAtTable(const TabularTask& table, Network& net, const InsideRequest& re
     }
     inside.note = QString("Each hidden unit's output over the plane of %1 and %2")
                       .arg(grid.xName, grid.yName);
+    if (schema.features.size() > 2) inside.note += ", the other features at their training means";
 }
 
 void lookAtPicture(const ImageTask& image, Network& net, const InsideRequest& request,

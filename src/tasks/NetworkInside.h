@@ -2,7 +2,8 @@
 // widgets here): computed on the training worker between two steps from the weights of that
 // moment, then handed to the GUI thread.
 //
-// - A table of two numeric features: every hidden unit's output over the plane of the two (the
+// - A table of two numeric features, or two chosen numeric features of a larger table (the others
+//   held at their training means): every hidden unit's output over the plane of the two (the
 //   decision boundary's plane, TabularBoundary.h), the dense weights that feed each layer, and the
 //   output's own map, as TensorFlow Playground draws its toy data.
 // - Any other table: each hidden unit's outputs over the validation rows as a histogram.
@@ -86,6 +87,10 @@ struct NetworkInside {
 };
 
 struct InsideRequest {
+    // A table of more than two features: the two numeric features (indices into the schema's
+    // features) whose plane the units are drawn over, the others held at their training means;
+    // -1: histograms over the rows. A table of two numeric features always gets its plane.
+    int featureA = -1, featureB = -1;
     int side = 32;      // map points along the longer side
     int maxUnits = 16;  // units drawn per layer at most
     int maxColumns = 4; // layers drawn at most (a picture's first feature layers)

@@ -28,6 +28,7 @@ private slots:
     void namesPlotHasAPointPerLetter();
     void deadUnitsAreMarked();
     void hoverAndExport();
+    void chosenPlaneOfALargerTable();
 
 private:
     NetworkPanel* panel() const { return find<NetworkPanel>("networkPanel"); }
@@ -195,6 +196,45 @@ void TestStudioNetwork::hoverAndExport()
     const QImage written(path);
     QVERIFY(!written.isNull());
     QCOMPARE(written.size(), view->sizeHint());
+}
+
+// A table of more features draws histograms, or its units over a plane of two chosen numeric
+// features (the others at their means) when the learner picks them.
+void TestStudioNetwork::chosenPlaneOfALargerTable()
+{
+    openSample("iris");
+    showNetworkTab();
+    train(30);
+    waitForPicture(30, tasks::InsideView::Distributions);
+    auto* across = find<QComboBox>("insideAcrossComboBox");
+    auto* up = find<QComboBox>("insideUpComboBox");
+    QVERIFY(across->isVisible());
+    QVERIFY(!up->isVisible());
+    const int petal = across->findText("petal_length_cm");
+    QVERIFY(petal > 0);
+    across->setCurrentIndex(petal);
+    emit across->activated(petal);
+    QVERIFY(up->isVisible());
+    QCOMPARE(up->findText("petal_length_cm"), -1); // not the same feature twice
+    const int width = up->findText("petal_width_cm");
+    up->setCurrentIndex(width);
+    emit up->activated(width);
+    QTRY_COMPARE(inside().inputNames, QStringList({"petal_length_cm", "petal_width_cm"}));
+    QCOMPARE(inside().view, tasks::InsideView::Plane);
+    QVERIFY2(inside().note.contains("training means"), qPrintable(inside().note));
+    QCOMPARE(inside().classes, 3);
+    // Back to the rows.
+    across->setCurrentIndex(0);
+    emit across->activated(0);
+    QTRY_VERIFY(inside().view == tasks::InsideView::Distributions);
+    QVERIFY(!up->isVisible());
+    // A table of two features has no choice to make: its plane is drawn.
+    QTimer::singleShot(0, m_window, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            box->button(QMessageBox::Discard)->click();
+    });
+    openSample("moons");
+    QVERIFY(!across->isVisible());
 }
 
 QTEST_MAIN(TestStudioNetwork)
