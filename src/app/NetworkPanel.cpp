@@ -154,6 +154,10 @@ void NetworkPanel::onReady(const tasks::NetworkInside& inside)
 {
     ++m_updates;
     m_view->setInside(inside);
+    // F1 on the picture: the concept it shows (ConceptLinks reads the property).
+    m_view->setProperty("ironlearnConcept", inside.view == tasks::InsideView::Embedding
+                                                ? "embeddings"
+                                                : "hidden-units");
     m_view->resize(m_view->sizeHint());
     const bool drawn = inside.view != tasks::InsideView::None;
     m_ui->insideNoteLabel->setText(

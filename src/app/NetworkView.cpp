@@ -238,7 +238,10 @@ void NetworkView::paintMaps(QPainter& p) const
     for (size_t k = 0; k < m_inside.columns.size(); ++k) {
         const tasks::UnitColumn& c = m_inside.columns[k];
         QString title = QString::fromStdString(c.kind);
-        if (c.shown < c.units) title += QString(" %1/%2").arg(c.shown).arg(c.units);
+        if (c.stride > 1)
+            title += QString(" %1 levels").arg(c.shown);
+        else if (c.shown < c.units)
+            title += QString(" %1/%2").arg(c.shown).arg(c.units);
         const double left = std::max(0.0, m_columnX[k + first] - kGap / 2);
         p.drawText(QRectF(left, 0, kGap + kPictureCell, kHeader + kMargin),
                    Qt::AlignHCenter | Qt::AlignVCenter, title);
@@ -287,7 +290,10 @@ void NetworkView::paintHistograms(QPainter& p) const
     for (size_t k = 0; k < m_inside.columns.size(); ++k) {
         const tasks::UnitColumn& c = m_inside.columns[k];
         QString title = QString::fromStdString(c.kind);
-        if (c.shown < c.units) title += QString(" %1/%2").arg(c.shown).arg(c.units);
+        if (c.stride > 1)
+            title += QString(" %1 levels").arg(c.shown);
+        else if (c.shown < c.units)
+            title += QString(" %1/%2").arg(c.shown).arg(c.units);
         p.setPen(palette().color(QPalette::Text));
         p.drawText(
             QRectF(std::max(0.0, m_columnX[k] - kGap / 2), 0, kGap + kHistWidth, kHeader + kMargin),
@@ -363,7 +369,14 @@ QString NetworkView::unitText(int column, int unit) const
                        .arg(QString::fromStdString(c.kind))
                        .arg(unit + 1)
                        .arg(c.units);
-    if (c.kind == "fourier" || c.kind == "hashgrid")
+    if (c.stride > 1)
+        text = QString("<b>Layer %1 (%2), level %3 of %4</b> (coarse to fine)<br>Computes its "
+                       "first feature, looked up in that level's grid around the point")
+                   .arg(c.layer + 1)
+                   .arg(QString::fromStdString(c.kind))
+                   .arg(unit + 1)
+                   .arg(c.units / c.stride);
+    else if (c.kind == "fourier" || c.kind == "hashgrid")
         text += "Computes " + formula(c.kind);
     else
         text += "Computes " + formula(c.kind) +

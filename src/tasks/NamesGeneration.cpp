@@ -102,9 +102,10 @@ bool NamesSchema::fromJson(const QJsonObject& o, NamesSchema& s, QString* error)
     const QJsonArray vocab = o["vocabulary"].toArray();
     if (vocab.size() < 2) return fail("the vocabulary needs the boundary and a character");
     if (vocab.size() > kMaxAlphabet + 1)
-        return fail(QString("the vocabulary has %1 entries; at most %2 (Limits in the README)")
-                        .arg(vocab.size())
-                        .arg(kMaxAlphabet + 1));
+        return fail(
+            QString("the vocabulary has %1 entries; at most %2 (Limits in docs/model-file.md)")
+                .arg(vocab.size())
+                .arg(kMaxAlphabet + 1));
     s.boundarySymbol = vocab[0].toString();
     // How the boundary is shown: one symbol, or "<end>" when every candidate is in the data.
     const QList<uint> boundary = s.boundarySymbol.toUcs4();

@@ -78,7 +78,7 @@ void judgeUnits(UnitColumn& c, const std::vector<float>& out, int64_t rows, int6
         float lo = INFINITY, hi = -INFINITY;
         int64_t atEnds = 0;
         for (int64_t r = 0; r < rows; ++r) {
-            const float v = out[static_cast<size_t>(r * width + u)];
+            const float v = out[static_cast<size_t>(r * width + u * c.stride)];
             lo = std::min(lo, v);
             hi = std::max(hi, v);
             if ((tanh && std::fabs(v) > 0.99f) || (sigmoid && (v < 0.01f || v > 0.99f))) ++atEnds;
@@ -97,7 +97,7 @@ void fillMaps(UnitColumn& c, const std::vector<float>& out, int64_t points, int6
     c.hi = -INFINITY;
     for (int u = 0; u < c.shown; ++u)
         for (int64_t p = 0; p < points; ++p) {
-            const float v = out[static_cast<size_t>(p * width + u)];
+            const float v = out[static_cast<size_t>(p * width + u * c.stride)];
             c.maps[static_cast<size_t>(u * points + p)] = v;
             c.lo = std::min(c.lo, v);
             c.hi = std::max(c.hi, v);
@@ -119,7 +119,7 @@ void fillHistograms(UnitColumn& c, const std::vector<float>& out, int64_t rows, 
         c.hi = -INFINITY;
         for (int64_t r = 0; r < rows; ++r)
             for (int u = 0; u < c.shown; ++u) {
-                const float v = out[static_cast<size_t>(r * width + u)];
+                const float v = out[static_cast<size_t>(r * width + u * c.stride)];
                 if (!std::isfinite(v)) continue;
                 c.lo = std::min(c.lo, v);
                 c.hi = std::max(c.hi, v);
@@ -130,7 +130,7 @@ void fillHistograms(UnitColumn& c, const std::vector<float>& out, int64_t rows, 
     c.histograms.assign(static_cast<size_t>(c.shown * kInsideBins), 0);
     for (int64_t r = 0; r < rows; ++r)
         for (int u = 0; u < c.shown; ++u) {
-            const float v = out[static_cast<size_t>(r * width + u)];
+            const float v = out[static_cast<size_t>(r * width + u * c.stride)];
             if (!std::isfinite(v)) continue;
             const int bin = std::clamp(static_cast<int>((v - c.lo) / (c.hi - c.lo) * kInsideBins),
                                        0, kInsideBins - 1);
@@ -172,10 +172,17 @@ std::vector<UnitColumn> makeColumns(const Network& net, const std::vector<int>& 
         c.layer = layers[k];
         c.kind = net.layers()[static_cast<size_t>(c.layer)]->kind();
         c.units = widths[k];
-        c.shown = static_cast<int>(std::min<int64_t>(widths[k], maxUnits));
+        if (c.kind == "hashgrid") {
+            // Level-major outputs (HashGridMath.h): one map per level, its first feature, so
+            // the coarse levels and the fine ones are seen side by side.
+            const std::string spec = net.summary()[static_cast<size_t>(c.layer)].spec;
+            const QStringList args = QString::fromStdString(spec).split(':');
+            c.stride = std::max(1, args.size() > 2 ? args[2].toInt() : 2);
+        }
+        c.shown = static_cast<int>(std::min<int64_t>(widths[k] / c.stride, maxUnits));
         feedingWeights(net, from, before, c);
         from = c.layer;
-        before = c.units;
+        before = c.stride == 1 ? c.units : -1; // no lines from a column drawn a level at a time
         columns.push_back(std::move(c));
     }
     return columns;

@@ -41,7 +41,8 @@ struct UnitColumn {
     int layer = 0;     // index in the network
     std::string kind;  // the layer's kind: "tanh", "relu", "sine", "fourier"...
     int64_t units = 0; // the layer's output width
-    int shown = 0;     // units drawn: the first `shown` (InsideRequest::maxUnits)
+    int shown = 0;     // units drawn: the first `shown` (InsideRequest::maxUnits)...
+    int stride = 1;    // ...every stride-th: a hash grid's first feature of each level
     // Plane and Picture: one map of mapWidth x mapHeight values per shown unit, unit-major, rows
     // from the top: maps[(u * mapHeight + j) * mapWidth + i]; lo, hi: the values' range over all
     // of this column's maps.

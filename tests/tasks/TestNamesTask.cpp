@@ -438,7 +438,7 @@ void TestNamesTask::jsonRoundTrip()
     huge["vocabulary"] = vocab;
     QVERIFY(!NamesSchema::fromJson(huge, s, &error));
     QVERIFY2(error == "the model's names settings: the vocabulary has 10002 entries; at most "
-                      "10001 (Limits in the README)",
+                      "10001 (Limits in docs/model-file.md)",
              qPrintable(error));
     // Resume: the same split from the saved settings, whatever the options say now.
     TaskOptions other;
