@@ -22,6 +22,7 @@ const QColor kDead(214, 39, 40), kSaturated(230, 170, 0);
 // -1..1 to orange..white..blue, as TensorFlow Playground colours a unit.
 QRgb diverging(double t)
 {
+    if (!std::isfinite(t)) return qRgb(128, 128, 128); // a diverged network: gray
     t = std::clamp(t, -1.0, 1.0);
     const QColor& end = t >= 0 ? kPositive : kNegative;
     const double a = std::fabs(t);
@@ -156,7 +157,8 @@ QImage NetworkView::outputImage() const
         auto* line = reinterpret_cast<QRgb*>(image.scanLine(j));
         for (int i = 0; i < mw; ++i) {
             const float v = m_inside.output[static_cast<size_t>(j * mw + i)];
-            line[i] = m_inside.classes > 0 ? classColour(static_cast<int>(v))
+            line[i] = m_inside.classes > 0 ? (std::isfinite(v) ? classColour(static_cast<int>(v))
+                                                               : qRgb(128, 128, 128))
                                            : diverging(half > 0 ? (v - mid) / half : 0);
         }
     }
