@@ -164,7 +164,8 @@ void TestStudioNetwork::deadUnitsAreMarked()
                                  inside().view == tasks::InsideView::Plane,
                              kTrainingWait);
     const int dead = deadCount();
-    QVERIFY2(dead > sensible && dead >= 8,
+    qInfo("dead units: %d at rate %g, %d at the default", dead, rate->value(), sensible);
+    QVERIFY2(dead >= sensible + 4,
              qPrintable(QString("dead units: %1 at rate %2, %3 at the default")
                             .arg(dead)
                             .arg(rate->value())
