@@ -58,6 +58,17 @@ QString number(double v)
     return QString::number(v, 'g', 3);
 }
 
+// "tanh 16/32": the layer's kind, and how many of its units are drawn.
+QString columnTitle(const tasks::UnitColumn& c)
+{
+    QString title = QString::fromStdString(c.kind);
+    if (c.stride > 1)
+        title += QString(" %1 levels").arg(c.shown);
+    else if (c.shown < c.units)
+        title += QString(" %1/%2").arg(c.shown).arg(c.units);
+    return title;
+}
+
 } // namespace
 
 NetworkView::NetworkView(QWidget* parent) : QWidget(parent)
@@ -239,11 +250,7 @@ void NetworkView::paintMaps(QPainter& p) const
                    Qt::AlignHCenter | Qt::AlignVCenter, "inputs");
     for (size_t k = 0; k < m_inside.columns.size(); ++k) {
         const tasks::UnitColumn& c = m_inside.columns[k];
-        QString title = QString::fromStdString(c.kind);
-        if (c.stride > 1)
-            title += QString(" %1 levels").arg(c.shown);
-        else if (c.shown < c.units)
-            title += QString(" %1/%2").arg(c.shown).arg(c.units);
+        const QString title = columnTitle(c);
         const double left = std::max(0.0, m_columnX[k + first] - kGap / 2);
         p.drawText(QRectF(left, 0, kGap + kPictureCell, kHeader + kMargin),
                    Qt::AlignHCenter | Qt::AlignVCenter, title);
@@ -291,11 +298,7 @@ void NetworkView::paintHistograms(QPainter& p) const
     p.setFont(small);
     for (size_t k = 0; k < m_inside.columns.size(); ++k) {
         const tasks::UnitColumn& c = m_inside.columns[k];
-        QString title = QString::fromStdString(c.kind);
-        if (c.stride > 1)
-            title += QString(" %1 levels").arg(c.shown);
-        else if (c.shown < c.units)
-            title += QString(" %1/%2").arg(c.shown).arg(c.units);
+        const QString title = columnTitle(c);
         p.setPen(palette().color(QPalette::Text));
         p.drawText(
             QRectF(std::max(0.0, m_columnX[k] - kGap / 2), 0, kGap + kHistWidth, kHeader + kMargin),

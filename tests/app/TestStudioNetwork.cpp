@@ -88,6 +88,9 @@ void TestStudioNetwork::followsARunAndStaysWhilePaused()
     showNetworkTab();
     find<QComboBox>("budgetUnitComboBox")->setCurrentIndex(1);
     find<QSpinBox>("budgetSpinBox")->setValue(1000000);
+    // Early stopping off: the spiral trains fast, and the run must still be going when paused.
+    auto* patience = find<QSpinBox>("patienceSpinBox");
+    patience->setValue(patience->minimum());
     find<QPushButton>("startButton")->click();
     QTRY_COMPARE(session()->runState(), Session::RunState::Training);
     // Pictures come while it trains, each of later weights (at most every kRefreshMs).
