@@ -4,6 +4,7 @@
 // with the first; a regression table is drawn on the value ramp; a table without two numeric
 // features leaves the tab disabled, saying why. The window and the helpers are
 // StudioTestCase.h's.
+#include "EventLoopProbe.h"
 #include "StudioTestCase.h"
 
 #include "BoundaryPanel.h"
@@ -85,22 +86,9 @@ void TestStudioBoundary::updatesWhileTrainingWithoutStalling()
     QCOMPARE(view()->grid().points.size(), size_t(800)); // 640 dots and 160 rings
     QCOMPARE(view()->grid().classes, QStringList({"0", "1"}));
 
-    // The same event-loop probe as TestStudio's: a 10 ms timer never waits 250 ms (600 under
-    // the sanitizers) while the pictures keep coming.
-    const qint64 limit = IRONLEARN_SANITIZED ? 600 : 250;
-    QElapsedTimer clock;
-    qint64 last = 0, worst = 0;
-    QTimer probe;
-    probe.setInterval(10);
-    connect(&probe, &QTimer::timeout, this, [&] {
-        const qint64 now = clock.elapsed();
-        worst = std::max(worst, now - last);
-        last = now;
-    });
-    clock.start();
-    probe.start();
-    QTest::qWait(1500);
-    probe.stop();
+    // The event loop is never blocked while the pictures keep coming (EventLoopProbe.h).
+    const qint64 limit = eventLoopGapLimit();
+    const qint64 worst = worstEventLoopGap(1500);
     const int during = view()->pictures() - pictures;
     qInfo("worst event-loop gap while drawing the boundary: %lld ms; %d pictures in 1.5 s", worst,
           during);

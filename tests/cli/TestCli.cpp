@@ -24,22 +24,16 @@ using clitest::writeBytes;
 
 } // namespace
 
-class TestCli : public QObject {
+class TestCli : public CliTestCase {
     Q_OBJECT
 
+public:
+    TestCli() { m_validationSplit = true; }
+
 private:
-    QTemporaryDir m_dir;
     QString m_xorModel; // a trained xor model, shared by the tests that only read it
 
-    QString path(const QString& name) const { return m_dir.filePath(name); }
 
-    // train runs with a validation split, what these tests check (--folds 0): small tables
-    // are cross-validated by default, which testCliFolds checks.
-    RunResult run(QStringList args, int timeoutMs = 60000) const
-    {
-        if (args.value(0) == "train" && !args.contains("--folds")) args << "--folds" << "0";
-        return runCli(m_dir.path(), args, timeoutMs);
-    }
 
     QJsonObject readJson(const QString& name) const
     {

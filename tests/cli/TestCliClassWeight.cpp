@@ -60,13 +60,10 @@ QJsonObject readJson(const QString& path)
 
 } // namespace
 
-class TestCliClassWeight : public QObject {
+class TestCliClassWeight : public CliTestCase {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    QString path(const QString& name) const { return m_dir.filePath(name); }
-    RunResult run(const QStringList& args) const { return runCli(m_dir.path(), args); }
 
 private slots:
     void initTestCase();

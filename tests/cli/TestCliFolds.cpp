@@ -14,17 +14,10 @@
 
 using clitest::readBytes;
 
-class TestCliFolds : public QObject {
+class TestCliFolds : public CliTestCase {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    QString path(const QString& name) const { return m_dir.filePath(name); }
-    RunResult run(const QStringList& args) const { return runCli(m_dir.path(), args); }
-    QJsonObject json(const QString& name) const
-    {
-        return QJsonDocument::fromJson(readBytes(path(name))).object();
-    }
 
 private slots:
     void initTestCase();

@@ -61,24 +61,20 @@ Change setField(const QString& object, const QString& group, const QString& key,
 
 } // namespace
 
-class TestCliHostile : public QObject {
+class TestCliHostile : public CliTestCase {
     Q_OBJECT
 
-private:
-    QTemporaryDir m_dir;
-    QString path(const QString& name) const { return m_dir.filePath(name); }
-
-    // Tiny workloads: one thread (two OpenMP threads on a busy machine wait on each other).
-    RunResult run(QStringList args) const
+public:
+    // The models these tests tamper with trained on a validation split (cross-validation may
+    // keep the linear model untrained: no steps to tamper with).
+    TestCliHostile()
     {
-        if (QStringList{"train", "generate", "evaluate"}.contains(args.value(0)))
-            args << "--threads"
-                 << "1";
-        // The models these tests tamper with trained on a validation split (cross-validation
-        // may keep the linear model untrained: no steps to tamper with).
-        if (args.value(0) == "train" && !args.contains("--folds")) args << "--folds" << "0";
-        return runCli(m_dir.path(), args);
+        m_oneThread = true;
+        m_validationSplit = true;
     }
+
+private:
+
 
     // Copies model to name, changed by change.
     void craft(const QString& model, const QString& name, const Change& change)

@@ -36,19 +36,13 @@ QByteArray encode(const QImage& image, const char* format = "png")
 
 } // namespace
 
-class TestCliImage : public QObject {
+class TestCliImage : public CliTestCase {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
     QString m_model; // picture.png trained briefly, shared by the tests that only read it
 
-    QString path(const QString& name) const { return m_dir.filePath(name); }
 
-    RunResult run(const QStringList& args, int timeoutMs = 60000) const
-    {
-        return runCli(m_dir.path(), args, timeoutMs);
-    }
 
     QJsonObject readJson(const QString& name) const
     {

@@ -31,8 +31,15 @@ QString describe(const RunResult& r)
 
 } // namespace
 
-class TestCliLocale : public QObject {
+class TestCliLocale : public CliTestCase {
     Q_OBJECT
+
+public:
+    TestCliLocale()
+    {
+        m_env = germanEnvironment();
+        m_timeoutMs = 120000;
+    }
 
 private slots:
     void initTestCase();
@@ -48,12 +55,6 @@ private slots:
     void exportWithEmptyOut();
 
 private:
-    RunResult run(const QStringList& args, int timeoutMs = 120000)
-    {
-        return runCli(m_dir.path(), args, timeoutMs, germanEnvironment());
-    }
-    QString path(const QString& name) const { return m_dir.filePath(name); }
-    QTemporaryDir m_dir;
 };
 
 void TestCliLocale::initTestCase()

@@ -100,13 +100,11 @@ QString figures(const Peak& p, const Peak& base, double allowed)
 
 } // namespace
 
-class TestCliMemory : public QObject {
+class TestCliMemory : public CliTestCase {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
     Peak m_base; // render at 64x64: the program, Qt and the model
-    QString path(const QString& name) const { return m_dir.filePath(name); }
 
 private slots:
     void initTestCase();

@@ -20,22 +20,14 @@ using clitest::writeBytes;
 
 } // namespace
 
-class TestCliNames : public QObject {
+class TestCliNames : public CliTestCase {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
+public:
+    TestCliNames() { m_oneThread = true; }
 
-    QString path(const QString& name) const { return m_dir.filePath(name); }
 
-    // Commands that compute get one thread: these workloads are tiny, and two OpenMP threads on
-    // a busy two-core machine wait on each other at every parallel region (10x slower).
-    RunResult run(QStringList args, int timeoutMs = 60000) const
-    {
-        if (QStringList{"train", "generate", "evaluate"}.contains(args.value(0)))
-            args << "--threads"
-                 << "1";
-        return runCli(m_dir.path(), args, timeoutMs);
-    }
+
 
 private slots:
     void initTestCase();

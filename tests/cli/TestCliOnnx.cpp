@@ -174,8 +174,15 @@ bool close(double ours, double theirs, double rel, double floor)
 
 } // namespace
 
-class TestCliOnnx : public QObject {
+class TestCliOnnx : public CliTestCase {
     Q_OBJECT
+
+public:
+    TestCliOnnx()
+    {
+        m_quietTrain = true;
+        m_oneThread = true;
+    }
 
 private slots:
     void initTestCase();
@@ -183,19 +190,9 @@ private slots:
     void craftedModels();
 
 private:
-    QTemporaryDir m_dir;
     QString m_node;
     QSet<QString> m_covered; // layer types in the models checked
-    QString path(const QString& name) const { return m_dir.filePath(name); }
 
-    RunResult run(QStringList args) const
-    {
-        if (args.value(0) == "train")
-            args << "--quiet"
-                 << "--threads"
-                 << "1";
-        return runCli(m_dir.path(), args);
-    }
     // Trains `name` on data with the layers and extra options, then randomises its weights.
     QString trainModel(const QString& name, const QString& data, const QString& layers,
                        const QStringList& extra, uint64_t seed);

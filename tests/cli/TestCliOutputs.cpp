@@ -25,13 +25,10 @@ bool isFifo(const QString& path)
 
 } // namespace
 
-class TestCliOutputs : public QObject {
+class TestCliOutputs : public CliTestCase {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    QString path(const QString& name) const { return m_dir.filePath(name); }
-    RunResult run(const QStringList& args) const { return runCli(m_dir.path(), args); }
 
 private slots:
     void initTestCase();

@@ -16,13 +16,10 @@
 
 using clitest::readBytes;
 
-class TestCliOverfit : public QObject {
+class TestCliOverfit : public CliTestCase {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
-    QString path(const QString& name) const { return m_dir.filePath(name); }
-    RunResult run(const QStringList& args) const { return runCli(m_dir.path(), args); }
     // The big network, full batch, on noisy.csv with 30 % of the rows for validation.
     QStringList memorise(const QStringList& more) const
     {

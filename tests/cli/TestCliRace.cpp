@@ -38,16 +38,16 @@ QStringList tableRow(const QString& table, const QString& preset)
 
 } // namespace
 
-class TestCliRace : public QObject {
+class TestCliRace : public CliTestCase {
     Q_OBJECT
 
+public:
+    TestCliRace() { m_timeoutMs = 120000; }
+
 private:
-    QTemporaryDir m_dir;
     RunResult m_race; // hashgrid and classic, 1 s each, checkpoints 0.25, 0.5, 1
     QJsonObject m_json;
 
-    QString path(const QString& name) const { return m_dir.filePath(name); }
-    RunResult run(const QStringList& args) const { return runCli(m_dir.path(), args, 120000); }
 
 private slots:
     void initTestCase();

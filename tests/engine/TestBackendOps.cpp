@@ -2,8 +2,8 @@
 // Sizes include odd shapes (1x1, 7x13, 1000x3) to catch vectorisation tails and shapes above
 // 100k elements to run the multithreaded paths. The optimizer steps are checked against
 // hand-computed values. Runs once per SIMD target the CPU supports (tests/support/PerTarget.h).
-#include "../support/OpCases.h"
-#include "../support/PerTarget.h"
+#include "OpCases.h"
+#include "PerTarget.h"
 #include "Backend.h"
 #include "CpuKernels.h"
 #include "Errors.h"

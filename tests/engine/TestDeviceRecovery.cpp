@@ -5,7 +5,7 @@
 // - a device that fails mid-run stops training with DeviceFailure, the counters rewound to the
 //   last host snapshot, and that snapshot rebuilt on the CPU continues to the same weights as
 //   a run that never failed.
-#include "../support/ForwardingBackend.h"
+#include "ForwardingBackend.h"
 #include "Network.h"
 #include "Optimizer.h"
 #include "Random.h"

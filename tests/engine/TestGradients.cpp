@@ -4,7 +4,7 @@
 // so dL/dy = R. Analytic parameter and input gradients are compared with central differences
 // taken in f32 (the backend's precision), hence eps ~1e-3 and a relative tolerance ~1e-2.
 // Runs once per SIMD target the CPU supports (tests/support/PerTarget.h).
-#include "../support/PerTarget.h"
+#include "PerTarget.h"
 #include "Backend.h"
 #include "Errors.h"
 #include "HashGridMath.h"

@@ -1,6 +1,6 @@
 // tasks::Model: build, save, open and resume, attach data, choose the optimizer, and the one way
 // back to the CPU after a device failure.
-#include "../support/ForwardingBackend.h"
+#include "ForwardingBackend.h"
 #include "TabularTestUtil.h"
 
 #include "BackendRegistry.h"
