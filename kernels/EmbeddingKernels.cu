@@ -23,7 +23,7 @@ constexpr int kEmbedLaneDims = 4;               // accumulators per lane
 constexpr int kEmbedDims = 32 * kEmbedLaneDims; // dims per pass over the ids
 
 // dtable[v, :] = sum of the dy slices of the positions whose id is v, deterministically and
-// without float atomics, in O(positions + vocab) work (issue #18: a scan of every id per table
+// without float atomics, in O(positions + vocab) work (a scan of every id per table
 // row was vocab x positions reads, seconds for a word vocabulary):
 //   1. embedCountKernel      counts[v] = how many positions hold id v (int atomics: exact)
 //   2. embedScanKernel       start[v] = counts[0] + ... + counts[v - 1]; cursor = start

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Class weighting on imbalanced public tables (issue 14): ironlearn-cli's defaults with and
+# Class weighting on imbalanced public tables: ironlearn-cli's defaults with and
 # without --class-weight balanced, trained on a fixed 80% of each table and evaluated on the
 # other 20%, next to scikit-learn's logistic regression and gradient boosting (with and without
 # class_weight="balanced") on the same split. Balanced accuracy is the mean recall of the

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Launches and bytes moved by one SIREN training step on the CUDA backend (the bench's
 siren4k / siren262k workload: dense:256, sine:30 three times, dense:1; f32, Adam), per kernel,
-as the backend ran it before issue #18 and as it runs it now (the bias in the GEMM's epilogue and
+as the backend ran it before the fused epilogues and as it runs it now (the bias in the GEMM's epilogue and
 its gradient in the weight GEMM's, cuBLASLt BIAS and BGRADB; the gradient norms of all tensors
 in two launches). An estimate from the shapes, not a measurement: every tensor is counted once
 per read or write (no cache reuse); GEMM bytes are their operands and result. The float4

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The image benchmark of issue #3: the bundled camera photo (512x512 gray) trained at 256x256
+# The image benchmark: the bundled camera photo (512x512 gray) trained at 256x256
 # with the default preset (SIREN) for 60 seconds; prints the PSNR reached and the time.
 # Target: >= 30 dB on the project's 2-core machine.
 #

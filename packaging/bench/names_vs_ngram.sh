@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The names benchmark of issue #3: trains the default names model (preset, context 3, label
+# The names benchmark: trains the default names model (preset, context 3, label
 # smoothing 0.1, the task's schedule) on the bundled names-ssa2018.txt and prints its validation
 # cross-entropy next to the counting n-gram's of the same context on the same split, the
 # innovation rate (200 names at T = 1.0) and the training time, then ten generated names.

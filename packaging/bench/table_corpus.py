@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The table corpus of issue #14: public regression and classification tables that no sample of
+"""The table corpus: public regression and classification tables that no sample of
 ours is tuned on, each split once into training and test rows (fixed seeds), and on each split
 the network with our defaults (`ironlearn-cli train TRAIN` then `evaluate MODEL TEST`) next to
 scikit-learn's LinearRegression / LogisticRegression, MLPRegressor / MLPClassifier and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The table corpus of issue #14 (table_corpus.py): our defaults against scikit-learn's linear
+# The table corpus (table_corpus.py): our defaults against scikit-learn's linear
 # models, MLPs and gradient boosting on 12 public tables from Debian's python3-sklearn and
 # python3-statsmodels, four fixed splits each. Installs those two packages if they are missing.
 # About 3 minutes on 2 cores (scikit-learn's figures are cached in results/table_corpus_sklearn.json).

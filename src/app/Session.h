@@ -57,7 +57,7 @@ public:
     // The longest side an image is trained at when opened in the studio (the CLI's
     // --image-size defaults to 512). A first run should show its picture at once: on the
     // camera sample with the hash grid, 256 px is at 37 dB after 128 steps where 512 px is at
-    // 26 dB after 83 and 29 dB after 239 (CLI, 1 thread, 2026-12-02), and a loaded 2-core
+    // 26 dB after 83 and 29 dB after 239 (CLI, 1 thread, 2-core EPYC), and a loaded 2-core
     // machine may manage only a few steps a second.
     static constexpr int kDefaultImageTrainingSize = 256;
 

@@ -58,7 +58,7 @@ TrainingResult benchSiren(Backend& backend, int repeat, int warmup);
 // this with the same BLAS; everything else a step does is element-wise work on top.
 Stats benchSirenGemms(Backend& backend, int repeat);
 
-// The issue #5 targets: the same SIREN (Adam 1e-4, MSE) on `rows` random coordinates, the
+// The GPU speed targets: the same SIREN (Adam 1e-4, MSE) on `rows` random coordinates, the
 // whole set as one batch every step: 262,144 rows (a 512x512 image) and 4,096 (one default
 // minibatch of the image task). Each timed sample is `stepsPerSample` steps, synchronised before
 // the clock stops (backend.synchronize()), with the loss read back once per sample

@@ -8,9 +8,9 @@
 // c) tanh        ms per epoch of a tanh MLP with softmax cross-entropy, minibatches of 256
 // d) siren262k   ms per training step of the same SIREN on 262,144 coordinates (a 512x512
 //    siren4k     image) or 4,096, the whole set every step; timed in samples of --read-every
-//                steps (50 on CUDA), the loss read back once per sample (issue #5's targets)
+//                steps (50 on CUDA), the loss read back once per sample (the GPU targets)
 // --background-load N runs the workloads quiet, then again beside N busy processes, and reports
-// each loaded time next to the quiet one (README, Speed: steady under load).
+// each loaded time next to the quiet one (docs/benchmarks.md, steady under load).
 // packaging/bench/compare.sh runs a-c in PyTorch on the CPU and prints both side by side;
 // packaging/bench/compare_cuda.sh does the same for a, d on CUDA.
 

@@ -7,7 +7,7 @@
 // thread, a browser). With one busy process on a 2-core machine, the thread that shares its
 // core with it is descheduled for whole time slices while its peer spins on the other core, so
 // the scheduler never sees an idle core to move work to: the 2-thread tanh-MLP epoch went from
-// ~80 ms to ~1,000 ms. Measured with `ironlearn-bench --background-load 1` (README, Speed:
+// ~80 ms to ~1,000 ms. Measured with `ironlearn-bench --background-load 1` (docs/benchmarks.md,
 // steady under load), on the 2-core EPYC: passive waiting (no spin) holds the loaded epoch to
 // ~150-250 ms but makes the quiet epoch ~1.8x slower (a futex wake per parallel region, and
 // the tanh epoch has thousands of small regions); 1,000 rounds or more leave the loaded epoch
@@ -81,8 +81,8 @@ std::string cpu::waitPolicyDescription()
 }
 
 // ---- ThreadGovernor ----------------------------------------------------------------------------
-// Measured with `ironlearn-bench --background-load 1` on the 2-core EPYC (README, Speed: steady
-// under load): the constants were chosen there; see the README's table.
+// Measured with `ironlearn-bench --background-load 1` on the 2-core EPYC: the constants were
+// chosen there (docs/benchmarks.md, "Steady under load", has the table).
 namespace {
 constexpr auto kPeriod = std::chrono::milliseconds(10); // how often the waiting is read
 constexpr double kDropAbove = 0.4;                      // cores' worth of waiting, and

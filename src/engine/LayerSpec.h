@@ -44,7 +44,8 @@ std::vector<LayerPlan> planLayers(const std::vector<std::unique_ptr<Layer>>& lay
 std::vector<LayerPlan> planLayerSpec(const std::string& spec, int64_t inputWidth,
                                      int64_t outputWidth, int64_t vocab = 0);
 
-// The help text describing the language (for --help and the README), from the registry.
+// The help text describing the language (--help, docs/guide/layer-language.md), from the
+// registry.
 std::string layerSpecHelp();
 
 } // namespace il

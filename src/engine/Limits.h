@@ -1,7 +1,7 @@
 // Limits on the sizes a model may ask for. Model files come from anywhere: every size they give
 // (layer count and widths, vocabulary, history length) is checked against these before
-// anything is allocated, with a one-line refusal naming the file and the field. The README's
-// "Limits" list states them for users.
+// anything is allocated, with a one-line refusal naming the file and the field. The "Limits" of
+// docs/model-file.md state them for users.
 #pragma once
 
 #include <cstddef>

@@ -114,7 +114,8 @@ std::vector<ParameterGroupType> makeGroups()
         // Instant NGP (Müller et al. 2022, section 4): Adam with β₂ 0.99 and ε 1e-15 for the
         // hash tables (a row read by few points gets a step of about lr, not one that ε
         // shrinks), and no weight decay on them. The lr was chosen on 8 kinds of picture at 256
-        // px (packaging/bench/hashgrid_lr_sweep.sh; README, Images): 5e-2 has the best median
+        // px (packaging/bench/hashgrid_lr_sweep.sh; docs/benchmarks.md, Images): 5e-2 has the best
+        // median
         // PSNR after 1500 steps (93 dB; the paper's 1e-2: 89), with the MLP at 2e-3; 2e-2 to
         // 1e-1 are within 2 dB. (The paper's 1e-2 goes with batches of 2^18 points; ours are
         // 4096 pixels.)

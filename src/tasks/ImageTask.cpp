@@ -87,9 +87,9 @@ public:
     {
         return {
             // The default, chosen on scikit-image's sample pictures (packaging/bench/
-            // image_corpus.sh; README, Images): multiresolution hash encoding (Müller et al.
-            // 2022), 16 trainable grids from 16 to 512 cells per side, then a small ReLU MLP, as
-            // in Instant NGP. On 13 pictures at 256 px: 32-51 dB 5 s into a 60 s run, 76-143
+            // image_corpus.sh; docs/benchmarks.md, Images): multiresolution hash encoding
+            // (Müller et al., Instant NGP), 16 trainable grids from 16 to 512 cells per side,
+            // then a small ReLU MLP. On 13 pictures at 256 px: 32-51 dB 5 s into a 60 s run, 76-143
             // (or exact) at 60 s, where SIREN reached 6-35 dB at 5 s and 25-98 at 20 s.
             // GROWTH makes the finest grid as fine as the training picture (ImageTask::presetSpec):
             // a finer one has vertices no pixel constrains, which show as noise between pixels
@@ -100,7 +100,7 @@ public:
             // Random Fourier features (Tancik et al. 2020); scale 10 on [-1, 1] coordinates. The
             // last layer starts at zero: from He-initialised weights the network starts as loud
             // random stripes it must first unlearn (150 steps at 256 px: 12-22 dB; from zero
-            // 16-28 dB on camera, bw_text, brick, horse and coffee; README, Images).
+            // 16-28 dB on camera, bw_text, brick, horse and coffee; docs/benchmarks.md, Images).
             {"fourier-relu",
              "fourier:256:10,dense:256,relu,dense:256,relu,dense:256,relu,dense::zero", ""},
             // What the original Iron Learn tried first: raw coordinates through a tanh MLP. It
@@ -124,7 +124,8 @@ public:
         // lowers the rate (at 512 px: flat at 1.2-1.3e-3 from step 240 to 512). The tables'
         // Adam (beta2 0.99, eps 1e-15) is the cause: with beta2 0.999 the climb shrinks to
         // 6.6e-5 -> 1.5e-4 at 256 px and is gone at 512 px. Their settings give the sharpest
-        // pictures at the end of a run (README, Images), so they stay and the chart says why.
+        // pictures at the end of a run (docs/benchmarks.md, Images), so they stay and the chart
+        // says why.
         m.lossNote = "Why the loss can climb after its first fast drop (the hash grid, the "
                      "default stack): the grid's tables learn with Adam, which divides each step "
                      "by a running average of recent squared gradients (β₂ 0.99: about the last "
@@ -210,7 +211,7 @@ void ImageTask::applyDefaults(TrainerConfig& cfg) const
     // preset) trains its tables at their own rate (the parameter group grid_tables,
     // Optimizers.cpp); its MLP is best at 2e-3 too: with the tables at 5e-2, 2e-3 has the best
     // median PSNR over 8 kinds of picture after 1500 steps, 5e-3 3 dB and 1e-2 8 dB less
-    // (packaging/bench/hashgrid_lr_sweep.sh; README, Images).
+    // (packaging/bench/hashgrid_lr_sweep.sh; docs/benchmarks.md, Images).
     cfg.schedule.lrMax = 2e-3f;
     cfg.schedule.lrMin = 0.f;
     // 4096 pixels per batch: for the hash grid at equal time (10 s at 256 px, 6 pictures) the
@@ -240,8 +241,8 @@ WatchSettings ImageTask::watchSettings() const
     WatchSettings w;
     // SIREN at too high a rate for a hard-edged picture (black text on white) hovers at 80-96%
     // of the picture's variance for a thousand steps; in every run measured that learns (SIREN
-    // and the hash grid at 2e-3 on photographs, silhouettes, text and textures: README, Images)
-    // no window after step 100 came within 25% of it. A picture can be fit far below its
+    // and the hash grid at 2e-3 on photographs, silhouettes, text and textures: docs/benchmarks.md,
+    // Images) no window after step 100 came within 25% of it. A picture can be fit far below its
     // variance, so within 15% counts as "still at the mean" here.
     w.stallBand = 0.15;
     // A stall or divergence is the learning rate's doing: lower it, up to three times

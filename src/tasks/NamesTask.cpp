@@ -54,7 +54,7 @@ public:
             {"large", "embedding:VOCAB:24,dense:384,tanh,dense:384,tanh,dense", ""},
             // makemore's hierarchical "WaveNet" at twice its width (284k parameters at context
             // 8; with the lecture's 128 units, 77k, the same training is 0.014 nats behind on
-            // the published protocol: README, Names):
+            // the published protocol: docs/benchmarks.md, Names):
             // pairs of characters, pairs of pairs, then the whole window, each through dense,
             // batch norm and tanh. The merges follow the context (wavenetSpec).
             {"wavenet",

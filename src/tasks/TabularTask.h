@@ -38,7 +38,7 @@ constexpr int64_t kMinRowsForValidation = 20;
 // A wide-and-deep network (a stack ending in dense, skip) keeps its trained weights at the end of
 // a run only when its validation loss is below its linear start's by more than this many
 // standard errors of the row-by-row difference; otherwise it goes back to the linear model
-// (Task::settle). Chosen on the table corpus (README, Tables: "Defaults").
+// (Task::settle). Chosen on the table corpus (docs/table-corpus.md).
 constexpr double kSettleMargin = 2.0;
 // Fewer validation rows than this cannot judge: the network is kept as trained.
 constexpr int64_t kMinSettleRows = 10;

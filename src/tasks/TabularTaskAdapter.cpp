@@ -190,7 +190,7 @@ public:
     void applyDefaults(TrainerConfig& cfg) const override
     {
         // Chosen on a corpus of 12 public tables of 150 to 20,190 rows, none of them our
-        // samples (packaging/bench/table_corpus.sh; README, Tables: "Defaults"): full-batch
+        // samples (packaging/bench/table_corpus.sh; docs/table-corpus.md): full-batch
         // AdamW with a strong decoupled weight decay, 3000 steps of a cosine schedule and a
         // patience of a tenth of them had the lowest test error relative to scikit-learn's
         // best MLP (geometric mean 0.94x; minibatches of 32 with Adam, the earlier default,

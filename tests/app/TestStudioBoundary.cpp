@@ -1,4 +1,4 @@
-// The decision-boundary tab of the table output (issue 14): the picture changes while a run
+// The decision-boundary tab of the table output: the picture changes while a run
 // trains, with the event loop as responsive as the other studio tests ask; choosing other
 // features or a row to hold the others at draws it again; it follows other data and comes back
 // with the first; a regression table is drawn on the value ramp; a table without two numeric

@@ -1,4 +1,4 @@
-// The Training panel's "Balance the classes" box (issue 14), driven through the real MainWindow
+// The Training panel's "Balance the classes" box, driven through the real MainWindow
 // offscreen: shown for classification tables only, its choice in the session's configuration,
 // the class weights of the training rows in the run, the loss title saying the losses are
 // class-weighted, and the setting saved with the model and shown again when it is reopened.
@@ -56,7 +56,7 @@ void TestStudioClassWeight::shownForClassificationTablesOnly()
     QVERIFY(box()->isEnabled());
     QVERIFY(!box()->isChecked()); // unweighted by default
     QVERIFY(box()->toolTip().contains("n / (k · n_c)"));
-    // The studio's own words: no CLI flag in a studio tooltip (issue 31).
+    // The studio's own words: no CLI flag in a studio tooltip.
     QVERIFY(!box()->toolTip().contains("--class-weight"));
     openSample("diabetes"); // a regression table: nothing to weigh
     QVERIFY(!shown());

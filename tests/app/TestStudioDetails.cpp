@@ -1,4 +1,4 @@
-// The studio's smaller details (issue 13, item 9), driven through the real MainWindow offscreen:
+// The studio's smaller details, driven through the real MainWindow offscreen:
 // Revert to best weights after a run that went wrong; the loss title says when label smoothing is
 // in the training loss, and the legend shows no validation where there is none; a held-out name is
 // not NEW; the custom render size keeps the image's aspect; Export PNG confirms and starts near the

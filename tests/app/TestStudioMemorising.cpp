@@ -1,4 +1,4 @@
-// Memorising made visible for names (issue 15), in the real MainWindow, offscreen: the metric
+// Memorising made visible for names, in the real MainWindow, offscreen: the metric
 // chart carries the innovation rate at each evaluation beside the validation cross-entropy, and
 // Sweep… charts the innovation rate and the likelihood of the drawn names against temperature.
 #include "ChartsPanel.h"

@@ -1,4 +1,4 @@
-// Runs you can compare (#13): the real MainWindow, offscreen, driven by object names. Every
+// Runs you can compare: the real MainWindow, offscreen, driven by object names. Every
 // Start of a new model begins a run and a Continue adds to it; the Runs tab lists each run with
 // the settings it trained with and its result; earlier runs of the same data stay on the loss
 // chart as ghosts, each one ticked on or off, all of them behind "Show earlier runs", and none on

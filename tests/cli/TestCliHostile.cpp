@@ -1,4 +1,4 @@
-// ironlearn-cli on hostile or damaged inputs (issue #12): a model file is trusted no more than
+// ironlearn-cli on hostile or damaged inputs: a model file is trusted no more than
 // the options it stands in for, text from a file cannot break a message's line or drive the
 // terminal, and each refusal has the exit code of what is at fault (1 a file, 2 the options)
 // and names the file.

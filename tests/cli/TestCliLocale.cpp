@@ -1,5 +1,5 @@
 // ironlearn-cli under a comma-decimal locale (LC_ALL=de_DE.UTF-8), and what `train` accepts that
-// every other command must then open (issue #30, items 1, 4 and 11). Qt sets the C library's
+// every other command must then open. Qt sets the C library's
 // locale from the environment: before NumberText.h, `train :sample/camera.png` exited 2
 // ("growth per level ... is not a number"), every model with a fractional layer argument was
 // refused by info/evaluate/render/export, and the CSV cell 1.5e-400 was read as 1.

@@ -1,4 +1,4 @@
-// `ironlearn-cli export --to onnx` run by a real ONNX client (issue #30): ONNX Runtime, from the
+// `ironlearn-cli export --to onnx` run by a real ONNX client: ONNX Runtime, from the
 // npm package onnxruntime-node (packaging/setup.sh installs it into build/tools; ort_check.js
 // runs the graphs), and the ONNX checker (python3-onnx; ort_onnx_info.py).
 //

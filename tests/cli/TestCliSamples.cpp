@@ -53,7 +53,7 @@ void TestCliSamples::lineFailsNetworkSucceeds_data()
 {
     QTest::addColumn<QString>("sample");
     QTest::addColumn<double>("lineAtMost");
-    QTest::newRow("spiral") << "spiral" << 0.6; // 47.50% on 2026-12-02; chance is 50%
+    QTest::newRow("spiral") << "spiral" << 0.6; // measured 47.50%; chance is 50%
     QTest::newRow("circles") << "circles" << 0.6;
     QTest::newRow("moons") << "moons" << 0.95; // a line gets most of the moons right
 }

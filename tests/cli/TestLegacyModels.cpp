@@ -4,7 +4,7 @@
 // recorded SHA-256 (continued-sha256.json), on every SIMD target of the CPU kernels.
 //
 // The digests were first the old program's own continuation. When the CPU kernels moved to
-// Highway (issue #10) their rounding changed on purpose (no fused multiply-adds, one summation
+// Highway their rounding changed on purpose (no fused multiply-adds, one summation
 // order on every target), and the digests were re-recorded with record-digests.py, which
 // refuses to record unless the SSE4, AVX2 and AVX-512 continuations agree. The files themselves
 // are untouched. OpenBLAS picks its sgemm kernel per CPU (AVX2 and AVX-512 kernels round

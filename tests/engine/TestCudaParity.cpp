@@ -1,4 +1,4 @@
-// The CUDA backend against the CPU backend (issue #5).
+// The CUDA backend against the CPU backend.
 //
 // (a) Every Backend op runs on both backends with identical inputs, and the CUDA result must
 //     agree with the CPU one within the tolerance named for that kind of arithmetic (below).

@@ -196,7 +196,7 @@ void TestNamesTask::caseHandling()
 
 // U+FEFF at the start of a line is a byte-order mark (files joined with cat, each with its own),
 // not part of a name: a line of just U+FEFF is blank. Inside a name it is refused: an invisible
-// character no name holds, and one a saved vocabulary could not keep (issue #30: such a file
+// character no name holds, and one a saved vocabulary could not keep (such a file once
 // trained into a model every other command refused). Messages show it by its code alone.
 void TestNamesTask::zeroWidthNoBreakSpace()
 {
