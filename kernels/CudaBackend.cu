@@ -113,6 +113,8 @@ CudaBackend::~CudaBackend()
     release();
 }
 
+// Long: device setup in the order CUDA needs it (probe, context, kernels, stream, pool, cuBLAS
+// on the stream before its workspace); the constructor's catch releases whatever ran.
 void CudaBackend::init()
 {
     // The probe's reason is clearer than the raw runtime error (no driver, old driver, ...).
@@ -317,10 +319,10 @@ DeviceInfo CudaBackend::info() const
 
 // ---- matrix products -------------------------------------------------------------------------
 
-void CudaBackend::gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b,
-                       float beta, Tensor c)
+void CudaBackend::gemmImpl(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b,
+                           float beta, Tensor c)
 {
-    const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
+    const int64_t m = c.rows(), n = c.cols(), k = transA ? a.rows() : a.cols();
     if (m == 0 || n == 0) return;
     if (k == 0) { // an empty product: C = beta * C (not 0 * C + beta * C: 0 * Inf is NaN)
         if (beta == 0.f)
@@ -347,9 +349,8 @@ void CudaBackend::gemm(bool transA, bool transB, float alpha, ConstTensor a, Con
 // out[0, :] = beta * out[0, :] + sum_i x[i, :] as a gemv with a vector of ones: the row-major
 // rows x cols matrix is column-major cols x rows (ld = cols), so out = X^T * ones + beta * out.
 // cuBLAS gemv is deterministic (no atomics).
-void CudaBackend::sumRows(ConstTensor x, float beta, Tensor out)
+void CudaBackend::sumRowsImpl(ConstTensor x, float beta, Tensor out)
 {
-    shapes::sumRows(x, out);
     const int64_t rows = x.rows(), cols = x.cols();
     if (cols == 0) return;
     bind();

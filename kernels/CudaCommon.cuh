@@ -160,65 +160,16 @@ public:
     void copy(void* deviceDst, const void* deviceSrc, size_t bytes) override;
     void synchronize() override;
 
-    void fill(Tensor t, float value) override;
-    void broadcastRows(ConstTensor bias, Tensor y) override;
-    void sumRows(ConstTensor x, float beta, Tensor out) override;
-    void sumSquares(ConstTensor x, float* out) override;
-    void sumSquaresEach(std::span<const ConstTensor> xs, float* out) override;
-    void axpby(float a, ConstTensor x, float b, Tensor y) override;
-
-    void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
-              Tensor c) override;
-    void linearForward(ConstTensor x, ConstTensor w, ConstTensor bias, Tensor y) override;
-    void linearBackward(ConstTensor x, ConstTensor dy, Tensor dw, Tensor dbias) override;
-
-    void activationForward(Activation act, float param, ConstTensor x, Tensor y) override;
-    void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
-                            ConstTensor dy, Tensor dx) override;
-
-    void fourierForward(ConstTensor z, Tensor y) override;
-    void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) override;
-
-    void hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, Tensor y) override;
-    void hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy,
-                          Tensor dtables) override;
-    void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override;
-    void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override;
-
-    void layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps, Tensor y,
-                          Tensor stats) override;
-    void layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats, ConstTensor dy,
-                           Tensor dx, Tensor dgamma, Tensor dbeta) override;
-    void batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
-                          float momentum, bool training, Tensor runningMean, Tensor runningVar,
-                          Tensor y) override;
-    void batchNormBackward(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy, Tensor dx,
-                           Tensor dgamma, Tensor dbeta) override;
-    void dropoutForward(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask) override;
-    void dropoutBackward(ConstTensor dy, ConstTensor mask, Tensor dx) override;
-
-    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
-                             ConstTensor pred, ConstTensor target, Tensor grad, float* lossOut,
-                             bool accumulate) override;
-    void lossForward(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
-                     ConstTensor target, float* lossOut, bool accumulate) override;
-    void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override;
-    void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
-                    Tensor ids) override;
-
-    void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
-                      float* guard) override;
-    void optimizerStep(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
-                       ConstTensor grads, std::span<const Tensor> state,
-                       const float* guard) override;
-
-    void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override;
-    void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override;
-
     bool beginRecording() override;
     int endRecording() override;
     void replay(int handle) override;
     void discardRecordings() override;
+
+protected:
+    // Every op of the list (BackendOps.def), composed ones too: each has a faster form here.
+#define IL_OP(name, params, args) void name##Impl params override;
+#define IL_COMPOSED_OP IL_OP
+#include "BackendOps.def"
 
 private:
     void init();

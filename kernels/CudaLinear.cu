@@ -46,6 +46,8 @@ void CudaBackend::destroyLtPlans() noexcept
 
 // D (m x n, column-major, leading dimension ldd) = op(A) op(B) with the epilogue, which reads
 // (BIAS) or writes (BGRADB) `bias`. False when cuBLASLt has no algorithm for it: nothing ran.
+// Long: the plan cache, its one-time heuristic query and the run falling back through the
+// candidates share the key and the plan.
 bool CudaBackend::ltMatmul(bool transA, bool transB, int m, int n, int k, const float* A, int lda,
                            const float* B, int ldb, float* D, int ldd, cublasLtEpilogue_t epilogue,
                            float* bias)
@@ -191,9 +193,8 @@ bool forLt(int64_t m, int64_t n, int64_t k)
 
 } // namespace
 
-void CudaBackend::linearForward(ConstTensor x, ConstTensor w, ConstTensor bias, Tensor y)
+void CudaBackend::linearForwardImpl(ConstTensor x, ConstTensor w, ConstTensor bias, Tensor y)
 {
-    shapes::linear("linearForward", x, w, bias, y);
     const int64_t n = x.rows(), in = x.cols(), out = w.rows();
     if (n == 0 || out == 0) return;
     if (forLt(out, n, in)) {
@@ -203,12 +204,11 @@ void CudaBackend::linearForward(ConstTensor x, ConstTensor w, ConstTensor bias, 
                      static_cast<int>(out), CUBLASLT_EPILOGUE_BIAS, const_cast<float*>(bias.data)))
             return;
     }
-    Backend::linearForward(x, w, bias, y); // broadcast, then a beta = 1 GEMM
+    Backend::linearForwardImpl(x, w, bias, y); // broadcast, then a beta = 1 GEMM
 }
 
-void CudaBackend::linearBackward(ConstTensor x, ConstTensor dy, Tensor dw, Tensor dbias)
+void CudaBackend::linearBackwardImpl(ConstTensor x, ConstTensor dy, Tensor dw, Tensor dbias)
 {
-    shapes::linear("linearBackward", x, dw, dbias, dy);
     const int64_t n = x.rows(), in = x.cols(), out = dw.rows();
     if (out == 0) return;
     if (forLt(in, out, n)) {
@@ -218,7 +218,7 @@ void CudaBackend::linearBackward(ConstTensor x, ConstTensor dy, Tensor dw, Tenso
                      static_cast<int>(in), CUBLASLT_EPILOGUE_BGRADB, dbias.data))
             return;
     }
-    Backend::linearBackward(x, dy, dw, dbias); // a GEMM, then a gemv over dy
+    Backend::linearBackwardImpl(x, dy, dw, dbias); // a GEMM, then a gemv over dy
 }
 
 } // namespace il::cuda

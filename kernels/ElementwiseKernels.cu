@@ -286,7 +286,7 @@ cudaError_t loadElementwiseKernels()
 
 // ---- element-wise ops ------------------------------------------------------------------------
 
-void CudaBackend::fill(Tensor t, float value)
+void CudaBackend::fillImpl(Tensor t, float value)
 {
     const int64_t n = t.size();
     if (n <= 0) return;
@@ -319,9 +319,8 @@ void CudaBackend::scaleInPlace(float* y, int64_t n, float b)
     checkLaunch("scale");
 }
 
-void CudaBackend::broadcastRows(ConstTensor bias, Tensor y)
+void CudaBackend::broadcastRowsImpl(ConstTensor bias, Tensor y)
 {
-    shapes::broadcastRows(bias, y);
     const int64_t n = y.size();
     if (n <= 0) return;
     bind();
@@ -341,9 +340,8 @@ void CudaBackend::broadcastRows(ConstTensor bias, Tensor y)
     checkLaunch("broadcastRows");
 }
 
-void CudaBackend::axpby(float a, ConstTensor x, float b, Tensor y)
+void CudaBackend::axpbyImpl(float a, ConstTensor x, float b, Tensor y)
 {
-    shapes::same("axpby", x.shape, y.shape);
     const int64_t n = y.size();
     if (n <= 0) return;
     bind();
@@ -357,9 +355,8 @@ void CudaBackend::axpby(float a, ConstTensor x, float b, Tensor y)
 
 // ---- activations (formulas: ActivationMath.h) ---------------------------------------------
 
-void CudaBackend::activationForward(Activation act, float param, ConstTensor x, Tensor y)
+void CudaBackend::activationForwardImpl(Activation act, float param, ConstTensor x, Tensor y)
 {
-    shapes::same("activation forward", x.shape, y.shape);
     const int64_t n = x.size();
     if (n <= 0) return;
     bind();
@@ -382,16 +379,11 @@ void CudaBackend::activationForward(Activation act, float param, ConstTensor x, 
     checkLaunch("activation forward");
 }
 
-void CudaBackend::activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
-                                     ConstTensor dy, Tensor dx)
+void CudaBackend::activationBackwardImpl(Activation act, float param, ConstTensor x, ConstTensor y,
+                                         ConstTensor dy, Tensor dx)
 {
-    shapes::same("activation backward", dy.shape, dx.shape);
     const float* in = nullptr;
-    visitActivation(act, [&]<class Op>() {
-        const ConstTensor input = Op::kBackwardFromOutput ? y : x;
-        if (act != Activation::Identity) shapes::activationInput(Op::kName, input.shape, dy.shape);
-        in = input.data;
-    });
+    visitActivation(act, [&]<class Op>() { in = (Op::kBackwardFromOutput ? y : x).data; });
     const int64_t n = dy.size();
     if (n <= 0) return;
     bind();
@@ -416,10 +408,9 @@ void CudaBackend::activationBackward(Activation act, float param, ConstTensor x,
 
 // ---- Fourier features ------------------------------------------------------------------------
 
-void CudaBackend::fourierForward(ConstTensor z, Tensor y)
+void CudaBackend::fourierForwardImpl(ConstTensor z, Tensor y)
 {
     const int64_t m = z.cols();
-    shapes::fourierForward(z, y);
     const int64_t n = z.size();
     if (n <= 0) return;
     bind();
@@ -427,10 +418,9 @@ void CudaBackend::fourierForward(ConstTensor z, Tensor y)
     checkLaunch("fourierForward");
 }
 
-void CudaBackend::fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz)
+void CudaBackend::fourierBackwardImpl(ConstTensor z, ConstTensor dy, Tensor dz)
 {
     const int64_t m = z.cols();
-    shapes::fourierBackward(z, dy, dz);
     const int64_t n = z.size();
     if (n <= 0) return;
     bind();
@@ -441,9 +431,9 @@ void CudaBackend::fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz)
 // ---- multiresolution hash encoding
 // ----------------------------------------------------------------
 
-void CudaBackend::hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, Tensor y)
+void CudaBackend::hashGridForwardImpl(const HashGrid& g, ConstTensor x, ConstTensor tables,
+                                      Tensor y)
 {
-    shapes::hashGrid("hashGridForward", g, x, tables, y);
     const int64_t n = x.rows() * g.levels;
     if (n <= 0) return;
     bind();
@@ -452,9 +442,9 @@ void CudaBackend::hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor 
     checkLaunch("hashGridForward");
 }
 
-void CudaBackend::hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy, Tensor dtables)
+void CudaBackend::hashGridBackwardImpl(const HashGrid& g, ConstTensor x, ConstTensor dy,
+                                       Tensor dtables)
 {
-    shapes::hashGrid("hashGridBackward", g, x, dtables, dy);
     fill(dtables, 0.f);
     const int64_t n = x.rows() * g.levels;
     if (n <= 0) return;
@@ -468,9 +458,8 @@ void CudaBackend::hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor
 // index is device memory (IndexBuffer). An index outside [0, src.rows) gives a zero row instead
 // of a read outside src (the CPU backend does not check).
 
-void CudaBackend::shuffledOrder(uint64_t key, int64_t n, int32_t* order)
+void CudaBackend::shuffledOrderImpl(uint64_t key, int64_t n, int32_t* order)
 {
-    shapes::shuffledOrder(n);
     if (n == 0) return;
     bind();
     shuffledOrderKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(
@@ -478,9 +467,8 @@ void CudaBackend::shuffledOrder(uint64_t key, int64_t n, int32_t* order)
     checkLaunch("shuffledOrder");
 }
 
-void CudaBackend::gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst)
+void CudaBackend::gatherRowsImpl(ConstTensor src, const int32_t* index, int64_t first, Tensor dst)
 {
-    shapes::gatherRows(src, dst);
     const int64_t n = dst.size();
     if (n <= 0) return;
     bind();
@@ -492,12 +480,11 @@ void CudaBackend::gatherRows(ConstTensor src, const int32_t* index, int64_t firs
 // ---- optimizers ------------------------------------------------------------------------------
 
 // The rule's constants come from the same host code as on the CPU backend (Rule::prepare).
-void CudaBackend::optimizerStep(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
-                                ConstTensor grads, std::span<const Tensor> state,
-                                const float* guard)
+void CudaBackend::optimizerStepImpl(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
+                                    ConstTensor grads, std::span<const Tensor> state,
+                                    const float* guard)
 {
     visitOptimizerRule(rule, [&]<class Rule>() {
-        shapes::optimizerStep(Rule::kName, Rule::kSlots, params, grads, state);
         const int64_t n = params.size();
         if (n <= 0) return;
         optimizers::Slots s{};

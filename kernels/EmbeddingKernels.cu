@@ -215,10 +215,9 @@ cudaError_t loadEmbeddingKernels()
 // cannot throw without a host round trip, so here such an id gives a zero slice in forward and
 // contributes nothing in backward; no memory outside the table is read or written.
 
-void CudaBackend::embeddingForward(ConstTensor ids, ConstTensor table, Tensor y)
+void CudaBackend::embeddingForwardImpl(ConstTensor ids, ConstTensor table, Tensor y)
 {
     const int64_t vocab = table.rows(), dim = table.cols();
-    shapes::embeddingForward(ids, table, y);
     const int64_t n = y.size();
     if (n <= 0) return;
     bind();
@@ -227,10 +226,9 @@ void CudaBackend::embeddingForward(ConstTensor ids, ConstTensor table, Tensor y)
     checkLaunch("embeddingForward");
 }
 
-void CudaBackend::embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable)
+void CudaBackend::embeddingBackwardImpl(ConstTensor ids, ConstTensor dy, Tensor dtable)
 {
     const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(), dim = dtable.cols();
-    shapes::embeddingBackward(ids, dy, dtable);
     if (vocab <= 0 || dim <= 0) return;
     const int64_t positions = rows * ctx;
     constexpr int64_t intMax = 0x7fffffff;

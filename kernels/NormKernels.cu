@@ -230,11 +230,9 @@ cudaError_t loadNormKernels()
     return e;
 }
 
-void CudaBackend::layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
-                                   Tensor y, Tensor stats)
+void CudaBackend::layerNormForwardImpl(ConstTensor x, ConstTensor gamma, ConstTensor beta,
+                                       float eps, Tensor y, Tensor stats)
 {
-    shapes::normalisation("layerNormForward", x, gamma, beta, y);
-    shapes::layerNormStats("layerNormForward", x, stats);
     if (x.size() <= 0) return;
     bind();
     layerNormForwardKernel<<<rowBlocks(x.rows()), kBlock, 0, m_stream>>>(
@@ -242,13 +240,9 @@ void CudaBackend::layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor
     checkLaunch("layerNormForward");
 }
 
-void CudaBackend::layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats,
-                                    ConstTensor dy, Tensor dx, Tensor dgamma, Tensor dbeta)
+void CudaBackend::layerNormBackwardImpl(ConstTensor x, ConstTensor gamma, ConstTensor stats,
+                                        ConstTensor dy, Tensor dx, Tensor dgamma, Tensor dbeta)
 {
-    shapes::normalisation("layerNormBackward", x, dgamma, dbeta, dy);
-    shapes::normalisation("layerNormBackward", x, gamma, gamma, dy);
-    shapes::layerNormStats("layerNormBackward", x, stats);
-    if (dx.data) shapes::same("layerNormBackward", x.shape, dx.shape);
     if (x.cols() <= 0) return;
     bind();
     if (dx.data && x.rows() > 0) {
@@ -261,12 +255,10 @@ void CudaBackend::layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTenso
     checkLaunch("layerNormBackward");
 }
 
-void CudaBackend::batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
-                                   float momentum, bool training, Tensor runningMean,
-                                   Tensor runningVar, Tensor y)
+void CudaBackend::batchNormForwardImpl(ConstTensor x, ConstTensor gamma, ConstTensor beta,
+                                       float eps, float momentum, bool training, Tensor runningMean,
+                                       Tensor runningVar, Tensor y)
 {
-    shapes::normalisation("batchNormForward", x, gamma, beta, y);
-    shapes::normalisation("batchNormForward", x, runningMean, runningVar, y);
     if (x.cols() <= 0) return;
     bind();
     batchNormForwardKernel<<<columnBlocks(x.cols()), kBlock, 0, m_stream>>>(
@@ -275,12 +267,9 @@ void CudaBackend::batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor
     checkLaunch("batchNormForward");
 }
 
-void CudaBackend::batchNormBackward(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy,
-                                    Tensor dx, Tensor dgamma, Tensor dbeta)
+void CudaBackend::batchNormBackwardImpl(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy,
+                                        Tensor dx, Tensor dgamma, Tensor dbeta)
 {
-    shapes::normalisation("batchNormBackward", x, dgamma, dbeta, dy);
-    shapes::normalisation("batchNormBackward", x, gamma, gamma, dy);
-    if (dx.data) shapes::same("batchNormBackward", x.shape, dx.shape);
     if (x.cols() <= 0) return;
     bind();
     batchNormBackwardKernel<<<columnBlocks(x.cols()), kBlock, 0, m_stream>>>(
@@ -288,10 +277,8 @@ void CudaBackend::batchNormBackward(ConstTensor x, ConstTensor gamma, float eps,
     checkLaunch("batchNormBackward");
 }
 
-void CudaBackend::dropoutForward(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask)
+void CudaBackend::dropoutForwardImpl(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask)
 {
-    shapes::same("dropoutForward", x.shape, y.shape);
-    shapes::same("dropoutForward", x.shape, mask.shape);
     if (state.size() != 2)
         throw ShapeError("dropoutForward: state " + state.shape.toString() + " (1 x 2)");
     bind();
@@ -305,10 +292,8 @@ void CudaBackend::dropoutForward(ConstTensor x, float p, Tensor state, Tensor y,
     checkLaunch("dropoutForward");
 }
 
-void CudaBackend::dropoutBackward(ConstTensor dy, ConstTensor mask, Tensor dx)
+void CudaBackend::dropoutBackwardImpl(ConstTensor dy, ConstTensor mask, Tensor dx)
 {
-    shapes::same("dropoutBackward", dy.shape, mask.shape);
-    shapes::same("dropoutBackward", dy.shape, dx.shape);
     const int64_t n = dy.size();
     if (n <= 0) return;
     bind();

@@ -363,7 +363,7 @@ cudaError_t loadReductionKernels()
     return cudaSuccess;
 }
 
-void CudaBackend::sumSquares(ConstTensor x, float* out)
+void CudaBackend::sumSquaresImpl(ConstTensor x, float* out)
 {
     bind();
     const int64_t n = std::max<int64_t>(x.size(), 0);
@@ -376,7 +376,7 @@ void CudaBackend::sumSquares(ConstTensor x, float* out)
 
 // Two launches per kNormTensors tensors, whatever their sizes (one sumSquares each was one or
 // two launches per tensor).
-void CudaBackend::sumSquaresEach(std::span<const ConstTensor> xs, float* out)
+void CudaBackend::sumSquaresEachImpl(std::span<const ConstTensor> xs, float* out)
 {
     if (xs.empty()) return;
     bind();
@@ -413,16 +413,16 @@ void CudaBackend::sumSquaresEach(std::span<const ConstTensor> xs, float* out)
 
 // ---- losses ----------------------------------------------------------------------------------
 
-void CudaBackend::lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
-                                      ConstTensor pred, ConstTensor target, Tensor grad,
-                                      float* lossOut, bool accumulate)
+void CudaBackend::lossForwardBackwardImpl(LossKind kind, float smoothing, ConstTensor classWeights,
+                                          ConstTensor pred, ConstTensor target, Tensor grad,
+                                          float* lossOut, bool accumulate)
 {
-    shapes::same("loss gradient", pred.shape, grad.shape);
     computeLoss(kind, smoothing, classWeights, pred, target, grad.data, lossOut, accumulate);
 }
 
-void CudaBackend::lossForward(LossKind kind, float smoothing, ConstTensor classWeights,
-                              ConstTensor pred, ConstTensor target, float* lossOut, bool accumulate)
+void CudaBackend::lossForwardImpl(LossKind kind, float smoothing, ConstTensor classWeights,
+                                  ConstTensor pred, ConstTensor target, float* lossOut,
+                                  bool accumulate)
 {
     computeLoss(kind, smoothing, classWeights, pred, target, nullptr, lossOut, accumulate);
 }
@@ -431,12 +431,10 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor classW
                               ConstTensor pred, ConstTensor target, float* grad, float* lossOut,
                               bool accumulate)
 {
-    shapes::lossWeights(kind, pred, classWeights);
     // Device memory, read by the kernels: no copy (the trainer uploads the weights once per run).
     const float* weights = classWeights.empty() ? nullptr : classWeights.data;
     const int64_t rows = pred.rows(), k = pred.cols(), n = pred.size();
     if (kind == LossKind::CrossEntropy) {
-        shapes::lossTargets(true, pred, target);
         bind();
         const int64_t r = std::max<int64_t>(rows, 0);
         const int blocks = reduceBlocks(r, kWarps); // up to one row per warp
@@ -448,7 +446,6 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor classW
         finishReduction(m_stream, blocks, m_partials, so, "cross-entropy loss");
         return;
     }
-    shapes::lossTargets(false, pred, target);
     bind();
     const int64_t count = std::max<int64_t>(n, 0);
     const int blocks = reduceBlocks(count, int64_t(kBlock) * 8);
@@ -460,9 +457,8 @@ void CudaBackend::computeLoss(LossKind kind, float smoothing, ConstTensor classW
     finishReduction(m_stream, blocks, m_partials, so, "loss");
 }
 
-void CudaBackend::softmaxRows(ConstTensor logits, float temperature, Tensor probs)
+void CudaBackend::softmaxRowsImpl(ConstTensor logits, float temperature, Tensor probs)
 {
-    shapes::same("softmaxRows", logits.shape, probs.shape);
     const int64_t rows = logits.rows(), k = logits.cols();
     if (rows <= 0 || k <= 0) return;
     const float invT = 1.f / std::max(temperature, 1e-6f);
@@ -473,10 +469,9 @@ void CudaBackend::softmaxRows(ConstTensor logits, float temperature, Tensor prob
     checkLaunch("softmaxRows");
 }
 
-void CudaBackend::sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
-                             Tensor ids)
+void CudaBackend::sampleRowsImpl(ConstTensor probs, ConstTensor uniforms, int topK,
+                                 int firstAllowed, Tensor ids)
 {
-    shapes::sampleRows(probs, uniforms, ids);
     const int64_t rows = probs.rows(), k = probs.cols();
     if (rows <= 0) return;
     bind();
@@ -495,8 +490,8 @@ void CudaBackend::sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, 
 
 // ---- step guard ------------------------------------------------------------------------------
 
-void CudaBackend::guardAndClip(const float* sq, int count, const float* loss, float maxNorm,
-                               int64_t step, float* guard)
+void CudaBackend::guardAndClipImpl(const float* sq, int count, const float* loss, float maxNorm,
+                                   int64_t step, float* guard)
 {
     bind();
     guardKernel<<<1, kBlock, 0, m_stream>>>(sq, std::max(count, 0), loss, maxNorm,

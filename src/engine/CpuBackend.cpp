@@ -14,7 +14,6 @@
 #include "CpuThreading.h"
 #include "DropoutMath.h"
 #include "Errors.h"
-#include "OpShapes.h"
 #include "Sampling.h"
 #include "Shuffle.h"
 #include "ThreadGuard.h"
@@ -176,8 +175,9 @@ public:
     }
     void synchronize() override {}
 
-    // ---- element-wise and reductions ------------------------------------------------
-    void fill(Tensor t, float value) override
+protected:
+    // ---- element-wise and reductions (shapes are checked by Backend's entry points) ------
+    void fillImpl(Tensor t, float value) override
     {
         checkEngineThread("fill");
         float* p = t.data;
@@ -185,9 +185,8 @@ public:
                             [=](int64_t a, int64_t b) { simd::fill(p + a, value, b - a); });
     }
 
-    void broadcastRows(ConstTensor bias, Tensor y) override
+    void broadcastRowsImpl(ConstTensor bias, Tensor y) override
     {
-        shapes::broadcastRows(bias, y);
         const int64_t rows = y.rows(), cols = y.cols();
         const float* b = bias.data;
         float* out = y.data;
@@ -196,9 +195,8 @@ public:
             std::memcpy(out + i * cols, b, static_cast<size_t>(cols) * sizeof(float));
     }
 
-    void sumRows(ConstTensor x, float beta, Tensor out) override
+    void sumRowsImpl(ConstTensor x, float beta, Tensor out) override
     {
-        shapes::sumRows(x, out);
         const int64_t rows = x.rows(), cols = x.cols();
         // Parallel over column blocks: each thread owns its columns, so the order of the row
         // sum is fixed and the result is the same for any thread count.
@@ -214,7 +212,7 @@ public:
         }
     }
 
-    void sumSquares(ConstTensor x, float* out) override
+    void sumSquaresImpl(ConstTensor x, float* out) override
     {
         const float* p = x.data;
         *out = static_cast<float>(m_chunkedSum(x.size(), [p](int64_t a, int64_t b) {
@@ -222,9 +220,8 @@ public:
         }));
     }
 
-    void axpby(float a, ConstTensor x, float b, Tensor y) override
+    void axpbyImpl(float a, ConstTensor x, float b, Tensor y) override
     {
-        shapes::same("axpby", x.shape, y.shape);
         const float* xp = x.data;
         float* yp = y.data;
         cpu::parallelRanges(y.size(), kParallelMin, [=](int64_t i, int64_t j) {
@@ -233,13 +230,13 @@ public:
     }
 
     // ---- matrix products --------------------------------------------------------------
-    void gemm(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
-              Tensor c) override
+    void gemmImpl(bool transA, bool transB, float alpha, ConstTensor a, ConstTensor b, float beta,
+                  Tensor c) override
     {
         checkEngineThread("gemm");
         flushDenormals();
         m_governor->poll(); // every training step multiplies matrices: the place to adapt
-        const auto [m, n, k] = shapes::gemm(transA, transB, a, b, c);
+        const int64_t m = c.rows(), n = c.cols(), k = transA ? a.rows() : a.cols();
         if (m == 0 || n == 0) return;
         if (k == 0) { // an empty product: C = beta * C (not 0 * C + beta * C: 0 * Inf is NaN)
             if (beta == 0.f)
@@ -256,10 +253,9 @@ public:
     }
 
     // ---- activations (formulas: ActivationMath.h) ------------------------------------------
-    void activationForward(Activation act, float param, ConstTensor x, Tensor y) override
+    void activationForwardImpl(Activation act, float param, ConstTensor x, Tensor y) override
     {
         flushDenormals();
-        shapes::same("activation forward", x.shape, y.shape);
         const int64_t n = x.size();
         const float* in = x.data;
         float* out = y.data;
@@ -274,11 +270,10 @@ public:
         });
     }
 
-    void activationBackward(Activation act, float param, ConstTensor x, ConstTensor y,
-                            ConstTensor dy, Tensor dx) override
+    void activationBackwardImpl(Activation act, float param, ConstTensor x, ConstTensor y,
+                                ConstTensor dy, Tensor dx) override
     {
         flushDenormals();
-        shapes::same("activation backward", dy.shape, dx.shape);
         const int64_t n = dy.size();
         const float* g = dy.data;
         float* out = dx.data;
@@ -289,9 +284,7 @@ public:
         const float* in = nullptr;
         bool heavy = false;
         visitActivation(act, [&]<class Op>() {
-            const ConstTensor input = Op::kBackwardFromOutput ? y : x;
-            shapes::activationInput(Op::kName, input.shape, dy.shape);
-            in = input.data;
+            in = (Op::kBackwardFromOutput ? y : x).data;
             heavy = Op::kHeavyBackward;
         });
         cpu::parallelRanges(n, heavy ? kParallelMin / 4 : kParallelMin, [=](int64_t a, int64_t b) {
@@ -300,10 +293,9 @@ public:
     }
 
     // ---- Fourier features ---------------------------------------------------------------
-    void fourierForward(ConstTensor z, Tensor y) override
+    void fourierForwardImpl(ConstTensor z, Tensor y) override
     {
         const int64_t rows = z.rows(), m = z.cols();
-        shapes::fourierForward(z, y);
         cpu::parallelRanges(rows, kParallelMin / 4 / std::max<int64_t>(m, 1),
                             [=](int64_t a, int64_t b) {
                                 for (int64_t i = a; i < b; ++i) {
@@ -313,10 +305,9 @@ public:
                             });
     }
 
-    void fourierBackward(ConstTensor z, ConstTensor dy, Tensor dz) override
+    void fourierBackwardImpl(ConstTensor z, ConstTensor dy, Tensor dz) override
     {
         const int64_t rows = z.rows(), m = z.cols();
-        shapes::fourierBackward(z, dy, dz);
         cpu::parallelRanges(
             rows, kParallelMin / 4 / std::max<int64_t>(m, 1), [=](int64_t a, int64_t b) {
                 for (int64_t i = a; i < b; ++i) {
@@ -327,9 +318,9 @@ public:
     }
 
     // ---- multiresolution hash encoding ---------------------------------------------------------
-    void hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, Tensor y) override
+    void hashGridForwardImpl(const HashGrid& g, ConstTensor x, ConstTensor tables,
+                             Tensor y) override
     {
-        shapes::hashGrid("hashGridForward", g, x, tables, y);
         const int64_t out = g.outputs();
         cpu::parallelRanges(
             x.rows(), kParallelMin / 4 / std::max<int64_t>(out, 1), [=, &g](int64_t a, int64_t b) {
@@ -339,9 +330,9 @@ public:
 
     // Levels are independent blocks of the tables: each thread scatters whole levels, every
     // level in row order, so the sums are the same for any thread count.
-    void hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy, Tensor dtables) override
+    void hashGridBackwardImpl(const HashGrid& g, ConstTensor x, ConstTensor dy,
+                              Tensor dtables) override
     {
-        shapes::hashGrid("hashGridBackward", g, x, dtables, dy);
         fill(dtables, 0.f);
         const int64_t rows = x.rows();
 #pragma omp parallel for schedule(dynamic, 1) if (rows * g.levels > kParallelMin / 4)
@@ -350,10 +341,9 @@ public:
     }
 
     // ---- embedding --------------------------------------------------------------------------
-    void embeddingForward(ConstTensor ids, ConstTensor table, Tensor y) override
+    void embeddingForwardImpl(ConstTensor ids, ConstTensor table, Tensor y) override
     {
         const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = table.rows(), dim = table.cols();
-        shapes::embeddingForward(ids, table, y);
         int64_t bad = -1;
 #pragma omp parallel for schedule(static) if (y.size() > kParallelMin) reduction(max : bad)
         for (int64_t i = 0; i < rows; ++i) {
@@ -375,11 +365,10 @@ public:
                                std::to_string(vocab));
     }
 
-    void embeddingBackward(ConstTensor ids, ConstTensor dy, Tensor dtable) override
+    void embeddingBackwardImpl(ConstTensor ids, ConstTensor dy, Tensor dtable) override
     {
         const int64_t rows = ids.rows(), ctx = ids.cols(), vocab = dtable.rows(),
                       dim = dtable.cols();
-        shapes::embeddingBackward(ids, dy, dtable);
         fill(dtable, 0.f);
         // Serial scatter-add: ids repeat, and a fixed order keeps results bit-reproducible.
         for (int64_t i = 0; i < rows; ++i) {
@@ -392,44 +381,31 @@ public:
     }
 
     // ---- normalisation (CpuNorm.cpp) --------------------------------------------------------
-    void layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps, Tensor y,
-                          Tensor stats) override
+    void layerNormForwardImpl(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
+                              Tensor y, Tensor stats) override
     {
-        shapes::normalisation("layerNormForward", x, gamma, beta, y);
-        shapes::layerNormStats("layerNormForward", x, stats);
         cpu::layerNormForward(x, gamma, beta, eps, y, stats);
     }
-    void layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats, ConstTensor dy,
-                           Tensor dx, Tensor dgamma, Tensor dbeta) override
+    void layerNormBackwardImpl(ConstTensor x, ConstTensor gamma, ConstTensor stats, ConstTensor dy,
+                               Tensor dx, Tensor dgamma, Tensor dbeta) override
     {
-        shapes::normalisation("layerNormBackward", x, dgamma, dbeta, dy);
-        shapes::normalisation("layerNormBackward", x, gamma, gamma, dy);
-        shapes::layerNormStats("layerNormBackward", x, stats);
-        if (dx.data) shapes::same("layerNormBackward", x.shape, dx.shape);
         cpu::layerNormBackward(x, gamma, stats, dy, dx, dgamma, dbeta);
     }
-    void batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
-                          float momentum, bool training, Tensor runningMean, Tensor runningVar,
-                          Tensor y) override
+    void batchNormForwardImpl(ConstTensor x, ConstTensor gamma, ConstTensor beta, float eps,
+                              float momentum, bool training, Tensor runningMean, Tensor runningVar,
+                              Tensor y) override
     {
-        shapes::normalisation("batchNormForward", x, gamma, beta, y);
-        shapes::normalisation("batchNormForward", x, runningMean, runningVar, y);
         cpu::batchNormForward(x, gamma, beta, eps, momentum, training, runningMean, runningVar, y);
     }
-    void batchNormBackward(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy, Tensor dx,
-                           Tensor dgamma, Tensor dbeta) override
+    void batchNormBackwardImpl(ConstTensor x, ConstTensor gamma, float eps, ConstTensor dy,
+                               Tensor dx, Tensor dgamma, Tensor dbeta) override
     {
-        shapes::normalisation("batchNormBackward", x, dgamma, dbeta, dy);
-        shapes::normalisation("batchNormBackward", x, gamma, gamma, dy);
-        if (dx.data) shapes::same("batchNormBackward", x.shape, dx.shape);
         cpu::batchNormBackward(x, gamma, eps, dy, dx, dgamma, dbeta);
     }
 
     // ---- dropout -----------------------------------------------------------------------------
-    void dropoutForward(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask) override
+    void dropoutForwardImpl(ConstTensor x, float p, Tensor state, Tensor y, Tensor mask) override
     {
-        shapes::same("dropoutForward", x.shape, y.shape);
-        shapes::same("dropoutForward", x.shape, mask.shape);
         if (state.size() != 2)
             throw ShapeError("dropoutForward: state " + state.shape.toString() + " (1 x 2)");
         const float seed = state.data[0], counter = state.data[1];
@@ -442,10 +418,8 @@ public:
         }
         state.data[1] = dropoutmath::nextCounter(counter);
     }
-    void dropoutBackward(ConstTensor dy, ConstTensor mask, Tensor dx) override
+    void dropoutBackwardImpl(ConstTensor dy, ConstTensor mask, Tensor dx) override
     {
-        shapes::same("dropoutBackward", dy.shape, mask.shape);
-        shapes::same("dropoutBackward", dy.shape, dx.shape);
         const int64_t n = dy.size();
 #pragma omp parallel for schedule(static) if (n > kParallelMin)
         for (int64_t i = 0; i < n; ++i)
@@ -453,24 +427,22 @@ public:
     }
 
     // ---- losses -------------------------------------------------------------------------
-    void lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
-                             ConstTensor pred, ConstTensor target, Tensor grad, float* lossOut,
-                             bool accumulate) override
+    void lossForwardBackwardImpl(LossKind kind, float smoothing, ConstTensor classWeights,
+                                 ConstTensor pred, ConstTensor target, Tensor grad, float* lossOut,
+                                 bool accumulate) override
     {
         flushDenormals();
-        shapes::same("loss gradient", pred.shape, grad.shape);
         computeLoss(kind, smoothing, classWeights, pred, target, grad.data, lossOut, accumulate);
     }
 
-    void lossForward(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
-                     ConstTensor target, float* lossOut, bool accumulate) override
+    void lossForwardImpl(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
+                         ConstTensor target, float* lossOut, bool accumulate) override
     {
         computeLoss(kind, smoothing, classWeights, pred, target, nullptr, lossOut, accumulate);
     }
 
-    void softmaxRows(ConstTensor logits, float temperature, Tensor probs) override
+    void softmaxRowsImpl(ConstTensor logits, float temperature, Tensor probs) override
     {
-        shapes::same("softmaxRows", logits.shape, probs.shape);
         const int64_t rows = logits.rows(), k = logits.cols();
         const float invT = 1.f / std::max(temperature, 1e-6f);
         cpu::parallelRanges(
@@ -480,10 +452,9 @@ public:
             });
     }
 
-    void sampleRows(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
-                    Tensor ids) override
+    void sampleRowsImpl(ConstTensor probs, ConstTensor uniforms, int topK, int firstAllowed,
+                        Tensor ids) override
     {
-        shapes::sampleRows(probs, uniforms, ids);
         const int64_t rows = probs.rows(), k = probs.cols();
         std::vector<float> scratch(static_cast<size_t>(k));
         for (int64_t i = 0; i < rows; ++i)
@@ -492,8 +463,8 @@ public:
     }
 
     // ---- guard and optimizers -------------------------------------------------------------
-    void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
-                      float* guard) override
+    void guardAndClipImpl(const float* sq, int count, const float* loss, float maxNorm,
+                          int64_t step, float* guard) override
     {
         if (guard[GuardBad] != 0.f) {
             guard[GuardScale] = 0.f;
@@ -520,13 +491,12 @@ public:
     }
 
     // The rule's element update (OptimizerMath.h) over every element.
-    void optimizerStep(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
-                       ConstTensor grads, std::span<const Tensor> state,
-                       const float* guard) override
+    void optimizerStepImpl(OptimizerRule rule, const OptimizerHyper& h, Tensor params,
+                           ConstTensor grads, std::span<const Tensor> state,
+                           const float* guard) override
     {
         flushDenormals();
         visitOptimizerRule(rule, [&]<class Rule>() {
-            shapes::optimizerStep(Rule::kName, Rule::kSlots, params, grads, state);
             if (guard && guard[GuardBad] != 0.f) return;
             optimizers::Slots s{};
             for (int k = 0; k < Rule::kSlots; ++k)
@@ -544,18 +514,16 @@ public:
         });
     }
 
-    void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override
+    void shuffledOrderImpl(uint64_t key, int64_t n, int32_t* order) override
     {
-        shapes::shuffledOrder(n);
         const ShuffleKey s = makeShuffleKey(key, static_cast<uint64_t>(n));
 #pragma omp parallel for schedule(static) if (n > kParallelMin / 16)
         for (int64_t i = 0; i < n; ++i)
             order[i] = static_cast<int32_t>(shuffledIndex(i, s));
     }
 
-    void gatherRows(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override
+    void gatherRowsImpl(ConstTensor src, const int32_t* index, int64_t first, Tensor dst) override
     {
-        shapes::gatherRows(src, dst);
         const int64_t rows = dst.rows(), cols = dst.cols();
         const size_t bytes = static_cast<size_t>(cols) * sizeof(float);
 #pragma omp parallel for schedule(static) if (dst.size() > kParallelMin)

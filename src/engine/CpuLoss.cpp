@@ -2,7 +2,6 @@
 
 #include "CpuKernels.h"
 #include "Errors.h"
-#include "OpShapes.h"
 
 #include <algorithm>
 #include <string>
@@ -60,15 +59,12 @@ double pointLossSum(ChunkedSum& chunkedSum, LossKind kind, const float* weights,
 double meanLoss(ChunkedSum& sum, LossKind kind, float smoothing, ConstTensor classWeights,
                 ConstTensor pred, ConstTensor target, float* grad)
 {
-    shapes::lossWeights(kind, pred, classWeights);
     // Backend memory is host memory here: the kernels read the weights in place.
     const float* weights = classWeights.empty() ? nullptr : classWeights.data;
     if (kind == LossKind::CrossEntropy) {
-        shapes::lossTargets(true, pred, target);
         const double loss = crossEntropySum(sum, smoothing, weights, pred, target, grad);
         return loss / static_cast<double>(std::max<int64_t>(pred.rows(), 1));
     }
-    shapes::lossTargets(false, pred, target);
     const double loss = pointLossSum(sum, kind, weights, pred, target, grad);
     return loss / static_cast<double>(std::max<int64_t>(pred.size(), 1));
 }

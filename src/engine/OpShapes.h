@@ -1,11 +1,15 @@
-// The shape contract of every Backend op, checked the same way by every backend (the CPU one
-// and the CUDA module in kernels/, which includes this header but links nothing of the engine).
-// Each check throws ShapeError with a message naming the op and the shapes it was given.
+// The shape contract of every Backend op (BackendOps.def). Backend's entry points run the op's
+// check (shapes::op, at the end of this file) before the backend's implementation, so every
+// backend (the CPU one, the CUDA module in kernels/, which includes this header but links
+// nothing of the engine) is held to the same contract in one place. Each check throws ShapeError
+// with a message naming the op and the shapes it was given.
 #pragma once
 
-#include "Backend.h"
+#include "ActivationMath.h"
 #include "Errors.h"
 #include "HashGridMath.h"
+#include "LossKind.h"
+#include "OptimizerMath.h"
 #include "Tensor.h"
 
 #include <cstdint>
@@ -27,6 +31,16 @@ inline void activationInput(const char* activation, Shape in, Shape dy)
     if (!(in == dy))
         throw ShapeError(std::string(activation) + " backward: shapes " + in.toString() + " and " +
                          dy.toString() + " differ");
+}
+
+// A dense layer's operands: x (n x in), w (out x in), bias (1 x out), y (n x out).
+inline void linear(const char* op, ConstTensor x, ConstTensor w, ConstTensor bias, ConstTensor y)
+{
+    if (w.cols() != x.cols() || bias.rows() != 1 || bias.cols() != w.rows() ||
+        y.rows() != x.rows() || y.cols() != w.rows())
+        throw ShapeError(std::string(op) + ": x " + x.shape.toString() + ", w " +
+                         w.shape.toString() + ", bias " + bias.shape.toString() + " -> " +
+                         y.shape.toString() + " does not fit");
 }
 
 inline void broadcastRows(ConstTensor bias, ConstTensor y)
@@ -159,14 +173,14 @@ inline void gatherRows(ConstTensor src, ConstTensor dst)
         throw ShapeError("gatherRows: " + src.shape.toString() + " -> " + dst.shape.toString());
 }
 
-// An optimizer rule's step: the gradients and each of its `slots` state tensors shaped like the
-// parameters.
-inline void optimizerStep(const char* rule, int slots, ConstTensor params, ConstTensor grads,
+// An optimizer rule's step: the gradients and each of its `slotCount` state tensors shaped like
+// the parameters. (Not `slots`: Qt defines that word as a macro, and this header reaches Qt code.)
+inline void optimizerStep(const char* rule, int slotCount, ConstTensor params, ConstTensor grads,
                           std::span<const Tensor> state)
 {
     same(rule, params.shape, grads.shape);
-    if (state.size() != static_cast<size_t>(slots))
-        throw ShapeError(std::string(rule) + ": " + std::to_string(slots) +
+    if (state.size() != static_cast<size_t>(slotCount))
+        throw ShapeError(std::string(rule) + ": " + std::to_string(slotCount) +
                          " state tensors expected, got " + std::to_string(state.size()));
     for (const Tensor& t : state)
         if (!(t.shape == params.shape))
@@ -190,5 +204,154 @@ inline void layerNormStats(const char* op, ConstTensor x, ConstTensor stats)
         throw ShapeError(std::string(op) + ": stats " + stats.shape.toString() + " for x " +
                          x.shape.toString() + " (rows x 2)");
 }
+
+// ---- one check per op, named after it and taking its arguments ---------------------------------
+// An op with nothing to check about its shapes still has its (empty) entry here, so that the
+// list and the checks stay one for one.
+namespace op {
+
+inline void fill(ConstTensor, float) {}
+inline void broadcastRows(ConstTensor bias, ConstTensor y)
+{
+    shapes::broadcastRows(bias, y);
+}
+inline void sumRows(ConstTensor x, float, ConstTensor out)
+{
+    shapes::sumRows(x, out);
+}
+inline void sumSquares(ConstTensor, const float*) {}
+inline void sumSquaresEach(std::span<const ConstTensor>, const float*) {}
+inline void axpby(float, ConstTensor x, float, ConstTensor y)
+{
+    shapes::same("axpby", x.shape, y.shape);
+}
+inline void gemm(bool transA, bool transB, float, ConstTensor a, ConstTensor b, float,
+                 ConstTensor c)
+{
+    shapes::gemm(transA, transB, a, b, c);
+}
+inline void linearForward(ConstTensor x, ConstTensor w, ConstTensor bias, ConstTensor y)
+{
+    shapes::linear("linearForward", x, w, bias, y);
+}
+inline void linearBackward(ConstTensor x, ConstTensor dy, ConstTensor dw, ConstTensor dbias)
+{
+    shapes::linear("linearBackward", x, dw, dbias, dy);
+}
+inline void activationForward(Activation, float, ConstTensor x, ConstTensor y)
+{
+    shapes::same("activation forward", x.shape, y.shape);
+}
+// The tensor the activation's derivative reads (x or y, ActivationMath.h) must be shaped like dy;
+// the identity reads neither.
+inline void activationBackward(Activation act, float, ConstTensor x, ConstTensor y, ConstTensor dy,
+                               ConstTensor dx)
+{
+    shapes::same("activation backward", dy.shape, dx.shape);
+    if (act == Activation::Identity) return;
+    visitActivation(act, [&]<class Act>() {
+        shapes::activationInput(Act::kName, (Act::kBackwardFromOutput ? y : x).shape, dy.shape);
+    });
+}
+inline void fourierForward(ConstTensor z, ConstTensor y)
+{
+    shapes::fourierForward(z, y);
+}
+inline void fourierBackward(ConstTensor z, ConstTensor dy, ConstTensor dz)
+{
+    shapes::fourierBackward(z, dy, dz);
+}
+inline void hashGridForward(const HashGrid& g, ConstTensor x, ConstTensor tables, ConstTensor y)
+{
+    shapes::hashGrid("hashGridForward", g, x, tables, y);
+}
+inline void hashGridBackward(const HashGrid& g, ConstTensor x, ConstTensor dy, ConstTensor dtables)
+{
+    shapes::hashGrid("hashGridBackward", g, x, dtables, dy);
+}
+inline void embeddingForward(ConstTensor ids, ConstTensor table, ConstTensor y)
+{
+    shapes::embeddingForward(ids, table, y);
+}
+inline void embeddingBackward(ConstTensor ids, ConstTensor dy, ConstTensor dtable)
+{
+    shapes::embeddingBackward(ids, dy, dtable);
+}
+inline void layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float,
+                             ConstTensor y, ConstTensor stats)
+{
+    shapes::normalisation("layerNormForward", x, gamma, beta, y);
+    shapes::layerNormStats("layerNormForward", x, stats);
+}
+inline void layerNormBackward(ConstTensor x, ConstTensor gamma, ConstTensor stats, ConstTensor dy,
+                              ConstTensor dx, ConstTensor dgamma, ConstTensor dbeta)
+{
+    shapes::normalisation("layerNormBackward", x, dgamma, dbeta, dy);
+    shapes::normalisation("layerNormBackward", x, gamma, gamma, dy);
+    shapes::layerNormStats("layerNormBackward", x, stats);
+    if (dx.data) shapes::same("layerNormBackward", x.shape, dx.shape);
+}
+inline void batchNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float, float, bool,
+                             ConstTensor runningMean, ConstTensor runningVar, ConstTensor y)
+{
+    shapes::normalisation("batchNormForward", x, gamma, beta, y);
+    shapes::normalisation("batchNormForward", x, runningMean, runningVar, y);
+}
+inline void batchNormBackward(ConstTensor x, ConstTensor gamma, float, ConstTensor dy,
+                              ConstTensor dx, ConstTensor dgamma, ConstTensor dbeta)
+{
+    shapes::normalisation("batchNormBackward", x, dgamma, dbeta, dy);
+    shapes::normalisation("batchNormBackward", x, gamma, gamma, dy);
+    if (dx.data) shapes::same("batchNormBackward", x.shape, dx.shape);
+}
+inline void dropoutForward(ConstTensor x, float, ConstTensor, ConstTensor y, ConstTensor mask)
+{
+    shapes::same("dropoutForward", x.shape, y.shape);
+    shapes::same("dropoutForward", x.shape, mask.shape);
+}
+inline void dropoutBackward(ConstTensor dy, ConstTensor mask, ConstTensor dx)
+{
+    shapes::same("dropoutBackward", dy.shape, mask.shape);
+    shapes::same("dropoutBackward", dy.shape, dx.shape);
+}
+inline void lossForward(LossKind kind, float, ConstTensor classWeights, ConstTensor pred,
+                        ConstTensor target, const float*, bool)
+{
+    shapes::lossWeights(kind, pred, classWeights);
+    shapes::lossTargets(kind == LossKind::CrossEntropy, pred, target);
+}
+inline void lossForwardBackward(LossKind kind, float smoothing, ConstTensor classWeights,
+                                ConstTensor pred, ConstTensor target, ConstTensor grad,
+                                const float* lossOut, bool accumulate)
+{
+    shapes::same("loss gradient", pred.shape, grad.shape);
+    op::lossForward(kind, smoothing, classWeights, pred, target, lossOut, accumulate);
+}
+inline void softmaxRows(ConstTensor logits, float, ConstTensor probs)
+{
+    shapes::same("softmaxRows", logits.shape, probs.shape);
+}
+inline void sampleRows(ConstTensor probs, ConstTensor uniforms, int, int, ConstTensor ids)
+{
+    shapes::sampleRows(probs, uniforms, ids);
+}
+inline void guardAndClip(const float*, int, const float*, float, int64_t, const float*) {}
+inline void optimizerStep(OptimizerRule rule, const OptimizerHyper&, ConstTensor params,
+                          ConstTensor grads, std::span<const Tensor> state, const float*)
+{
+    visitOptimizerRule(rule, [&]<class Rule>() {
+        shapes::optimizerStep(Rule::kName, Rule::kSlots, params, grads, state);
+    });
+}
+inline void shuffledOrder(uint64_t, int64_t n, const int32_t*)
+{
+    shapes::shuffledOrder(n);
+}
+inline void gatherRows(ConstTensor src, const int32_t*, int64_t, ConstTensor dst)
+{
+    shapes::gatherRows(src, dst);
+}
+
+} // namespace op
 
 } // namespace il::shapes

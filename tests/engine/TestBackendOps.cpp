@@ -2,13 +2,14 @@
 // Sizes include odd shapes (1x1, 7x13, 1000x3) to catch vectorisation tails and shapes above
 // 100k elements to run the multithreaded paths. The optimizer steps are checked against
 // hand-computed values. Runs once per SIMD target the CPU supports (tests/support/PerTarget.h).
-#include "OpCases.h"
-#include "PerTarget.h"
 #include "Backend.h"
 #include "CpuKernels.h"
 #include "Errors.h"
+#include "ForwardingBackend.h"
 #include "Layer.h"
+#include "OpCases.h"
 #include "Optimizer.h"
+#include "PerTarget.h"
 #include "Random.h"
 #include "TestUtil.h"
 
@@ -17,9 +18,12 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numbers>
 #include <numeric>
+#include <set>
+#include <string>
 
 using namespace il;
 using opcases::refActivation;
@@ -47,6 +51,8 @@ private slots:
     // The shared op table (tests/support/OpCases.h) against its double-precision references.
     void ops_data();
     void ops();
+    // Every op of the list (BackendOps.def) is run by at least one row of that table.
+    void everyOpHasACase();
     void fillAndCopy_data();
     void fillAndCopy();
     void shapeErrors();
@@ -129,6 +135,54 @@ void TestBackendOps::ops()
     const opcases::OpCase c = opcases::table()[static_cast<size_t>(row)].make();
     QString why;
     QVERIFY2(opcases::matchesReference(c, c.run(b()), &why), qPrintable(why));
+}
+
+namespace {
+// Counts the ops issued through it, composed ones included (the forwarder sees only the others).
+struct OpCounter : testsupport::ForwardingBackend {
+    OpCounter() : ForwardingBackend(createCpuBackend(1)) {}
+    std::map<std::string, int> issued;
+
+protected:
+    void onOp(std::string_view op) override { ++issued[std::string(op)]; }
+#define IL_COMPOSED_OP(name, params, args)                                                         \
+    void name##Impl params override                                                                \
+    {                                                                                              \
+        onOp(#name);                                                                               \
+        ForwardingBackend::name##Impl args;                                                        \
+    }
+#include "BackendOps.def"
+};
+} // namespace
+
+void TestBackendOps::everyOpHasACase()
+{
+    const std::vector<std::string> listed = {
+#define IL_OP(name, params, args) #name,
+#define IL_COMPOSED_OP IL_OP
+#include "BackendOps.def"
+    };
+    OpCounter counter;
+    for (const opcases::Row& row : opcases::table())
+        row.make().run(counter);
+    // Ops whose contract is not a value against a reference, checked by hand on both backends
+    // instead: draws (sampleRows, shuffledOrder: here and TestCudaParity), the guard block
+    // (guardAndClip, guardIsSticky), optimizer rules (sgdStep... here, TestCudaParity::optimizer)
+    // and the CUDA backend's batched norms (TestCudaParity::sumSquaresEach).
+    const std::set<std::string> byHand = {"sampleRows", "shuffledOrder", "guardAndClip",
+                                          "optimizerStep", "sumSquaresEach"};
+    QStringList missing;
+    for (const std::string& op : listed) {
+        if (byHand.count(op)) {
+            counter.issued.erase(op);
+            continue;
+        }
+        if (!counter.issued.count(op)) missing << QString::fromStdString(op);
+    }
+    QVERIFY2(missing.isEmpty(),
+             qPrintable("ops with no case in tests/support/OpCases.cpp: " + missing.join(", ")));
+    // and nothing issued that the list lacks
+    QCOMPARE(counter.issued.size() + byHand.size(), listed.size());
 }
 
 void TestBackendOps::fillAndCopy_data()

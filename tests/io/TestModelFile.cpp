@@ -546,9 +546,9 @@ void TestModelFile::failedSaveKeepsPreviousModel()
     QVERIFY(saveModel(path, net, nullptr, TrainerConfig{}, TrainingState{}, {}, &error));
     const QByteArray before = readBytes(path);
     net.initialize(2);
-    detail::injectedFailureForTesting = {detail::FailStep::Write, ENOSPC, before.size() / 2};
+    io::detail::injectedFailureForTesting = {io::detail::FailStep::Write, ENOSPC, before.size() / 2};
     const bool saved = saveModel(path, net, nullptr, TrainerConfig{}, TrainingState{}, {}, &error);
-    detail::injectedFailureForTesting = {};
+    io::detail::injectedFailureForTesting = {};
     QVERIFY(!saved);
     QVERIFY2(error.startsWith(path + ": cannot save"), qPrintable(error));
     QCOMPARE(readBytes(path), before);

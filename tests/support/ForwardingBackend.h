@@ -17,9 +17,45 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <span>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace testsupport {
+
+// The types the op list's parameters name (BackendOps.def is written inside namespace il).
+using il::Activation;
+using il::ConstTensor;
+using il::HashGrid;
+using il::LossKind;
+using il::OptimizerHyper;
+using il::OptimizerRule;
+using il::Tensor;
+
+// An op's arguments as a forwarder keeps them: by value, with a span of tensors (an optimizer's
+// state) copied, since the caller's array is gone by the time a recording replays it.
+struct KeptTensors {
+    std::array<Tensor, il::kMaxOptimizerSlots> tensors{};
+    size_t count = 0;
+    operator std::span<const Tensor>() const { return {tensors.data(), count}; } // NOLINT
+};
+template <class T> T keep(const T& value)
+{
+    return value;
+}
+inline KeptTensors keep(std::span<const Tensor> span)
+{
+    KeptTensors k;
+    if (span.size() > k.tensors.size()) throw il::ShapeError("too many state tensors");
+    std::copy(span.begin(), span.end(), k.tensors.begin());
+    k.count = span.size();
+    return k;
+}
+template <class... A> auto keepAll(const A&... args)
+{
+    return std::make_tuple(keep(args)...);
+}
 
 class ForwardingBackend : public il::Backend {
 public:
@@ -52,158 +88,26 @@ public:
     using il::Backend::download;
     using il::Backend::upload;
 
-    void fill(il::Tensor t, float v) override
-    {
-        run([=, this] { m_inner->fill(t, v); });
-    }
-    void broadcastRows(il::ConstTensor bias, il::Tensor y) override
-    {
-        run([=, this] { m_inner->broadcastRows(bias, y); });
-    }
-    void sumRows(il::ConstTensor x, float beta, il::Tensor out) override
-    {
-        run([=, this] { m_inner->sumRows(x, beta, out); });
-    }
-    void sumSquares(il::ConstTensor x, float* out) override
-    {
-        run([=, this] { m_inner->sumSquares(x, out); });
-    }
-    void sumSquaresEach(std::span<const il::ConstTensor> xs, float* out) override
-    {
-        run([=, this] { m_inner->sumSquaresEach(xs, out); });
-    }
-    void axpby(float a, il::ConstTensor x, float b, il::Tensor y) override
-    {
-        run([=, this] { m_inner->axpby(a, x, b, y); });
-    }
-    void gemm(bool ta, bool tb, float alpha, il::ConstTensor a, il::ConstTensor b, float beta,
-              il::Tensor c) override
-    {
-        onGemm();
-        run([=, this] { m_inner->gemm(ta, tb, alpha, a, b, beta, c); });
-    }
-    void activationForward(il::Activation act, float p, il::ConstTensor x, il::Tensor y) override
-    {
-        run([=, this] { m_inner->activationForward(act, p, x, y); });
-    }
-    void activationBackward(il::Activation act, float p, il::ConstTensor x, il::ConstTensor y,
-                            il::ConstTensor dy, il::Tensor dx) override
-    {
-        run([=, this] { m_inner->activationBackward(act, p, x, y, dy, dx); });
-    }
-    void fourierForward(il::ConstTensor z, il::Tensor y) override
-    {
-        run([=, this] { m_inner->fourierForward(z, y); });
-    }
-    void fourierBackward(il::ConstTensor z, il::ConstTensor dy, il::Tensor dz) override
-    {
-        run([=, this] { m_inner->fourierBackward(z, dy, dz); });
-    }
-    void hashGridForward(const il::HashGrid& g, il::ConstTensor x, il::ConstTensor tables,
-                         il::Tensor y) override
-    {
-        run([=, this] { m_inner->hashGridForward(g, x, tables, y); });
-    }
-    void hashGridBackward(const il::HashGrid& g, il::ConstTensor x, il::ConstTensor dy,
-                          il::Tensor dtables) override
-    {
-        run([=, this] { m_inner->hashGridBackward(g, x, dy, dtables); });
-    }
-    void embeddingForward(il::ConstTensor ids, il::ConstTensor table, il::Tensor y) override
-    {
-        run([=, this] { m_inner->embeddingForward(ids, table, y); });
-    }
-    void embeddingBackward(il::ConstTensor ids, il::ConstTensor dy, il::Tensor dtable) override
-    {
-        run([=, this] { m_inner->embeddingBackward(ids, dy, dtable); });
-    }
-    void layerNormForward(il::ConstTensor x, il::ConstTensor gamma, il::ConstTensor beta, float eps,
-                          il::Tensor y, il::Tensor stats) override
-    {
-        run([=, this] { m_inner->layerNormForward(x, gamma, beta, eps, y, stats); });
-    }
-    void layerNormBackward(il::ConstTensor x, il::ConstTensor gamma, il::ConstTensor stats,
-                           il::ConstTensor dy, il::Tensor dx, il::Tensor dgamma,
-                           il::Tensor dbeta) override
-    {
-        run([=, this] { m_inner->layerNormBackward(x, gamma, stats, dy, dx, dgamma, dbeta); });
-    }
-    void batchNormForward(il::ConstTensor x, il::ConstTensor gamma, il::ConstTensor beta, float eps,
-                          float momentum, bool training, il::Tensor runningMean,
-                          il::Tensor runningVar, il::Tensor y) override
-    {
-        run([=, this] {
-            m_inner->batchNormForward(x, gamma, beta, eps, momentum, training, runningMean,
-                                      runningVar, y);
-        });
-    }
-    void dropoutForward(il::ConstTensor x, float p, il::Tensor state, il::Tensor y,
-                        il::Tensor mask) override
-    {
-        run([=, this] { m_inner->dropoutForward(x, p, state, y, mask); });
-    }
-    void dropoutBackward(il::ConstTensor dy, il::ConstTensor mask, il::Tensor dx) override
-    {
-        run([=, this] { m_inner->dropoutBackward(dy, mask, dx); });
-    }
-    void batchNormBackward(il::ConstTensor x, il::ConstTensor gamma, float eps, il::ConstTensor dy,
-                           il::Tensor dx, il::Tensor dgamma, il::Tensor dbeta) override
-    {
-        run([=, this] { m_inner->batchNormBackward(x, gamma, eps, dy, dx, dgamma, dbeta); });
-    }
-    void lossForwardBackward(il::LossKind k, float s, il::ConstTensor w, il::ConstTensor pred,
-                             il::ConstTensor target, il::Tensor grad, float* loss,
-                             bool acc) override
-    {
-        run([=, this] { m_inner->lossForwardBackward(k, s, w, pred, target, grad, loss, acc); });
-    }
-    void lossForward(il::LossKind k, float s, il::ConstTensor w, il::ConstTensor pred,
-                     il::ConstTensor target, float* loss, bool acc) override
-    {
-        run([=, this] { m_inner->lossForward(k, s, w, pred, target, loss, acc); });
-    }
-    void softmaxRows(il::ConstTensor logits, float t, il::Tensor probs) override
-    {
-        run([=, this] { m_inner->softmaxRows(logits, t, probs); });
-    }
-    void sampleRows(il::ConstTensor probs, il::ConstTensor u, int topK, int firstAllowed,
-                    il::Tensor ids) override
-    {
-        run([=, this] { m_inner->sampleRows(probs, u, topK, firstAllowed, ids); });
-    }
-    void guardAndClip(const float* sq, int count, const float* loss, float maxNorm, int64_t step,
-                      float* guard) override
-    {
-        run([=, this] { m_inner->guardAndClip(sq, count, loss, maxNorm, step, guard); });
-    }
-    void optimizerStep(il::OptimizerRule rule, const il::OptimizerHyper& h, il::Tensor params,
-                       il::ConstTensor grads, std::span<const il::Tensor> state,
-                       const float* guard) override
-    {
-        // The state views by value, as a recording keeps every argument.
-        std::array<il::Tensor, il::kMaxOptimizerSlots> slots{};
-        if (state.size() > slots.size())
-            throw il::ShapeError("optimizerStep: too many state tensors");
-        std::copy(state.begin(), state.end(), slots.begin());
-        const size_t count = state.size();
-        run([=, this] {
-            m_inner->optimizerStep(rule, h, params, grads, {slots.data(), count}, guard);
-        });
-    }
-    void shuffledOrder(uint64_t key, int64_t n, int32_t* order) override
-    {
-        run([=, this] { m_inner->shuffledOrder(key, n, order); });
-    }
-    void gatherRows(il::ConstTensor src, const int32_t* index, int64_t first,
-                    il::Tensor dst) override
-    {
-        run([=, this] { m_inner->gatherRows(src, index, first, dst); });
-    }
-
 protected:
+    // Every op of the list (BackendOps.def) goes to the inner backend's entry point, with its
+    // arguments kept by value (a recording replays them later).
+#define IL_OP(name, params, args)                                                                  \
+    void name##Impl params override                                                                \
+    {                                                                                              \
+        onOp(#name);                                                                               \
+        run([this, kept = keepAll args] {                                                          \
+            std::apply([this](const auto&... a) { m_inner->name(a...); }, kept);                   \
+        });                                                                                        \
+    }
+#include "BackendOps.def"
+
     // Called before every op; may throw.
     virtual void before() {}
-    virtual void onGemm() {}
+    // Called with each op's name as it is issued (recorded or not).
+    virtual void onOp(std::string_view op)
+    {
+        (void)op;
+    }
     // Runs (or, in a subclass, records) one op.
     virtual void run(const std::function<void()>& op)
     {
@@ -296,7 +200,10 @@ public:
     int gemms() const { return m_gemms; }
 
 protected:
-    void onGemm() override { ++m_gemms; }
+    void onOp(std::string_view op) override
+    {
+        if (op == "gemm") ++m_gemms;
+    }
     void before() override
     {
         if (failed()) throw il::BackendError(kError);
