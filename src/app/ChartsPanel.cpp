@@ -1,3 +1,4 @@
+// Long: one widget's three charts over the same steps, redrawn together by one timer.
 #include "ChartsPanel.h"
 #include "FoldBand.h"
 #include "ui_ChartsPanel.h"
@@ -102,6 +103,8 @@ void setStepTicks(QValueAxis* axis, double max)
 
 } // namespace
 
+// Long: the three charts' series added in the order each chart draws them (band, mark, curves,
+// kept mark); split up, that stacking order would be spread over helpers.
 ChartsPanel::ChartsPanel(QWidget* parent)
     : QWidget(parent), m_ui(std::make_unique<Ui::ChartsPanel>()), m_redrawTimer(new QTimer(this))
 {

@@ -148,6 +148,8 @@ QRectF DecisionBoundaryView::plotRect() const
     return {left + (w - side) / 2, top + (h - side) / 2, side, side};
 }
 
+// Long: one painter pass in drawing order (field, rows, axes, colour bar); every part maps
+// through the same plot rectangle and px/py.
 void DecisionBoundaryView::paintEvent(QPaintEvent*)
 {
     QPainter p(this);

@@ -1,3 +1,4 @@
+// Long: the window's menus, run bar, status bar and files all act on its one Ui and Session.
 #include "MainWindow.h"
 #include "ui_MainWindow.h"
 
@@ -51,6 +52,8 @@ QString displayName(const QString& path)
 
 } // namespace
 
+// Long: the window's wiring in one place: panels to the session, then the menus' actions and
+// the run bar's buttons, mostly one connect a line.
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()), m_session(new Session(this)),
       m_deviceLabel(new QLabel),

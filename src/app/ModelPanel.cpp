@@ -74,6 +74,8 @@ public:
 
 } // namespace
 
+// Long: the layer table's setup, then one short handler per button, the preset list and the
+// text field; each is a few lines used only here.
 ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent), m_ui(std::make_unique<Ui::ModelPanel>()), m_model(new LayerStackModel(this))
 {

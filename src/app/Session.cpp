@@ -1,3 +1,4 @@
+// Long: one QObject's data, model and training sections; they share its state and worker.
 #include "Session.h"
 #include "DataFileRecord.h"
 #include "Samples.h"

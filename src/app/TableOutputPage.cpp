@@ -94,6 +94,8 @@ void TableOutputPage::clear()
     m_ui->tableSplitter->hide();
 }
 
+// Long: the page refilled top to bottom from one evaluation: the headline and verdict, its
+// tooltip, then the predictions table.
 void TableOutputPage::evaluated(const Evaluation& ev)
 {
     if (m_session->output() != tasks::TaskOutput::Table) return;

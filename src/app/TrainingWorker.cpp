@@ -451,6 +451,8 @@ tasks::FoldHooks TrainingWorker::foldHooks(ModelState& m)
 }
 
 // One run (tasks::runModel) from upload to outcome; RunReporter does the reporting.
+// Long: the reporter and hooks live on this stack for the run; upload, run and each way it
+// ends fill the outcome in order.
 void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
                                 const std::shared_ptr<const HostSnapshot>& before,
                                 TrainingOutcome& outcome)

@@ -71,6 +71,8 @@ bool choosePreset(il::app::MainWindow& window, const QString& name)
     return true;
 }
 
+// Long: the script's timers and signal handlers (train, save, screenshot, quit) in the order
+// they fire; the lambdas capture one another.
 void runScript(il::app::MainWindow& window, qint64 steps, const QString& screenshot, bool quit,
                const QString& tab, const QString& save)
 {
@@ -234,6 +236,8 @@ void useDarkPalette()
 
 } // namespace
 
+// Long: start-up in order: the application, its options and the dispatch on them; the parser
+// and the window are read throughout.
 int main(int argc, char* argv[])
 {
     il::applyCpuThreadingDefaults(argv); // may re-execute the program: first

@@ -49,6 +49,8 @@ std::shared_ptr<const tasks::ImageTask> trainingPicture(const QString& given,
 
 } // namespace
 
+// Long: a third is the option table and help text; the rest is one straight path: open the
+// model, size, draw, write the PNG.
 int runRender(const QStringList& args)
 {
     QCommandLineParser p;

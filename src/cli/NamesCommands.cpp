@@ -78,6 +78,8 @@ int printSweep(Network& net, const tasks::NamesSchema& schema, tasks::Generation
 
 } // namespace
 
+// Long: the option table, then one straight path: open the model, check it is a names model,
+// generate, print as JSON or lines.
 int runGenerate(const QStringList& args)
 {
     QCommandLineParser p;

@@ -1,4 +1,5 @@
 // ironlearn-cli train DATA [options]
+// Long: every helper here serves the one command: its options, their help, the run, the report.
 #include "Cli.h"
 #include "DataFileRecord.h"
 
@@ -477,6 +478,8 @@ QJsonObject crossValidationJson(const tasks::CrossValidation& cv)
 }
 
 // The run's summary on stdout (a failure on stderr), and --metrics-json.
+// Long: the printed summary and --metrics-json give the same figures from the same metrics
+// and trace; side by side, they stay in step.
 void report(const QCommandLineParser& p, const tasks::Model& model, const TrainResult& result,
             const RunTrace& trace, const QString& given, const QString& out)
 {
@@ -641,6 +644,8 @@ void checkResumedTask(const QCommandLineParser& p, const io::ModelInfo& resumed)
 
 } // namespace
 
+// Long: the command's stages in order (resume, data, configuration, network, train, save)
+// under their ---- headings; the model and its config run through all of them.
 int runTrain(const QStringList& args)
 {
     QCommandLineParser p;

@@ -1,3 +1,4 @@
+// Long: Trainer and TrainingRun, its private run loop whose parts are members sharing one state.
 #include "Trainer.h"
 #include "Errors.h"
 #include "Limits.h"

@@ -127,6 +127,8 @@ std::string textInputName(Graph& g, const QString& column, int index)
 // A table's inputs: the numbers as one float input, each text column as a string input;
 // normalisation and one-hot inside the graph, in the network's input order. x: the network's
 // input; invalid: bool [N, 1], the rows predict would refuse.
+// Long: checks the task's features, then emits their nodes in input order and the metadata;
+// the categories, the numeric columns' statistics and the row flags run through all three.
 void tableInputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
                  std::string& x, std::string& invalid, QStringList& lines)
 {
@@ -386,6 +388,8 @@ void tableOutputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, co
     metadata(proto, "target", task.value(QLatin1String("target")).toString());
 }
 
+// Long: one branch per task kind, each its inputs, network, outputs and metadata in graph
+// order; side by side they show what each kind's model takes and gives.
 void build(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
            QStringList& lines)
 {

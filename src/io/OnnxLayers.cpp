@@ -183,6 +183,8 @@ std::string hashGrid(Graph& g, const HashGrid& grid, const std::string& table, c
 
 } // namespace
 
+// Long: one branch per layer kind; each reads and rewrites x, xIsInteger and the lazily cast
+// float inputs, which helpers would have to take by reference.
 Built network(Graph& g, const Network& net, const std::string& input, bool integerInput)
 {
     const std::map<std::string, HostTensor> tensors = hostTensors(net);

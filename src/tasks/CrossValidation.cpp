@@ -97,6 +97,8 @@ QString describe(const CrossValidation& cv)
 
 } // namespace
 
+// Long: the fold loop, whose every exit (stop, failure, cancel) sets cv and breaks, then the
+// verdict from the per-row losses it pooled.
 CrossValidation crossValidate(Task& task, Backend& backend, const std::string& spec,
                               const TrainerConfig& config, const RunPolicy& policy,
                               const FoldHooks& hooks)

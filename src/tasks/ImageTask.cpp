@@ -375,6 +375,8 @@ bool ImageTask::writeSnapshot(Network& net, int64_t step, const QString& directo
     return r.ok;
 }
 
+// Long: three ways to size the picture (evaluation, a saved model, a new one) each set the
+// channels, size and note that the scaling below uses.
 std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes,
                                     const TaskOptions& options, const QJsonObject* savedTask,
                                     bool forEvaluation, QString* error)

@@ -195,6 +195,8 @@ private:
     QStringList m_firstNames;            // the start of the file, for previews
 };
 
+// Long: each cross-entropy (validation, training, test, n-gram) computed once, then written
+// both to the JSON metrics and to the summary lines from the same locals.
 TaskMetrics NamesTaskImpl::evaluate(Network& net)
 {
     const TaskData& d = m_data;

@@ -188,6 +188,8 @@ std::vector<UnitColumn> makeColumns(const Network& net, const std::vector<int>& 
     return columns;
 }
 
+// Long: judges the units on real rows, then fills the histograms or the plane's maps; both
+// views fill the same columns from the same layers and widths.
 void lookAtTable(const TabularTask& table, Network& net, const InsideRequest& request,
                  NetworkInside& inside)
 {

@@ -1,5 +1,6 @@
 // The mean / least-squares and majority / logistic-regression baselines of a table: fitting,
 // saving, measuring and describing them (TabularBaselines.h).
+// Long: the descriptions read the JSON keys the fit and its measures write; here they stay in step.
 #include "TabularBaselines.h"
 
 #include "Counting.h"
@@ -173,6 +174,8 @@ struct LogisticFit {
     bool converged = false;
 };
 
+// Long: L-BFGS with its loss lambda, two-loop recursion, Armijo search and history update;
+// the steps share theta, the gradients and the s/y memory.
 LogisticFit logistic(const std::vector<float>& x, const std::vector<float>& y,
                      const std::vector<int64_t>& rows, size_t d, bool binary,
                      const std::vector<int>& column) // class id -> logit column, -1 absent
@@ -378,6 +381,8 @@ std::vector<float> LinearMap::apply(const std::vector<float>& x, int64_t rows) c
     return out;
 }
 
+// Long: two branches (targets, classes), each filling b in order: the constant model, the
+// checks that return early with their reason, then the linear fit.
 TabularBaselines fitTabularBaselines(const TabularSchema& s, const std::vector<float>& x,
                                      const std::vector<float>& y, int64_t rows)
 {
@@ -576,6 +581,8 @@ QString versusLinearModel(const QJsonObject& b, const QJsonObject& net, bool onl
     return figures.join(", ");
 }
 
+// Long: the compact and the full sentences, built side by side from the same figures and
+// formatters, so the two always say the same thing.
 QStringList describeTabularBaselines(const QJsonObject& b, const QJsonObject& net,
                                      const QString& where, bool compact, bool judge)
 {

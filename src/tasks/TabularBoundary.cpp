@@ -167,6 +167,8 @@ std::vector<float> encodeFeatureValues(const TabularSchema& s, const std::vector
     return x;
 }
 
+// Long: a third checks the request; the rest fills out in order: axes, the predicted grid,
+// the rows, the colour range.
 bool boundaryGrid(Network& net, const TabularSchema& s, const TaskData& d,
                   const BoundaryPlane& plane, BoundaryGrid& out, QString* error)
 {

@@ -264,6 +264,8 @@ static QStringList splitList(const QStringList& items)
 }
 
 // The columns of a new model, its kind, classes and one-hot categories.
+// Long: ignored, target and feature columns resolved in that order, each checked against the
+// ones before, with errors that name the option that chose them.
 bool chooseRoles(const CsvTable& t, const TabularOptions& opt, TabularSchema& s, Plan& p,
                  QStringList* notes, QString* error)
 {

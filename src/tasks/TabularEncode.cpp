@@ -171,6 +171,8 @@ bool checkChoice(const QString& value, const QStringList& allowed, const QString
 
 } // namespace
 
+// Long: schema, splits, then fits on the training rows; each stage reads what the one before
+// decided (the plan, the kept rows, the schema, the split sizes).
 bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset& out,
                     QString* error)
 {

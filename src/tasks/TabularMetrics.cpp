@@ -101,6 +101,8 @@ double rocAuc(const std::vector<double>& scores, const std::vector<int>& labels)
     return (positiveRanks - p * (p + 1) / 2) / (p * static_cast<double>(negatives));
 }
 
+// Long: the classification and regression branches, each adding its per-class or per-target
+// scores into the totals in the loop that computes them.
 TabularMetrics tabularMetrics(const TabularSchema& s, const std::vector<float>& outputs,
                               const TabularSplit& data)
 {

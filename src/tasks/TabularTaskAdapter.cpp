@@ -1,4 +1,5 @@
 // TabularTask: tables behind the Task interface.
+// Long: TabularTaskImpl, its TaskType and the factory: one Task implementation, private here.
 #include "TabularTask.h"
 
 #include "Counting.h"
