@@ -339,8 +339,7 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
                                                                   out.dataBytes, info.task, false,
                                                                   out.options, &dataError));
         if (task) st->attach(std::move(task), &dataError); // data that fits the model
-        if (!st->task && haveBytes && !dataError.isEmpty())
-            out.dataNote = dataError;
+        if (!st->task && haveBytes && !dataError.isEmpty()) out.dataNote = dataError;
     }
     st->dataPath = st->task ? dataPath : QString();
     if (!st->task) out.dataBytes.clear();

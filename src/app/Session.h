@@ -6,8 +6,8 @@
 #pragma once
 
 #include "LossHistory.h"
-#include "RunVerdict.h"
 #include "NetworkInside.h"
+#include "RunVerdict.h"
 #include "TabularBoundary.h"
 #include "TrainingWorker.h"
 

@@ -282,7 +282,8 @@ int main(int argc, char* argv[])
          "JSON"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
         {"tab",
-         "Show this setup tab in the screenshot (data, model, training, runs or network), or this tab of "
+         "Show this setup tab in the screenshot (data, model, training, runs or network), or this "
+         "tab of "
          "a table's output (predictions or boundary).",
          "NAME"},
         {"preset",

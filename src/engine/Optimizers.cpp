@@ -44,8 +44,7 @@ std::vector<OptimizerSetting> adamSettings(OptimizerSetting decay)
     return {{"beta1", "β₁", "Decay of the running mean of gradients (m).", 0.9f, 0.f, 0.9999f},
             {"beta2", "β₂", "Decay of the running mean of squared gradients (v).", 0.999f, 0.f,
              0.999999f},
-            {"eps", "ε", "Added to √v̂ so a tiny v cannot blow a step up.", 1e-8f, kMinEps,
-             1.f},
+            {"eps", "ε", "Added to √v̂ so a tiny v cannot blow a step up.", 1e-8f, kMinEps, 1.f},
             decay};
 }
 
@@ -64,8 +63,8 @@ std::vector<OptimizerType> makeTypes()
          {"sgd-momentum"},
          "SGD with momentum",
          "Keeps a running direction: v ← μ·v + g, w ← w − lr·v.",
-         {{"momentum", "Momentum", "How much of the previous direction each step keeps (μ).",
-           0.9f, 0.f, 0.9999f},
+         {{"momentum", "Momentum", "How much of the previous direction each step keeps (μ).", 0.9f,
+           0.f, 0.9999f},
           weightDecay(kL2Help)},
          {"velocity"},
          [](const OptimizerUpdate& u) { sgdUpdate(u, u.config.value("momentum")); },

@@ -310,8 +310,7 @@ QString describeTabularMetrics(const TabularMetrics& m, const QString& where)
                    .arg(m.perClass[c].f1, 6, 'f', 4)
                    .arg(m.perClass[c].support, 7);
     if (shown < k)
-        out += QString("\n  ... %1 more")
-                   .arg(countOf(static_cast<qint64>(k - shown), "class"));
+        out += QString("\n  ... %1 more").arg(countOf(static_cast<qint64>(k - shown), "class"));
     if (k > 10) return out;
     // The confusion matrix: how the rows of each actual class were predicted.
     const int cell = std::max(nameWidth, 6);

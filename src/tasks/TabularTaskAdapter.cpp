@@ -263,8 +263,8 @@ public:
         if (m_forEvaluation || !linear.fitted() || linear.inputs != net.inputWidth() ||
             linear.outputs != net.outputWidth())
             return;
-        simpler = tabularRowLosses(s, linear.apply(m_data.valX, rows), m_ds.val.y, rows,
-                                   classWeights);
+        simpler =
+            tabularRowLosses(s, linear.apply(m_data.valX, rows), m_ds.val.y, rows, classWeights);
         if (simplerName)
             *simplerName = s.isClassification() ? "logistic regression" : "least squares";
     }

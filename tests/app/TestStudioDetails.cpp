@@ -366,8 +366,9 @@ void TestStudioDetails::predictionRowsAreNumberedByFileLine()
         beyond += line > 31 ? 1 : 0;
         // Item 9, one number format: percentages with one decimal, as on the names page.
         const QString confidence = table->item(i, 2)->text();
-        QVERIFY2(QRegularExpression(R"(^\d+)" + localePoint() + R"(\d%$)").match(confidence).hasMatch(),
-                 qPrintable(confidence));
+        QVERIFY2(
+            QRegularExpression(R"(^\d+)" + localePoint() + R"(\d%$)").match(confidence).hasMatch(),
+            qPrintable(confidence));
     }
     QVERIFY(beyond > 0);
 }

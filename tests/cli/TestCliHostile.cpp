@@ -74,8 +74,6 @@ public:
     }
 
 private:
-
-
     // Copies model to name, changed by change.
     void craft(const QString& model, const QString& name, const Change& change)
     {

@@ -14,13 +14,13 @@
 // whole executable skips, with il::cudaStatus()'s reason. On a GPU it takes well under a minute;
 // most of that is the CPU side of the training runs. IRONLEARN_PARITY_SELF_TEST=1 runs it
 // against a second CPU backend instead, to check the test itself on a machine without a GPU.
-#include "OpCases.h"
 #include "Backend.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
 #include "Layer.h"
 #include "Network.h"
 #include "NormMath.h"
+#include "OpCases.h"
 #include "Optimizer.h"
 #include "Random.h"
 #include "RecordingStats.h"

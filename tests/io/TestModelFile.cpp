@@ -546,7 +546,8 @@ void TestModelFile::failedSaveKeepsPreviousModel()
     QVERIFY(saveModel(path, net, nullptr, TrainerConfig{}, TrainingState{}, {}, &error));
     const QByteArray before = readBytes(path);
     net.initialize(2);
-    io::detail::injectedFailureForTesting = {io::detail::FailStep::Write, ENOSPC, before.size() / 2};
+    io::detail::injectedFailureForTesting = {io::detail::FailStep::Write, ENOSPC,
+                                             before.size() / 2};
     const bool saved = saveModel(path, net, nullptr, TrainerConfig{}, TrainingState{}, {}, &error);
     io::detail::injectedFailureForTesting = {};
     QVERIFY(!saved);
