@@ -1,15 +1,15 @@
-// The Data panel: what was opened and how it will be read. A table shows its first rows and a
-// role per column (feature, target, ignore) with the task they imply; an image shows the
-// picture with its size and training size; names show the list, the count, the vocabulary and
-// the longest name. Loader errors (file and line) appear inline, above the previous data; a
-// table that fails for its missing cells offers there what to do with them (drop the rows,
-// ignore the columns, fill with the mean), each with the rows it affects, and the table page
-// keeps the choice changeable.
+// The Data panel: what was opened and how it will be read. Above, the file and what was read
+// from it; below, the page of its kind of task (StudioKind: a table's column roles and first
+// rows, an image's picture and training size, the names and their vocabulary). Loader errors (file
+// and line) appear inline, above the previous data; a table that fails for its missing cells offers
+// there what to do with them (drop the rows, ignore the columns, fill with the mean), each with the
+// rows it affects, and the table page keeps the choice changeable.
 #pragma once
 
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 namespace Ui {
 class DatasetPanel;
@@ -17,8 +17,8 @@ class DatasetPanel;
 
 namespace il::app {
 
-class CsvPreviewModel;
 class Session;
+class StudioPage;
 
 class DatasetPanel : public QWidget {
     Q_OBJECT
@@ -36,29 +36,16 @@ signals:
     // this policy (tasks::TaskOptions::missing).
     void missingChoiceMade(const QString& path, const QString& missing);
 
-protected:
-    void resizeEvent(QResizeEvent* event) override;
-
 private:
     void refresh();
-    void showTable();
-    void showImage();
-    void showNames();
-    // The Data tab's choice for the open table's missing cells (hidden when it has none).
-    void showMissing();
-    void missingEdited();
     // The error bar's choices for a table that failed for its missing cells.
     void showMissingChoices();
     void updateEnabled();
-    void rolesEdited();
-    void optionsEdited();
-    void fitImage();
 
     std::unique_ptr<Ui::DatasetPanel> m_ui;
     Session* m_session = nullptr;
-    CsvPreviewModel* m_preview;
-    QPixmap m_pixmap;
-    bool m_updating = false;
+    std::vector<StudioPage*> m_pages; // one per studioKinds() entry, in its order
+    bool m_editable = true;           // whether the pages' reading options may change now
 };
 
 } // namespace il::app

@@ -105,7 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_exporter->offer(m_ui->actionExportPyTorch, ModelExporter::Format::PyTorch);
     m_exporter->offer(m_ui->actionExportOnnx, ModelExporter::Format::Onnx);
     connect(m_ui->actionExportReconstruction, &QAction::triggered, this,
-            [this] { m_ui->outputPanel->imagePage()->exportPng(); });
+            [this] { m_ui->outputPanel->page<ImageOutputPage>()->exportPng(); });
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
         QMessageBox::about(this, "About Iron Learn Studio",
@@ -131,12 +131,12 @@ MainWindow::MainWindow(QWidget* parent)
     new BestWeightsControl(m_session, m_ui->trainMenu, m_ui->actionResetWeights, m_ui->workLayout,
                            m_ui->runFrame, this);
     connectKeyboardActions();
-    connect(m_ui->outputPanel->imagePage(), &ImageOutputPage::raceRequested, this,
+    connect(m_ui->outputPanel->page<ImageOutputPage>(), &ImageOutputPage::raceRequested, this,
             &MainWindow::showRace);
 
     connectSession();
-    connect(m_ui->chartsPanel, &ChartsPanel::stepClicked, m_ui->outputPanel->imagePage(),
-            &ImageOutputPage::showStep);
+    connect(m_ui->chartsPanel, &ChartsPanel::stepClicked,
+            m_ui->outputPanel->page<ImageOutputPage>(), &ImageOutputPage::showStep);
 
     buildSamplesMenu();
     rebuildRecentMenu();

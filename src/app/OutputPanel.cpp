@@ -1,9 +1,7 @@
 #include "OutputPanel.h"
 
-#include "ImageOutputPage.h"
-#include "NamesOutputPage.h"
 #include "Session.h"
-#include "TableOutputPage.h"
+#include "StudioKind.h"
 
 #include <QLabel>
 #include <QStackedWidget>
@@ -13,18 +11,16 @@ namespace il::app {
 
 OutputPanel::OutputPanel(QWidget* parent)
     : QWidget(parent), m_stack(new QStackedWidget(this)),
-      m_empty(new QLabel("The network's output appears here once there is data or a model.")),
-      m_image(new ImageOutputPage), m_names(new NamesOutputPage), m_table(new TableOutputPage)
+      m_empty(new QLabel("The network's output appears here once there is data or a model."))
 {
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
     m_empty->setEnabled(false);
-    m_image->setObjectName("imageOutputPage");
-    m_names->setObjectName("namesOutputPage");
-    m_table->setObjectName("tableOutputPage");
-    for (QWidget* page : {static_cast<QWidget*>(m_empty), static_cast<QWidget*>(m_image),
-                          static_cast<QWidget*>(m_names), static_cast<QWidget*>(m_table)})
-        m_stack->addWidget(page);
+    m_stack->addWidget(m_empty);
+    for (const StudioKind* kind : studioKinds()) {
+        m_pages.push_back(kind->makeOutputPage(m_stack));
+        m_stack->addWidget(m_pages.back());
+    }
     m_stack->setObjectName("outputStackedWidget");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
@@ -34,9 +30,8 @@ OutputPanel::OutputPanel(QWidget* parent)
 void OutputPanel::setSession(Session* session)
 {
     m_session = session;
-    m_image->setSession(session);
-    m_names->setSession(session);
-    m_table->setSession(session);
+    for (StudioPage* page : m_pages)
+        page->setSession(session);
     connect(session, &Session::modelChanged, this, &OutputPanel::switchPage);
     connect(session, &Session::datasetOpened, this, &OutputPanel::switchPage);
     switchPage();
@@ -44,20 +39,8 @@ void OutputPanel::setSession(Session* session)
 
 void OutputPanel::switchPage()
 {
-    switch (m_session->output()) {
-    case tasks::TaskOutput::Image:
-        m_stack->setCurrentWidget(m_image);
-        break;
-    case tasks::TaskOutput::Names:
-        m_stack->setCurrentWidget(m_names);
-        break;
-    case tasks::TaskOutput::Table:
-        m_stack->setCurrentWidget(m_table);
-        break;
-    case tasks::TaskOutput::None:
-        m_stack->setCurrentWidget(m_empty);
-        break;
-    }
+    const int kind = studioKindIndex(m_session->taskType());
+    m_stack->setCurrentWidget(kind < 0 ? static_cast<QWidget*>(m_empty) : m_pages[size_t(kind)]);
 }
 
 } // namespace il::app

@@ -1,19 +1,19 @@
 // The Output panel: what the trained network gives back, by task — pictures for images, new
-// names for names, predictions for tables. A stack of one page per task, switched as data or
-// models are opened.
+// names for names, predictions for tables. A stack of one page per kind of task (StudioKind),
+// switched as data or models are opened.
 #pragma once
 
 #include <QWidget>
+
+#include <vector>
 
 class QLabel;
 class QStackedWidget;
 
 namespace il::app {
 
-class ImageOutputPage;
-class NamesOutputPage;
 class Session;
-class TableOutputPage;
+class StudioPage;
 
 class OutputPanel : public QWidget {
     Q_OBJECT
@@ -21,9 +21,13 @@ public:
     explicit OutputPanel(QWidget* parent = nullptr);
 
     void setSession(Session* session);
-    ImageOutputPage* imagePage() const { return m_image; }
-    NamesOutputPage* namesPage() const { return m_names; }
-    TableOutputPage* tablePage() const { return m_table; }
+    // The page of the kind whose page is a Page (ImageOutputPage...), or null.
+    template <class Page> Page* page() const
+    {
+        for (StudioPage* p : m_pages)
+            if (auto* found = qobject_cast<Page*>(p)) return found;
+        return nullptr;
+    }
 
 private:
     void switchPage();
@@ -31,9 +35,7 @@ private:
     Session* m_session = nullptr;
     QStackedWidget* m_stack;
     QLabel* m_empty;
-    ImageOutputPage* m_image;
-    NamesOutputPage* m_names;
-    TableOutputPage* m_table;
+    std::vector<StudioPage*> m_pages; // one per studioKinds() entry, in its order
 };
 
 } // namespace il::app

@@ -90,16 +90,6 @@ tasks::TaskOutput Session::output() const
     return type ? type->output() : tasks::TaskOutput::None;
 }
 
-QSize Session::imageTrainingSize() const
-{
-    if (const auto* image = dynamic_cast<const tasks::ImageTask*>(m_task.get()))
-        return image->trainingImage().size();
-    tasks::ImageGeometry geometry;
-    if (tasks::ImageGeometry::fromJson(m_modelTaskJson, geometry, nullptr))
-        return {geometry.width, geometry.height};
-    return {};
-}
-
 // ---- data -----------------------------------------------------------------------------------
 
 Session::CheckedData Session::readDataset(const QString& path, const QString& missing)

@@ -91,8 +91,6 @@ public:
     tasks::TaskOutput output() const;
     // The task metadata: the open data's, or the opened model's.
     QJsonObject taskJson() const { return m_task ? m_task->toJson() : m_modelTaskJson; }
-    // Images: the training image's size (from the data, or from the model's metadata).
-    QSize imageTrainingSize() const;
     // Inputs, outputs and embedding vocabulary the network must have.
     int64_t inputWidth() const { return m_inputWidth; }
     int64_t outputWidth() const { return m_outputWidth; }

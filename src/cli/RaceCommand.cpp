@@ -111,12 +111,10 @@ std::shared_ptr<tasks::ImageTask> openRaceImage(const QString& given, const QCom
     topt.grayscale = p.isSet("grayscale");
     const QByteArray bytes = readDataFile(given);
     QString error;
-    std::unique_ptr<tasks::Task> task = images.open(given, bytes, topt, nullptr, false, &error);
+    std::unique_ptr<tasks::ImageTask> task =
+        tasks::openImageTask(given, bytes, topt, nullptr, false, &error);
     if (!task) throw DataError(error.toStdString());
-    auto* image = dynamic_cast<tasks::ImageTask*>(task.get());
-    if (!image) throw DataError((given + ": not read as an image").toStdString());
-    task.release();
-    return std::shared_ptr<tasks::ImageTask>(image);
+    return task;
 }
 
 QString dB(double v, int width)

@@ -601,8 +601,7 @@ void printHeader(const tasks::Model& model)
     const TrainerConfig& c = model.config;
     if (c.classWeighting != ClassWeighting::None) {
         // Named by the table's class labels where the task has them (escaped: from the file).
-        const auto* table = dynamic_cast<const tasks::TabularTask*>(model.task.get());
-        const QStringList labels = table ? table->schema().classes : QStringList();
+        const QStringList labels = model.task->classLabels();
         QStringList weights;
         for (size_t i = 0; i < c.classWeights.size(); ++i)
             weights << QString("%1: %2")

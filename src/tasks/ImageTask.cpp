@@ -377,9 +377,9 @@ bool ImageTask::writeSnapshot(Network& net, int64_t step, const QString& directo
 
 // Long: three ways to size the picture (evaluation, a saved model, a new one) each set the
 // channels, size and note that the scaling below uses.
-std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes,
-                                    const TaskOptions& options, const QJsonObject* savedTask,
-                                    bool forEvaluation, QString* error)
+std::unique_ptr<ImageTask> openImageTask(const QString& path, const QByteArray& bytes,
+                                         const TaskOptions& options, const QJsonObject* savedTask,
+                                         bool forEvaluation, QString* error)
 {
     ImageGeometry saved;
     if (savedTask && !ImageGeometry::fromJson(*savedTask, saved, error)) {

@@ -197,8 +197,8 @@ const TaskType& imageTaskType();
 // Opens an image for training (savedTask null) or for a saved model: then the image is
 // resized to the model's training size and converted to its channels; forEvaluation puts
 // every pixel in the validation rows (evaluate's loss), otherwise in the training rows.
-std::unique_ptr<Task> openImageTask(const QString& path, const QByteArray& bytes,
-                                    const TaskOptions& options, const QJsonObject* savedTask,
-                                    bool forEvaluation, QString* error);
+std::unique_ptr<ImageTask> openImageTask(const QString& path, const QByteArray& bytes,
+                                         const TaskOptions& options, const QJsonObject* savedTask,
+                                         bool forEvaluation, QString* error);
 
 } // namespace il::tasks

@@ -227,6 +227,10 @@ public:
         options.valSplit = schema().valSplit;
         options.missing = schema().missing;
     }
+    QStringList classLabels() const override
+    {
+        return schema().isClassification() ? schema().classes : QStringList();
+    }
     // The file as read, cut to its first kTablePreviewRows rows: every column, with the
     // whole file's counts (missing cells, distinct values).
     virtual const io::CsvTable& head() const = 0;

@@ -154,6 +154,9 @@ public:
     // (TrainerConfig::classWeights: one per class, two for a binary target); empty for None.
     // false with why when the task has no classes to weigh (regression tables, images, names).
     virtual bool classWeights(ClassWeighting w, std::vector<float>& out, QString* why) const;
+    // The names of the classes the outputs score, in output order, as written in the data (a
+    // classification table's labels); empty where the outputs are not classes.
+    virtual QStringList classLabels() const { return {}; }
     // One line worth saying before a run of config on this data starts, or empty: a table
     // trained for hundreds of epochs with no validation rows, where nothing can see it overfit.
     virtual QString runNote(const TrainerConfig& config) const

@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -73,6 +74,12 @@ protected:
         return w;
     }
     il::app::Session* session() const { return m_window->session(); }
+    // The size an image trains at, from the task metadata (the open image's, or a model's).
+    QSize imageTrainingSize() const
+    {
+        const QJsonObject task = session()->taskJson();
+        return {task.value("width").toInt(), task.value("height").toInt()};
+    }
 
     void openSample(const QString& baseName)
     {
@@ -99,7 +106,7 @@ protected:
         auto* size = find<QSpinBox>("trainingSizeSpinBox");
         size->setValue(px);
         emit size->editingFinished();
-        QTRY_COMPARE(session()->imageTrainingSize().width(), px);
+        QTRY_COMPARE(imageTrainingSize().width(), px);
     }
     // The camera at 64x64 and a small SIREN (kSmallImageSpec): steps of a few milliseconds.
     void openSmallImage()

@@ -2,8 +2,8 @@
 // answered through Dialogs::setNextAnswer / setNextFileName; waits use QTRY_*. A GPU that fails
 // is simulated with FaultyBackend (a CPU backend that claims device memory and fails in gemm),
 // supplied through Session::setBackendProvider.
-#include "ForwardingBackend.h"
 #include "EventLoopProbe.h"
+#include "ForwardingBackend.h"
 #include "StudioTestCase.h"
 
 #include "BackendRegistry.h"
@@ -20,6 +20,8 @@
 #include "ProbabilityBars.h"
 #include "Session.h"
 #include "Snapshot.h"
+#include "StudioKind.h"
+#include "TaskType.h"
 #include "ThreadGuard.h"
 
 #include <QAction>
@@ -87,6 +89,7 @@ private slots:
     void gridRateShownForAHashGrid();
     void layerSpecRoundTrips_data();
     void layerSpecRoundTrips();
+    void everyTaskKindHasItsPages();
     void opensEachKindOfSample();
     void editsTheStackWithUndo();
     void offersEveryRegisteredLayerType();
@@ -249,6 +252,23 @@ void TestStudio::layerSpecRoundTrips()
     QVERIFY(parseLayerRows(written, again, &error));
     normaliseLayerRows(again);
     QCOMPARE(formatLayerRows(again), written);
+}
+
+void TestStudio::everyTaskKindHasItsPages()
+{
+    // One StudioKind per task type (src/app/kinds), each with a page on the Data and the Output
+    // tab beside the empty one.
+    const auto& types = il::tasks::taskTypes();
+    const auto& kinds = il::app::studioKinds();
+    QCOMPARE(kinds.size(), types.size());
+    for (const il::tasks::TaskType* type : types) {
+        const int kind = il::app::studioKindIndex(type);
+        QVERIFY2(kind >= 0, qPrintable(type->name() + ": no StudioKind in src/app/kinds"));
+        QCOMPARE(&kinds[size_t(kind)]->type(), type);
+    }
+    QCOMPARE(il::app::studioKindIndex(nullptr), -1);
+    QCOMPARE(size_t(find<QStackedWidget>("pagesStackedWidget")->count()), 1 + kinds.size());
+    QCOMPARE(size_t(find<QStackedWidget>("outputStackedWidget")->count()), 1 + kinds.size());
 }
 
 void TestStudio::opensEachKindOfSample()

@@ -76,7 +76,7 @@ void TestStudioDefaults::imageSampleOpensAtTheStudioTrainingSize()
     openSample("camera");
     QCOMPARE(session()->taskOptions().trainingSize, Session::kDefaultImageTrainingSize);
     QCOMPARE(Session::kDefaultImageTrainingSize, 256);
-    QCOMPARE(session()->imageTrainingSize(), QSize(256, 256));
+    QCOMPARE(imageTrainingSize(), QSize(256, 256));
     QCOMPARE(find<QSpinBox>("trainingSizeSpinBox")->value(), 256);
     QVERIFY2(session()->spec().contains(":1.203"),
              qPrintable(session()->spec()));            // (256/16)^(1/15)
@@ -85,7 +85,7 @@ void TestStudioDefaults::imageSampleOpensAtTheStudioTrainingSize()
     auto* size = find<QSpinBox>("trainingSizeSpinBox");
     size->setValue(512);
     emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(512, 512));
+    QTRY_COMPARE(imageTrainingSize(), QSize(512, 512));
 }
 
 // Item 6: the loss rises after its first drop on images (the tables' Adam, measured in

@@ -237,7 +237,7 @@ void TestStudioDetails::aHeldOutNameIsNotNew()
 void TestStudioDetails::customRenderSizeKeepsTheImagesAspect()
 {
     openSample("camera");
-    const QSize image = session()->imageTrainingSize();
+    const QSize image = imageTrainingSize();
     QCOMPARE(image.width(), image.height());
     auto* resolution = find<QComboBox>("resolutionComboBox");
     resolution->setCurrentIndex(resolution->findData(0));
@@ -258,7 +258,7 @@ void TestStudioDetails::customRenderSizeKeepsTheImagesAspect()
     QCOMPARE(height->value(), 500);
 
     openSample("horse"); // 400x328: 800 wide, as high as its aspect says
-    const QSize horse = session()->imageTrainingSize();
+    const QSize horse = imageTrainingSize();
     QCOMPARE(width->value(), 800);
     QCOMPARE(height->value(), qRound(800.0 * horse.height() / horse.width()));
 }

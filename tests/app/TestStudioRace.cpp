@@ -104,7 +104,7 @@ void TestStudioRace::openSmallImage()
     auto* size = find<QSpinBox>(m_window, "trainingSizeSpinBox");
     size->setValue(48);
     emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(48, 48));
+    QTRY_COMPARE(imageTrainingSize(), QSize(48, 48));
     auto* spec = find<QLineEdit>(m_window, "specLineEdit");
     spec->setText("dense:16,sine:30,dense");
     emit spec->returnPressed();

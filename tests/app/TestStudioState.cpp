@@ -169,7 +169,7 @@ void TestStudioState::reopenedModelShowsWhatItTrainedWith()
 
     reopen(path);
     QCOMPARE(session()->trainedSteps(), int64_t(40));
-    QCOMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    QCOMPARE(imageTrainingSize(), QSize(64, 64));
     QCOMPARE(find<QSpinBox>("trainingSizeSpinBox")->value(), 64);
     QCOMPARE(find<QLineEdit>("specLineEdit")->text(), kSmallImageSpec);
     QCOMPARE(find<QDoubleSpinBox>("learningRateSpinBox")->value(), 0.003);
@@ -233,7 +233,7 @@ void TestStudioState::dataAttachedLaterShowsTheModelsState()
     auto* size = find<QSpinBox>("trainingSizeSpinBox");
     size->setValue(64);
     emit size->editingFinished();
-    QTRY_COMPARE(session()->imageTrainingSize(), QSize(64, 64));
+    QTRY_COMPARE(imageTrainingSize(), QSize(64, 64));
     train(40);
     const QString path = m_dir.filePath("camera-copy.safetensors");
     saveAs(path);

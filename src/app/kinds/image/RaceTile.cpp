@@ -62,8 +62,7 @@ void RaceTile::paintEvent(QPaintEvent* event)
     }
     QSize size = m_image.size().scaled(area.size(), Qt::KeepAspectRatio);
     const QRect target(area.x() + (area.width() - size.width()) / 2,
-                       area.y() + (area.height() - size.height()) / 2, size.width(),
-                       size.height());
+                       area.y() + (area.height() - size.height()) / 2, size.width(), size.height());
     p.setRenderHint(QPainter::SmoothPixmapTransform);
     p.drawImage(target, m_image);
 }

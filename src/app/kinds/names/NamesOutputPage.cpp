@@ -10,7 +10,7 @@
 namespace il::app {
 
 NamesOutputPage::NamesOutputPage(QWidget* parent)
-    : QWidget(parent), m_ui(std::make_unique<Ui::NamesOutputPage>())
+    : StudioPage(parent), m_ui(std::make_unique<Ui::NamesOutputPage>())
 {
     m_ui->setupUi(this);
     connect(m_ui->temperatureSlider, &QSlider::valueChanged, this, [this] {

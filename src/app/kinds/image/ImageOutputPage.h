@@ -4,7 +4,7 @@
 // original" (the honest zoom) shows the original upscaled bicubically to the render's size.
 #pragma once
 
-#include <QWidget>
+#include "StudioKind.h"
 
 #include <memory>
 
@@ -20,13 +20,13 @@ struct Evaluation;
 struct TrainingUpdate;
 class Session;
 
-class ImageOutputPage : public QWidget {
+class ImageOutputPage : public StudioPage {
     Q_OBJECT
 public:
     explicit ImageOutputPage(QWidget* parent = nullptr);
     ~ImageOutputPage() override;
 
-    void setSession(Session* session);
+    void setSession(Session* session) override;
     // The size the resolution chooser asks for, keeping the training image's aspect ratio.
     QSize requestedSize() const;
     // Moves the timeline to the snapshot nearest step (a click on the loss chart). Like dragging

@@ -71,13 +71,13 @@ private:
     RaceChart* m_chart;
     std::vector<QCheckBox*> m_checks;
     RaceTile* m_target = nullptr;
-    std::vector<RaceTile*> m_tiles;     // one per preset of the race
-    QStringList m_presets;              // of the race shown
-    std::vector<double> m_finalPsnr;    // per preset, NaN until measured
+    std::vector<RaceTile*> m_tiles;  // one per preset of the race
+    QStringList m_presets;           // of the race shown
+    std::vector<double> m_finalPsnr; // per preset, NaN until measured
     double m_seconds = 0;
-    bool m_racing = false;              // from startRace to raceFinished
-    int m_running = -1;                 // the preset training now
-    double m_lastEstimateAt = -1;       // seconds of the last chart point of the running preset
+    bool m_racing = false;        // from startRace to raceFinished
+    int m_running = -1;           // the preset training now
+    double m_lastEstimateAt = -1; // seconds of the last chart point of the running preset
 };
 
 } // namespace il::app

@@ -179,8 +179,7 @@ void RaceWindow::onTick(const RaceTickUpdate& tick)
 
 void RaceWindow::onPresetTrained(int index)
 {
-    m_ui->statusLabel->setText(
-        QString("Measuring <b>%1</b>'s checkpoints…").arg(m_presets[index]));
+    m_ui->statusLabel->setText(QString("Measuring <b>%1</b>'s checkpoints…").arg(m_presets[index]));
 }
 
 void RaceWindow::onPreview(int index, qint64 step, const QImage& image)
@@ -247,10 +246,11 @@ void RaceWindow::markWinner(bool stopped)
     const QString name = m_presets[best];
     m_tiles[static_cast<size_t>(best)]->setTitle(name + (stopped ? "" : " — sharpest"));
     const QString psnr = dB(m_finalPsnr[static_cast<size_t>(best)]);
-    m_ui->statusLabel->setText(stopped ? QString("Stopped; best so far: <b>%1</b> at %2").arg(name, psnr)
-                                       : QString("<b>%1</b> is sharpest: %2 after %3 s")
-                                             .arg(name, psnr)
-                                             .arg(m_seconds, 0, 'g', 4));
+    m_ui->statusLabel->setText(
+        stopped ? QString("Stopped; best so far: <b>%1</b> at %2").arg(name, psnr)
+                : QString("<b>%1</b> is sharpest: %2 after %3 s")
+                      .arg(name, psnr)
+                      .arg(m_seconds, 0, 'g', 4));
     QTableWidget* table = m_ui->resultsTableWidget;
     for (int r = 0; r < table->rowCount(); ++r)
         if (table->item(r, PresetColumn)->text() == name)
@@ -317,8 +317,8 @@ void RaceWindow::updateControls()
         box->setEnabled(!racing);
         any = any || box->isChecked();
     }
-    const bool image = m_session && m_session->output() == tasks::TaskOutput::Image &&
-                       m_session->task();
+    const bool image =
+        m_session && m_session->output() == tasks::TaskOutput::Image && m_session->task();
     m_ui->secondsSpinBox->setEnabled(!racing);
     m_ui->startButton->setEnabled(!racing && any && image);
     m_ui->stopButton->setEnabled(racing);

@@ -4,7 +4,7 @@
 // features (BoundaryPanel).
 #pragma once
 
-#include <QWidget>
+#include "StudioKind.h"
 
 #include <memory>
 
@@ -19,13 +19,13 @@ namespace il::app {
 struct Evaluation;
 class Session;
 
-class TableOutputPage : public QWidget {
+class TableOutputPage : public StudioPage {
     Q_OBJECT
 public:
     explicit TableOutputPage(QWidget* parent = nullptr);
     ~TableOutputPage() override;
 
-    void setSession(Session* session);
+    void setSession(Session* session) override;
 
 protected:
     // The splitter resized (a smaller window, a restored geometry): the predictions keep the

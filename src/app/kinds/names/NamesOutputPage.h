@@ -4,7 +4,7 @@
 // the likelihood of the drawn names against the temperature (TemperatureSweepDialog).
 #pragma once
 
-#include <QWidget>
+#include "StudioKind.h"
 
 #include <memory>
 #include <vector>
@@ -22,13 +22,13 @@ namespace il::app {
 class Session;
 class TemperatureSweepDialog;
 
-class NamesOutputPage : public QWidget {
+class NamesOutputPage : public StudioPage {
     Q_OBJECT
 public:
     explicit NamesOutputPage(QWidget* parent = nullptr);
     ~NamesOutputPage() override;
 
-    void setSession(Session* session);
+    void setSession(Session* session) override;
     double temperature() const;
     // The sweep's window, made on the first Sweep… (null before).
     TemperatureSweepDialog* sweepDialog() const { return m_sweep; }

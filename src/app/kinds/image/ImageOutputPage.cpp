@@ -19,8 +19,22 @@
 
 namespace il::app {
 
+namespace {
+
+// The size the picture trains at: the open image's, or the opened model's (saved with it);
+// empty when neither is an image.
+QSize trainingSize(const Session* session)
+{
+    tasks::ImageGeometry geometry;
+    if (!session || !tasks::ImageGeometry::fromJson(session->taskJson(), geometry, nullptr))
+        return {};
+    return {geometry.width, geometry.height};
+}
+
+} // namespace
+
 ImageOutputPage::ImageOutputPage(QWidget* parent)
-    : QWidget(parent), m_ui(std::make_unique<Ui::ImageOutputPage>())
+    : StudioPage(parent), m_ui(std::make_unique<Ui::ImageOutputPage>())
 {
     m_ui->setupUi(this);
     for (int side : {200, 512, 1024, 2048})
@@ -114,7 +128,7 @@ QSize ImageOutputPage::requestedSize() const
 {
     const int side = m_ui->resolutionComboBox->currentData().toInt();
     if (side == 0) return {m_ui->customWidthSpinBox->value(), m_ui->customHeightSpinBox->value()};
-    QSize base = m_session ? m_session->imageTrainingSize() : QSize();
+    QSize base = trainingSize(m_session);
     if (base.isEmpty()) base = QSize(side, side);
     base.scale(side, side, Qt::KeepAspectRatio);
     return base.expandedTo(QSize(tasks::kMinRenderSide, tasks::kMinRenderSide));
@@ -298,7 +312,7 @@ void ImageOutputPage::updateCustom()
 
 void ImageOutputPage::resetCustomSize()
 {
-    QSize size = m_session ? m_session->imageTrainingSize() : QSize();
+    QSize size = trainingSize(m_session);
     if (size.isEmpty()) return;
     size.scale(800, 800, Qt::KeepAspectRatio);
     size = size.expandedTo(
@@ -310,7 +324,7 @@ void ImageOutputPage::resetCustomSize()
 
 void ImageOutputPage::customSideEdited(bool width)
 {
-    const QSize image = m_session ? m_session->imageTrainingSize() : QSize();
+    const QSize image = trainingSize(m_session);
     if (!m_aspectLock->isChecked() || image.isEmpty()) return;
     QSpinBox* from = width ? m_ui->customWidthSpinBox : m_ui->customHeightSpinBox;
     QSpinBox* to = width ? m_ui->customHeightSpinBox : m_ui->customWidthSpinBox;

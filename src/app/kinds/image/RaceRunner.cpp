@@ -61,18 +61,16 @@ void RaceRunner::run()
     }
     QString error;
     try {
-        std::unique_ptr<tasks::Task> opened = tasks::imageTaskType().open(
+        std::shared_ptr<tasks::ImageTask> task = tasks::openImageTask(
             request.dataPath, request.dataBytes, request.options, nullptr, false, &error);
-        auto* image = dynamic_cast<tasks::ImageTask*>(opened.get());
-        if (!image) {
-            emit raceFinished(m_stop, error.isEmpty() ? request.dataPath + ": not an image" : error);
+        if (!task) {
+            emit raceFinished(m_stop,
+                              error.isEmpty() ? request.dataPath + ": not an image" : error);
             return;
         }
-        opened.release();
-        auto task = std::shared_ptr<tasks::ImageTask>(image);
         emit targetReady(task->trainingImage(), task->description());
-        tasks::ImageRace race(task, {request.seconds, checkpointsFor(request.seconds), 0,
-                                     request.seed, true});
+        tasks::ImageRace race(
+            task, {request.seconds, checkpointsFor(request.seconds), 0, request.seed, true});
         {
             QMutexLocker lock(&m_mutex);
             if (m_stop) race.cancel();
@@ -111,7 +109,8 @@ void RaceRunner::runPresets(tasks::ImageRace& race)
                 smoothed = std::isnan(smoothed) ? t.trainLoss : 0.9 * smoothed + 0.1 * t.trainLoss;
             if (sinceTick.elapsed() < 100) return;
             sinceTick.restart();
-            emit ticked({i, t.step, t.elapsed, std::isnan(smoothed) ? NAN : -10 * std::log10(smoothed),
+            emit ticked({i, t.step, t.elapsed,
+                         std::isnan(smoothed) ? NAN : -10 * std::log10(smoothed),
                          t.elapsed > 0 ? static_cast<double>(t.step) / t.elapsed : 0});
         };
         observer.previewInterval = 0.25;

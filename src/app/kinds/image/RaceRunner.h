@@ -4,8 +4,9 @@
 // session's bytes and options), so the user's model, its training worker and its data are never
 // touched. Shaped like the TrainingWorker: the request is copied in when start() is called,
 // Stop is an atomic flag (the running preset stops within one step, what it reached is measured
-// and reported unless the window is closing, the presets after it do not run), results leave as queued value signals, and the
-// destructor stops and waits. The session makes sure it never runs next to a training run.
+// and reported unless the window is closing, the presets after it do not run), results leave as
+// queued value signals, and the destructor stops and waits. The session makes sure it never runs
+// next to a training run.
 #pragma once
 
 #include "ImageRace.h"

@@ -17,8 +17,8 @@ namespace {
 // Colours that stay apart on light and dark backgrounds, one per preset in order.
 QColor presetColour(int index)
 {
-    static const QColor colours[] = {QColor(31, 119, 180), QColor(214, 39, 40),
-                                     QColor(44, 160, 44), QColor(255, 127, 14),
+    static const QColor colours[] = {QColor(31, 119, 180),  QColor(214, 39, 40),
+                                     QColor(44, 160, 44),   QColor(255, 127, 14),
                                      QColor(148, 103, 189), QColor(140, 86, 75)};
     return colours[static_cast<size_t>(index) % std::size(colours)];
 }

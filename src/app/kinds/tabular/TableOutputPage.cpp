@@ -19,7 +19,7 @@
 namespace il::app {
 
 TableOutputPage::TableOutputPage(QWidget* parent)
-    : QWidget(parent), m_ui(std::make_unique<Ui::TableOutputPage>()), m_scatter(new QChart)
+    : StudioPage(parent), m_ui(std::make_unique<Ui::TableOutputPage>()), m_scatter(new QChart)
 {
     m_ui->setupUi(this);
     m_ui->tableSplitter->setStretchFactor(0, 3);

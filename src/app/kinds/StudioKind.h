@@ -1,0 +1,89 @@
+// What the studio shows for one kind of task (a tasks::TaskType): its page on the Data tab (how
+// the file will be read, with the kind's own reading options) and its page on the Output tab
+// (what the trained network gives back). studioKinds() is the one list of the kinds the studio
+// knows; the Data and Output panels make one page of each kind at start and show the one whose
+// task is open. Each kind's pages, and everything else only that kind shows, live in its own
+// folder here (tabular/, image/, names/): a new kind is a new folder and one line in the list.
+#pragma once
+
+#include <QWidget>
+
+#include <initializer_list>
+#include <vector>
+
+namespace il::tasks {
+class TaskType;
+struct TaskOptions;
+} // namespace il::tasks
+
+namespace il::app {
+
+class Session;
+
+// A page one kind of task contributes to a panel.
+class StudioPage : public QWidget {
+    Q_OBJECT
+public:
+    using QWidget::QWidget;
+
+    virtual void setSession(Session* session) = 0;
+    // Data pages: show the open data (called when data opens and when its options change).
+    virtual void refresh() {}
+    // Data pages: whether the reading options may change now (not once the model has trained on
+    // the data as it is read), and why not, for their status tips.
+    void setEditable(bool editable, const QString& why);
+
+protected:
+    // The widgets of the page's reading options (setEditable locks them).
+    void setOptionWidgets(std::initializer_list<QWidget*> widgets) { m_optionWidgets = widgets; }
+    // Reads the data again with options, after the edit's own signal has returned; a refusal
+    // (the session says why) puts the page back as it was.
+    void reopenWith(Session* session, const tasks::TaskOptions& options);
+
+private:
+    std::vector<QWidget*> m_optionWidgets;
+};
+
+class StudioKind {
+public:
+    virtual ~StudioKind() = default;
+
+    virtual const tasks::TaskType& type() const = 0;
+    // The pages, made once when the panel is made (parent: the panel's page stack). Object
+    // names: "<kind>Page" on the Data tab (tablePage...), "<kind>OutputPage" on the Output tab.
+    virtual StudioPage* makeDataPage(QWidget* parent) const = 0;
+    virtual StudioPage* makeOutputPage(QWidget* parent) const = 0;
+};
+
+// A kind whose pages are a DataPage and an OutputPage, each made from its parent.
+template <class DataPage, class OutputPage> class StudioKindOf final : public StudioKind {
+public:
+    StudioKindOf(const tasks::TaskType& type, const char* outputPageName)
+        : m_type(type), m_outputPageName(outputPageName)
+    {
+    }
+    const tasks::TaskType& type() const override { return m_type; }
+    StudioPage* makeDataPage(QWidget* parent) const override { return new DataPage(parent); }
+    StudioPage* makeOutputPage(QWidget* parent) const override
+    {
+        auto* page = new OutputPage(parent);
+        page->setObjectName(m_outputPageName);
+        return page;
+    }
+
+private:
+    const tasks::TaskType& m_type;
+    const char* m_outputPageName;
+};
+
+// Every kind, in the order of tasks::taskTypes().
+const std::vector<const StudioKind*>& studioKinds();
+// The position in studioKinds() of a task type's kind; -1 for none (and for a null type).
+int studioKindIndex(const tasks::TaskType* type);
+
+// The kinds, each defined in its folder.
+const StudioKind& tabularStudioKind();
+const StudioKind& imageStudioKind();
+const StudioKind& namesStudioKind();
+
+} // namespace il::app

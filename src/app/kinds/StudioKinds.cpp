@@ -1,0 +1,39 @@
+#include "StudioKind.h"
+
+#include "Session.h"
+
+#include <QTimer>
+
+namespace il::app {
+
+const std::vector<const StudioKind*>& studioKinds()
+{
+    static const std::vector<const StudioKind*> kinds = {&tabularStudioKind(), &imageStudioKind(),
+                                                         &namesStudioKind()};
+    return kinds;
+}
+
+int studioKindIndex(const tasks::TaskType* type)
+{
+    const std::vector<const StudioKind*>& kinds = studioKinds();
+    for (size_t i = 0; i < kinds.size(); ++i)
+        if (&kinds[i]->type() == type) return static_cast<int>(i);
+    return -1;
+}
+
+void StudioPage::setEditable(bool editable, const QString& why)
+{
+    for (QWidget* w : m_optionWidgets) {
+        w->setEnabled(editable);
+        w->setStatusTip(why);
+    }
+}
+
+void StudioPage::reopenWith(Session* session, const tasks::TaskOptions& options)
+{
+    QTimer::singleShot(0, this, [this, session, options] {
+        if (!session->setTaskOptions(options)) refresh();
+    });
+}
+
+} // namespace il::app

@@ -1,0 +1,16 @@
+#include "StudioKind.h"
+
+#include "ImageDataPage.h"
+#include "ImageOutputPage.h"
+#include "ImageTask.h"
+
+namespace il::app {
+
+const StudioKind& imageStudioKind()
+{
+    static const StudioKindOf<ImageDataPage, ImageOutputPage> kind(tasks::imageTaskType(),
+                                                                   "imageOutputPage");
+    return kind;
+}
+
+} // namespace il::app
