@@ -71,7 +71,15 @@ QString samplePath(const QString& file)
     const QString dir = samplesDirectory();
     if (dir.isEmpty()) return {};
     const QString path = dir + '/' + file;
-    return QFileInfo(path).isFile() ? path : QString();
+    if (QFileInfo(path).isFile()) return path;
+    // "iris" for iris.csv: a name without its suffix, when exactly one sample has it.
+    QString only;
+    for (const QString& f : sampleFiles()) {
+        if (QFileInfo(f).completeBaseName() != file) continue;
+        if (!only.isEmpty()) return {};
+        only = dir + '/' + f;
+    }
+    return only;
 }
 
 QString resolveSampleReference(const QString& path)

@@ -25,7 +25,8 @@ QString samplesDirectoryProblem();
 // The sample files' names (e.g. "iris.csv"), sorted; empty when there are none.
 QStringList sampleFiles();
 
-// The full path of the sample FILE ("iris.csv"), or empty when there is no such sample.
+// The full path of the sample FILE ("iris.csv", or "iris" when one sample alone has that name
+// before its suffix), or empty when there is no such sample.
 QString samplePath(const QString& file);
 
 // What a user or a saved setting names as a sample, turned into the file to read:

@@ -25,18 +25,23 @@ void TestSamples::environmentDirectory()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    for (const char* name : {"b.csv", "a.png", "SOURCES.md"}) {
+    for (const char* name : {"b.csv", "a.png", "c.csv", "c.txt", "SOURCES.md"}) {
         QFile f(dir.filePath(name));
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("x\n");
     }
     qputenv("IRONLEARN_SAMPLES_DIR", dir.path().toUtf8());
     QCOMPARE(samplesDirectory(), dir.path());
-    QCOMPARE(sampleFiles(), QStringList({"a.png", "b.csv"}));
+    QCOMPARE(sampleFiles(), QStringList({"a.png", "b.csv", "c.csv", "c.txt"}));
     QCOMPARE(samplePath("b.csv"), dir.filePath("b.csv"));
     QVERIFY(samplePath("SOURCES.md").isEmpty());
     QVERIFY(samplePath("../b.csv").isEmpty());
     QVERIFY(samplePath("missing.csv").isEmpty());
+    // Without the suffix when one sample alone has the name; never a guess between two.
+    QCOMPARE(samplePath("b"), dir.filePath("b.csv"));
+    QCOMPARE(resolveSampleReference(":sample/a"), dir.filePath("a.png"));
+    QVERIFY(samplePath("c").isEmpty());
+    QVERIFY(samplePath("SOURCES").isEmpty());
     QCOMPARE(resolveSampleReference(":sample/b.csv"), dir.filePath("b.csv"));
     QCOMPARE(resolveSampleReference(":/samples/b.csv"), dir.filePath("b.csv"));
     QVERIFY(resolveSampleReference(":sample/missing.csv").isEmpty());
