@@ -5,33 +5,6 @@
 
 namespace il::app {
 
-const tasks::ImageTask* ModelState::imageTask() const
-{
-    return dynamic_cast<const tasks::ImageTask*>(task.get());
-}
-
-const tasks::NamesSchema* ModelState::namesSchema()
-{
-    if (auto* names = dynamic_cast<const tasks::NamesTask*>(task.get())) return &names->schema();
-    if (!m_names) {
-        tasks::NamesSchema schema;
-        if (!tasks::NamesSchema::fromJson(taskJson, schema, nullptr)) return nullptr;
-        m_names = std::move(schema);
-    }
-    return &*m_names;
-}
-
-const tasks::ImageGeometry* ModelState::imageGeometry()
-{
-    if (const auto* image = imageTask()) return &image->geometry();
-    if (!m_geometry) {
-        tasks::ImageGeometry geometry;
-        if (!tasks::ImageGeometry::fromJson(taskJson, geometry, nullptr)) return nullptr;
-        m_geometry = geometry;
-    }
-    return &*m_geometry;
-}
-
 QJsonObject ModelState::taskJsonForSaving() const
 {
     QJsonObject json = task ? task->toJson() : taskJson;

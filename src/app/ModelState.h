@@ -38,7 +38,8 @@ struct ModelState : tasks::Model {
     QString buildError;  // why the network could not be built (no network then)
     BestWeights best;    // the best weights of its training so far (Revert to best weights)
 
-    // Task-specific views that work with or without the data file.
+    // Task-specific views that work with or without the data file, defined in their kinds'
+    // folders (kinds/image/ImageModelState.cpp, kinds/names/NamesModelState.cpp).
     const tasks::ImageTask* imageTask() const;
     const tasks::NamesSchema* namesSchema();
     const tasks::ImageGeometry* imageGeometry();

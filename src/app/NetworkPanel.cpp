@@ -4,8 +4,6 @@
 #include "Dialogs.h"
 #include "NetworkView.h"
 #include "Session.h"
-#include "TabularBoundary.h"
-#include "TabularTask.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -51,8 +49,9 @@ NetworkPanel::NetworkPanel(QWidget* parent)
 
 void NetworkPanel::refillPlane()
 {
-    const auto* table =
-        m_session ? dynamic_cast<const tasks::TabularTask*>(m_session->task().get()) : nullptr;
+    int features = 0;
+    const std::vector<std::pair<int, QString>> axes =
+        m_session ? m_session->planeAxes(&features) : std::vector<std::pair<int, QString>>{};
     QComboBox* across = m_ui->insideAcrossComboBox;
     const QString keptAcross = across->currentText();
     const QString keptUp = m_ui->insideUpComboBox->currentText();
@@ -61,14 +60,12 @@ void NetworkPanel::refillPlane()
         across->clear();
     }
     bool choice = false;
-    if (table) {
-        const tasks::TabularSchema& s = table->schema();
-        const std::vector<int> axes = tasks::boundaryAxes(s);
-        choice = s.features.size() > 2 && axes.size() >= 2;
+    if (features > 0) {
+        choice = features > 2 && axes.size() >= 2;
         const QSignalBlocker block(across);
         across->addItem("Each unit over the rows (histograms)", -1);
-        for (int f : axes)
-            across->addItem(s.features[f], f);
+        for (const auto& [f, name] : axes)
+            across->addItem(name, f);
         across->setCurrentIndex(std::max(0, across->findText(keptAcross)));
     }
     for (QWidget* w :

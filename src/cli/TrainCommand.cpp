@@ -13,7 +13,6 @@
 #include "PrintableText.h"
 #include "RunDriver.h"
 #include "Snapshot.h"
-#include "TabularTask.h"
 #include "Task.h"
 #include "TrainReport.h"
 

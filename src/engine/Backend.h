@@ -60,7 +60,7 @@ inline int64_t guardStep(const float* guard)
            static_cast<int64_t>(guard[GuardBadStep]);
 }
 
-namespace detail {
+namespace backendabi {
 // The op list's own text (names and parameter lists), for the ABI version below.
 #define IL_OP(name, params, args) #name #params ";"
 #define IL_COMPOSED_OP(name, params, args) "composed " #name #params ";"
@@ -75,7 +75,7 @@ constexpr uint32_t fnv1a(const char* s)
         h = (h ^ static_cast<unsigned char>(*s)) * 16777619u;
     return h;
 }
-} // namespace detail
+} // namespace backendabi
 
 // A separately built backend module (the CUDA one in kernels/) is refused unless it was built
 // against the same interface: the same op list (hashed from its text, so any change to an op's
@@ -84,7 +84,7 @@ constexpr uint32_t fnv1a(const char* s)
 // guard block): bump kBackendRevision when those change.
 inline constexpr int kBackendRevision = 10;
 inline constexpr int kBackendAbiVersion =
-    static_cast<int>((detail::fnv1a(detail::kBackendOpList) ^
+    static_cast<int>((backendabi::fnv1a(backendabi::kBackendOpList) ^
                       static_cast<uint32_t>(kBackendRevision * 1000000 +
                                             kOptimizerRuleCount * 1000 + kActivationCount)) &
                      0x7FFFFFFFu);

@@ -7,9 +7,9 @@
 
 namespace il {
 
-namespace detail {
+namespace threadguard {
 std::atomic<bool> g_engineThreadGuardArmed{false};
-} // namespace detail
+} // namespace threadguard
 
 namespace {
 
@@ -48,7 +48,8 @@ GuardState& state()
 // Call with the mutex held.
 void rearm(const GuardState& s)
 {
-    detail::g_engineThreadGuardArmed.store(s.enabled && s.hasThread, std::memory_order_relaxed);
+    threadguard::g_engineThreadGuardArmed.store(s.enabled && s.hasThread,
+                                                std::memory_order_relaxed);
 }
 
 } // namespace
@@ -93,7 +94,7 @@ EngineThreadViolationHandler setEngineThreadViolationHandler(EngineThreadViolati
     return handler;
 }
 
-void detail::checkEngineThreadSlow(const char* what)
+void threadguard::checkEngineThreadSlow(const char* what)
 {
     GuardState& s = state();
     if (std::this_thread::get_id() != s.forbidden.load(std::memory_order_relaxed)) return;

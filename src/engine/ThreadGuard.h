@@ -32,17 +32,17 @@ bool engineThreadGuardEnabled();
 using EngineThreadViolationHandler = std::function<void(const std::string& what)>;
 EngineThreadViolationHandler setEngineThreadViolationHandler(EngineThreadViolationHandler handler);
 
-namespace detail {
+namespace threadguard {
 // True while the guard is enabled and a thread is forbidden.
 extern std::atomic<bool> g_engineThreadGuardArmed;
 void checkEngineThreadSlow(const char* what);
-} // namespace detail
+} // namespace threadguard
 
 // what: the entry point ("Network", "gemm"...), named in the violation message.
 inline void checkEngineThread(const char* what)
 {
-    if (detail::g_engineThreadGuardArmed.load(std::memory_order_relaxed))
-        detail::checkEngineThreadSlow(what);
+    if (threadguard::g_engineThreadGuardArmed.load(std::memory_order_relaxed))
+        threadguard::checkEngineThreadSlow(what);
 }
 
 } // namespace il

@@ -10,8 +10,8 @@
 //     steps every fold evaluated; the median of the steps each fold kept when they share none);
 //   - the report gives the folds' mean losses and metric with their standard errors.
 // The network is then trained again on every row (refitConfig: the folds' budget and schedule
-// stopped at the chosen length, no validation rows, so no early stopping), and, when the simpler model won, goes back to it, fitted on every
-// row (endRefit: the task's warm start).
+// stopped at the chosen length, no validation rows, so no early stopping), and, when the simpler
+// model won, goes back to it, fitted on every row (endRefit: the task's warm start).
 //
 // The CLI and the studio both run it before their main run (Task::folds() > 0, a fresh model).
 #pragma once
@@ -26,6 +26,9 @@
 #include <vector>
 
 namespace il::tasks {
+
+// The most folds a cross-validation takes (--folds, the studio's Cross-validation row).
+constexpr int kMaxFolds = 20;
 
 // One fold's run.
 struct FoldRun {

@@ -2,6 +2,7 @@
 // the encoding itself. Column roles, checks and missing values: TabularColumns.cpp.
 #include "TabularColumns.h"
 
+#include "CrossValidation.h"
 #include "Random.h"
 
 #include <algorithm>

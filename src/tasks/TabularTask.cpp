@@ -3,6 +3,7 @@
 // adapter: TabularTaskAdapter.cpp.
 #include "TabularTask.h"
 
+#include "CrossValidation.h"
 #include "JsonDataset.h"
 #include "PrintableText.h"
 #include "SavedTask.h"

@@ -51,7 +51,6 @@ constexpr int64_t kMinSettleRows = 10;
 // split and cross-validation is asked for (--folds K, the studio's Cross-validation row).
 constexpr int64_t kCrossValidateBelowRows = 0;
 constexpr int kDefaultFolds = 5;
-constexpr int kMaxFolds = 20;
 
 struct TabularOptions {
     QString target;        // name or 1-based number, or several joined by commas; empty: last

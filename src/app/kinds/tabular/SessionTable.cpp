@@ -1,7 +1,14 @@
-// Session: the decision boundary of a table model, computed on the training worker (between two
-// steps while training, so the grid sees one consistent set of weights) and answered on the GUI
-// thread.
+// Session: what only a table has. The decision boundary of a table model, computed on the
+// training worker (between two steps while training, so the grid sees one consistent set of
+// weights) and answered on the GUI thread; the features a plane can span; the table's missing
+// cells.
 #include "Session.h"
+
+#include "TabularTask.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
 
 namespace il::app {
 
@@ -41,6 +48,32 @@ BoundaryAnswer boundaryOf(ModelState& m, const tasks::BoundaryPlane& plane)
 }
 
 } // namespace
+
+void Session::updateMissingValues()
+{
+    m_missing = {};
+    const auto* table = dynamic_cast<const tasks::TabularTask*>(m_task.get());
+    if (!table) return;
+    const auto& columns = table->head().columns;
+    if (std::none_of(columns.begin(), columns.end(),
+                     [](const io::CsvColumn& c) { return c.missingCount > 0; }))
+        return;
+    tasks::findMissingValues(QFileInfo(m_dataPath).fileName(), m_dataBytes, m_options, m_missing,
+                             nullptr);
+}
+
+std::vector<std::pair<int, QString>> Session::planeAxes(int* featureCount) const
+{
+    if (featureCount) *featureCount = 0;
+    const auto* table = dynamic_cast<const tasks::TabularTask*>(m_task.get());
+    if (!table) return {};
+    const tasks::TabularSchema& s = table->schema();
+    if (featureCount) *featureCount = static_cast<int>(s.features.size());
+    std::vector<std::pair<int, QString>> axes;
+    for (int f : tasks::boundaryAxes(s))
+        axes.emplace_back(f, s.features[f]);
+    return axes;
+}
 
 void Session::requestBoundary(const tasks::BoundaryPlane& plane)
 {
