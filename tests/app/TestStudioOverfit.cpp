@@ -5,6 +5,7 @@
 // smallest window (1024x700), the mark comes back when the model is reopened (recomputed from
 // the saved evaluations) and goes with Reset weights.
 #include "ChartsPanel.h"
+#include "NoisyTable.h"
 #include "Session.h"
 #include "StudioTestCase.h"
 
@@ -38,25 +39,10 @@ void TestStudioOverfit::initTestCase()
 {
     isolateSettings("testStudioOverfit");
     QVERIFY(m_dir.isValid());
-    // 60 rows of y = a + b / 2 + noise (deviation about 0.5), from a fixed generator (as in
-    // TestCliOverfit).
+    // 60 rows a network learns by heart (the same as TestCliOverfit's).
     QFile f(m_dir.filePath("noisy.csv"));
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("a,b,y\n");
-    uint64_t state = 3;
-    auto uniform = [&state] {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<double>(state >> 11) * 0x1.0p-53;
-    };
-    for (int i = 0; i < 60; ++i) {
-        const double a = 2 * uniform() - 1, b = 2 * uniform() - 1;
-        const double noise = uniform() + uniform() + uniform() - 1.5;
-        f.write(QString("%1,%2,%3\n")
-                    .arg(a, 0, 'f', 4)
-                    .arg(b, 0, 'f', 4)
-                    .arg(a + b / 2 + noise, 0, 'f', 4)
-                    .toUtf8());
-    }
+    f.write(testdata::noisyLinearTable(60));
 }
 
 void TestStudioOverfit::lossChartMarksOverfitting()

@@ -4,6 +4,7 @@
 // it under "overfitting" (null when nothing was seen); with early stopping the best weights'
 // step is named; with --val-split 0 a long run gets one note that nothing can see it.
 #include "CliRunner.h"
+#include "NoisyTable.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -47,25 +48,11 @@ private slots:
 void TestCliOverfit::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    // 60 rows of y = a + b / 2 + noise (deviation about 0.5), the noise from a fixed
-    // generator: 42 training rows a network of 17,000 parameters learns by heart.
+    // 60 rows of y = a + b / 2 + noise: 42 training rows a network of 17,000 parameters learns
+    // by heart.
     QFile f(path("noisy.csv"));
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("a,b,y\n");
-    uint64_t state = 3;
-    auto uniform = [&state] {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<double>(state >> 11) * 0x1.0p-53;
-    };
-    for (int i = 0; i < 60; ++i) {
-        const double a = 2 * uniform() - 1, b = 2 * uniform() - 1;
-        const double noise = (uniform() + uniform() + uniform() - 1.5); // sd 0.5
-        f.write(QString("%1,%2,%3\n")
-                    .arg(a, 0, 'f', 4)
-                    .arg(b, 0, 'f', 4)
-                    .arg(a + b / 2 + noise, 0, 'f', 4)
-                    .toUtf8());
-    }
+    f.write(testdata::noisyLinearTable(60));
 }
 
 void TestCliOverfit::saidWhileTrainingWithEarlyStoppingOff()
