@@ -388,95 +388,115 @@ void tableOutputs(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, co
     metadata(proto, "target", task.value(QLatin1String("target")).toString());
 }
 
-// Long: one branch per task kind, each its inputs, network, outputs and metadata in graph
-// order; side by side they show what each kind's model takes and gives.
+// A table: its features in (numbers, with text columns as their category names), its
+// predictions or class probabilities out.
+void tableGraph(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
+                QStringList& lines)
+{
+    for (const char* name : {"numbers", "predictions", "probabilities", "class_index"})
+        g.reserve(name);
+    std::string x, invalid;
+    tableInputs(g, proto, task, net, x, invalid, lines);
+    const onnxexport::Built z = onnxexport::network(g, net, x, false);
+    if (!z.error.isEmpty()) throw Problem{z.error};
+    tableOutputs(g, proto, task, net, z.value, invalid, lines);
+    metadata(proto, "kind", task.value(QLatin1String("kind")).toString());
+}
+
+// An image: pixel coordinates in, intensities out.
+void imageGraph(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
+                QStringList& lines)
+{
+    const int64_t channels = net.outputWidth();
+    if (net.inputWidth() != 2 || (channels != 1 && channels != 3))
+        throw Problem{QStringLiteral("an image model maps 2 coordinates to 1 or 3 channels; "
+                                     "this network has %1 inputs and %2 outputs")
+                          .arg(net.inputWidth())
+                          .arg(channels)};
+    g.input("coordinates", onnx::TensorProto::FLOAT, {-1, 2},
+            "(x, y) per pixel: pixel centres of the training picture's field of view, its "
+            "longer side from -1 to 1 (model.py's image_coordinates)");
+    lines << "input  coordinates  float [N, 2]: (x, y), the longer side of the picture "
+             "from -1 to 1";
+    const onnxexport::Built z = onnxexport::network(g, net, "coordinates", false);
+    if (!z.error.isEmpty()) throw Problem{z.error};
+    g.node("Clip", {z.value, g.scalar("low", 0.f), g.scalar("high", 1.f)}, "intensities",
+           "intensities");
+    g.output("intensities", onnx::TensorProto::FLOAT, {-1, channels},
+             channels == 1 ? "grey level per pixel, 0 to 1" : "red, green, blue per pixel, 0 to 1");
+    lines << QStringLiteral("output intensities  float [N, %1]: %2, 0 to 1")
+                 .arg(channels)
+                 .arg(channels == 1 ? "grey" : "red, green, blue");
+    for (const char* key : {"width", "height"}) {
+        const QJsonValue v = task.value(QLatin1String(key));
+        if (!v.isDouble() || v.toDouble() < 1 || v.toDouble() != std::floor(v.toDouble()))
+            throw Problem{
+                QStringLiteral("task: \"%1\" is not a size in pixels").arg(QLatin1String(key))};
+        metadata(proto, (std::string("training_") + key).c_str(), QString::number(v.toInteger()));
+    }
+    metadata(proto, "coordinates",
+             "x = (2i + 1 - W) / L, y = (2j + 1 - H) / L for the pixel in column i, row j of "
+             "a W x H picture, L = max(W, H)");
+}
+
+// Names: the ids of the last characters in, the next character's probabilities out.
+void namesGraph(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
+                QStringList& lines)
+{
+    const QJsonValue contextValue = task.value(QLatin1String("context"));
+    if (!contextValue.isDouble() || contextValue.toDouble() != double(net.inputWidth()))
+        throw Problem{QStringLiteral("task: \"context\" must be the network's %1 inputs")
+                          .arg(net.inputWidth())};
+    const int64_t context = net.inputWidth();
+    const QStringList vocabulary = strings(task, "vocabulary", net.outputWidth());
+    const bool keepCase = task.value(QLatin1String("case")).toString() == "keep";
+    g.input("context", onnx::TensorProto::INT64, {-1, context},
+            "the ids of the last characters, oldest first (0: before the name starts; ids "
+            "index the vocabulary in the model's metadata)");
+    lines << QStringLiteral("input  context  int64 [N, %1]: character ids, oldest first, 0 "
+                            "before the name starts")
+                 .arg(context);
+    const onnxexport::Built z = onnxexport::network(g, net, "context", true);
+    if (!z.error.isEmpty()) throw Problem{z.error};
+    g.node("Softmax", {z.value}, "probabilities", "probabilities");
+    g.attr("axis", int64_t{1});
+    g.output("probabilities", onnx::TensorProto::FLOAT, {-1, net.outputWidth()},
+             "the probability of each vocabulary entry coming next (0: the name ends)");
+    lines << QStringLiteral("output probabilities  float [N, %1]: the next character (id 0: "
+                            "the end)")
+                 .arg(net.outputWidth());
+    metadata(proto, "vocabulary", json(QJsonArray::fromStringList(vocabulary)));
+    metadata(proto, "context", QString::number(context));
+    metadata(proto, "case", keepCase ? "keep" : "lower");
+    metadata(proto, "text_normalisation",
+             QStringLiteral("a name is trimmed of Unicode white space at both ends%1, then "
+                            "each character (code point) is looked up in vocabulary: its "
+                            "index is its id; id 0 is the end of a name and fills the "
+                            "context before the name starts")
+                 .arg(keepCase ? QStringLiteral(" (case kept)")
+                               : QStringLiteral(" and lowercased (full Unicode case mapping, "
+                                                "as Qt's QString::toLower)")));
+}
+
+// What each kind of task's model takes and gives, by the kind's name in the saved task
+// ("task"): one entry per kind, so a new kind adds its function and a line here.
+struct KindGraph {
+    const char* kind;
+    void (*build)(Graph&, onnx::ModelProto&, const QJsonObject&, const Network&, QStringList&);
+};
+constexpr KindGraph kKindGraphs[] = {
+    {"tabular", tableGraph},
+    {"image", imageGraph},
+    {"names", namesGraph},
+};
+
 void build(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
            QStringList& lines)
 {
     const QString kind = task.value(QLatin1String("task")).toString();
     metadata(proto, "task", kind);
-    if (kind == QLatin1String("tabular")) {
-        for (const char* name : {"numbers", "predictions", "probabilities", "class_index"})
-            g.reserve(name);
-        std::string x, invalid;
-        tableInputs(g, proto, task, net, x, invalid, lines);
-        const onnxexport::Built z = onnxexport::network(g, net, x, false);
-        if (!z.error.isEmpty()) throw Problem{z.error};
-        tableOutputs(g, proto, task, net, z.value, invalid, lines);
-        metadata(proto, "kind", task.value(QLatin1String("kind")).toString());
-        return;
-    }
-    if (kind == QLatin1String("image")) {
-        const int64_t channels = net.outputWidth();
-        if (net.inputWidth() != 2 || (channels != 1 && channels != 3))
-            throw Problem{QStringLiteral("an image model maps 2 coordinates to 1 or 3 channels; "
-                                         "this network has %1 inputs and %2 outputs")
-                              .arg(net.inputWidth())
-                              .arg(channels)};
-        g.input("coordinates", onnx::TensorProto::FLOAT, {-1, 2},
-                "(x, y) per pixel: pixel centres of the training picture's field of view, its "
-                "longer side from -1 to 1 (model.py's image_coordinates)");
-        lines << "input  coordinates  float [N, 2]: (x, y), the longer side of the picture "
-                 "from -1 to 1";
-        const onnxexport::Built z = onnxexport::network(g, net, "coordinates", false);
-        if (!z.error.isEmpty()) throw Problem{z.error};
-        g.node("Clip", {z.value, g.scalar("low", 0.f), g.scalar("high", 1.f)}, "intensities",
-               "intensities");
-        g.output("intensities", onnx::TensorProto::FLOAT, {-1, channels},
-                 channels == 1 ? "grey level per pixel, 0 to 1"
-                               : "red, green, blue per pixel, 0 to 1");
-        lines << QStringLiteral("output intensities  float [N, %1]: %2, 0 to 1")
-                     .arg(channels)
-                     .arg(channels == 1 ? "grey" : "red, green, blue");
-        for (const char* key : {"width", "height"}) {
-            const QJsonValue v = task.value(QLatin1String(key));
-            if (!v.isDouble() || v.toDouble() < 1 || v.toDouble() != std::floor(v.toDouble()))
-                throw Problem{
-                    QStringLiteral("task: \"%1\" is not a size in pixels").arg(QLatin1String(key))};
-            metadata(proto, (std::string("training_") + key).c_str(),
-                     QString::number(v.toInteger()));
-        }
-        metadata(proto, "coordinates",
-                 "x = (2i + 1 - W) / L, y = (2j + 1 - H) / L for the pixel in column i, row j of "
-                 "a W x H picture, L = max(W, H)");
-        return;
-    }
-    if (kind == QLatin1String("names")) {
-        const QJsonValue contextValue = task.value(QLatin1String("context"));
-        if (!contextValue.isDouble() || contextValue.toDouble() != double(net.inputWidth()))
-            throw Problem{QStringLiteral("task: \"context\" must be the network's %1 inputs")
-                              .arg(net.inputWidth())};
-        const int64_t context = net.inputWidth();
-        const QStringList vocabulary = strings(task, "vocabulary", net.outputWidth());
-        const bool keepCase = task.value(QLatin1String("case")).toString() == "keep";
-        g.input("context", onnx::TensorProto::INT64, {-1, context},
-                "the ids of the last characters, oldest first (0: before the name starts; ids "
-                "index the vocabulary in the model's metadata)");
-        lines << QStringLiteral("input  context  int64 [N, %1]: character ids, oldest first, 0 "
-                                "before the name starts")
-                     .arg(context);
-        const onnxexport::Built z = onnxexport::network(g, net, "context", true);
-        if (!z.error.isEmpty()) throw Problem{z.error};
-        g.node("Softmax", {z.value}, "probabilities", "probabilities");
-        g.attr("axis", int64_t{1});
-        g.output("probabilities", onnx::TensorProto::FLOAT, {-1, net.outputWidth()},
-                 "the probability of each vocabulary entry coming next (0: the name ends)");
-        lines << QStringLiteral("output probabilities  float [N, %1]: the next character (id 0: "
-                                "the end)")
-                     .arg(net.outputWidth());
-        metadata(proto, "vocabulary", json(QJsonArray::fromStringList(vocabulary)));
-        metadata(proto, "context", QString::number(context));
-        metadata(proto, "case", keepCase ? "keep" : "lower");
-        metadata(proto, "text_normalisation",
-                 QStringLiteral("a name is trimmed of Unicode white space at both ends%1, then "
-                                "each character (code point) is looked up in vocabulary: its "
-                                "index is its id; id 0 is the end of a name and fills the "
-                                "context before the name starts")
-                     .arg(keepCase ? QStringLiteral(" (case kept)")
-                                   : QStringLiteral(" and lowercased (full Unicode case mapping, "
-                                                    "as Qt's QString::toLower)")));
-        return;
-    }
+    for (const KindGraph& k : kKindGraphs)
+        if (kind == QLatin1String(k.kind)) return k.build(g, proto, task, net, lines);
     throw Problem{QStringLiteral("no ONNX export for the task %1").arg(quoted(kind, 40))};
 }
 
