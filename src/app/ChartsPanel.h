@@ -95,6 +95,7 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    static constexpr double kLabelPad = 3; // around the overfitting label's text, above its box
     void scheduleRedraw();
     void redraw();
     void updatePlannedRate();
@@ -135,7 +136,7 @@ private:
     QLineSeries* m_overfitTop = nullptr;
     QLineSeries* m_overfitBottom = nullptr;
     QAreaSeries* m_overfitBand = nullptr;
-    std::unique_ptr<FoldBand> m_foldBand; // a cross-validation's folds (FoldBand.h)
+    std::unique_ptr<FoldBand> m_foldBand;           // a cross-validation's folds (FoldBand.h)
     QGraphicsRectItem* m_overfitLabelBox = nullptr; // a backing under the text, over the curves
     QGraphicsSimpleTextItem* m_overfitLabel = nullptr;
     QString m_overfitText;             // the label's full text; empty: no mark
