@@ -56,6 +56,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // A file's name as the title and menus show it ("iris.csv (sample)" for a bundled one).
+    static QString displayName(const QString& path);
     // The window's answers to the session's signals (run state, files, saving, messages).
     void connectSession();
     bool openFileNow(const QString& path, const QString& missing = {});
