@@ -247,7 +247,7 @@ public:
     static int64_t stepsPerEpoch(int64_t rows, int64_t batchSize);
 
 private:
-    friend class TrainingRun; // one call of run(), in Trainer.cpp
+    friend class TrainingRun; // one call of run() (TrainingRun.h)
 
     Network& m_net;
     Optimizer& m_opt;
