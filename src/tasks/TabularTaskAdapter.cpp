@@ -1,11 +1,13 @@
 // TabularTask: tables behind the Task interface.
-// Long: TabularTaskImpl, its TaskType and the factory: one Task implementation, private here.
+// The task's type (its presets, metric, help) is TabularTaskType.cpp; the row helpers
+// TabularRows.{h,cpp}.
 #include "TabularTask.h"
 
 #include "Counting.h"
 #include "TabularBaselines.h"
 #include "TabularColumns.h"
 #include "TabularLosses.h"
+#include "TabularRows.h"
 
 #include "Random.h"
 
@@ -23,83 +25,6 @@ namespace {
 
 // A run of more epochs than this, without validation rows, gets a runNote.
 constexpr int64_t kLongRunEpochs = 200;
-
-// Keeps the rows of a split whose table row is at least `first` (a JSON file's test rows).
-TabularSplit rowsFrom(const TabularSplit& in, int64_t first, size_t xWidth, size_t yWidth)
-{
-    TabularSplit out;
-    for (size_t i = 0; i < static_cast<size_t>(in.rows); ++i) {
-        if (in.source[i] < first) continue;
-        out.x.insert(out.x.end(), in.x.begin() + static_cast<long>(i * xWidth),
-                     in.x.begin() + static_cast<long>((i + 1) * xWidth));
-        out.y.insert(out.y.end(), in.y.begin() + static_cast<long>(i * yWidth),
-                     in.y.begin() + static_cast<long>((i + 1) * yWidth));
-        out.rawTarget.insert(out.rawTarget.end(),
-                             in.rawTarget.begin() + static_cast<long>(i * yWidth),
-                             in.rawTarget.begin() + static_cast<long>((i + 1) * yWidth));
-        out.source.push_back(in.source[i]);
-        ++out.rows;
-    }
-    return out;
-}
-
-// The first rows of a table, with the whole table's column counts and line jumps (so lineOf
-// answers for every row of the table).
-io::CsvTable headOf(io::CsvTable table, int64_t rows)
-{
-    const auto n = static_cast<size_t>(std::min(rows, table.rows));
-    auto cut = [n](auto& v) {
-        v.resize(std::min(v.size(), n));
-        v.shrink_to_fit();
-    };
-    table.rows = static_cast<int64_t>(n);
-    for (io::CsvColumn& c : table.columns) {
-        cut(c.numbers);
-        cut(c.missing);
-        cut(c.codes);
-    }
-    return table;
-}
-
-// The rows of split at positions `rows` (x from xs, the split's inputs kept apart).
-TabularSplit pickRows(const TabularSplit& in, const std::vector<float>& xs,
-                      const std::vector<size_t>& rows, size_t xWidth, size_t yWidth)
-{
-    TabularSplit out;
-    const size_t rawWidth = in.rawTarget.empty() ? 0 : yWidth; // the file's units, as y
-    for (size_t i : rows) {
-        out.x.insert(out.x.end(), xs.begin() + static_cast<long>(i * xWidth),
-                     xs.begin() + static_cast<long>((i + 1) * xWidth));
-        out.y.insert(out.y.end(), in.y.begin() + static_cast<long>(i * yWidth),
-                     in.y.begin() + static_cast<long>((i + 1) * yWidth));
-        if (rawWidth > 0)
-            out.rawTarget.insert(out.rawTarget.end(),
-                                 in.rawTarget.begin() + static_cast<long>(i * rawWidth),
-                                 in.rawTarget.begin() + static_cast<long>((i + 1) * rawWidth));
-        if (i < in.source.size()) out.source.push_back(in.source[i]);
-        ++out.rows;
-    }
-    return out;
-}
-
-// The fold (0 .. folds-1) of each of the training rows: a seeded shuffle dealt round the folds,
-// class by class for classification (y holds the class: 0/1 or its id), so each fold holds
-// nearly the same share of every class.
-std::vector<int> assignFolds(const TabularSchema& s, const std::vector<float>& y, int64_t rows,
-                             int folds)
-{
-    const auto n = static_cast<size_t>(rows);
-    const std::vector<int32_t> order = Rng::derive(s.splitSeed, "folds").permutation(rows);
-    std::vector<size_t> dealt(order.begin(), order.end());
-    if (s.isClassification())
-        std::stable_sort(dealt.begin(), dealt.end(), [&y](size_t a, size_t b) {
-            return y[a] < y[b]; // the class of a row (one y column)
-        });
-    std::vector<int> fold(n, 0);
-    for (size_t i = 0; i < n; ++i)
-        fold[dealt[i]] = static_cast<int>(i % static_cast<size_t>(folds));
-    return fold;
-}
 
 // The table defaults (applyDefaults).
 constexpr float kTableLr = 0.003f;
@@ -276,15 +201,15 @@ public:
         const TabularSchema& s = m_ds.schema;
         const auto xw = static_cast<size_t>(s.inputWidth());
         const auto yw = static_cast<size_t>(s.targetWidth());
-        const std::vector<int> which = assignFolds(s, m_ds.train.y, m_ds.train.rows, k);
+        const std::vector<int> which = tabular::assignFolds(s, m_ds.train.y, m_ds.train.rows, k);
         std::vector<size_t> trainRows, heldOut;
         for (size_t i = 0; i < which.size(); ++i)
             (which[i] == fold ? heldOut : trainRows).push_back(i);
         TabularDataset ds;
         ds.schema = s;
         ds.schema.folds = 0;
-        ds.train = pickRows(m_ds.train, m_data.trainX, trainRows, xw, yw);
-        ds.val = pickRows(m_ds.train, m_data.trainX, heldOut, xw, yw);
+        ds.train = tabular::pickRows(m_ds.train, m_data.trainX, trainRows, xw, yw);
+        ds.val = tabular::pickRows(m_ds.train, m_data.trainX, heldOut, xw, yw);
         return std::make_unique<TabularTaskImpl>(m_path, std::move(ds), m_head, false, QString(),
                                                  nullptr, QString());
     }
@@ -555,91 +480,7 @@ Predictions TabularTaskImpl::predictions(Network& net, int maxRows)
     return out;
 }
 
-class TabularTaskType final : public TaskType {
-public:
-    QString name() const override { return "tabular"; }
-    QString title() const override { return "Tables"; }
-    TaskOutput output() const override { return TaskOutput::Table; }
-    QStringList fileSuffixes() const override { return {"csv", "tsv", "json"}; }
-    std::vector<LayerPreset> presets() const override
-    {
-        // wide is the default: on the table corpus it is the one stack at or above the linear
-        // baseline on every table (it starts there and keeps it unless it beats it: settle).
-        return {{"wide", "dense:32,tanh,dense:32,tanh,dense,skip",
-                 "wide and deep: starts as the linear baseline and keeps it unless it beats it"},
-                {"mlp", "dense:32,tanh,dense:32,tanh,dense", ""},
-                {"linear", "dense", "linear / logistic regression"},
-                {"deep", "dense:64,relu,dense:64,relu,dense:64,relu,dense", ""}};
-    }
-    MetricInfo metric(const QJsonObject& savedTask) const override
-    {
-        MetricInfo m;
-        // Cross-validated: the run trains on every row, so its metric is on the training rows
-        // (the folds' held-out figures are in the results).
-        const bool folds = savedTask.value("folds").toInt() > 0;
-        if (savedTask.value("kind").toString() != "regression") {
-            m.title = folds ? "Accuracy on the training rows" : "Validation accuracy";
-            m.description =
-                folds ? "The share of the rows whose class the network gets right. It trains on "
-                        "every row (cross-validation held each out once before, and the results "
-                        "give the folds' accuracy on rows they had not seen)."
-                      : "The share of validation rows whose class the network gets right.";
-            return m;
-        }
-        const QJsonArray targets = savedTask.value("targets").toArray();
-        const QString units = targets.size() == 1 ? targets.first().toString() + "'s units"
-                                                  : QString("the targets' units");
-        const bool zscore = savedTask.value("normalisation").toString() != "minmax";
-        // Short, whatever the column is called: the chart elides a long title.
-        m.title = folds ? "Training RMSE (file units)" : "Validation RMSE (file units)";
-        m.description =
-            "Root mean squared error of the predictions on the validation rows (the "
-            "training rows without any), in " +
-            units +
-            ": how far off a typical "
-            "prediction is; lower is better. The loss chart measures the same error on the "
-            "normalised targets the network is trained on.";
-        m.lossTitle = zscore ? "on standardised targets (z-scores), not the file's units"
-                             : "on targets scaled to 0..1, not the file's units";
-        m.lossNote = QString("The network learns ") +
-                     (zscore ? "each target standardised: (value − mean) / standard deviation"
-                             : "each target scaled: (value − minimum) / (maximum − minimum)") +
-                     ", so its loss does not depend on the file's units. The metric chart and "
-                     "the results show the error in " +
-                     units + ".";
-        return m;
-    }
-    bool checkSaved(const QJsonObject& savedTask, QString* error) const override
-    {
-        TabularSchema s;
-        return TabularSchema::fromJson(savedTask, s, error);
-    }
-    QString describeSaved(const QJsonObject& savedTask) const override
-    {
-        QString line = name();
-        TabularSchema s;
-        if (TabularSchema::fromJson(savedTask, s, nullptr)) {
-            line += ": " + s.kindName() + ", " + QString::number(s.features.size()) +
-                    " features -> " + s.target;
-            if (s.isClassification()) line += " (classes: " + s.classes.join(", ") + ")";
-        }
-        return line;
-    }
-    std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes,
-                               const TaskOptions& options, const QJsonObject* savedTask,
-                               bool forEvaluation, QString* error) const override
-    {
-        return openTabularTask(path, bytes, options, savedTask, forEvaluation, error);
-    }
-};
-
 } // namespace
-
-const TaskType& tabularTaskType()
-{
-    static const TabularTaskType type;
-    return type;
-}
 
 namespace {
 
@@ -725,8 +566,9 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
             return nullptr;
         }
         if (table.testStart >= 0) { // a JSON dataset: its test rows are what evaluate is for
-            ds.val = rowsFrom(ds.val, table.testStart, static_cast<size_t>(saved.inputWidth()),
-                              static_cast<size_t>(saved.targetWidth()));
+            ds.val =
+                tabular::rowsFrom(ds.val, table.testStart, static_cast<size_t>(saved.inputWidth()),
+                                  static_cast<size_t>(saved.targetWidth()));
             part = " (test examples)";
         }
     } else if (!prepareTabular(table, topt, ds, error)) {
@@ -738,8 +580,8 @@ std::unique_ptr<Task> openTabularTask(const QString& path, const QByteArray& byt
     }
     ds.notes = table.notes + ds.notes;
     return std::make_unique<TabularTaskImpl>(
-        path, std::move(ds), headOf(std::move(table), kTablePreviewRows), forEvaluation, part,
-        savedBaselines.available() ? &savedBaselines : nullptr, baselinesMissing);
+        path, std::move(ds), tabular::headOf(std::move(table), kTablePreviewRows), forEvaluation,
+        part, savedBaselines.available() ? &savedBaselines : nullptr, baselinesMissing);
 }
 
 } // namespace il::tasks

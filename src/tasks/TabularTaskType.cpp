@@ -1,0 +1,97 @@
+// The tabular task's type: its name, files, layer presets, the metric it follows and how it
+// describes a saved table model; it opens tables with openTabularTask (TabularTaskAdapter.cpp).
+#include "TabularTask.h"
+
+#include <QJsonArray>
+
+namespace il::tasks {
+
+namespace {
+
+class TabularTaskType final : public TaskType {
+public:
+    QString name() const override { return "tabular"; }
+    QString title() const override { return "Tables"; }
+    TaskOutput output() const override { return TaskOutput::Table; }
+    QStringList fileSuffixes() const override { return {"csv", "tsv", "json"}; }
+    std::vector<LayerPreset> presets() const override
+    {
+        // wide is the default: on the table corpus it is the one stack at or above the linear
+        // baseline on every table (it starts there and keeps it unless it beats it: settle).
+        return {{"wide", "dense:32,tanh,dense:32,tanh,dense,skip",
+                 "wide and deep: starts as the linear baseline and keeps it unless it beats it"},
+                {"mlp", "dense:32,tanh,dense:32,tanh,dense", ""},
+                {"linear", "dense", "linear / logistic regression"},
+                {"deep", "dense:64,relu,dense:64,relu,dense:64,relu,dense", ""}};
+    }
+    MetricInfo metric(const QJsonObject& savedTask) const override
+    {
+        MetricInfo m;
+        // Cross-validated: the run trains on every row, so its metric is on the training rows
+        // (the folds' held-out figures are in the results).
+        const bool folds = savedTask.value("folds").toInt() > 0;
+        if (savedTask.value("kind").toString() != "regression") {
+            m.title = folds ? "Accuracy on the training rows" : "Validation accuracy";
+            m.description =
+                folds ? "The share of the rows whose class the network gets right. It trains on "
+                        "every row (cross-validation held each out once before, and the results "
+                        "give the folds' accuracy on rows they had not seen)."
+                      : "The share of validation rows whose class the network gets right.";
+            return m;
+        }
+        const QJsonArray targets = savedTask.value("targets").toArray();
+        const QString units = targets.size() == 1 ? targets.first().toString() + "'s units"
+                                                  : QString("the targets' units");
+        const bool zscore = savedTask.value("normalisation").toString() != "minmax";
+        // Short, whatever the column is called: the chart elides a long title.
+        m.title = folds ? "Training RMSE (file units)" : "Validation RMSE (file units)";
+        m.description =
+            "Root mean squared error of the predictions on the validation rows (the "
+            "training rows without any), in " +
+            units +
+            ": how far off a typical "
+            "prediction is; lower is better. The loss chart measures the same error on the "
+            "normalised targets the network is trained on.";
+        m.lossTitle = zscore ? "on standardised targets (z-scores), not the file's units"
+                             : "on targets scaled to 0..1, not the file's units";
+        m.lossNote = QString("The network learns ") +
+                     (zscore ? "each target standardised: (value − mean) / standard deviation"
+                             : "each target scaled: (value − minimum) / (maximum − minimum)") +
+                     ", so its loss does not depend on the file's units. The metric chart and "
+                     "the results show the error in " +
+                     units + ".";
+        return m;
+    }
+    bool checkSaved(const QJsonObject& savedTask, QString* error) const override
+    {
+        TabularSchema s;
+        return TabularSchema::fromJson(savedTask, s, error);
+    }
+    QString describeSaved(const QJsonObject& savedTask) const override
+    {
+        QString line = name();
+        TabularSchema s;
+        if (TabularSchema::fromJson(savedTask, s, nullptr)) {
+            line += ": " + s.kindName() + ", " + QString::number(s.features.size()) +
+                    " features -> " + s.target;
+            if (s.isClassification()) line += " (classes: " + s.classes.join(", ") + ")";
+        }
+        return line;
+    }
+    std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes,
+                               const TaskOptions& options, const QJsonObject* savedTask,
+                               bool forEvaluation, QString* error) const override
+    {
+        return openTabularTask(path, bytes, options, savedTask, forEvaluation, error);
+    }
+};
+
+} // namespace
+
+const TaskType& tabularTaskType()
+{
+    static const TabularTaskType type;
+    return type;
+}
+
+} // namespace il::tasks
