@@ -94,6 +94,14 @@ struct OpenedModel {
 
 namespace {
 
+// The whole data file at path; false with "NAME: why" in error (io::readDataFile).
+bool readDataFile(const QString& path, QByteArray& bytes, QString* error)
+{
+    const io::IoResult r = io::readDataFile(path, bytes, QFileInfo(path).fileName());
+    if (!r) *error = r.error;
+    return r.ok;
+}
+
 // rememberedData: where the studio last saw the model's data (the settings).
 OpenedModel readModel(const QString& path, const QString& rememberedData)
 {
@@ -131,8 +139,7 @@ OpenedModel readModel(const QString& path, const QString& rememberedData)
     }
     out.options.seed = info.config.seed;
     out.options.reader = tasks::MessageReader::Studio;
-    if (!dataPath.isEmpty() &&
-        (haveBytes || Session::readBytes(dataPath, out.dataBytes, &dataError))) {
+    if (!dataPath.isEmpty() && (haveBytes || readDataFile(dataPath, out.dataBytes, &dataError))) {
         std::shared_ptr<tasks::Task> task(tasks::openTaskForModel(QFileInfo(dataPath).fileName(),
                                                                   out.dataBytes, info.task, false,
                                                                   out.options, &dataError));

@@ -225,9 +225,6 @@ public:
     // A table's features that can span such a plane (tasks::boundaryAxes), with their names, and
     // in featureCount how many features it has; empty (and 0) for other data.
     std::vector<std::pair<int, QString>> planeAxes(int* featureCount = nullptr) const;
-    // The whole file at path (a data file, or a model's); false with "NAME: cannot open: why" in
-    // error.
-    static bool readBytes(const QString& path, QByteArray& bytes, QString* error);
     // What each unit of the network has learned (tasks::lookInside, SessionInside.cpp), answered
     // by insideReady: computed on the worker between two steps, one request in flight.
     void requestInside(const tasks::InsideRequest& request);

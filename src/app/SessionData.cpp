@@ -2,6 +2,7 @@
 // failure names), opening it and reading it again with other options.
 #include "Session.h"
 
+#include "DataFileRecord.h"
 #include "LayerStack.h"
 #include "TabularTask.h"
 
@@ -12,17 +13,6 @@
 
 namespace il::app {
 
-bool Session::readBytes(const QString& path, QByteArray& bytes, QString* error)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error) *error = QFileInfo(path).fileName() + ": cannot open: " + file.errorString();
-        return false;
-    }
-    bytes = file.readAll();
-    return true;
-}
-
 // ---- data -----------------------------------------------------------------------------------
 
 Session::CheckedData Session::readDataset(const QString& path, const QString& missing)
@@ -30,7 +20,10 @@ Session::CheckedData Session::readDataset(const QString& path, const QString& mi
     CheckedData c;
     c.path = path;
     c.missing = missing;
-    if (!readBytes(path, c.bytes, &c.error)) return c;
+    if (const io::IoResult r = io::readDataFile(path, c.bytes, QFileInfo(path).fileName()); !r) {
+        c.error = r.error;
+        return c;
+    }
     c.options.seed = m_config.seed;
     c.options.trainingSize = kDefaultImageTrainingSize;
     c.options.reader = tasks::MessageReader::Studio;

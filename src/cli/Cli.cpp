@@ -1,6 +1,7 @@
 #include "Cli.h"
 #include "AtomicFile.h"
 #include "BackendRegistry.h"
+#include "DataFileRecord.h"
 #include "Errors.h"
 #include "ImageFile.h"
 #include "PrintableText.h"
@@ -273,14 +274,10 @@ QString resolveDataPath(const QString& path)
 
 QByteArray readDataFile(const QString& given)
 {
-    const QString path = resolveDataPath(given);
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        throw DataError((given + ": cannot open: " + f.errorString()).toStdString());
-    const qint64 size = f.size();
-    if (size > (qint64(4) << 30))
-        throw DataError((given + ": larger than 4 GiB; too big to train on").toStdString());
-    return f.readAll();
+    QByteArray bytes;
+    if (const io::IoResult r = io::readDataFile(resolveDataPath(given), bytes, given); !r)
+        throw DataError(r.error.toStdString());
+    return bytes;
 }
 
 std::unique_ptr<Backend> makeBackend(const QString& name, int threads, bool tf32)

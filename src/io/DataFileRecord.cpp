@@ -72,6 +72,24 @@ bool DataFileRecord::matches(const QByteArray& bytes) const
     return bytes.size() == size && sha256Hex(bytes) == sha256;
 }
 
+IoResult readDataFile(const QString& path, QByteArray& bytes, const QString& shownAs)
+{
+    const QString name = shownAs.isEmpty() ? path : shownAs;
+    if (QFileInfo(path).isDir())
+        return IoResult::failure(name + ": is a directory, not a data file");
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return IoResult::failure(name + ": cannot open: " + f.errorString());
+    if (f.size() > kMaxDataFileBytes)
+        return IoResult::failure(QStringLiteral("%1: %2 bytes, larger than 4 GiB; too big to "
+                                                "train on")
+                                     .arg(name, QLocale().toString(f.size())));
+    bytes = f.readAll();
+    if (f.error() != QFileDevice::NoError)
+        return IoResult::failure(name + ": cannot read: " + f.errorString());
+    return {};
+}
+
 FoundDataFile findRecordedDataFile(const DataFileRecord& record, const QString& modelPath)
 {
     FoundDataFile found;

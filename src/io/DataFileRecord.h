@@ -5,6 +5,8 @@
 // an edited file is reported, never silently taken for the data the model saw.
 #pragma once
 
+#include "IoResult.h"
+
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
@@ -31,6 +33,14 @@ struct DataFileRecord {
     // True when BYTES are the recorded file's content.
     bool matches(const QByteArray& bytes) const;
 };
+
+// The largest data file the studio and the CLI read (the whole file is read into memory).
+inline constexpr qint64 kMaxDataFileBytes = qint64(4) << 30;
+
+// The bytes of the data file at PATH, for the studio and the CLI alike. Refused, with a message
+// that names the file as shownAs (PATH when empty): a file that cannot be opened or read, a
+// directory, a file larger than kMaxDataFileBytes (before any of it is read).
+IoResult readDataFile(const QString& path, QByteArray& bytes, const QString& shownAs = {});
 
 // Where the recorded data is now, for the model saved at MODELPATH.
 struct FoundDataFile {

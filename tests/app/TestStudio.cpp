@@ -587,6 +587,20 @@ void TestStudio::showsLoaderErrorsInline()
     QVERIFY2(text.contains("ragged.csv") && text.contains("3"), qPrintable(text));
     QVERIFY(session()->dataPath().endsWith("iris.csv")); // the previous data stays
 
+    // Over 4 GiB (sparse): refused before any of it is read, as the CLI refuses it.
+    const QString huge = m_dir.filePath("huge.csv");
+    QFile hugeFile(huge);
+    QVERIFY(hugeFile.open(QIODevice::WriteOnly));
+    hugeFile.write("x,y\n1,2\n");
+    if (hugeFile.resize((qint64(4) << 30) + 1)) {
+        hugeFile.close();
+        QVERIFY(!m_window->openFile(huge));
+        const QString said = find<QLabel>("errorLabel")->text();
+        QVERIFY2(said.contains("huge.csv") && said.contains("larger than 4 GiB"), qPrintable(said));
+        QVERIFY(session()->dataPath().endsWith("iris.csv"));
+    }
+    hugeFile.remove();
+
     const QString model = m_dir.filePath("cut.safetensors");
     QFile cut(model);
     QVERIFY(cut.open(QIODevice::WriteOnly));

@@ -6,6 +6,7 @@
 
 #include "SafeTensors.h"
 
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -98,6 +99,7 @@ private slots:
     void cellTextIsEscaped();
     void namesRefuseBidiOverrides();
     void vocabularyRefusesControls();
+    void hugeOrOddDataFilesAreRefused();
 };
 
 void TestCliHostile::initTestCase()
@@ -314,6 +316,31 @@ void TestCliHostile::vocabularyRefusesControls()
     QCOMPARE(r.code, 1);
     QVERIFY2(isCleanLine(r.err), qPrintable(r.err));
     QVERIFY2(r.err.contains("vocabulary entry 1 is U+000A"), qPrintable(r.err));
+}
+
+// A data file over 4 GiB (sparse: no disk is used) is refused before any of it is read, and a
+// folder named as data says so; every command that reads data reads it the same way
+// (io::readDataFile, which the studio uses too).
+void TestCliHostile::hugeOrOddDataFilesAreRefused()
+{
+    QFile huge(path("huge.csv"));
+    QVERIFY(huge.open(QIODevice::WriteOnly));
+    QVERIFY(huge.write("x,y\n1,2\n") > 0);
+    if (!huge.resize((qint64(4) << 30) + 1))
+        QSKIP("this file system cannot hold a sparse 4 GiB file");
+    huge.close();
+    for (const QStringList& args : {QStringList{"train", "huge.csv", "--steps", "1"},
+                                    QStringList{"evaluate", "reg.safetensors", "huge.csv"}}) {
+        const RunResult r = run(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(isCleanLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.contains("huge.csv: 4") && r.err.contains("larger than 4 GiB"),
+                 qPrintable(r.err));
+    }
+    QVERIFY(QDir(m_dir.path()).mkdir("folder.csv"));
+    const RunResult r = run({"train", "folder.csv", "--steps", "1"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("folder.csv: is a"), qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliHostile)
