@@ -88,28 +88,23 @@ class Dense(nn.Module):
         return y.reshape(n, -1)
 
 
+# The element-wise activations: name -> (f(x, a), the argument a's default as the layer language
+# writes it, or None). The export writes this table from the layer registry
+# (src/engine/ActivationLayers.cpp), so it holds every activation of the program that wrote it.
+ACTIVATIONS = {}  # @ACTIVATIONS@
+
+
 class Activation(nn.Module):
     def __init__(self, kind, argument):
         super().__init__()
         self.kind, self.argument = kind, argument
+        self.f = ACTIVATIONS[kind][0]
 
     def extra_repr(self):
-        return self.kind + (f", {self.argument:g}" if self.kind in ("sine", "leakyrelu") else "")
+        return self.kind + (f", {self.argument:g}" if ACTIVATIONS[self.kind][1] else "")
 
     def forward(self, x, inputs):
-        if self.kind == "relu":
-            return torch.relu(x)
-        if self.kind == "tanh":
-            return torch.tanh(x)
-        if self.kind == "sigmoid":
-            return torch.sigmoid(x)
-        if self.kind == "leakyrelu":
-            return F.leaky_relu(x, self.argument)
-        if self.kind == "sine":  # SIREN: sin(w0 x)
-            return torch.sin(self.argument * x)
-        if self.kind == "gelu":
-            return F.gelu(x, approximate="tanh")
-        raise ValueError(self.kind)
+        return self.f(x, self.argument)
 
 
 class Skip(nn.Module):
@@ -269,12 +264,9 @@ class IronLearnNet(nn.Module):
             if kind == "dense":
                 layer = Dense(out // positions if positions > 1 else out, channels, positions)
                 width, position_width = out, (out // positions if positions > 1 else 0)
-            elif kind in ("relu", "tanh", "sigmoid", "gelu"):
-                layer = Activation(kind, 0.0)
-            elif kind == "leakyrelu":
-                layer = Activation(kind, _real(args[0] if args else "", _real("0.01", 0)))
-            elif kind == "sine":
-                layer = Activation(kind, _real(args[0] if args else "", 30.0))
+            elif kind in ACTIVATIONS:
+                default = ACTIVATIONS[kind][1]
+                layer = Activation(kind, _real(args[0] if args else "", _real(default or "0", 0)))
             elif kind == "skip":
                 layer = Skip(width, self.input_width)
                 positions, position_width = 1, 0
@@ -589,8 +581,8 @@ def _groups(net):
 
 
 def make_optimizer(net, restore=True):
-    """The optimizer the model was trained with (torch.optim.Adam, AdamW, SGD or RMSprop with the
-    file's settings), its state (moments, step count) taken from the file when restore is set, so
+    """The optimizer the model was trained with (torch.optim.Adam, AdamW, SGD, RMSprop or Adagrad
+    with the file's settings), its state (moments, step count) taken from the file when restore is set, so
     training goes on where it stopped."""
     config = net.hyperparameters.get("optimizer", {})
     kind = config.get("kind", "adam")
@@ -605,6 +597,8 @@ def make_optimizer(net, restore=True):
         if kind == "rmsprop":
             return {"alpha": float(values.get("rho", 0.99)), "eps": float(values.get("eps", 1e-8)),
                     "weight_decay": wd}
+        if kind == "adagrad":
+            return {"eps": float(values.get("eps", 1e-10)), "weight_decay": wd}
         return {"momentum": float(values.get("momentum", 0.0)) if kind == "momentum" else 0.0,
                 "weight_decay": wd}
 
@@ -616,7 +610,7 @@ def make_optimizer(net, restore=True):
             if float(own.get("lr", 0.0)) > 0 else 1.0
         groups.append(dict(params=grid, lr=lr * scale, lr_scale=scale, **settings(own)))
     cls = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "rmsprop": torch.optim.RMSprop,
-           "sgd": torch.optim.SGD, "momentum": torch.optim.SGD}[kind]
+           "adagrad": torch.optim.Adagrad, "sgd": torch.optim.SGD, "momentum": torch.optim.SGD}[kind]
     optimizer = cls(groups)
     if restore and net.optimizer_state:
         _restore_state(net, optimizer, kind, other + grid)
@@ -624,10 +618,10 @@ def make_optimizer(net, restore=True):
 
 
 def _restore_state(net, optimizer, kind, params):
-    names = {"adam": ("m", "v"), "adamw": ("m", "v"), "rmsprop": ("v",),
+    names = {"adam": ("m", "v"), "adamw": ("m", "v"), "rmsprop": ("v",), "adagrad": ("sum",),
              "momentum": ("velocity",), "sgd": ()}[kind]
     torch_names = {"m": "exp_avg", "v": "exp_avg_sq" if kind != "rmsprop" else "square_avg",
-                   "velocity": "momentum_buffer"}
+                   "velocity": "momentum_buffer", "sum": "sum"}
     step = int(net.training_state.get("step", 0))
     offset = 0
     for p in params:
@@ -635,7 +629,7 @@ def _restore_state(net, optimizer, kind, params):
         for name in names:
             flat = net.optimizer_state[name]
             state[torch_names[name]] = flat[offset:offset + p.numel()].reshape(p.shape).clone()
-        if kind in ("adam", "adamw"):
+        if kind in ("adam", "adamw", "adagrad"):
             state["step"] = torch.tensor(float(step))
         elif kind == "rmsprop":
             state["step"] = step

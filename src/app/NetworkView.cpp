@@ -1,5 +1,7 @@
 #include "NetworkView.h"
 
+#include "LayerRegistry.h"
+
 #include <QHelpEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -40,16 +42,11 @@ QRgb classColour(int c)
     return palette[static_cast<size_t>(c) % std::size(palette)];
 }
 
+// What one unit of a layer of this kind computes, as its type says (LayerType::formula).
 QString formula(const std::string& kind)
 {
-    if (kind == "tanh") return "tanh(z)";
-    if (kind == "relu") return "max(0, z)";
-    if (kind == "sigmoid") return "1 / (1 + e^−z)";
-    if (kind == "sine") return "sin(ω·z)";
-    if (kind == "gelu") return "z·Φ(z)";
-    if (kind == "fourier")
-        return "sin or cos of a fixed random mix of the two coordinates (one frequency)";
-    if (kind == "hashgrid") return "one level's feature, looked up around the point";
+    const il::LayerType* type = il::findLayerType(kind);
+    if (type && !type->formula.empty()) return QString::fromStdString(type->formula);
     return QString::fromStdString(kind) + "(z)";
 }
 

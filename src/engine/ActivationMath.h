@@ -10,9 +10,9 @@
 //   backward<O>(in, g, p) dL/dx for g = dL/dy, with in = y or x as kBackwardFromOutput says
 // Both are templates over a lane ops type O (Lanes.h): one float at a time on the GPU, SIMD
 // vectors on the CPU. O supplies sin, cos, exp and tanh.
-// IL_ACTIVATIONS lists them; the Activation enum, activationName() and every backend's dispatch
-// follow that list. A new activation is one struct and one entry here, plus its layer
-// description in ActivationLayers.cpp.
+// IL_ACTIVATIONS, at the end of formulas/Activations.inc, lists them; the Activation enum,
+// activationName() and every backend's dispatch follow that list. A new activation is one struct
+// and one entry there, plus its layer description with its export forms in ActivationLayers.cpp.
 //
 // Transcendentals: on the CPU, FastMath.h's approximations in SIMD lanes; on the GPU, CUDA's IEEE
 // sinf/cosf/expf/tanhf (DeviceLane). The CPU and CUDA results therefore agree to a few ulp, not
@@ -26,7 +26,11 @@
 
 namespace il {
 
-#define IL_ACTIVATIONS(X) X(Identity) X(ReLU) X(LeakyReLU) X(Tanh) X(Sigmoid) X(Sine) X(Gelu)
+namespace activations {
+
+#include "formulas/Activations.inc" // the structs and their list, IL_ACTIVATIONS
+
+} // namespace activations
 
 #define IL_ACTIVATION_ENUM(N) N,
 enum class Activation { IL_ACTIVATIONS(IL_ACTIVATION_ENUM) };
@@ -35,12 +39,6 @@ enum class Activation { IL_ACTIVATIONS(IL_ACTIVATION_ENUM) };
 #define IL_ACTIVATION_COUNT(N) +1
 inline constexpr int kActivationCount = 0 IL_ACTIVATIONS(IL_ACTIVATION_COUNT);
 #undef IL_ACTIVATION_COUNT
-
-namespace activations {
-
-#include "formulas/Activations.inc"
-
-} // namespace activations
 
 // Calls f.template operator()<activations::Name>() for the activation act (nothing for a value
 // outside the enum). Backends use it to pick the instantiation of their loop or kernel.

@@ -160,6 +160,7 @@ LayerType denseLayerType()
                    "feature network would otherwise start from loud random stripes).";
     t.args = {units, init};
     t.outputLayer = true;
+    t.exports.pytorch = "Dense"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Dense>(item);
     };

@@ -72,6 +72,7 @@ LayerType embeddingLayerType()
     t.args = {vocab, dim};
     t.argsFromRight = true;
     t.firstOnly = "an embedding reads token ids, so it must be the first layer";
+    t.exports.pytorch = "Embedding"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Embedding>(item);
     };

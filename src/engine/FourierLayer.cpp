@@ -76,6 +76,8 @@ LayerType fourierLayerType()
     t.args = {count, scale};
     t.firstOnly = "Fourier features encode the raw input, so they must come first";
     t.rngStream = "fourier";
+    t.formula = "sin or cos of a fixed random mix of the two coordinates (one frequency)";
+    t.exports.pytorch = "Fourier"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Fourier>(item);
     };

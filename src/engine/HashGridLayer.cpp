@@ -168,6 +168,8 @@ LayerType hashGridLayerType()
     t.firstOnly = "the hash grid encodes the raw input positions, so it must come first";
     t.rngStream = "hashgrid";
     t.details = &details;
+    t.formula = "one level's feature, looked up around the point";
+    t.exports.pytorch = "HashGrid"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<HashGridLayer>(item);
     };

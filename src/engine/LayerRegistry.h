@@ -5,11 +5,15 @@
 // fills in), how the studio labels and explains it, and how to build it. The layer language
 // (LayerSpec.h) and its help, the CLI, the studio's layer editor and model files all read it.
 // Each type is described next to its Layer class (DenseLayer.cpp, ActivationLayers.cpp,
-// FourierLayer.cpp, EmbeddingLayer.cpp); layerTypes() lists them in menu order.
+// FourierLayer.cpp, EmbeddingLayer.cpp), its export forms included; layerTypes() lists them in
+// menu order.
 #pragma once
+
+#include "ExportForms.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -57,6 +61,13 @@ struct LayerType {
     std::string label;                // for the studio: "Dense"
     std::string synopsis;             // for the help: "dense:N[:init]"
     std::string help;                 // what it computes, for the help and the editor's tooltip
+    // What one of its units computes from its input z, short, for the studio's network diagram
+    // ("max(0, z)"). Empty: the diagram writes "name(z)".
+    std::string formula;
+    // The interval its outputs stay in, for a bounded activation (tanh: -1 to 1); none for the
+    // others. The studio's network view draws such a layer's histograms over it and marks a
+    // unit saturated when nearly all its outputs lie within 0.01 of an end.
+    std::optional<std::pair<float, float>> outputRange;
     std::vector<LayerArg> args;
     // With fewer arguments than listed, the first ones are left out: embedding[:V]:D.
     bool argsFromRight = false;
@@ -77,6 +88,8 @@ struct LayerType {
     std::string (*details)(const LayerItem& item) = nullptr;
     // Builds the layer from an item whose data values are resolved (no zeros left).
     std::unique_ptr<Layer> (*make)(const LayerItem& item) = nullptr;
+    // How the ONNX and PyTorch exports write it (ExportForms.h).
+    ExportForms exports;
 };
 
 // One item of the layer language: a type and its argument values (0 for a value the data

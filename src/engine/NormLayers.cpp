@@ -191,6 +191,7 @@ LayerType layerNormLayerType()
              "scales and shifts it by trained weights (nn.LayerNorm). Keeps deep stacks in the "
              "range where tanh still learns.";
     t.positionWise = true;
+    t.exports.pytorch = "LayerNorm"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<LayerNorm>(item);
     };
@@ -212,6 +213,7 @@ LayerType batchNormLayerType()
                            "How far the running statistics move toward each batch's (0.1: a "
                            "tenth).")};
     t.positionWise = true;
+    t.exports.pytorch = "BatchNorm"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         if (item.args[0] > 1) throw EngineError(item.text() + ": the momentum must be at most 1");
         return std::make_unique<BatchNorm>(item);
@@ -234,6 +236,7 @@ LayerType dropoutLayerType()
     t.args = {p};
     t.positionWise = true;
     t.rngStream = "dropout";
+    t.exports.pytorch = "Dropout"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         if (!(item.args[0] >= 0 && item.args[0] < 1))
             throw EngineError(item.text() + ": p must be at least 0 and below 1");
@@ -260,6 +263,7 @@ LayerType mergeLayerType()
     count.column = EditorColumn::Size;
     count.tooltip = "Positions merged into one (2: pairs).";
     t.args = {count};
+    t.exports.pytorch = "Merge"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Merge>(item);
     };

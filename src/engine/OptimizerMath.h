@@ -14,9 +14,10 @@
 //             slots in and out, its gradient g times the step guard's clip factor scale. A
 //             template over a lane ops type O (Lanes.h): one float on the GPU, a SIMD vector in
 //             the CPU kernels (CpuKernels.cpp).
-// IL_OPTIMIZER_RULES lists them; the OptimizerRule enum and every backend's dispatch follow that
-// list. A new rule is one struct and one entry here; Optimizers.cpp describes the optimizer
-// that uses it (name, settings, state names) and passes its values in the rule's order.
+// IL_OPTIMIZER_RULES, at the end of formulas/OptimizerRules.inc, lists them; the OptimizerRule
+// enum and every backend's dispatch follow that list. A new rule is one struct and one entry
+// there; Optimizers.cpp describes the optimizer that uses it (name, settings, state names) and
+// passes its values in the rule's order.
 //
 // Every product that feeds a sum is spelled IL_MUL_ADD(a, b, c) = a * b + c or IL_MUL(a, b), and
 // each operation is rounded on its own on every backend, so both compute the same bits (sqrt and
@@ -45,16 +46,6 @@
 
 namespace il {
 
-#define IL_OPTIMIZER_RULES(X) X(Sgd) X(Momentum) X(Adam) X(RmsProp)
-
-#define IL_OPTIMIZER_RULE_ENUM(N) N,
-enum class OptimizerRule { IL_OPTIMIZER_RULES(IL_OPTIMIZER_RULE_ENUM) };
-#undef IL_OPTIMIZER_RULE_ENUM
-
-#define IL_OPTIMIZER_RULE_COUNT(N) +1
-inline constexpr int kOptimizerRuleCount = 0 IL_OPTIMIZER_RULES(IL_OPTIMIZER_RULE_COUNT);
-#undef IL_OPTIMIZER_RULE_COUNT
-
 inline constexpr int kMaxOptimizerSlots = 4;
 inline constexpr int kMaxOptimizerValues = 8;
 
@@ -67,7 +58,19 @@ struct OptimizerHyper {
 
 namespace optimizers {
 
-#include "formulas/OptimizerRules.inc"
+#include "formulas/OptimizerRules.inc" // the rules and their list, IL_OPTIMIZER_RULES
+
+} // namespace optimizers
+
+#define IL_OPTIMIZER_RULE_ENUM(N) N,
+enum class OptimizerRule { IL_OPTIMIZER_RULES(IL_OPTIMIZER_RULE_ENUM) };
+#undef IL_OPTIMIZER_RULE_ENUM
+
+#define IL_OPTIMIZER_RULE_COUNT(N) +1
+inline constexpr int kOptimizerRuleCount = 0 IL_OPTIMIZER_RULES(IL_OPTIMIZER_RULE_COUNT);
+#undef IL_OPTIMIZER_RULE_COUNT
+
+namespace optimizers {
 
 #define IL_OPTIMIZER_RULE_CHECK(N)                                                                 \
     static_assert(N::kSlots <= kMaxOptimizerSlots && N::kValues <= kMaxOptimizerValues);

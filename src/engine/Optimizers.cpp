@@ -103,6 +103,19 @@ std::vector<OptimizerType> makeTypes()
                    u.state);
          },
          {"v"}},
+        {"adagrad",
+         {},
+         "Adagrad",
+         "Divides each weight's step by the root of all its squared gradients so far: "
+         "s ← s + g², w ← w − lr·g / (√s + ε). Rarely updated weights keep larger steps.",
+         {{"eps", "ε", "Added to √s so a tiny s cannot blow a step up.", 1e-10f, kMinEps, 1.f},
+          weightDecay(kL2Help)},
+         {"sum"},
+         [](const OptimizerUpdate& u) {
+             u.run(OptimizerRule::Adagrad, {u.config.value("eps"), u.config.value("weight_decay")},
+                   u.state);
+         },
+         {"sum"}},
     };
 }
 

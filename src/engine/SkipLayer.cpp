@@ -66,6 +66,7 @@ LayerType skipLayerType()
              "bias; S starts at zero). After the output layer it makes a wide-and-deep network: "
              "a linear model of the inputs plus what the hidden layers add, so the hidden layers "
              "only learn what a linear model misses.";
+    t.exports.pytorch = "Skip"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Skip>(item);
     };

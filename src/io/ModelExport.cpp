@@ -21,10 +21,29 @@ namespace il::io {
 
 namespace {
 
-// The layer types model.py rebuilds (IronLearnNet in resources/export/model.py).
-const QStringList kPyTorchLayers = {"dense",     "relu",  "tanh",      "sigmoid",   "leakyrelu",
-                                    "sine",      "gelu",  "skip",      "fourier",   "hashgrid",
-                                    "embedding", "merge", "layernorm", "batchnorm", "dropout"};
+// model.py (resources/export/model.py) with its table of activations filled from the layer
+// registry: each activation's PyTorch form (ExportForms.h) and its argument's default.
+QByteArray modelScript()
+{
+    QByteArray table = "ACTIVATIONS = {\n";
+    for (const LayerType& t : layerTypes()) {
+        if (!t.activation || t.exports.pytorch.empty()) continue;
+        const QByteArray argument =
+            t.args.empty() ? QByteArray("None")
+                           : "\"" +
+                                 QByteArray::fromStdString(
+                                     formatFloat(static_cast<float>(t.args.front().defaultValue))) +
+                                 "\"";
+        table += "    \"" + QByteArray::fromStdString(t.name) +
+                 "\": (lambda x, a: " + QByteArray::fromStdString(t.exports.pytorch) + ", " +
+                 argument + "),\n";
+    }
+    table += "}";
+    QByteArray script(kExport_model);
+    const QByteArray marker = "ACTIVATIONS = {}  # @ACTIVATIONS@";
+    Q_ASSERT(script.count(marker) == 1); // checked by testCliExport, which runs the script
+    return script.replace(marker, table);
+}
 
 } // namespace
 
@@ -52,7 +71,7 @@ QString exportRefusal(const std::vector<std::unique_ptr<Layer>>& layers, ExportF
         format == ExportFormat::Onnx ? QStringLiteral("ONNX") : QStringLiteral("PyTorch");
     for (size_t i = 0; i < layers.size(); ++i) {
         const QString type = QString::fromStdString(layers[i]->kind());
-        if (!kPyTorchLayers.contains(type))
+        if (layers[i]->item().type->exports.pytorch.empty())
             return QStringLiteral("layer %1, %2: the %3 export has no %4 layer")
                 .arg(i + 1)
                 .arg(QString::fromStdString(layers[i]->spec()), name, type);
@@ -131,14 +150,16 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
     ExportSource opened;
     if (IoResult r = openForExport(modelPath, ExportFormat::PyTorch, &opened); !r) return r;
 
-    if (dir.isEmpty()) return IoResult::failure(QStringLiteral("no folder name given for the export"));
+    if (dir.isEmpty())
+        return IoResult::failure(QStringLiteral("no folder name given for the export"));
     const QFileInfo target(dir);
     if (target.exists() && !target.isDir())
         return IoResult::failure(dir + ": is a file; the PyTorch export writes a directory");
     // The folders this export makes, deepest first: a failed export removes them again (and what
     // it wrote into them), so it leaves no empty folder behind.
     QStringList made;
-    for (QFileInfo f(QFileInfo(dir).absoluteFilePath()); !f.exists(); f = QFileInfo(f.absolutePath()))
+    for (QFileInfo f(QFileInfo(dir).absoluteFilePath()); !f.exists();
+         f = QFileInfo(f.absolutePath()))
         made << f.absoluteFilePath();
     if (!QDir().mkpath(dir)) return IoResult::failure(dir + ": cannot create the directory");
     QStringList done;
@@ -173,7 +194,7 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
         QByteArray bytes;
     } files[] = {
         {copy, bytes},
-        {out.filePath(QStringLiteral("model.py")), QByteArray(kExport_model)},
+        {out.filePath(QStringLiteral("model.py")), modelScript()},
         {out.filePath(QStringLiteral("train_more.py")), QByteArray(kExport_train_more)},
     };
     for (const auto& f : files) {

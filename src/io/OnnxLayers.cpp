@@ -1,9 +1,10 @@
 // The ONNX export's layer stack (OnnxGraph.h): one group of ONNX nodes per engine layer, built
 // from the network the engine runs (the layer items it parsed from the model's spec, the row
-// layouts it laid out, the weights it holds), never from the file's description of them.
+// layouts it laid out, the weights it holds), never from the file's description of them. An
+// element-wise layer carries its own ONNX form (LayerType::exports, ExportForms.h); the layers
+// with weights or layouts of their own are written here.
 #include "OnnxGraph.h"
 
-#include "ActivationMath.h"
 #include "HashGridMath.h"
 #include "Layer.h"
 #include "Network.h"
@@ -45,49 +46,26 @@ std::vector<float> transposed(const HostTensor& t)
     return out;
 }
 
-// x / 2 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), the engine's GELU (tanh approximation).
-std::string gelu(Graph& g, const std::string& x, const std::string& hint)
-{
-    const std::string cube = g.node("Mul", {g.node("Mul", {x, x}, hint), x}, hint);
-    const std::string inner =
-        g.node("Add", {x, g.node("Mul", {cube, g.scalar("c", 0.044715f)}, hint)}, hint);
-    const std::string t = g.node(
-        "Tanh",
-        {g.node("Mul",
-                {inner, g.scalar("k", static_cast<float>(std::sqrt(2.0 / std::numbers::pi)))},
-                hint)},
-        hint);
-    return g.node("Mul",
-                  {g.node("Mul", {x, g.scalar("half", 0.5f)}, hint),
-                   g.node("Add", {t, g.scalar("one", 1.f)}, hint)},
-                  hint);
-}
+// The graph as one layer's export form sees it (ExportForms.h): its nodes and constants are
+// named after the layer.
+class LayerGraph final : public OnnxBuilder {
+public:
+    LayerGraph(Graph& g, const std::string& hint) : m_g(g), m_hint(hint) {}
+    std::string node(const std::string& op, const std::vector<std::string>& inputs) override
+    {
+        return m_g.node(op, inputs, m_hint);
+    }
+    void attr(const std::string& name, float value) override { m_g.attr(name, value); }
+    void attr(const std::string& name, int64_t value) override { m_g.attr(name, value); }
+    std::string scalar(const std::string& hint, float value) override
+    {
+        return m_g.scalar(hint, value);
+    }
 
-// The activation a layer applies, or "" if the graph has no form of it.
-std::string activation(Graph& g, const Layer& layer, const std::string& x, const std::string& hint)
-{
-    switch (layer.activation()) {
-    case Activation::Identity:
-        return x;
-    case Activation::ReLU:
-        return g.node("Relu", {x}, hint);
-    case Activation::LeakyReLU: {
-        const std::string y = g.node("LeakyRelu", {x}, hint);
-        g.attr("alpha", layer.activationParam());
-        return y;
-    }
-    case Activation::Tanh:
-        return g.node("Tanh", {x}, hint);
-    case Activation::Sigmoid:
-        return g.node("Sigmoid", {x}, hint);
-    case Activation::Sine:
-        return g.node("Sin", {g.node("Mul", {x, g.scalar("w0", layer.activationParam())}, hint)},
-                      hint);
-    case Activation::Gelu:
-        return gelu(g, x, hint);
-    }
-    return {};
-}
+private:
+    Graph& m_g;
+    const std::string& m_hint;
+};
 
 // Column `index` of x [N, 2] as [N, 1].
 std::string column(Graph& g, const std::string& x, int64_t index, const std::string& hint)
@@ -229,9 +207,9 @@ Built network(Graph& g, const Network& net, const std::string& input, bool integ
         }
         if (xIsInteger) x = inputsAsFloats();
         xIsInteger = false;
-        if (layer.isActivation()) {
-            x = activation(g, layer, x, hint);
-            if (x.empty()) return {{}, where + ": the ONNX export has no form of this activation"};
+        if (const auto form = layer.item().type->exports.onnx) { // the layer's own (activations)
+            LayerGraph lg(g, hint);
+            x = form(lg, layer, x);
         } else if (kind == "dense") { // per position after a merge: each group a row of its own
             const HostTensor& w = weight("weight");
             const HostTensor& b = weight("bias");

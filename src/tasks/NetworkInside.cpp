@@ -1,6 +1,7 @@
 #include "NetworkInside.h"
 
 #include "ImageTask.h"
+#include "LayerRegistry.h"
 #include "Limits.h"
 #include "NamesTask.h"
 #include "TabularBoundary.h"
@@ -67,13 +68,20 @@ std::vector<float> someRows(const std::vector<float>& x, int64_t rows, int64_t w
     return out;
 }
 
+// The interval a layer of this kind keeps its outputs in (LayerType::outputRange), if bounded.
+std::optional<std::pair<float, float>> outputRange(const std::string& kind)
+{
+    const LayerType* type = findLayerType(kind);
+    return type ? type->outputRange : std::nullopt;
+}
+
 // Dead and saturated marks of the first c.shown units from their outputs (rows x width).
 void judgeUnits(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width)
 {
     c.dead.assign(static_cast<size_t>(c.shown), 0);
     c.saturated.assign(static_cast<size_t>(c.shown), 0);
     if (rows == 0) return;
-    const bool tanh = c.kind == "tanh", sigmoid = c.kind == "sigmoid";
+    const auto range = outputRange(c.kind); // bounded activations saturate at its ends
     for (int u = 0; u < c.shown; ++u) {
         float lo = INFINITY, hi = -INFINITY;
         int64_t atEnds = 0;
@@ -81,11 +89,11 @@ void judgeUnits(UnitColumn& c, const std::vector<float>& out, int64_t rows, int6
             const float v = out[static_cast<size_t>(r * width + u * c.stride)];
             lo = std::min(lo, v);
             hi = std::max(hi, v);
-            if ((tanh && std::fabs(v) > 0.99f) || (sigmoid && (v < 0.01f || v > 0.99f))) ++atEnds;
+            if (range && (v < range->first + 0.01f || v > range->second - 0.01f)) ++atEnds;
         }
         c.dead[static_cast<size_t>(u)] = hi - lo <= 1e-6f * std::max(1.f, std::fabs(hi));
         c.saturated[static_cast<size_t>(u)] =
-            !c.dead[static_cast<size_t>(u)] && (tanh || sigmoid) && atEnds * 20 >= rows * 19;
+            !c.dead[static_cast<size_t>(u)] && range && atEnds * 20 >= rows * 19;
     }
 }
 
@@ -108,12 +116,9 @@ void fillMaps(UnitColumn& c, const std::vector<float>& out, int64_t points, int6
 // Histograms of the first c.shown units over their outputs (rows x width).
 void fillHistograms(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width)
 {
-    if (c.kind == "tanh") {
-        c.lo = -1;
-        c.hi = 1;
-    } else if (c.kind == "sigmoid") {
-        c.lo = 0;
-        c.hi = 1;
+    if (const auto range = outputRange(c.kind)) {
+        c.lo = range->first;
+        c.hi = range->second;
     } else {
         c.lo = INFINITY;
         c.hi = -INFINITY;

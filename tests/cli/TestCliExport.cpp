@@ -10,6 +10,8 @@
 // Also here: the export's refusals and errors, one line each, nothing written.
 #include "CliRunner.h"
 
+#include "Optimizer.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -58,6 +60,13 @@ static void runPythonCheck(const char* script, const QString& workDir, const cha
     if (python.isEmpty()) QSKIP("no python3 to run the exported module");
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
+    // Every optimizer of the registry, for train_more_check.py's check of each in torch.optim.
+    QStringList optimizers;
+    for (const il::OptimizerType& t : il::optimizerTypes())
+        optimizers << QString::fromLatin1(t.name);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("IRONLEARN_OPTIMIZERS", optimizers.join(','));
+    p.setProcessEnvironment(env);
     p.start(python, {QString(IRONLEARN_SOURCE_DIR "/tests/cli/") + script, IRONLEARN_CLI, workDir,
                      IRONLEARN_SOURCE_DIR "/resources/samples"});
     QVERIFY(p.waitForFinished(300000));
@@ -70,7 +79,8 @@ static void runPythonCheck(const char* script, const QString& workDir, const cha
 
 // train_more.py against the CLI: the schedule past a finished cosine (as --resume --steps), the
 // picture it trains toward (the CLI's target.png, pixel for pixel), semicolon/decimal-comma
-// tables and missing: drop / fail, and --ddp under torchrun on 2 processes (train_more_check.py).
+// tables and missing: drop / fail, every optimizer of the registry continued in torch.optim as
+// --resume continues it, and --ddp under torchrun on 2 processes (train_more_check.py).
 void TestCliExport::trainMoreMatchesTheCli()
 {
     runPythonCheck("train_more_check.py", m_dir.filePath("train-more"),

@@ -587,11 +587,23 @@ void TestCliOnnx::runtimeMatchesTheEngine()
                 {"--context", "4", "--steps", "1"});
     if (QTest::currentTestFailed()) return;
 
-    // Every layer type.
+    // Every activation of the registry, one after another, each with its default argument: a
+    // new activation is run here with no change to this test.
+    QString chain;
     for (const il::LayerType& t : il::layerTypes())
+        if (t.activation) chain += "dense:6," + QString::fromStdString(t.name) + ",";
+    checkTable("activations", kSamples + "/diabetes.csv", chain + "dense", {"--epochs", "1"},
+               false);
+    if (QTest::currentTestFailed()) return;
+
+    // Every layer type, and each carries its export forms (ExportForms.h).
+    for (const il::LayerType& t : il::layerTypes()) {
         QVERIFY2(m_covered.contains(QString::fromStdString(t.name)),
                  qPrintable("no model here has a " + QString::fromStdString(t.name) +
                             " layer: add it to one, so ONNX Runtime runs it"));
+        QVERIFY2(!t.exports.pytorch.empty() && (!t.activation || t.exports.onnx),
+                 qPrintable(QString::fromStdString(t.name) + " has no export forms"));
+    }
 }
 
 void TestCliOnnx::craftedModels()

@@ -294,6 +294,15 @@ def main():
     check_names("names", [])
     check_names("names-wavenet", ["--preset", "wavenet", "--context", "8"])
     check_names("names-layernorm", ["--layers", "embedding:12,layernorm,dense:64,gelu,dropout:0.2,dense"])
+    # Every activation the exported model.py knows, which the export wrote from the program's
+    # layer registry: each one's PyTorch form against predict, with its default argument.
+    activations = list(import_model(reg_out).ACTIVATIONS)
+    for kind in ("relu", "tanh", "sigmoid", "leakyrelu", "sine", "gelu"):
+        if kind not in activations:
+            fail(f"model.py's ACTIVATIONS has no {kind}: the export did not fill the table")
+    for kind in activations:  # one each: in a deep chain the later layers hide an error
+        check_table("activation-" + kind, os.path.join(SAMPLES, "diabetes.csv"),
+                    ["--layers", f"dense:16,{kind},dense", "--epochs", "2"])
 
     iris = os.path.join(SAMPLES, "iris.csv")
     metrics = os.path.join(WORK, "iris-all.json")

@@ -5,6 +5,8 @@
 - schedule: a table model trained by the CLI to the end of its cosine (every row, full batch),
   continued 10 steps by train_more.py and by `train --resume --steps S+10`: the loss after is the
   same (1e-5 relative), the learning rate of the first new step is above 0;
+- optimizers: the same for every optimizer of the program (IRONLEARN_OPTIMIZERS, which
+  testCliExport sets from the registry), with weight decay, its state restored in torch.optim;
 - pictures: the picture train_more.py trains toward is the CLI's own (race --out-dir writes the
   target.png it trains on): gray camera at 300 (Qt's bilinear drawing) and 100 (Qt's area
   smooth scale), colour astronaut at 300, horse (transparent, composited on white) at 246x300;
@@ -73,25 +75,44 @@ def close(ours, theirs, what, rel):
     return abs(ours - theirs) / abs(theirs)
 
 
-def check_schedule():
+def continue_as_resume(name, *train_args):
+    """A table model trained by the CLI to the end of its cosine (every row, full batch) and
+    continued 10 steps by train_more.py and by `train --resume --steps 40`: the same loss after,
+    to 1e-5 relative. Returns (the loss after, the learning rate of the first new step)."""
     diabetes = os.path.join(SAMPLES, "diabetes.csv")
-    model_file, out = export("finished", diabetes, "--preset", "mlp", "--val-split", "0",
-                             "--batch", "0", "--steps", "30")
-    resumed = os.path.join(WORK, "resumed.safetensors")
+    model_file, out = export(name, diabetes, "--preset", "mlp", "--val-split", "0",
+                             "--batch", "0", "--steps", "30", *train_args)
+    resumed = os.path.join(WORK, name + "-resumed.safetensors")
     shutil.copy(model_file, resumed)
     cli("train", diabetes, "--resume", resumed, "--steps", "40", "--quiet", "--threads", "1",
         "--out", resumed)
     theirs = evaluate(resumed, diabetes)
     r = train_more(out, diabetes, "--steps", "10", "--out", os.path.join(out, "more.pt"))
-    values = losses(r.stdout)
-    after = float(values[-1])
+    after = float(losses(r.stdout)[-1])
     first_lr = float(re.search(r"step 31 loss \S+ lr (\S+)", r.stdout).group(1))
+    d = close(after, theirs, f"{name}: train_more.py 10 steps past a finished cosine, against "
+              "train --resume --steps 40", 1e-5)
+    return after, theirs, d, first_lr
+
+
+def check_schedule():
+    after, theirs, d, first_lr = continue_as_resume("finished")
     if not first_lr > 0:
         fail(f"train_more.py after a finished cosine: learning rate {first_lr} at step 31")
-    d = close(after, theirs, "train_more.py 10 steps past a finished cosine, against "
-              "train --resume --steps 40", 1e-5)
     print(f"ok schedule: 10 steps past a finished cosine (lr {first_lr:.3g} at step 31) end at "
           f"{after:.9g}, train --resume --steps 40 at {theirs:.9g} ({d:.1e})")
+
+
+def check_optimizers():
+    """Every optimizer of the program (IRONLEARN_OPTIMIZERS, from its registry: testCliExport
+    sets it) continues in torch.optim with its state restored as the CLI continues, with weight
+    decay on."""
+    names = os.environ.get("IRONLEARN_OPTIMIZERS", "adam").split(",")
+    for name in names:
+        after, theirs, d, _ = continue_as_resume("optimizer-" + name, "--optimizer", name,
+                                                 "--weight-decay", "0.01")
+        print(f"ok optimizer {name}: train_more.py and train --resume end 10 steps later at "
+              f"{after:.9g} and {theirs:.9g} ({d:.1e})")
 
 
 def check_pictures():
@@ -220,6 +241,7 @@ def main():
         sys.exit(77)
     os.makedirs(WORK, exist_ok=True)
     check_schedule()
+    check_optimizers()
     check_pictures()
     check_tables()
     check_ddp()

@@ -85,7 +85,8 @@ void addActivationCases(std::vector<Case>& cases)
     }
 }
 
-// Realistic hyperparameters for each rule, weight decay included; empty for an unknown rule.
+// Realistic hyperparameters for each rule, weight decay included (0.01 for each value of a rule
+// not listed here); empty for an unknown rule.
 std::vector<std::pair<QString, OptimizerHyper>> hyperparameters(OptimizerRule rule)
 {
     auto make = [](float lr, std::initializer_list<float> values) {
@@ -111,8 +112,16 @@ std::vector<std::pair<QString, OptimizerHyper>> hyperparameters(OptimizerRule ru
     case OptimizerRule::RmsProp:
         static_assert(o::RmsProp::Rho == 0 && o::RmsProp::WeightDecay == 2);
         return {{"wd", make(1e-3f, {0.99f, 1e-8f, 1e-4f})}};
+    default: // no hand-picked values: 0.01 for each (every value must give the same bits)
+        break;
     }
-    return {};
+    std::vector<std::pair<QString, OptimizerHyper>> generic;
+    visitOptimizerRule(rule, [&]<class R>() {
+        OptimizerHyper h = make(1e-3f, {});
+        std::fill(h.values, h.values + R::kValues, 0.01f);
+        generic.push_back({"0.01 each", h});
+    });
+    return generic;
 }
 
 void addOptimizerCases(std::vector<Case>& cases, QString* missing)

@@ -10,6 +10,7 @@
 #include "TestUtil.h"
 #include "Trainer.h"
 
+#include <QFile>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -202,6 +203,7 @@ private slots:
     void zeroInitialisedLastLayer();
     void namesRoundTrip();
     void optimizerRegistry();
+    void registriesAreInTheGuide();
 
 private:
     Backend& b() { return *m_backend; }
@@ -1075,4 +1077,25 @@ void TestTraining::optimizerRegistry()
 }
 
 QTEST_GUILESS_MAIN(TestTraining)
+// The guide's page on the layer language (docs/guide/layer-language.md) names every layer type
+// and every optimizer of the registries, so a new one is documented where users look.
+void TestTraining::registriesAreInTheGuide()
+{
+    QFile file(IRONLEARN_FIXTURES "/../../docs/guide/layer-language.md");
+    QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(file.fileName()));
+    const QString guide = QString::fromUtf8(file.readAll());
+    const auto named = [&](const std::string& name) {
+        return QRegularExpression("`" + QRegularExpression::escape(QString::fromStdString(name)) +
+                                  "[`:\\[]")
+            .match(guide)
+            .hasMatch();
+    };
+    for (const LayerType& t : layerTypes())
+        QVERIFY2(named(t.name), qPrintable("the guide has no `" + QString::fromStdString(t.name) +
+                                           "`: add its row to the layer-language table"));
+    for (const OptimizerType& t : optimizerTypes())
+        QVERIFY2(named(t.name), qPrintable("the guide has no `" + QString::fromStdString(t.name) +
+                                           "`: add it to the list of optimizers"));
+}
+
 #include "TestTraining.moc"

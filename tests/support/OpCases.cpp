@@ -958,7 +958,7 @@ void addLayerOps(std::vector<Row>& t)
     const std::pair<Activation, float> acts[] = {
         {Activation::Identity, 0.f}, {Activation::ReLU, 0.f},    {Activation::LeakyReLU, 0.1f},
         {Activation::Tanh, 0.f},     {Activation::Sigmoid, 0.f}, {Activation::Sine, 30.f},
-        {Activation::Sine, 1.f},     {Activation::Gelu, 0.f}};
+        {Activation::Sine, 1.f},     {Activation::Gelu, 0.f},    {Activation::Silu, 0.f}};
     for (const auto& [act, p] : acts)
         for (auto [r, c] : Shapes{{1, 1}, {7, 13}, {1000, 3}, {317, 331}})
             for (bool inPlace : {false, true})
@@ -1129,6 +1129,8 @@ double refActivation(Activation a, double p, double x)
     case Activation::Gelu: // tanh approximation
         return 0.5 * x *
                (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
+    case Activation::Silu:
+        return x / (1.0 + std::exp(-x));
     }
     return NAN;
 }
@@ -1156,6 +1158,10 @@ double refDerivative(Activation a, double p, double x)
         const double k = std::sqrt(2 / std::numbers::pi);
         const double t = std::tanh(k * (x + 0.044715 * x * x * x));
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
+    }
+    case Activation::Silu: {
+        const double s = 1.0 / (1.0 + std::exp(-x));
+        return s * (1 + x * (1 - s));
     }
     }
     return NAN;
