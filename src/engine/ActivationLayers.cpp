@@ -63,6 +63,7 @@ std::string siluGraph(OnnxBuilder& g, float, const std::string& x)
     return g.node("Mul", {x, g.node("Sigmoid", {x})});
 }
 
+// Long: one entry per activation, a table rather than logic.
 const std::vector<ActivationEntry>& activationEntries()
 {
     static const std::vector<ActivationEntry> entries = {

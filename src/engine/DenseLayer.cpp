@@ -129,6 +129,24 @@ private:
     Init m_init; // as written: Auto unless the spec names a scheme
 };
 
+// ONNX: Gemm with W transposed; per position after a merge, each position a row of its own.
+std::string denseGraph(OnnxBuilder& g, const Layer& layer, const std::string& x)
+{
+    const RowLayout in = layer.inputLayout();
+    const ExportTensor& w = g.tensor("weight");
+    const std::string wn = g.floats("weight", {w.rows, w.cols}, w.data);
+    const std::string bn = g.floats("bias", {w.rows}, g.tensor("bias").data);
+    if (in.positions == 1) {
+        const std::string y = g.node("Gemm", {x, wn, bn});
+        g.attr("transB", int64_t{1});
+        return y;
+    }
+    const std::string rows = g.node("Reshape", {x, g.ints("shape", {-1, in.channels()})});
+    const std::string y = g.node("Gemm", {rows, wn, bn});
+    g.attr("transB", int64_t{1});
+    return g.node("Reshape", {y, g.ints("shape", {-1, layer.outputLayout(in).width})});
+}
+
 } // namespace
 
 LayerType denseLayerType()
@@ -160,7 +178,8 @@ LayerType denseLayerType()
                    "feature network would otherwise start from loud random stripes).";
     t.args = {units, init};
     t.outputLayer = true;
-    t.exports.pytorch = "Dense"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = denseGraph;
+    t.exports.pytorch = "Dense"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Dense>(item);
     };

@@ -48,6 +48,16 @@ private:
     int64_t m_dim;
 };
 
+// ONNX: the table's rows gathered by the ids [N, positions], one row per position, laid side by
+// side.
+std::string embeddingGraph(OnnxBuilder& g, const Layer& layer, const std::string& ids)
+{
+    const ExportTensor& w = g.tensor("weight");
+    const std::string rows = g.node("Gather", {g.floats("weight", {w.rows, w.cols}, w.data), ids});
+    return g.node("Reshape",
+                  {rows, g.ints("shape", {-1, layer.outputLayout(layer.inputLayout()).width})});
+}
+
 } // namespace
 
 LayerType embeddingLayerType()
@@ -72,7 +82,9 @@ LayerType embeddingLayerType()
     t.args = {vocab, dim};
     t.argsFromRight = true;
     t.firstOnly = "an embedding reads token ids, so it must be the first layer";
-    t.exports.pytorch = "Embedding"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = embeddingGraph;
+    t.exports.readsIds = true;
+    t.exports.pytorch = "Embedding"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Embedding>(item);
     };

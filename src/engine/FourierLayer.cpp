@@ -51,6 +51,18 @@ private:
     float m_scale;
 };
 
+// ONNX: z = 2 pi x B^T (Gemm's alpha), then [Sin(z) | Cos(z)].
+std::string fourierGraph(OnnxBuilder& g, const Layer&, const std::string& x)
+{
+    const ExportTensor& b = g.tensor("projection");
+    const std::string z = g.node("Gemm", {x, g.floats("projection", {b.rows, b.cols}, b.data)});
+    g.attr("transB", int64_t{1});
+    g.attr("alpha", static_cast<float>(2 * std::numbers::pi));
+    const std::string y = g.node("Concat", {g.node("Sin", {z}), g.node("Cos", {z})});
+    g.attr("axis", int64_t{1});
+    return y;
+}
+
 } // namespace
 
 LayerType fourierLayerType()
@@ -77,7 +89,8 @@ LayerType fourierLayerType()
     t.firstOnly = "Fourier features encode the raw input, so they must come first";
     t.rngStream = "fourier";
     t.formula = "sin or cos of a fixed random mix of the two coordinates (one frequency)";
-    t.exports.pytorch = "Fourier"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = fourierGraph;
+    t.exports.pytorch = "Fourier"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Fourier>(item);
     };

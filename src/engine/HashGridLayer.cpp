@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace il {
 
@@ -68,9 +69,101 @@ protected:
         b.hashGridBackward(m_grid, x, dy, m_grads[0]);
     }
 
+public:
+    const HashGrid& grid() const { return m_grid; }
+
 private:
     HashGrid m_grid;
 };
+
+// ---- the ONNX form ----------------------------------------------------------------------------
+
+// Column `index` of x [N, 2] as [N, 1].
+std::string column(OnnxBuilder& g, const std::string& x, int64_t index)
+{
+    const std::string c = g.node("Gather", {x, g.intScalar("column", index)});
+    g.attr("axis", int64_t{1});
+    return g.node("Unsqueeze", {c, g.ints("axes", {1})});
+}
+
+// a xor b for integers 0 <= a, b < 2^bits (int64 [N, 4]), without ONNX's BitwiseXor (opset 18):
+// bit j of each is floor(v / 2^j) mod 2, and a xor b = sum_j 2^j ((a_j + b_j) mod 2).
+std::string xorBits(OnnxBuilder& g, const std::string& a, const std::string& b, int bits)
+{
+    std::vector<int64_t> powers;
+    for (int j = 0; j < bits; ++j)
+        powers.push_back(int64_t{1} << j);
+    const std::string p = g.ints("powers", powers);
+    const std::string axis = g.ints("axes", {2});
+    auto shifted = [&](const std::string& v) { // [N, 4, bits]: floor(v / 2^j)
+        return g.node("Div", {g.node("Unsqueeze", {v, axis}), p});
+    };
+    const std::string sum = g.node("Add", {shifted(a), shifted(b)});
+    const std::string odd = g.node("Mod", {sum, g.intScalar("two", 2)});
+    const std::string y = g.node("ReduceSum", {g.node("Mul", {odd, p}), g.ints("axes", {2})});
+    g.attr("keepdims", int64_t{0});
+    return y;
+}
+
+// Row of each of a point's four corners in level l's table (int64 [N, 4]), from its cell ci
+// (int64 [N, 2]): its own row where the level's vertices fit the table, else the spatial hash
+// (the uint32 product mod T taken as (iy (prime mod T)) mod T, the same number since T divides
+// 2^32).
+std::string cornerRows(OnnxBuilder& g, const HashGrid& grid, int l, const std::string& ci)
+{
+    const std::string vx = g.node("Add", {column(g, ci, 0), g.ints("corner_dx", {0, 1, 0, 1})});
+    const std::string vy = g.node("Add", {column(g, ci, 1), g.ints("corner_dy", {0, 0, 1, 1})});
+    const int64_t rows = grid.tableRows();
+    std::string row;
+    if (grid.direct(l)) {
+        const auto side = static_cast<int64_t>(grid.resolution[l]) + 1;
+        row = g.node("Add", {vx, g.node("Mul", {vy, g.intScalar("side", side)})});
+    } else {
+        const std::string t = g.intScalar("rows", rows);
+        const std::string a = g.node("Mod", {vx, t});
+        const std::string b = g.node(
+            "Mod", {g.node("Mul", {vy, g.intScalar("prime", int64_t{2654435761} % rows)}), t});
+        row = xorBits(g, a, b, grid.log2Table);
+    }
+    return g.node("Add", {row, g.intScalar("level_offset", l * rows)});
+}
+
+// The encoding on x [N, 2], level by level with the engine's arithmetic (HashGridMath.h): cell
+// and position in float as hashgrid::cell orders them, the four corners gathered from the table
+// and weighted bilinearly. Output [N, levels * features], level-major.
+std::string hashGridGraph(OnnxBuilder& g, const Layer& layer, const std::string& x)
+{
+    const HashGrid& grid = static_cast<const HashGridLayer&>(layer).grid();
+    const ExportTensor& t = g.tensor("table");
+    const std::string table = g.floats("table", {t.rows, t.cols}, t.data);
+    const std::string unit =
+        g.node("Mul", {g.node("Add", {x, g.scalar("one", 1.f)}), g.scalar("half", 0.5f)});
+    std::vector<std::string> levels;
+    for (int l = 0; l < grid.levels; ++l) {
+        const float n = grid.resolution[l];
+        const std::string p = g.node("Clip", {g.node("Mul", {unit, g.scalar("n", n)}),
+                                              g.scalar("low", 0.f), g.scalar("n", n)});
+        const std::string c = g.node("Min", {g.node("Floor", {p}), g.scalar("last", n - 1.f)});
+        const std::string f = g.node("Sub", {p, c}); // [N, 2], inside the cell
+        const std::string ci = g.node("Cast", {c});
+        g.attr("to", OnnxBuilder::kInt64);
+        const std::string corners = g.node("Gather", {table, cornerRows(g, grid, l, ci)});
+        const std::string fx = column(g, f, 0), fy = column(g, f, 1);
+        const std::string one = g.scalar("one", 1.f);
+        const std::string gx = g.node("Sub", {one, fx}), gy = g.node("Sub", {one, fy});
+        const std::string w = g.node("Concat", {g.node("Mul", {gx, gy}), g.node("Mul", {fx, gy}),
+                                                g.node("Mul", {gx, fy}), g.node("Mul", {fx, fy})});
+        g.attr("axis", int64_t{1}); // [N, 4]
+        const std::string weighted =
+            g.node("Mul", {corners, g.node("Unsqueeze", {w, g.ints("axes", {2})})});
+        levels.push_back(g.node("ReduceSum", {weighted, g.ints("axes", {1})}));
+        g.attr("keepdims", int64_t{0});
+    }
+    if (levels.size() == 1) return levels[0];
+    const std::string y = g.node("Concat", levels);
+    g.attr("axis", int64_t{1});
+    return y;
+}
 
 // Each grid's size and whether its vertices have rows of their own, e.g.
 // "grid 12: 128 x 128 cells, 16,641 vertices in 32,768 rows (own rows)".
@@ -169,7 +262,8 @@ LayerType hashGridLayerType()
     t.rngStream = "hashgrid";
     t.details = &details;
     t.formula = "one level's feature, looked up around the point";
-    t.exports.pytorch = "HashGrid"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = hashGridGraph;
+    t.exports.pytorch = "HashGrid"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<HashGridLayer>(item);
     };

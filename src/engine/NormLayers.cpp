@@ -178,6 +178,34 @@ private:
     int64_t m_count;
 };
 
+// ONNX: LayerNormalization over each position's channels, or BatchNormalization with the
+// running statistics (inference), on the positions as rows.
+std::string normGraph(OnnxBuilder& g, const Layer& layer, const std::string& x)
+{
+    const RowLayout in = layer.inputLayout();
+    const int64_t c = in.channels();
+    const std::string rows =
+        in.positions > 1 ? g.node("Reshape", {x, g.ints("shape", {-1, c})}) : x;
+    std::vector<std::string> inputs = {rows, g.floats("weight", {c}, g.tensor("weight").data),
+                                       g.floats("bias", {c}, g.tensor("bias").data)};
+    const bool layerNorm = layer.kind() == "layernorm";
+    if (!layerNorm)
+        for (const char* name : {"running_mean", "running_var"})
+            inputs.push_back(g.floats(name, {c}, g.tensor(name).data));
+    const std::string y = g.node(layerNorm ? "LayerNormalization" : "BatchNormalization", inputs);
+    if (layerNorm) g.attr("axis", int64_t{-1});
+    g.attr("epsilon", normmath::kEps);
+    return in.positions > 1
+               ? g.node("Reshape", {y, g.ints("shape", {-1, layer.outputLayout(in).width})})
+               : y;
+}
+
+// ONNX: what inference does, nothing (dropout), or only the layout changes (merge).
+std::string passThrough(OnnxBuilder&, const Layer&, const std::string& x)
+{
+    return x;
+}
+
 } // namespace
 
 LayerType layerNormLayerType()
@@ -191,7 +219,8 @@ LayerType layerNormLayerType()
              "scales and shifts it by trained weights (nn.LayerNorm). Keeps deep stacks in the "
              "range where tanh still learns.";
     t.positionWise = true;
-    t.exports.pytorch = "LayerNorm"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = normGraph;
+    t.exports.pytorch = "LayerNorm"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<LayerNorm>(item);
     };
@@ -213,7 +242,8 @@ LayerType batchNormLayerType()
                            "How far the running statistics move toward each batch's (0.1: a "
                            "tenth).")};
     t.positionWise = true;
-    t.exports.pytorch = "BatchNorm"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = normGraph;
+    t.exports.pytorch = "BatchNorm"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         if (item.args[0] > 1) throw EngineError(item.text() + ": the momentum must be at most 1");
         return std::make_unique<BatchNorm>(item);
@@ -236,7 +266,8 @@ LayerType dropoutLayerType()
     t.args = {p};
     t.positionWise = true;
     t.rngStream = "dropout";
-    t.exports.pytorch = "Dropout"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = passThrough;
+    t.exports.pytorch = "Dropout"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         if (!(item.args[0] >= 0 && item.args[0] < 1))
             throw EngineError(item.text() + ": p must be at least 0 and below 1");
@@ -263,7 +294,8 @@ LayerType mergeLayerType()
     count.column = EditorColumn::Size;
     count.tooltip = "Positions merged into one (2: pairs).";
     t.args = {count};
-    t.exports.pytorch = "Merge"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = passThrough;
+    t.exports.pytorch = "Merge"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Merge>(item);
     };

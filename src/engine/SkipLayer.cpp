@@ -53,6 +53,18 @@ private:
     }
 };
 
+// ONNX: x + inputs S^T, with S^T a constant (MatMul takes no transpose).
+std::string skipGraph(OnnxBuilder& g, const Layer&, const std::string& x)
+{
+    const ExportTensor& s = g.tensor("weight");
+    std::vector<float> st(s.data.size());
+    for (int64_t r = 0; r < s.rows; ++r)
+        for (int64_t c = 0; c < s.cols; ++c)
+            st[static_cast<size_t>(c * s.rows + r)] = s.data[static_cast<size_t>(r * s.cols + c)];
+    return g.node("Add", {x, g.node("MatMul", {g.networkInputs(),
+                                               g.floats("weight_t", {s.cols, s.rows}, st)})});
+}
+
 } // namespace
 
 LayerType skipLayerType()
@@ -66,7 +78,8 @@ LayerType skipLayerType()
              "bias; S starts at zero). After the output layer it makes a wide-and-deep network: "
              "a linear model of the inputs plus what the hidden layers add, so the hidden layers "
              "only learn what a linear model misses.";
-    t.exports.pytorch = "Skip"; // resources/export/model.py; ONNX: src/io/OnnxLayers.cpp
+    t.exports.onnx = skipGraph;
+    t.exports.pytorch = "Skip"; // resources/export/model.py
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Skip>(item);
     };

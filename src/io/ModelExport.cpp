@@ -71,7 +71,8 @@ QString exportRefusal(const std::vector<std::unique_ptr<Layer>>& layers, ExportF
         format == ExportFormat::Onnx ? QStringLiteral("ONNX") : QStringLiteral("PyTorch");
     for (size_t i = 0; i < layers.size(); ++i) {
         const QString type = QString::fromStdString(layers[i]->kind());
-        if (layers[i]->item().type->exports.pytorch.empty())
+        const ExportForms& forms = layers[i]->item().type->exports;
+        if (format == ExportFormat::Onnx ? !forms.onnx : forms.pytorch.empty())
             return QStringLiteral("layer %1, %2: the %3 export has no %4 layer")
                 .arg(i + 1)
                 .arg(QString::fromStdString(layers[i]->spec()), name, type);

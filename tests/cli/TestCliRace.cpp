@@ -48,7 +48,6 @@ private:
     RunResult m_race; // hashgrid and classic, 1 s each, checkpoints 0.25, 0.5, 1
     QJsonObject m_json;
 
-
 private slots:
     void initTestCase();
     void tableHasEveryPresetAndCheckpoint();
@@ -315,7 +314,14 @@ void TestCliRace::measuringKeepsToTheBudget()
     // (starting, reading the picture, building the network, writing the files).
     QVERIFY2(pass > 0 && measuring <= pass + 0.3 + 0.05, qPrintable(figures));
     QVERIFY2(wall <= 0.3 + pass + 0.3 + 2.0, qPrintable(figures));
-    if (pass > 0.3) { // as on any machine so far (about 1 s)
+    // A checkpoint of an earlier step than the last needs a pass of its own; one of the last
+    // step is the final weights, measured already. On a loaded machine the 0.3 s may hold so
+    // few steps that every checkpoint is of the last (seen under ctest -j2 beside
+    // testBackendOps: a 2.5 s pass, every checkpoint measured, none skipped).
+    bool earlier = false;
+    for (const QJsonValue& step : siren["steps_at"].toArray())
+        earlier = earlier || (step.isDouble() && step.toInteger() < siren["steps"].toInteger());
+    if (pass > 0.3 && earlier) { // as on any machine so far (about 1 s)
         QVERIFY2(siren["unmeasured_checkpoints"].toInt() > 0, qPrintable(figures));
         QVERIFY2(r.out.contains("not measured (-)"), qPrintable(r.out));
     }
