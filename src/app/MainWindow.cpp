@@ -17,6 +17,7 @@
 #include "ScreenFit.h"
 #include "Session.h"
 #include "StudioHelp.h"
+#include "StudioKind.h"
 #include "StudioSettings.h"
 #include "UnsavedModelGuard.h"
 
@@ -287,9 +288,10 @@ void MainWindow::updateRunBar()
     m_ui->actionSaveModel->setEnabled(m_session->hasModel());
     m_ui->actionSaveModelAs->setEnabled(m_session->hasModel());
     m_ui->exportModelMenu->setEnabled(m_session->hasModel());
-    m_ui->actionExportReconstruction->setEnabled(m_session->output() == tasks::TaskOutput::Image);
-    m_ui->actionRacePresets->setEnabled(m_session->output() == tasks::TaskOutput::Image &&
-                                        m_session->task());
+    const StudioKind* kind = studioKindOf(m_session->taskType());
+    const bool pictures = kind && kind->extras().drawsPictures;
+    m_ui->actionExportReconstruction->setEnabled(pictures);
+    m_ui->actionRacePresets->setEnabled(pictures && m_session->task());
     if (idle) {
         // The steps the model has (a reopened model's too) of the steps its budget plans.
         const int64_t trained = m_session->trainedSteps();

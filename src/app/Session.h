@@ -202,7 +202,7 @@ public:
     // cut off), marks the model unsaved and says so (message): Continue trains on from there.
     void revertToBest();
 
-    // ---- the verdict on a table's run (SessionVerdict.cpp) ----------------------------------
+    // ---- the verdict on a table's run (kinds/tabular/SessionVerdict.cpp) --------------------
     // Which weights the last run kept and how they compare with the linear model, made once
     // from the run's end and its evaluation; the status bar, the table output page and the
     // charts show this one. !valid() while the weights are not those the run ended with (a run,
@@ -210,7 +210,9 @@ public:
     const tasks::RunVerdict& verdict() const;
 
     // ---- outputs (answered by the signals below) --------------------------------------------
+    // An image model's picture at size (kinds/image/SessionImage.cpp).
     void render(QSize size);
+    // A names model's requests (kinds/names/SessionNames.cpp).
     void generateNames(const tasks::GenerationOptions& options);
     // Names drawn at each temperature (tasks::temperatureSweep) on the worker; temperatureSwept
     // answers.

@@ -5,12 +5,12 @@
 #include "CpuThreading.h"
 #include "Errors.h"
 #include "MainWindow.h"
-#include "NamesOutputPage.h"
 #include "RaceWindow.h"
 #include "Samples.h"
 #include "ScriptedRuns.h"
 #include "Session.h"
 #include "StudioHelp.h"
+#include "StudioKind.h"
 #include "ThreadGuard.h"
 
 #include <QApplication>
@@ -22,7 +22,6 @@
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QPalette>
-#include <QPushButton>
 #include <QStyleFactory>
 #include <QTimer>
 #include <QUrl>
@@ -157,9 +156,8 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
                              "best weights copied %d times in %.3f s\n",
                              static_cast<long long>(done), seconds, done / seconds,
                              outcome.best.copies, outcome.best.copySeconds);
-            if (session->output() == il::tasks::TaskOutput::Names)
-                if (auto* generate = window.findChild<QPushButton*>("generateButton"))
-                    generate->click();
+            const il::app::StudioKind* kind = il::app::studioKindOf(session->taskType());
+            if (kind && kind->extras().afterScriptedRun) kind->extras().afterScriptedRun(&window);
             finish();
         });
     QTimer::singleShot(200, session, [session, finish] {

@@ -44,11 +44,21 @@ private:
     std::vector<QWidget*> m_optionWidgets;
 };
 
+// What a kind adds to the studio beyond its two pages.
+struct StudioKindExtras {
+    // Its models draw pictures: File > Export Reconstruction and Train > Race Presets apply.
+    bool drawsPictures = false;
+    // After a scripted run (--train-steps, before --screenshot), given the main window: show what
+    // the run made (names: generate a few). Null: nothing to do.
+    void (*afterScriptedRun)(QWidget* window) = nullptr;
+};
+
 class StudioKind {
 public:
     virtual ~StudioKind() = default;
 
     virtual const tasks::TaskType& type() const = 0;
+    virtual const StudioKindExtras& extras() const = 0;
     // The pages, made once when the panel is made (parent: the panel's page stack). Object
     // names: "<kind>Page" on the Data tab (tablePage...), "<kind>OutputPage" on the Output tab.
     virtual StudioPage* makeDataPage(QWidget* parent) const = 0;
@@ -58,11 +68,13 @@ public:
 // A kind whose pages are a DataPage and an OutputPage, each made from its parent.
 template <class DataPage, class OutputPage> class StudioKindOf final : public StudioKind {
 public:
-    StudioKindOf(const tasks::TaskType& type, const char* outputPageName)
-        : m_type(type), m_outputPageName(outputPageName)
+    StudioKindOf(const tasks::TaskType& type, const char* outputPageName,
+                 StudioKindExtras extras = {})
+        : m_type(type), m_outputPageName(outputPageName), m_extras(extras)
     {
     }
     const tasks::TaskType& type() const override { return m_type; }
+    const StudioKindExtras& extras() const override { return m_extras; }
     StudioPage* makeDataPage(QWidget* parent) const override { return new DataPage(parent); }
     StudioPage* makeOutputPage(QWidget* parent) const override
     {
@@ -74,12 +86,15 @@ public:
 private:
     const tasks::TaskType& m_type;
     const char* m_outputPageName;
+    StudioKindExtras m_extras;
 };
 
 // Every kind, in the order of tasks::taskTypes().
 const std::vector<const StudioKind*>& studioKinds();
 // The position in studioKinds() of a task type's kind; -1 for none (and for a null type).
 int studioKindIndex(const tasks::TaskType* type);
+// The kind of a task type; nullptr for none (and for a null type).
+const StudioKind* studioKindOf(const tasks::TaskType* type);
 
 // The kinds, each defined in its folder.
 const StudioKind& tabularStudioKind();

@@ -21,6 +21,12 @@ int studioKindIndex(const tasks::TaskType* type)
     return -1;
 }
 
+const StudioKind* studioKindOf(const tasks::TaskType* type)
+{
+    const int i = studioKindIndex(type);
+    return i < 0 ? nullptr : studioKinds()[static_cast<size_t>(i)];
+}
+
 void StudioPage::setEditable(bool editable, const QString& why)
 {
     for (QWidget* w : m_optionWidgets) {

@@ -8,8 +8,8 @@ namespace il::app {
 
 const StudioKind& imageStudioKind()
 {
-    static const StudioKindOf<ImageDataPage, ImageOutputPage> kind(tasks::imageTaskType(),
-                                                                   "imageOutputPage");
+    static const StudioKindOf<ImageDataPage, ImageOutputPage> kind(
+        tasks::imageTaskType(), "imageOutputPage", {.drawsPictures = true});
     return kind;
 }
 

@@ -1,5 +1,7 @@
 #include "StudioKind.h"
 
+#include <QPushButton>
+
 #include "NamesDataPage.h"
 #include "NamesOutputPage.h"
 #include "NamesTask.h"
@@ -8,8 +10,12 @@ namespace il::app {
 
 const StudioKind& namesStudioKind()
 {
-    static const StudioKindOf<NamesDataPage, NamesOutputPage> kind(tasks::namesTaskType(),
-                                                                   "namesOutputPage");
+    static const StudioKindOf<NamesDataPage, NamesOutputPage> kind(
+        tasks::namesTaskType(), "namesOutputPage",
+        {.afterScriptedRun = [](QWidget* window) { // a few names in the screenshot
+            if (auto* generate = window->findChild<QPushButton*>("generateButton"))
+                generate->click();
+        }});
     return kind;
 }
 
