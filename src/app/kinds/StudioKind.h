@@ -26,7 +26,12 @@ class StudioPage : public QWidget {
 public:
     using QWidget::QWidget;
 
-    virtual void setSession(Session* session) = 0;
+    // Gives the page the session (once, when its panel is given one).
+    void setSession(Session* session)
+    {
+        m_session = session;
+        connectSession(session);
+    }
     // Data pages: show the open data (called when data opens and when its options change).
     virtual void refresh() {}
     // Data pages: whether the reading options may change now (not once the model has trained on
@@ -34,11 +39,15 @@ public:
     void setEditable(bool editable, const QString& why);
 
 protected:
+    // A page that follows the session's signals connects them here.
+    virtual void connectSession(Session*) {}
     // The widgets of the page's reading options (setEditable locks them).
     void setOptionWidgets(std::initializer_list<QWidget*> widgets) { m_optionWidgets = widgets; }
     // Reads the data again with options, after the edit's own signal has returned; a refusal
     // (the session says why) puts the page back as it was.
     void reopenWith(Session* session, const tasks::TaskOptions& options);
+
+    Session* m_session = nullptr;
 
 private:
     std::vector<QWidget*> m_optionWidgets;

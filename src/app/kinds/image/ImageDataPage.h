@@ -20,7 +20,6 @@ public:
     explicit ImageDataPage(QWidget* parent = nullptr);
     ~ImageDataPage() override;
 
-    void setSession(Session* session) override { m_session = session; }
     void refresh() override;
 
 protected:
@@ -31,7 +30,6 @@ private:
     void fitImage();
 
     std::unique_ptr<Ui::ImageDataPage> m_ui;
-    Session* m_session = nullptr;
     QPixmap m_pixmap;
     bool m_updating = false;
 };

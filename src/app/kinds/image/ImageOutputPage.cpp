@@ -105,9 +105,8 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
 
 ImageOutputPage::~ImageOutputPage() = default;
 
-void ImageOutputPage::setSession(Session* session)
+void ImageOutputPage::connectSession(Session* session)
 {
-    m_session = session;
     connect(session, &Session::modelChanged, this, &ImageOutputPage::reload);
     connect(session, &Session::datasetOpened, this, &ImageOutputPage::reload);
     connect(session, &Session::historyReset, this, &ImageOutputPage::reload);

@@ -26,7 +26,6 @@ public:
     explicit ImageOutputPage(QWidget* parent = nullptr);
     ~ImageOutputPage() override;
 
-    void setSession(Session* session) override;
     // The size the resolution chooser asks for, keeping the training image's aspect ratio.
     QSize requestedSize() const;
     // Moves the timeline to the snapshot nearest step (a click on the loss chart). Like dragging
@@ -40,6 +39,9 @@ public:
 signals:
     // The Race presets… button (the main window opens the race view).
     void raceRequested();
+
+protected:
+    void connectSession(Session* session) override;
 
 private:
     void reload();
@@ -63,7 +65,6 @@ private:
     void showOriginal();
 
     std::unique_ptr<Ui::ImageOutputPage> m_ui;
-    Session* m_session = nullptr;
     bool m_rendering = false;
     QImage m_original;        // the training image, as the task prepared it
     int64_t m_shownStep = -1; // the step of the picture shown (-1: none)

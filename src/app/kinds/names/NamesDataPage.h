@@ -18,14 +18,12 @@ public:
     explicit NamesDataPage(QWidget* parent = nullptr);
     ~NamesDataPage() override;
 
-    void setSession(Session* session) override { m_session = session; }
     void refresh() override;
 
 private:
     void optionsEdited();
 
     std::unique_ptr<Ui::NamesDataPage> m_ui;
-    Session* m_session = nullptr;
     bool m_updating = false;
 };
 

@@ -43,9 +43,8 @@ void NamesOutputPage::generate(const QString& prefix)
 
 NamesOutputPage::~NamesOutputPage() = default;
 
-void NamesOutputPage::setSession(Session* session)
+void NamesOutputPage::connectSession(Session* session)
 {
-    m_session = session;
     connect(session, &Session::namesGenerated, this, &NamesOutputPage::generated);
     connect(session, &Session::nextCharReady, this, &NamesOutputPage::nextCharReady);
     // New data, another model or fresh weights: names from the old weights no longer apply.

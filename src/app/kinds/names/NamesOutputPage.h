@@ -28,10 +28,12 @@ public:
     explicit NamesOutputPage(QWidget* parent = nullptr);
     ~NamesOutputPage() override;
 
-    void setSession(Session* session) override;
     double temperature() const;
     // The sweep's window, made on the first Sweep… (null before).
     TemperatureSweepDialog* sweepDialog() const { return m_sweep; }
+
+protected:
+    void connectSession(Session* session) override;
 
 private:
     // Names from the network; with a prefix, names that start with it.
@@ -43,7 +45,6 @@ private:
                        const QStringList& symbols, const QString& error);
 
     std::unique_ptr<Ui::NamesOutputPage> m_ui;
-    Session* m_session = nullptr;
     uint64_t m_generation = 0; // each Generate press samples new names
     QString m_prefix;          // the prefix of the names being generated ("" for none)
     TemperatureSweepDialog* m_sweep = nullptr;

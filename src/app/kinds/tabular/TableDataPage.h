@@ -21,7 +21,6 @@ public:
     explicit TableDataPage(QWidget* parent = nullptr);
     ~TableDataPage() override;
 
-    void setSession(Session* session) override { m_session = session; }
     void refresh() override;
 
 private:
@@ -30,7 +29,6 @@ private:
     void rolesEdited();
 
     std::unique_ptr<Ui::TableDataPage> m_ui;
-    Session* m_session = nullptr;
     CsvPreviewModel* m_preview;
     bool m_updating = false;
 };

@@ -48,9 +48,8 @@ TableOutputPage::TableOutputPage(QWidget* parent)
 
 TableOutputPage::~TableOutputPage() = default;
 
-void TableOutputPage::setSession(Session* session)
+void TableOutputPage::connectSession(Session* session)
 {
-    m_session = session;
     connect(session, &Session::evaluated, this, &TableOutputPage::evaluated);
     connect(session, &Session::modelChanged, this, &TableOutputPage::clear);
     // Fresh weights (Reset weights, a new model): the old metrics describe weights that are gone.

@@ -25,9 +25,8 @@ public:
     explicit TableOutputPage(QWidget* parent = nullptr);
     ~TableOutputPage() override;
 
-    void setSession(Session* session) override;
-
 protected:
+    void connectSession(Session* session) override;
     // The splitter resized (a smaller window, a restored geometry): the predictions keep the
     // width their columns need.
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -44,7 +43,6 @@ private:
     void showBoundaryForTwoFeatures();
 
     std::unique_ptr<Ui::TableOutputPage> m_ui;
-    Session* m_session = nullptr;
     QChart* m_scatter;
 };
 
