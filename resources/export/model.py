@@ -90,7 +90,8 @@ class Dense(nn.Module):
 
 # The element-wise activations: name -> (f(x, a), the argument a's default as the layer language
 # writes it, or None). The export writes this table from the layer registry
-# (src/engine/ActivationLayers.cpp), so it holds every activation of the program that wrote it.
+# (src/engine/layers/ActivationLayers.cpp), so it holds every activation of the program that
+# wrote it.
 ACTIVATIONS = {}  # @ACTIVATIONS@
 
 
@@ -582,7 +583,8 @@ def _groups(net):
 
 def make_optimizer(net, restore=True):
     """The optimizer the model was trained with (torch.optim.Adam, AdamW, SGD, RMSprop or Adagrad
-    with the file's settings), its state (moments, step count) taken from the file when restore is set, so
+    with the file's settings), its state (moments, step count) taken from the file when restore
+    is set, so
     training goes on where it stopped."""
     config = net.hyperparameters.get("optimizer", {})
     kind = config.get("kind", "adam")
@@ -610,7 +612,8 @@ def make_optimizer(net, restore=True):
             if float(own.get("lr", 0.0)) > 0 else 1.0
         groups.append(dict(params=grid, lr=lr * scale, lr_scale=scale, **settings(own)))
     cls = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "rmsprop": torch.optim.RMSprop,
-           "adagrad": torch.optim.Adagrad, "sgd": torch.optim.SGD, "momentum": torch.optim.SGD}[kind]
+           "adagrad": torch.optim.Adagrad, "sgd": torch.optim.SGD,
+           "momentum": torch.optim.SGD}[kind]
     optimizer = cls(groups)
     if restore and net.optimizer_state:
         _restore_state(net, optimizer, kind, other + grid)

@@ -1,4 +1,4 @@
-// The CPU backend's SIMD kernels (src/engine/CpuKernels.h) on every target this CPU runs:
+// The CPU backend's SIMD kernels (src/engine/backends/cpu/CpuKernels.h) on every target this CPU runs:
 //  - accuracy: FastMath.h's approximations (simd::evaluate) against libm in double, over dense
 //    sweeps of the documented ranges plus the inputs where the range reduction is hardest, held
 //    to the bounds stated in FastMath.h's header; NaN, huge and infinite inputs;
