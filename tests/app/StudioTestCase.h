@@ -147,4 +147,17 @@ protected:
     il::app::MainWindow* m_window = nullptr;
 };
 
+// The usual fixture: settings of the test's own, named after its class ("TestStudioSetup" reads
+// and writes "testStudioSetup"'s), and a new window for every test function, closed after it.
+// A test class that needs more declares its own initTestCase, init or cleanup: Qt Test calls the
+// most derived one. Compiled once (StudioTestCase.cpp), for its meta-object.
+class StudioWindowTestCase : public StudioTestCase {
+    Q_OBJECT
+
+protected slots: // Qt Test finds them by name; a test may call init and cleanup itself
+    void initTestCase();
+    void init() { newWindow(); }
+    void cleanup() { closeWindow(); }
+};
+
 } // namespace studiotest

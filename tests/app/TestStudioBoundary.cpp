@@ -28,13 +28,11 @@ constexpr int kPictureWait = 30000; // ms
 #define WAIT_FOR_PICTURE_AFTER(after)                                                              \
     QTRY_VERIFY_WITH_TIMEOUT(view()->pictures() > (after), kPictureWait)
 
-class TestStudioBoundary : public studiotest::StudioTestCase {
+class TestStudioBoundary : public studiotest::StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
+    void initTestCase(); // more than the fixture's
 
     void updatesWhileTrainingWithoutStalling();
     void otherFeaturesAndHeldRowRedraw();

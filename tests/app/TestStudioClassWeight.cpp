@@ -22,13 +22,10 @@ using namespace il;
 using namespace il::app;
 using namespace studiotest;
 
-class TestStudioClassWeight : public StudioTestCase {
+class TestStudioClassWeight : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings("testStudioClassWeight"); }
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
 
     void shownForClassificationTablesOnly();
     void helpOnTheControl();

@@ -16,13 +16,10 @@
 
 using namespace studiotest;
 
-class TestStudioCliModel : public StudioTestCase {
+class TestStudioCliModel : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings("testStudioCliModel"); }
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
 
     void cliModelOpensWithItsData();
     void editedDataIsNamedAndLeftOut();

@@ -42,13 +42,10 @@ QString localePoint()
 }
 } // namespace
 
-class TestStudioDetails : public StudioTestCase {
+class TestStudioDetails : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings("testStudioDetails"); }
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
 
     void revertsToTheBestWeightsAfterADivergence();
     void revertsAnImageToItsBestTrainingLoss();

@@ -70,13 +70,10 @@ double meanDifference(const QImage& a, const QImage& b)
 
 } // namespace
 
-class TestStudioImages : public StudioTestCase {
+class TestStudioImages : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings("testStudioImages"); }
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
 
     void zoomInWorksFromTheFirstNotchOrKey();
     void renderWhileZoomedKeepsThePictureInPlace();

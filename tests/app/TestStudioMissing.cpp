@@ -21,13 +21,11 @@
 using namespace studiotest;
 using namespace il::app;
 
-class TestStudioMissing : public StudioTestCase {
+class TestStudioMissing : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
+    void initTestCase(); // more than the fixture's
     void errorBarOffersChoices();
     void eachChoiceOpens_data();
     void eachChoiceOpens();

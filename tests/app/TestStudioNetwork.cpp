@@ -15,13 +15,10 @@ using namespace il;
 using namespace il::app;
 using namespace studiotest;
 
-class TestStudioNetwork : public StudioTestCase {
+class TestStudioNetwork : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings("testStudioNetwork"); }
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
 
     void trainedUnitsDifferFromUntrained();
     void followsARunAndStaysWhilePaused();

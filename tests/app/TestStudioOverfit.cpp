@@ -21,13 +21,11 @@
 using namespace il::app;
 using namespace studiotest;
 
-class TestStudioOverfit : public StudioTestCase {
+class TestStudioOverfit : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
+    void initTestCase(); // more than the fixture's
     void lossChartMarksOverfitting();
 
 private:

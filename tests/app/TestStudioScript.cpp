@@ -50,10 +50,12 @@ void TestStudioScript::runsTrainsEachEntryAndPicturesTheComparison()
                 R"([{"schedule":{"lr_max":0.01}},{"schedule":{"lr_max":0.03}}])", "--screenshot",
                 png, "--quit"});
     QVERIFY2(r.status == 0, qPrintable(r.err));
-    QVERIFY2(r.err.contains(QRegularExpression("run 1: \\d+ steps, lr_max 0.01, (validation|training)")),
-             qPrintable(r.err));
-    QVERIFY2(r.err.contains(QRegularExpression("run 2: \\d+ steps, lr_max 0.03, (validation|training)")),
-             qPrintable(r.err));
+    QVERIFY2(
+        r.err.contains(QRegularExpression("run 1: \\d+ steps, lr_max 0.01, (validation|training)")),
+        qPrintable(r.err));
+    QVERIFY2(
+        r.err.contains(QRegularExpression("run 2: \\d+ steps, lr_max 0.03, (validation|training)")),
+        qPrintable(r.err));
     QVERIFY2(!r.err.contains("run 3:"), qPrintable(r.err));
     // The comparison's picture, at the size asked for (not the main window's).
     const QImage image(png);

@@ -20,13 +20,10 @@ using namespace il;
 using namespace il::app;
 using namespace studiotest;
 
-class TestStudioSetup : public StudioTestCase {
+class TestStudioSetup : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings("testStudioSetup"); }
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
 
     void learningRateRowForTheFirstTable_data();
     void learningRateRowForTheFirstTable();

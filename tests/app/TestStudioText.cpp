@@ -21,13 +21,11 @@
 using namespace il::app;
 using studiotest::kTrainingWait;
 
-class TestStudioText : public studiotest::StudioTestCase {
+class TestStudioText : public studiotest::StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
+    void initTestCase(); // more than the fixture's
 
     void stackFailureLeavesOnceTheStackIsValid();
     void stackDiffersNoteLeavesOnceTheEditedStackIsTrained();

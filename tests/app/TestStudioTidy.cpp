@@ -58,13 +58,11 @@ double contrast(QRgb a, QRgb b)
 
 } // namespace
 
-class TestStudioTidy : public studiotest::StudioTestCase {
+class TestStudioTidy : public studiotest::StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
+    void initTestCase(); // more than the fixture's
 
     // Stale text.
     void finishedTextLeavesWhenOtherDataOpens();

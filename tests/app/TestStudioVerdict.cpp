@@ -19,13 +19,10 @@ using namespace il::app;
 using namespace studiotest;
 using Kept = il::tasks::RunVerdict::Kept;
 
-class TestStudioVerdict : public StudioTestCase {
+class TestStudioVerdict : public StudioWindowTestCase {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { isolateSettings("testStudioVerdict"); }
-    void init() { newWindow(); }
-    void cleanup() { closeWindow(); }
     void networkKeptAfterEarlyStopping();
     void linearStartKept();
 
