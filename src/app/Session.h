@@ -283,6 +283,8 @@ private:
     };
     CheckedData readDataset(const QString& path, const QString& missing);
     void reportDatasetFailure(const CheckedData& checked);
+    // The table's missing cells, for the error bar's choices (kinds/tabular/SessionTable.cpp).
+    void findFailedMissingValues(const CheckedData& checked);
     void updateMissingValues();
     bool openTask(const QString& path, const QByteArray& bytes, const tasks::TaskOptions& options);
     void adoptTask(std::shared_ptr<tasks::Task> task);

@@ -47,18 +47,7 @@ Session::CheckedData Session::readDataset(const QString& path, const QString& mi
 
 void Session::reportDatasetFailure(const CheckedData& c)
 {
-    // A table that fails for its missing cells: what each choice would do, for the error bar.
-    m_failedMissingPath.clear();
-    m_failedMissing = {};
-    tasks::MissingValues missing;
-    if (c.options.missing == "fail" && !c.bytes.isEmpty() &&
-        tasks::tabularTaskType().supportsFile(c.path) &&
-        tasks::findMissingValues(QFileInfo(c.path).fileName(), c.bytes, c.options, missing,
-                                 nullptr) &&
-        missing.any()) {
-        m_failedMissingPath = c.path;
-        m_failedMissing = missing;
-    }
+    findFailedMissingValues(c);
     emit datasetFailed(c.error);
 }
 

@@ -301,17 +301,16 @@ void TrainingPanel::validationEdited()
 void TrainingPanel::showFolds()
 {
     const auto task = m_session->task();
-    const bool table = task && task->type().name() == tasks::tabularTaskType().name();
+    const bool table = task && task->type().crossValidates();
     m_ui->formLayout->setRowVisible(m_ui->foldsComboBox, table);
     const int folds = m_session->taskOptions().folds;
     m_ui->foldsComboBox->setCurrentIndex(std::max(0, m_ui->foldsComboBox->findData(folds)));
     // What "Automatic" means for this table.
     const int chosen = task ? task->folds() : 0;
-    m_ui->foldsComboBox->setItemText(
-        0, !table ? QString("Automatic")
-           : chosen > 0
-               ? QString("Automatic: %1 folds here").arg(chosen)
-               : QString("Automatic: off (a validation split)"));
+    m_ui->foldsComboBox->setItemText(0, !table ? QString("Automatic")
+                                        : chosen > 0
+                                            ? QString("Automatic: %1 folds here").arg(chosen)
+                                            : QString("Automatic: off (a validation split)"));
 }
 
 void TrainingPanel::foldsEdited()

@@ -506,6 +506,14 @@ int runTrain(const QStringList& args)
         resuming ? tasks::openTaskForModel(given, bytes, resumed.task, false, topt, &error)
                  : tasks::openTask(given, bytes, topt, &error);
     if (!task) throw DataError(error.toStdString());
+    if (p.isSet("folds") && topt.folds > 0 && !task->type().crossValidates()) {
+        QStringList kinds; // the kinds of task that cross-validate ("tables")
+        for (const tasks::TaskType* t : tasks::taskTypes())
+            if (t->crossValidates()) kinds << t->title().toLower();
+        throw UsageError(("--folds: cross-validation applies to " + kinds.join(" and ") +
+                          ", not to " + task->type().title().toLower() + " (" + given + ")")
+                             .toStdString());
+    }
 
     // ---- configuration: the task's defaults (or the model's), then the options ------------
     TrainerConfig& cfg = model.config;

@@ -13,6 +13,7 @@ public:
     QString name() const override { return "tabular"; }
     QString title() const override { return "Tables"; }
     TaskOutput output() const override { return TaskOutput::Table; }
+    bool crossValidates() const override { return true; }
     QStringList fileSuffixes() const override { return {"csv", "tsv", "json"}; }
     std::vector<LayerPreset> presets() const override
     {

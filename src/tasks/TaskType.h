@@ -64,6 +64,10 @@ public:
     // Whether this task reads path, judged by its suffix.
     bool supportsFile(const QString& path) const;
 
+    // Whether its models may be chosen by k-fold cross-validation (TaskOptions::folds;
+    // CrossValidation.h): the CLI's --folds and the studio's Cross-validation row apply.
+    virtual bool crossValidates() const { return false; }
+
     // Layer presets; the first is the default.
     virtual std::vector<LayerPreset> presets() const = 0;
     // The presets for --help: one line each, "mlp (default): dense:32,tanh,dense", indented.

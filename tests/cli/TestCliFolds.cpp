@@ -1,6 +1,8 @@
-// Cross-validation in ironlearn-cli train: --folds K cross-validates a table (one line per fold, the decision and the folds' metric in the report, "cross_validation" in
+// Cross-validation in ironlearn-cli train: --folds K cross-validates a table (one line per fold,
+// the decision and the folds' metric in the report, "cross_validation" in
 // --metrics-json, the folds saved with the model); without it a validation split (the default
-// until the refit beats it on the corpus: docs/cross-validation.md); options that cannot go together are refused before any work.
+// until the refit beats it on the corpus: docs/cross-validation.md); options that cannot go
+// together are refused before any work.
 #include "CliRunner.h"
 
 #include <QFile>
@@ -18,7 +20,6 @@ class TestCliFolds : public CliTestCase {
     Q_OBJECT
 
 private:
-
 private slots:
     void initTestCase();
     void foldsAskedFor();
@@ -102,6 +103,16 @@ void TestCliFolds::refusals()
             run(QStringList{"train", "curve.csv", "--out", "refused.safetensors"} + args);
         QVERIFY2(r.code == 2, qPrintable(args.join(' ') + ": " + r.err));
         QVERIFY2(r.err.contains("--folds"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("refused.safetensors")));
+    }
+    // A picture or a names list has no folds: said, not silently ignored.
+    for (const char* data :
+         {IRONLEARN_SAMPLES "/camera.png", IRONLEARN_SAMPLES "/names-ssa2018.txt"}) {
+        const RunResult r =
+            run({"train", data, "--folds", "3", "--steps", "1", "--out", "refused.safetensors"});
+        QVERIFY2(r.code == 2, qPrintable(QString(data) + ": " + r.err));
+        QVERIFY2(r.err.contains("--folds: cross-validation applies to tables, not to"),
+                 qPrintable(r.err));
         QVERIFY(!QFile::exists(path("refused.safetensors")));
     }
 }

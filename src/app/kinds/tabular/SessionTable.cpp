@@ -49,6 +49,22 @@ BoundaryAnswer boundaryOf(ModelState& m, const tasks::BoundaryPlane& plane)
 
 } // namespace
 
+void Session::findFailedMissingValues(const CheckedData& c)
+{
+    // A table that fails for its missing cells: what each choice would do, for the error bar.
+    m_failedMissingPath.clear();
+    m_failedMissing = {};
+    tasks::MissingValues missing;
+    if (c.options.missing == "fail" && !c.bytes.isEmpty() &&
+        tasks::tabularTaskType().supportsFile(c.path) &&
+        tasks::findMissingValues(QFileInfo(c.path).fileName(), c.bytes, c.options, missing,
+                                 nullptr) &&
+        missing.any()) {
+        m_failedMissingPath = c.path;
+        m_failedMissing = missing;
+    }
+}
+
 void Session::updateMissingValues()
 {
     m_missing = {};
