@@ -445,6 +445,23 @@ void checkArguments(const QCommandLineParser& p)
 
 // --task with --resume: the model's task is the one it continues; another is refused, not
 // silently ignored.
+// An option only other kinds of task read ("--context" for a table) is refused, saying which
+// kinds read it (TaskType::trainOptions), instead of training with it ignored.
+void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType& type,
+                             const QString& given)
+{
+    for (const tasks::TaskType* other : tasks::taskTypes())
+        for (const QString& option : other->trainOptions()) {
+            if (!p.isSet(option) || type.trainOptions().contains(option)) continue;
+            QStringList readers;
+            for (const tasks::TaskType* t : tasks::taskTypes())
+                if (t->trainOptions().contains(option)) readers << t->title().toLower();
+            throw UsageError(("--" + option + " applies to " + readers.join(" and ") + ", not to " +
+                              type.title().toLower() + " (" + given + ")")
+                                 .toStdString());
+        }
+}
+
 void checkResumedTask(const QCommandLineParser& p, const io::ModelInfo& resumed)
 {
     const tasks::TaskType* saved = tasks::taskTypeOf(resumed.task);
@@ -506,14 +523,7 @@ int runTrain(const QStringList& args)
         resuming ? tasks::openTaskForModel(given, bytes, resumed.task, false, topt, &error)
                  : tasks::openTask(given, bytes, topt, &error);
     if (!task) throw DataError(error.toStdString());
-    if (p.isSet("folds") && topt.folds > 0 && !task->type().crossValidates()) {
-        QStringList kinds; // the kinds of task that cross-validate ("tables")
-        for (const tasks::TaskType* t : tasks::taskTypes())
-            if (t->crossValidates()) kinds << t->title().toLower();
-        throw UsageError(("--folds: cross-validation applies to " + kinds.join(" and ") +
-                          ", not to " + task->type().title().toLower() + " (" + given + ")")
-                             .toStdString());
-    }
+    refuseOtherKindsOptions(p, task->type(), given);
 
     // ---- configuration: the task's defaults (or the model's), then the options ------------
     TrainerConfig& cfg = model.config;

@@ -74,6 +74,7 @@ class ImageTaskType final : public TaskType {
 public:
     QString name() const override { return "image"; }
     QString title() const override { return "Images"; }
+    QStringList trainOptions() const override { return {"image-size", "grayscale"}; }
     TaskOutput output() const override { return TaskOutput::Image; }
     QStringList fileSuffixes() const override
     {

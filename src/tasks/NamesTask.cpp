@@ -40,6 +40,7 @@ class NamesTaskType final : public TaskType {
 public:
     QString name() const override { return "names"; }
     QString title() const override { return "Names"; }
+    QStringList trainOptions() const override { return {"context", "keep-case", "test-split"}; }
     TaskOutput output() const override { return TaskOutput::Names; }
     QStringList fileSuffixes() const override { return {"txt"}; }
     std::vector<LayerPreset> presets() const override

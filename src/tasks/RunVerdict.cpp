@@ -51,8 +51,8 @@ RunVerdict crossValidatedVerdict(const Settled& settled, int64_t lastStep, const
     v.keptText = QString("the network trained on every row for %1 steps, the folds' median best")
                      .arg(static_cast<qlonglong>(settled.refitSteps));
     if (settled.judged)
-        v.comparison = "in cross-validation it beats " + simpler + " on the loss " +
-                       lossFigures(settled);
+        v.comparison =
+            "in cross-validation it beats " + simpler + " on the loss " + lossFigures(settled);
     else if (!std::isnan(settled.simplerLoss))
         v.comparison = "cross-validated loss " + lossFigures(settled) + " against " + simpler;
     // What the folds measured on rows they had not seen: "its accuracy there 96.67% ± 1.5%".
@@ -60,8 +60,7 @@ RunVerdict crossValidatedVerdict(const Settled& settled, int64_t lastStep, const
         const double scale = classes ? 100 : 1;
         const QString unit = classes ? "%" : "";
         v.comparison += QString("%1its %2 on the rows the folds held out %3%4 ± %5%6")
-                            .arg(v.comparison.isEmpty() ? "" : "; ",
-                                 classes ? "accuracy" : "RMSE")
+                            .arg(v.comparison.isEmpty() ? "" : "; ", classes ? "accuracy" : "RMSE")
                             .arg(settled.foldMetric * scale, 0, 'g', 4)
                             .arg(unit)
                             .arg(settled.foldMetricError * scale, 0, 'g', 2)

@@ -14,6 +14,11 @@ public:
     QString title() const override { return "Tables"; }
     TaskOutput output() const override { return TaskOutput::Table; }
     bool crossValidates() const override { return true; }
+    QStringList trainOptions() const override
+    {
+        return {"target",    "kind",    "features", "ignore",
+                "normalise", "missing", "folds",    "test-split"};
+    }
     QStringList fileSuffixes() const override { return {"csv", "tsv", "json"}; }
     std::vector<LayerPreset> presets() const override
     {

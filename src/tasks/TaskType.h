@@ -65,8 +65,12 @@ public:
     bool supportsFile(const QString& path) const;
 
     // Whether its models may be chosen by k-fold cross-validation (TaskOptions::folds;
-    // CrossValidation.h): the CLI's --folds and the studio's Cross-validation row apply.
+    // CrossValidation.h): the studio's Cross-validation row applies.
     virtual bool crossValidates() const { return false; }
+    // The options of `ironlearn-cli train` that only some kinds read and this one does (their
+    // names, without "--"): the CLI refuses such an option for a kind that does not list it,
+    // rather than train with it ignored.
+    virtual QStringList trainOptions() const { return {}; }
 
     // Layer presets; the first is the default.
     virtual std::vector<LayerPreset> presets() const = 0;

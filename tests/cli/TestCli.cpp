@@ -153,6 +153,12 @@ void TestCli::usageErrors_data()
     QTest::newRow("--layers dense:abc")
         << QStringList{"train", ":sample/xor.csv", "--layers", "dense:abc"}
         << QStringList{"--layers", "dense:abc"};
+    QTest::newRow("--context on a table")
+        << QStringList{"train", ":sample/xor.csv", "--context", "4"}
+        << QStringList{"--context applies to names, not to tables (:sample/xor.csv)"};
+    QTest::newRow("--missing on a picture")
+        << QStringList{"train", ":sample/camera.png", "--missing", "mean"}
+        << QStringList{"--missing applies to tables, not to images"};
     QTest::newRow("--layers unknown item")
         << QStringList{"train", ":sample/xor.csv", "--layers", "dense:8,squiggle,dense"}
         << QStringList{"squiggle"};
