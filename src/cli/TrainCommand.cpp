@@ -446,13 +446,17 @@ void checkArguments(const QCommandLineParser& p)
 // --task with --resume: the model's task is the one it continues; another is refused, not
 // silently ignored.
 // An option only other kinds of task read ("--context" for a table) is refused, saying which
-// kinds read it (TaskType::trainOptions), instead of training with it ignored.
+// kinds read it (TaskType::trainOptions), instead of training with it ignored. One set to 0
+// asks for nothing ("--folds 0", "--test-split 0": off) and passes, so a script may give it for
+// every kind of data.
 void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType& type,
                              const QString& given)
 {
     for (const tasks::TaskType* other : tasks::taskTypes())
         for (const QString& option : other->trainOptions()) {
             if (!p.isSet(option) || type.trainOptions().contains(option)) continue;
+            bool number = false;
+            if (p.value(option).toDouble(&number) == 0 && number) continue;
             QStringList readers;
             for (const tasks::TaskType* t : tasks::taskTypes())
                 if (t->trainOptions().contains(option)) readers << t->title().toLower();

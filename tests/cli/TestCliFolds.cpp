@@ -105,7 +105,8 @@ void TestCliFolds::refusals()
         QVERIFY2(r.err.contains("--folds"), qPrintable(r.err));
         QVERIFY(!QFile::exists(path("refused.safetensors")));
     }
-    // A picture or a names list has no folds: said, not silently ignored.
+    // A picture or a names list has no folds: said, not silently ignored (--folds 0, off, passes:
+    // the CLI test runner gives it to every train).
     for (const char* data :
          {IRONLEARN_SAMPLES "/camera.png", IRONLEARN_SAMPLES "/names-ssa2018.txt"}) {
         const RunResult r =
