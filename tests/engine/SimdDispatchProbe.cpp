@@ -1,4 +1,5 @@
-// Compiled once per Highway target, like src/engine/backends/cpu/CpuKernels.cpp (see SimdDispatchProbe.h).
+// Compiled once per Highway target, like src/engine/backends/cpu/CpuKernels.cpp (see
+// SimdDispatchProbe.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "SimdDispatchProbe.cpp"
 #include <hwy/foreach_target.h> // IWYU pragma: keep

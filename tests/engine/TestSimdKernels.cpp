@@ -1,4 +1,5 @@
-// The CPU backend's SIMD kernels (src/engine/backends/cpu/CpuKernels.h) on every target this CPU runs:
+// The CPU backend's SIMD kernels (src/engine/backends/cpu/CpuKernels.h) on every target this CPU
+// runs:
 //  - accuracy: FastMath.h's approximations (simd::evaluate) against libm in double, over dense
 //    sweeps of the documented ranges plus the inputs where the range reduction is hardest, held
 //    to the bounds stated in FastMath.h's header; NaN, huge and infinite inputs;
@@ -45,11 +46,10 @@ struct HwyTarget {
     int64_t bit;
     const char* hwyName;
 };
-constexpr HwyTarget kHwyTargets[] = {
-    {"avx512", HWY_AVX3, "AVX3"},
-    {"avx2", HWY_AVX2, "AVX2"},
-    {"sse4", HWY_SSE4, "SSE4"},
-    {"ssse3", HWY_SSSE3, "SSSE3"}};
+constexpr HwyTarget kHwyTargets[] = {{"avx512", HWY_AVX3, "AVX3"},
+                                     {"avx2", HWY_AVX2, "AVX2"},
+                                     {"sse4", HWY_SSE4, "SSE4"},
+                                     {"ssse3", HWY_SSSE3, "SSSE3"}};
 
 double reference(MathFunction f, double x)
 {
