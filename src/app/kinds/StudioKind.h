@@ -105,9 +105,4 @@ int studioKindIndex(const tasks::TaskType* type);
 // The kind of a task type; nullptr for none (and for a null type).
 const StudioKind* studioKindOf(const tasks::TaskType* type);
 
-// The kinds, each defined in its folder.
-const StudioKind& tabularStudioKind();
-const StudioKind& imageStudioKind();
-const StudioKind& namesStudioKind();
-
 } // namespace il::app

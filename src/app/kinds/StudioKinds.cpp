@@ -6,6 +6,11 @@
 
 namespace il::app {
 
+// The kinds, each defined in its folder: a new kind is a line here and one in the list.
+const StudioKind& tabularStudioKind(); // tabular/TabularStudio.cpp
+const StudioKind& imageStudioKind();   // image/ImageStudio.cpp
+const StudioKind& namesStudioKind();   // names/NamesStudio.cpp
+
 const std::vector<const StudioKind*>& studioKinds()
 {
     static const std::vector<const StudioKind*> kinds = {&tabularStudioKind(), &imageStudioKind(),
