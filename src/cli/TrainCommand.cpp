@@ -443,8 +443,6 @@ void checkArguments(const QCommandLineParser& p)
                          taskKind.toStdString() + "\"");
 }
 
-// --task with --resume: the model's task is the one it continues; another is refused, not
-// silently ignored.
 // An option only other kinds of task read ("--context" for a table) is refused, saying which
 // kinds read it (TaskType::trainOptions), instead of training with it ignored. One set to 0
 // asks for nothing ("--folds 0", "--test-split 0": off) and passes, so a script may give it for
@@ -466,6 +464,8 @@ void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType&
         }
 }
 
+// --task with --resume: the model's task is the one it continues; another is refused, not
+// silently ignored.
 void checkResumedTask(const QCommandLineParser& p, const io::ModelInfo& resumed)
 {
     const tasks::TaskType* saved = tasks::taskTypeOf(resumed.task);
