@@ -13,7 +13,6 @@ public:
     QString name() const override { return "tabular"; }
     QString title() const override { return "Tables"; }
     TaskOutput output() const override { return TaskOutput::Table; }
-    bool crossValidates() const override { return true; }
     QStringList trainOptions() const override
     {
         return {"target",    "kind",    "features", "ignore",

@@ -64,13 +64,13 @@ public:
     // Whether this task reads path, judged by its suffix.
     bool supportsFile(const QString& path) const;
 
-    // Whether its models may be chosen by k-fold cross-validation (TaskOptions::folds;
-    // CrossValidation.h): the studio's Cross-validation row applies.
-    virtual bool crossValidates() const { return false; }
     // The options of `ironlearn-cli train` that only some kinds read and this one does (their
     // names, without "--"): the CLI refuses such an option for a kind that does not list it,
     // rather than train with it ignored.
     virtual QStringList trainOptions() const { return {}; }
+    // Whether its models may be chosen by k-fold cross-validation (TaskOptions::folds;
+    // CrossValidation.h): the kinds that read --folds. The studio's Cross-validation row follows.
+    bool crossValidates() const { return trainOptions().contains(QStringLiteral("folds")); }
 
     // Layer presets; the first is the default.
     virtual std::vector<LayerPreset> presets() const = 0;
