@@ -1,5 +1,6 @@
 // The CUDA backend's embedding: forward (a gather of table rows), and backward without float
-// atomics in O(positions + vocab) work (the scatter-add of dy slices into table rows).
+// atomics in O(positions + vocab) work (the scatter-add of dy slices into table rows); and the
+// windows of a row of positions that a convolution reads (ConvLayer.cpp), and their gradient.
 #include "CudaCommon.cuh"
 
 namespace il::cuda {
@@ -191,6 +192,34 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
+// ---- windows (ConvLayer.cpp): one thread per output number ------------------------------------
+__global__ void __launch_bounds__(kBlock)
+    windowsKernel(const float* __restrict__ x, int64_t xCols, int64_t q, int64_t step,
+                  int64_t width, float* __restrict__ y, int64_t n)
+{
+    for (int64_t idx = globalThread(); idx < n; idx += globalStride()) {
+        const int64_t window = idx / width, j = idx - window * width;
+        const int64_t r = window / q, w = window - r * q;
+        y[idx] = x[r * xCols + w * step + j];
+    }
+}
+
+// dx[r, t]: the windows that hold t summed in window order, as the CPU backend sums them.
+__global__ void __launch_bounds__(kBlock)
+    windowsBackwardKernel(const float* __restrict__ dy, int64_t q, int64_t step, int64_t width,
+                          float* __restrict__ dx, int64_t cols, int64_t n)
+{
+    for (int64_t idx = globalThread(); idx < n; idx += globalStride()) {
+        const int64_t r = idx / cols, t = idx - r * cols;
+        const int64_t last = min(q - 1, t / step);
+        const int64_t first = t >= width ? (t - width) / step + 1 : 0;
+        float sum = 0.f;
+        for (int64_t w = first; w <= last; ++w)
+            sum += dy[(r * q + w) * width + (t - w * step)];
+        dx[idx] = sum;
+    }
+}
+
 } // namespace
 
 cudaError_t loadEmbeddingKernels()
@@ -201,6 +230,8 @@ cudaError_t loadEmbeddingKernels()
         reinterpret_cast<const void*>(&embedScanKernel),
         reinterpret_cast<const void*>(&embedPlaceKernel),
         reinterpret_cast<const void*>(&embedSumKernel),
+        reinterpret_cast<const void*>(&windowsKernel),
+        reinterpret_cast<const void*>(&windowsBackwardKernel),
     };
     for (const void* kernel : kernels) {
         cudaFuncAttributes attributes{};
@@ -268,6 +299,27 @@ void CudaBackend::embeddingBackwardImpl(ConstTensor ids, ConstTensor dy, Tensor 
     embedSumKernel<<<grid, kBlock, 0, m_stream>>>(ids.data, dy.data, start, list, dtable.data,
                                                   positions, vocab, dim);
     checkLaunch("embeddingBackward");
+}
+
+// ---- windows ---------------------------------------------------------------------------------
+void CudaBackend::windowsImpl(ConstTensor x, int64_t step, Tensor y)
+{
+    const int64_t n = y.size();
+    if (n <= 0) return;
+    bind();
+    windowsKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(x.data, x.cols(), y.rows() / x.rows(),
+                                                           step, y.cols(), y.data, n);
+    checkLaunch("windows");
+}
+
+void CudaBackend::windowsBackwardImpl(ConstTensor dy, int64_t step, Tensor dx)
+{
+    const int64_t n = dx.size();
+    if (n <= 0) return;
+    bind();
+    windowsBackwardKernel<<<elementGrid(n), kBlock, 0, m_stream>>>(
+        dy.data, dy.rows() / dx.rows(), step, dy.cols(), dx.data, dx.cols(), n);
+    checkLaunch("windowsBackward");
 }
 
 } // namespace il::cuda

@@ -71,7 +71,7 @@ for scale in 1 2; do
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-welcome"
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-compare-iris" :sample/iris.csv --train-steps 200 --runs "$RATES"
   SIZE=1024x700 SCALE=$scale shot "small-x$scale-compare-camera" :sample/camera.png --train-steps 60 --runs "$SEEDS"
-  for tab in data model training runs network; do
+  for tab in $(QT_QPA_PLATFORM=offscreen "$APP" --list-tabs); do
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-iris-$tab" :sample/iris.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-diabetes-$tab" :sample/diabetes.csv --train-steps 200 --tab $tab
     SIZE=1024x700 SCALE=$scale shot "small-x$scale-spiral-$tab" :sample/spiral.csv --train-steps 200 --tab $tab

@@ -69,25 +69,6 @@ def _per_position(x, positions):
     return x.reshape(x.shape[0] * positions, x.shape[1] // positions)
 
 
-class Dense(nn.Module):
-    """y = x W^T + b, per position (nn.Linear)."""
-
-    def __init__(self, units, inputs, positions):
-        super().__init__()
-        self.positions = positions
-        self.weight = nn.Parameter(torch.zeros(units, inputs))
-        self.bias = nn.Parameter(torch.zeros(units))
-
-    def extra_repr(self):
-        per = f", per position of {self.positions}" if self.positions > 1 else ""
-        return f"{self.weight.shape[1]} -> {self.weight.shape[0]}{per}"
-
-    def forward(self, x, inputs):
-        n = x.shape[0]
-        y = F.linear(_per_position(x, self.positions), self.weight, self.bias)
-        return y.reshape(n, -1)
-
-
 # The element-wise activations: name -> (f(x, a), the argument a's default as the layer language
 # writes it, or None). The export writes this table from the layer registry
 # (src/engine/layers/ActivationLayers.cpp), so it holds every activation of the program that
@@ -108,131 +89,24 @@ class Activation(nn.Module):
         return self.f(x, self.argument)
 
 
-class Skip(nn.Module):
-    """y = x + inputs S^T: a linear map of the network's own inputs, no bias."""
+class Shape:
+    """What the next layer sees: rows of `width` numbers, read as `positions` groups of
+    `position_width` (after an embedding or a merge; 0 otherwise); the network's own input
+    width (skip reads it) and the names' vocabulary (embedding's default)."""
 
-    def __init__(self, width, input_width):
-        super().__init__()
-        self.weight = nn.Parameter(torch.zeros(width, input_width))
+    def __init__(self, width, vocab):
+        self.width, self.positions, self.position_width = width, 1, 0
+        self.input_width, self.vocab = width, vocab
 
-    def forward(self, x, inputs):
-        return x + F.linear(inputs, self.weight)
-
-
-class Fourier(nn.Module):
-    """[sin(2 pi x B^T), cos(2 pi x B^T)], B fixed (a buffer, never trained)."""
-
-    def __init__(self, count, inputs):
-        super().__init__()
-        self.register_buffer("projection", torch.zeros(count, inputs))
-
-    def extra_repr(self):
-        return f"{self.projection.shape[1]} -> 2 x {self.projection.shape[0]}"
-
-    def forward(self, x, inputs):
-        z = F.linear(x, self.projection) * (2 * math.pi)
-        return torch.cat([torch.sin(z), torch.cos(z)], dim=1)
+    @property
+    def channels(self):
+        return self.width // self.positions
 
 
-class HashGrid(nn.Module):
-    """Multiresolution hash encoding of 2-D points in [-1, 1]^2 (Instant NGP): per level, the
-    bilinear interpolation of the four vertices' features, level-major."""
-
-    def __init__(self, levels, features, log2_table, base, scale):
-        super().__init__()
-        self.levels, self.features, self.rows = levels, features, 1 << log2_table
-        resolution, n = [], float(base)
-        for _ in range(levels):
-            resolution.append(max(1, int(n)))
-            n *= scale
-        self.resolution = resolution
-        self.table = nn.Parameter(torch.zeros(levels * self.rows, features))
-
-    def extra_repr(self):
-        return f"{self.levels} levels x {self.features} features, {self.rows} rows per level"
-
-    def _cell(self, x, n):
-        p = ((x + 1.0) * 0.5) * n
-        p = torch.clamp(torch.nan_to_num(p, nan=0.0), 0.0, float(n))
-        c = torch.clamp(p.to(torch.int64), max=n - 1)
-        return c, p - c.to(x.dtype)
-
-    def _row(self, level, ix, iy):
-        n = self.resolution[level]
-        if (n + 1) * (n + 1) <= self.rows:
-            return ix + iy * (n + 1)
-        return (ix ^ ((iy * 2654435761) & 0xFFFFFFFF)) & (self.rows - 1)
-
-    def forward(self, x, inputs):
-        out = []
-        for level, n in enumerate(self.resolution):
-            ix, fx = self._cell(x[:, 0], n)
-            iy, fy = self._cell(x[:, 1], n)
-            table = self.table[level * self.rows:(level + 1) * self.rows]
-            gx, gy = 1.0 - fx, 1.0 - fy
-            rows = (self._row(level, ix, iy), self._row(level, ix + 1, iy),
-                    self._row(level, ix, iy + 1), self._row(level, ix + 1, iy + 1))
-            weights = (gx * gy, fx * gy, gx * fy, fx * fy)
-            y = weights[0][:, None] * table[rows[0]] + weights[1][:, None] * table[rows[1]]
-            y = y + weights[2][:, None] * table[rows[2]]
-            y = y + weights[3][:, None] * table[rows[3]]
-            out.append(y)
-        return torch.cat(out, dim=1)
-
-
-class Embedding(nn.Module):
-    """Each input column is a token id; D numbers per id, the positions side by side."""
-
-    def __init__(self, vocab, dim):
-        super().__init__()
-        self.weight = nn.Parameter(torch.zeros(vocab, dim))
-
-    def forward(self, x, inputs):
-        return F.embedding(x.to(torch.int64), self.weight).reshape(x.shape[0], -1)
-
-
-class Merge(nn.Module):
-    """makemore's FlattenConsecutive: the numbers stay, the next layers see wider positions."""
-
-    def forward(self, x, inputs):
-        return x
-
-
-class LayerNorm(nn.Module):
-    def __init__(self, channels, positions):
-        super().__init__()
-        self.positions = positions
-        self.weight = nn.Parameter(torch.ones(channels))
-        self.bias = nn.Parameter(torch.zeros(channels))
-
-    def forward(self, x, inputs):
-        y = F.layer_norm(_per_position(x, self.positions), (self.weight.shape[0],), self.weight,
-                         self.bias, 1e-5)
-        return y.reshape(x.shape[0], -1)
-
-
-class BatchNorm(nn.Module):
-    def __init__(self, channels, positions, momentum):
-        super().__init__()
-        self.positions, self.momentum = positions, momentum
-        self.weight = nn.Parameter(torch.ones(channels))
-        self.bias = nn.Parameter(torch.zeros(channels))
-        self.register_buffer("running_mean", torch.zeros(channels))
-        self.register_buffer("running_var", torch.ones(channels))
-
-    def forward(self, x, inputs):
-        y = F.batch_norm(_per_position(x, self.positions), self.running_mean, self.running_var,
-                         self.weight, self.bias, self.training, self.momentum, 1e-5)
-        return y.reshape(x.shape[0], -1)
-
-
-class Dropout(nn.Module):
-    def __init__(self, p):
-        super().__init__()
-        self.p = p
-
-    def forward(self, x, inputs):
-        return F.dropout(x, self.p, self.training)
+# The other layers: each type's module, written from the layer registry (the type's PyTorch form,
+# src/engine/layers/*.cpp), with a build(args, out, shape) that makes it from the layer item's
+# arguments and the shape before it, and moves the shape past it. LAYERS: name -> module.
+LAYERS = {}  # @LAYERS@
 
 
 def _numbers(spec):
@@ -255,54 +129,22 @@ class IronLearnNet(nn.Module):
         super().__init__()
         self.architecture, self.task_info = architecture, task
         self.task = task.get("task", "")
-        width, positions, position_width = int(architecture["input_width"]), 1, 0
-        self.input_width = width
+        shape = Shape(int(architecture["input_width"]), architecture.get("vocab"))
+        self.input_width = shape.width
         layers = []
         for item in architecture["layers"]:
             kind, args = _numbers(item["spec"])
             out = int(item["output_width"])
-            channels = width // positions
-            if kind == "dense":
-                layer = Dense(out // positions if positions > 1 else out, channels, positions)
-                width, position_width = out, (out // positions if positions > 1 else 0)
-            elif kind in ACTIVATIONS:
+            if kind in ACTIVATIONS:
                 default = ACTIVATIONS[kind][1]
                 layer = Activation(kind, _real(args[0] if args else "", _real(default or "0", 0)))
-            elif kind == "skip":
-                layer = Skip(width, self.input_width)
-                positions, position_width = 1, 0
-            elif kind == "fourier":
-                layer = Fourier(out // 2, width)
-                width, positions, position_width = out, 1, 0
-            elif kind == "hashgrid":
-                a = (args + [""] * 5)[:5]
-                layer = HashGrid(int(a[0] or 16), int(a[1] or 2), int(a[2] or 15),
-                                 _real(a[3], 16.0), _real(a[4], _real("1.26", 0)))
-                width, positions, position_width = out, 1, 0
-            elif kind == "embedding":
-                dim = int(args[-1])
-                vocab = int(args[0]) if len(args) > 1 and args[0] else int(architecture["vocab"])
-                layer = Embedding(vocab, dim)
-                width, positions, position_width = width * dim, 1, dim
-            elif kind == "merge":
-                group = channels if positions > 1 else position_width
-                count = width // group
-                positions, position_width = count // int(args[0]), group * int(args[0])
-                layer = Merge()
-            elif kind == "layernorm":
-                layer = LayerNorm(width // positions, positions)
-            elif kind == "batchnorm":
-                layer = BatchNorm(width // positions, positions,
-                                  _real(args[0] if args else "", _real("0.1", 0)))
-            elif kind == "dropout":
-                layer = Dropout(_real(args[0] if args else "", 0.5))
+            elif kind in LAYERS:
+                layer = LAYERS[kind].build(args, out, shape)
             else:
                 raise ValueError(f"layer {item['spec']!r}: not known to this exporter")
             layers.append(layer)
-            if positions == 1 and kind in ("dense",):
-                position_width = 0
-            if width != out:
-                raise ValueError(f"layer {item['spec']!r}: width {width}, the file says {out}")
+            if shape.width != out:
+                raise ValueError(f"layer {item['spec']!r}: width {shape.width}, the file says {out}")
         self.layers = nn.ModuleList(layers)
         self._task_tensors(task)
 

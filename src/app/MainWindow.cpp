@@ -5,6 +5,7 @@
 
 #include "BestWeightsControl.h"
 #include "Counting.h"
+#include "DatasetPanel.h"
 #include "Dialogs.h"
 #include "Duration.h"
 #include "ImageOutputPage.h"
@@ -19,6 +20,7 @@
 #include "StudioHelp.h"
 #include "StudioKind.h"
 #include "StudioSettings.h"
+#include "StudioTabs.h"
 #include "UnsavedModelGuard.h"
 
 #include <QDir>
@@ -52,16 +54,12 @@ MainWindow::MainWindow(QWidget* parent)
     m_ui->mainSplitter->setSizes({420, 860});
     m_ui->workSplitter->setStretchFactor(0, 2);
     m_ui->workSplitter->setStretchFactor(1, 3);
-    m_ui->datasetPanel->setSession(m_session);
-    m_ui->modelPanel->setSession(m_session);
-    m_ui->trainingPanel->setSession(m_session);
-    m_ui->networkPanel->setSession(m_session);
     m_ui->chartsPanel->setSession(m_session);
     m_ui->outputPanel->setSession(m_session);
     auto* runs = new RunList(this); // the Runs tab and the loss chart's earlier runs
     runs->setSession(m_session);
-    m_ui->runListPanel->setRuns(runs);
     m_ui->chartsPanel->setRuns(runs);
+    addSetupTabs({m_session, runs});
 
     m_deviceLabel->setObjectName("deviceStatusLabel");
     statusBar()->addPermanentWidget(m_deviceLabel);
@@ -70,8 +68,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_session, &Session::devicesChanged, this, &MainWindow::updateDeviceLabel);
 
     // Edit: the layer stack's undo history.
-    QAction* undo = m_ui->modelPanel->undoStack()->createUndoAction(this, "&Undo");
-    QAction* redo = m_ui->modelPanel->undoStack()->createRedoAction(this, "&Redo");
+    QAction* undo = m_modelPanel->undoStack()->createUndoAction(this, "&Undo");
+    QAction* redo = m_modelPanel->undoStack()->createRedoAction(this, "&Redo");
     undo->setShortcut(QKeySequence::Undo);
     redo->setShortcut(QKeySequence::Redo);
     undo->setObjectName("actionUndo");
@@ -101,8 +99,8 @@ MainWindow::MainWindow(QWidget* parent)
                                m_session->deviceDescription().toHtmlEscaped() + "<br>" +
                                cudaLine().toHtmlEscaped() + "<br><br>MIT license.");
     });
-    connect(m_ui->datasetPanel, &DatasetPanel::openRequested, this, &MainWindow::openDatasetDialog);
-    connect(m_ui->datasetPanel, &DatasetPanel::missingChoiceMade, this,
+    connect(m_dataPanel, &DatasetPanel::openRequested, this, &MainWindow::openDatasetDialog);
+    connect(m_dataPanel, &DatasetPanel::missingChoiceMade, this,
             [this](const QString& path, const QString& missing) { openFile(path, missing); });
 
     connect(m_ui->startButton, &QPushButton::clicked, this, &MainWindow::start);
@@ -144,7 +142,7 @@ void MainWindow::connectSession()
     connect(m_session, &Session::specChanged, this, &MainWindow::updateRunBar);
     connect(m_session, &Session::specChanged, this, &MainWindow::clearStackFailure);
     // Start waits while the layer text cannot be read.
-    connect(m_ui->modelPanel, &ModelPanel::textErrorChanged, this, &MainWindow::updateRunBar);
+    connect(m_modelPanel, &ModelPanel::textErrorChanged, this, &MainWindow::updateRunBar);
     // A new model (new data, a model opened, fresh weights) has no run that ended yet.
     connect(m_session, &Session::modelChanged, this, &MainWindow::clearRunMessage);
     connect(m_session, &Session::historyReset, this, &MainWindow::clearRunMessage);
@@ -152,7 +150,7 @@ void MainWindow::connectSession()
     connect(m_session, &Session::datasetOpened, this, [this] {
         updateRunBar(); // data attached to a model opened without it: Continue, its budget
         addRecent(m_session->dataPath());
-        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+        m_ui->setupTabWidget->setCurrentWidget(m_dataPanel);
     });
     connect(m_session, &Session::progressed, this, &MainWindow::onProgress);
     // The folds of a cross-validated table before its run: the bar counts the fold's steps.
@@ -185,8 +183,8 @@ void MainWindow::connectSession()
         updateTitle();
     });
     connect(m_session, &Session::modelFailed, this, [this](const QString& error) {
-        m_ui->datasetPanel->showError(error, "Could not open the model.");
-        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+        m_dataPanel->showError(error, "Could not open the model.");
+        m_ui->setupTabWidget->setCurrentWidget(m_dataPanel);
     });
 }
 
@@ -208,8 +206,8 @@ void MainWindow::start()
     if (m_session->runState() != Session::RunState::Idle) return;
     // What runs is what the layer text says: typed text not yet taken is taken now, and text
     // that cannot be read stops here (every way to start comes through here).
-    if (!m_ui->modelPanel->applyText()) {
-        m_ui->setupTabWidget->setCurrentWidget(m_ui->modelPanel);
+    if (!m_modelPanel->applyText()) {
+        m_ui->setupTabWidget->setCurrentWidget(m_modelPanel);
         return;
     }
     if (m_session->needsNewModel())
@@ -237,7 +235,7 @@ void MainWindow::updateStartText()
                    "the Training panel grows; a cosine schedule then starts from a higher rate "
                    "again).";
     }
-    const QString textError = m_ui->modelPanel->textError();
+    const QString textError = m_modelPanel->textError();
     if (idle && !textError.isEmpty())
         tip = "Waits until the layer text in the Model tab can be read: " + textError;
     m_ui->actionStart->setText(text);
@@ -247,17 +245,30 @@ void MainWindow::updateStartText()
     m_ui->startButton->setToolTip(tip);
 }
 
+void MainWindow::addSetupTabs(const StudioTabContext& context)
+{
+    // The tabs of studioTabs(), numbered in its order, each with its View action (Ctrl+1...).
+    const std::vector<StudioTab>& tabs = studioTabs();
+    for (size_t i = 0; i < tabs.size(); ++i) {
+        QWidget* page = tabs[i].make(context);
+        page->setObjectName(tabs[i].objectName);
+        const int at = m_ui->setupTabWidget->addTab(page, studioTabTitle(i));
+        m_ui->setupTabWidget->setTabToolTip(at, tabs[i].toolTip);
+        QAction* show = m_ui->viewMenu->addAction("&" + studioTabTitle(i));
+        show->setObjectName(studioTabActionName(tabs[i]));
+        show->setToolTip(tabs[i].toolTip);
+        if (i < 9) show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + int(i))));
+        connect(show, &QAction::triggered, this,
+                [this, page] { m_ui->setupTabWidget->setCurrentWidget(page); });
+    }
+    // The two tabs the window itself talks to (the others only follow the session).
+    m_dataPanel = m_ui->setupTabWidget->findChild<DatasetPanel*>();
+    m_modelPanel = m_ui->setupTabWidget->findChild<ModelPanel*>();
+    Q_ASSERT(m_dataPanel && m_modelPanel);
+}
+
 void MainWindow::connectKeyboardActions()
 {
-    // View: Ctrl+1 to Ctrl+5 for the setup tabs, in the order their titles number them.
-    const std::pair<QAction*, QWidget*> tabs[] = {{m_ui->actionShowData, m_ui->datasetPanel},
-                                                  {m_ui->actionShowModel, m_ui->modelPanel},
-                                                  {m_ui->actionShowTraining, m_ui->trainingPanel},
-                                                  {m_ui->actionShowRuns, m_ui->runListPanel},
-                                                  {m_ui->actionShowNetwork, m_ui->networkPanel}};
-    for (const auto& [action, page] : tabs)
-        connect(action, &QAction::triggered, this,
-                [this, page] { m_ui->setupTabWidget->setCurrentWidget(page); });
     // Train > Reset Weights: the run bar's button, with its question about unsaved training.
     connect(m_ui->actionResetWeights, &QAction::triggered, m_ui->resetButton, &QPushButton::click);
 }
@@ -266,7 +277,7 @@ void MainWindow::updateRunBar()
 {
     const auto state = m_session->runState();
     const bool idle = state == Session::RunState::Idle;
-    const bool textRead = m_ui->modelPanel->textError().isEmpty();
+    const bool textRead = m_modelPanel->textError().isEmpty();
     m_ui->startButton->setEnabled(idle && m_session->task() && !m_session->isRacing() && textRead);
     updateStartText();
     {
@@ -361,7 +372,7 @@ void MainWindow::onFinished(const TrainingOutcome& outcome)
         statusBar()->showMessage(outcome.message);
         m_runMessage = outcome.message;
         // Start refused an invalid stack: the message holds until the stack is fixed.
-        if (!m_ui->modelPanel->stackModel()->isValid()) m_stackFailure = outcome.message;
+        if (!m_modelPanel->stackModel()->isValid()) m_stackFailure = outcome.message;
         if (gpuFailed || outcome.deviceUnavailable) showDeviceFailure(outcome);
         return;
     }
@@ -382,7 +393,7 @@ void MainWindow::clearRunMessage()
 
 void MainWindow::clearStackFailure()
 {
-    if (m_stackFailure.isEmpty() || !m_ui->modelPanel->stackModel()->isValid()) return;
+    if (m_stackFailure.isEmpty() || !m_modelPanel->stackModel()->isValid()) return;
     if (statusBar()->currentMessage() == m_stackFailure) statusBar()->clearMessage();
     m_stackFailure.clear();
     updateRunBar(); // the run bar's "Stopped: see the status bar" goes too

@@ -21,11 +21,14 @@ class QLabel;
 
 namespace il::app {
 
+class DatasetPanel;
 class ModelExporter;
+class ModelPanel;
 class RaceWindow;
 class Session;
 class StudioHelp;
 class UnsavedModelGuard;
+struct StudioTabContext;
 struct TrainingOutcome;
 struct TrainingUpdate;
 
@@ -76,7 +79,9 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void buildSamplesMenu();
-    // View > the setup tabs (Ctrl+1 to Ctrl+5) and Train > Reset Weights.
+    // The setup tabs of studioTabs(), with their View actions.
+    void addSetupTabs(const StudioTabContext& context);
+    // Train > Reset Weights.
     void connectKeyboardActions();
     void updateRunBar();
     // The progress bar at step of planned (thousandths when it is over what an int holds).
@@ -102,10 +107,12 @@ private:
     std::unique_ptr<Ui::MainWindow> m_ui;
     Session* m_session;
     QLabel* m_deviceLabel;
-    UnsavedModelGuard* m_guard;   // a child
-    ModelExporter* m_exporter;    // a child: File > Export Model
-    RaceWindow* m_race = nullptr; // a child window, made by showRace()
-    StudioHelp* m_help = nullptr; // a child, made in the constructor
+    DatasetPanel* m_dataPanel = nullptr; // the Data tab, made by addSetupTabs
+    ModelPanel* m_modelPanel = nullptr;  // the Model tab
+    UnsavedModelGuard* m_guard;          // a child
+    ModelExporter* m_exporter;           // a child: File > Export Model
+    RaceWindow* m_race = nullptr;        // a child window, made by showRace()
+    StudioHelp* m_help = nullptr;        // a child, made in the constructor
     // Closing with a save: the window waits for the worker's modelSaved, then closes.
     enum class Closing { No, Saving, Saved };
     Closing m_closing = Closing::No;

@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 #include "ui_MainWindow.h"
 
+#include "DatasetPanel.h"
 #include "Dialogs.h"
 #include "RaceWindow.h"
 #include "Samples.h"
@@ -46,7 +47,7 @@ bool MainWindow::openFile(const QString& given, const QString& missing)
     if (isModelFile(path)) {
         if (!m_session->checkModel(path)) return false; // modelFailed shows why
     } else if (!m_session->checkDataset(path, missing)) {
-        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+        m_ui->setupTabWidget->setCurrentWidget(m_dataPanel);
         return false;
     }
     const auto answer = m_guard->ask("Opening " + displayName(path),
@@ -67,7 +68,7 @@ bool MainWindow::openFileNow(const QString& given, const QString& missing)
     if (isModelFile(path)) return m_session->openModel(path); // answered by modelOpened/Failed
     const bool ok = m_session->openDataset(path, missing);
     if (!ok && m_session->runState() == Session::RunState::Idle) // a file error, on the Data tab
-        m_ui->setupTabWidget->setCurrentWidget(m_ui->datasetPanel);
+        m_ui->setupTabWidget->setCurrentWidget(m_dataPanel);
     if (ok && !path.startsWith(":/") && !io::isSamplePath(path))
         settings::rememberFolderOf(settings::Folder::Data, path);
     updateTitle();

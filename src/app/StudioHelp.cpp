@@ -5,6 +5,7 @@
 #include "Samples.h"
 #include "Session.h"
 #include "StudioSettings.h"
+#include "StudioTabs.h"
 #include "WelcomePage.h"
 
 #include <QAction>
@@ -69,10 +70,9 @@ StudioHelp::StudioHelp(QMainWindow* window, Session* session, QMenu* helpMenu)
         if (auto* open = m_window->findChild<QAction*>("actionOpenDataset")) open->trigger();
     });
     connect(m_welcome, &WelcomePage::closeRequested, this, &StudioHelp::closeWelcome);
-    // Ctrl+1 to Ctrl+5 mean the studio's tabs: they leave the welcome page.
-    for (const char* name : {"actionShowData", "actionShowModel", "actionShowTraining",
-                             "actionShowRuns", "actionShowNetwork"})
-        if (auto* show = window->findChild<QAction*>(name))
+    // The View menu's tabs (Ctrl+1...) leave the welcome page.
+    for (const StudioTab& tab : studioTabs())
+        if (auto* show = window->findChild<QAction*>(studioTabActionName(tab)))
             connect(show, &QAction::triggered, this, &StudioHelp::closeWelcome);
     connect(m_session, &Session::datasetOpened, this, &StudioHelp::onDataOpened);
     // A file that fails says why in the Data panel: the welcome page makes way for it.

@@ -11,8 +11,10 @@
 #include "Session.h"
 #include "StudioHelp.h"
 #include "StudioKind.h"
+#include "StudioTabs.h"
 #include "ThreadGuard.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QCommandLineParser>
@@ -23,6 +25,7 @@
 #include <QMessageBox>
 #include <QPalette>
 #include <QStyleFactory>
+#include <QTabWidget>
 #include <QTimer>
 #include <QUrl>
 
@@ -70,6 +73,15 @@ bool choosePreset(il::app::MainWindow& window, const QString& name)
     return true;
 }
 
+// The table output's tab whose title holds name ("boundary"), or -1.
+int tableOutputTab(const il::app::MainWindow& window, const QString& name)
+{
+    if (auto* tabs = window.findChild<QTabWidget*>("tableOutputTabWidget"))
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).contains(name, Qt::CaseInsensitive)) return i;
+    return -1;
+}
+
 // Long: the script's timers and signal handlers (train, save, screenshot, quit) in the order
 // they fire; the lambdas capture one another.
 void runScript(il::app::MainWindow& window, qint64 steps, const QString& screenshot, bool quit,
@@ -82,12 +94,12 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
     // The tab is on screen while it trains too (what it draws live costs the run what it costs
     // a learner: packaging/bench/network_view_cost.sh compares), and again for the screenshot.
     auto showTab = [&window, tab] {
-        if (!tab.isEmpty())
-            for (const char* name : {"setupTabWidget", "tableOutputTabWidget"})
-                if (auto* tabs = window.findChild<QTabWidget*>(name))
-                    for (int i = 0; i < tabs->count(); ++i)
-                        if (tabs->tabText(i).contains(tab, Qt::CaseInsensitive))
-                            tabs->setCurrentIndex(i);
+        if (const il::app::StudioTab* setup = il::app::studioTab(tab)) {
+            if (auto* show = window.findChild<QAction*>(il::app::studioTabActionName(*setup)))
+                show->trigger();
+        } else if (const int i = tableOutputTab(window, tab); i >= 0) {
+            window.findChild<QTabWidget*>("tableOutputTabWidget")->setCurrentIndex(i);
+        }
     };
     showTab();
     auto wrapUp = [&window, screenshot, quit, showTab] {
@@ -280,10 +292,10 @@ int main(int argc, char* argv[])
          "JSON"},
         {"screenshot", "Save a picture of the window here when done (with --train-steps).", "PNG"},
         {"tab",
-         "Show this setup tab in the screenshot (data, model, training, runs or network), or this "
-         "tab of "
-         "a table's output (predictions or boundary).",
+         "Show this setup tab in the screenshot (" + il::app::studioTabIds() +
+             "), or this tab of a table's output (predictions or boundary).",
          "NAME"},
+        {"list-tabs", "Print the setup tabs' names for --tab, one a line, and quit."},
         {"preset",
          "Start FILE's model from this layer preset (the Model tab's list, e.g. linear) before "
          "--train-steps.",
@@ -295,6 +307,11 @@ int main(int argc, char* argv[])
         {"quit", "Quit when the script is done."},
     });
     parser.process(app);
+    if (parser.isSet("list-tabs")) {
+        for (const il::app::StudioTab& tab : il::app::studioTabs())
+            std::printf("%s\n", tab.id.toUtf8().constData());
+        return 0;
+    }
     checkSimdTarget();
 
     QList<QJsonObject> runs;
@@ -315,6 +332,15 @@ int main(int argc, char* argv[])
     if (parser.isSet("size")) {
         const QStringList wh = parser.value("size").split('x');
         if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    if (parser.isSet("tab") && !il::app::studioTab(parser.value("tab")) &&
+        tableOutputTab(window, parser.value("tab")) < 0) {
+        std::fprintf(stderr,
+                     "ironlearn-studio: --tab %s: no such tab (%s; or a table's predictions or "
+                     "boundary)\n",
+                     parser.value("tab").toUtf8().constData(),
+                     il::app::studioTabIds().toUtf8().constData());
+        return 2;
     }
     window.show();
     if (parser.isSet("race")) {

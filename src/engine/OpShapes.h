@@ -205,6 +205,17 @@ inline void layerNormStats(const char* op, ConstTensor x, ConstTensor stats)
                          x.shape.toString() + " (rows x 2)");
 }
 
+// Windows of x's rows (Backend::windows): y holds Q = y.rows / x.rows whole windows of each row,
+// step apart, y.cols wide, and they lie inside the row.
+inline void windows(const char* op, ConstTensor x, int64_t step, ConstTensor y)
+{
+    const int64_t q = x.rows() > 0 ? y.rows() / x.rows() : 0;
+    const bool whole = x.rows() > 0 ? q * x.rows() == y.rows() && q > 0 : y.rows() == 0;
+    if (step <= 0 || !whole || (q > 0 && (q - 1) * step + y.cols() > x.cols()))
+        throw ShapeError(std::string(op) + ": rows " + x.shape.toString() + " in windows " +
+                         y.shape.toString() + ", " + std::to_string(step) + " apart");
+}
+
 // ---- one check per op, named after it and taking its arguments ---------------------------------
 // An op with nothing to check about its shapes still has its (empty) entry here, so that the
 // list and the checks stay one for one.
@@ -276,6 +287,14 @@ inline void embeddingForward(ConstTensor ids, ConstTensor table, ConstTensor y)
 inline void embeddingBackward(ConstTensor ids, ConstTensor dy, ConstTensor dtable)
 {
     shapes::embeddingBackward(ids, dy, dtable);
+}
+inline void windows(ConstTensor x, int64_t step, ConstTensor y)
+{
+    shapes::windows("windows", x, step, y);
+}
+inline void windowsBackward(ConstTensor dy, int64_t step, ConstTensor dx)
+{
+    shapes::windows("windowsBackward", dx, step, dy);
 }
 inline void layerNormForward(ConstTensor x, ConstTensor gamma, ConstTensor beta, float,
                              ConstTensor y, ConstTensor stats)

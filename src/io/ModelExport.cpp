@@ -21,28 +21,46 @@ namespace il::io {
 
 namespace {
 
-// model.py (resources/export/model.py) with its table of activations filled from the layer
-// registry: each activation's PyTorch form (ExportForms.h) and its argument's default.
+// model.py (resources/export/model.py) with the layer registry's PyTorch forms (ExportForms.h)
+// filled in: the table of activations (each one's expression and its argument's default), and
+// the other layers' module classes with their LAYERS table (each name and alias to its class).
 QByteArray modelScript()
 {
-    QByteArray table = "ACTIVATIONS = {\n";
+    QByteArray activations = "ACTIVATIONS = {\n";
+    QByteArray modules;
+    QByteArray layers = "LAYERS = {\n";
     for (const LayerType& t : layerTypes()) {
-        if (!t.activation || t.exports.pytorch.empty()) continue;
-        const QByteArray argument =
-            t.args.empty() ? QByteArray("None")
-                           : "\"" +
-                                 QByteArray::fromStdString(
-                                     formatFloat(static_cast<float>(t.args.front().defaultValue))) +
-                                 "\"";
-        table += "    \"" + QByteArray::fromStdString(t.name) +
-                 "\": (lambda x, a: " + QByteArray::fromStdString(t.exports.pytorch) + ", " +
-                 argument + "),\n";
+        if (t.exports.pytorch.empty()) continue;
+        const QByteArray form = QByteArray::fromStdString(t.exports.pytorch);
+        if (t.activation) {
+            const QByteArray argument =
+                t.args.empty() ? QByteArray("None")
+                               : "\"" +
+                                     QByteArray::fromStdString(formatFloat(
+                                         static_cast<float>(t.args.front().defaultValue))) +
+                                     "\"";
+            activations += "    \"" + QByteArray::fromStdString(t.name) +
+                           "\": (lambda x, a: " + form + ", " + argument + "),\n";
+            continue;
+        }
+        // "class Name(nn.Module):" opens the source.
+        const qsizetype at = form.indexOf("class ");
+        const QByteArray name = form.mid(at + 6, form.indexOf('(', at) - at - 6);
+        Q_ASSERT(at >= 0 && !name.isEmpty()); // testCliExport runs every type's module
+        modules += form.trimmed() + "\n\n\n";
+        std::vector<std::string> names = t.aliases;
+        names.insert(names.begin(), t.name);
+        for (const std::string& n : names)
+            layers += "    \"" + QByteArray::fromStdString(n) + "\": " + name + ",\n";
     }
-    table += "}";
+    activations += "}";
+    layers += "}";
     QByteArray script(kExport_model);
-    const QByteArray marker = "ACTIVATIONS = {}  # @ACTIVATIONS@";
-    Q_ASSERT(script.count(marker) == 1); // checked by testCliExport, which runs the script
-    return script.replace(marker, table);
+    const QByteArray activationMarker = "ACTIVATIONS = {}  # @ACTIVATIONS@";
+    const QByteArray layerMarker = "LAYERS = {}  # @LAYERS@";
+    // Checked by testCliExport, which runs the script.
+    Q_ASSERT(script.count(activationMarker) == 1 && script.count(layerMarker) == 1);
+    return script.replace(activationMarker, activations).replace(layerMarker, modules + layers);
 }
 
 } // namespace

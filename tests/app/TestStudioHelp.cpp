@@ -8,12 +8,14 @@
 #include "HelpDialogs.h"
 #include "ImageView.h"
 #include "StudioHelp.h"
+#include "StudioTabs.h"
 #include "StudioTestCase.h"
 #include "WelcomePage.h"
 
 #include <QChartView>
 #include <QCommandLinkButton>
 #include <QDir>
+#include <QFile>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QListWidget>
@@ -45,6 +47,7 @@ private slots:
     void helpKeyOpensTheConceptOfTheHoveredControl();
     void linkedToolTipsSayF1();
     void shortcutListFollowsTheActions();
+    void everySetupTabFollowsTheTabList();
     void chartsTakeNoFocusAndImageViewsShowIt();
 
 private:
@@ -183,6 +186,37 @@ void TestStudioHelp::welcomeWorksFromTheKeyboard()
     QCOMPARE(session()->dataPath(), QString(":/samples/wine.csv"));
     QVERIFY(!help()->isWelcomeShown());
     QVERIFY(!find<QWidget>("hintBanner")->isVisible()); // no hint for the user's own file
+}
+
+// The setup tabs are studioTabs(), in its order: each is a page of the tab widget under its
+// numbered title, with a View action on Ctrl+N that shows it (and leaves the welcome page), a
+// name for --tab, and its paragraph in the studio guide.
+void TestStudioHelp::everySetupTabFollowsTheTabList()
+{
+    const std::vector<StudioTab>& tabs = studioTabs();
+    auto* widget = find<QTabWidget>("setupTabWidget");
+    QCOMPARE(widget->count(), int(tabs.size()));
+    QFile file(IRONLEARN_FIXTURES "/../../docs/guide/studio.md");
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString guide = QString::fromUtf8(file.readAll());
+    for (size_t i = 0; i < tabs.size(); ++i) {
+        const int at = static_cast<int>(i);
+        QWidget* page = widget->widget(at);
+        QCOMPARE(page->objectName(), tabs[i].objectName);
+        QCOMPARE(widget->tabText(at), studioTabTitle(i));
+        QCOMPARE(widget->tabToolTip(at), tabs[i].toolTip);
+        QCOMPARE(studioTab(tabs[i].id.toUpper()), &tabs[i]);
+        help()->showWelcome();
+        auto* show = find<QAction>(studioTabActionName(tabs[i]));
+        QCOMPARE(show->shortcut(), QKeySequence(QString("Ctrl+%1").arg(i + 1)));
+        show->trigger();
+        QVERIFY(!help()->isWelcomeShown());
+        QCOMPARE(widget->currentWidget(), page);
+        QVERIFY2(
+            guide.contains("**" + studioTabTitle(i) + ".**"),
+            qPrintable("docs/guide/studio.md has no paragraph \"**" + studioTabTitle(i) + ".**\""));
+    }
+    QVERIFY(!studioTab("no-such-tab"));
 }
 
 // At 1024x700 every part of the welcome page shows whole, and a hint does not grow the window.

@@ -10,10 +10,14 @@
 // Also here: the export's refusals and errors, one line each, nothing written.
 #include "CliRunner.h"
 
+#include "LayerRegistry.h"
 #include "Optimizer.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -39,10 +43,18 @@ void TestCliExport::pytorchMatchesTheCli()
                          ? QString("/usr/bin/python3")
                          : QStandardPaths::findExecutable("python3");
     if (python.isEmpty()) QSKIP("no python3 to run the exported module");
+    // The layer types' registry examples (LayerType::example), which the script runs too.
+    QJsonArray examples;
+    for (const il::LayerType& t : il::layerTypes())
+        if (!t.example.layers.empty())
+            examples.append(QJsonObject{{"name", QString::fromStdString(t.name)},
+                                        {"layers", QString::fromStdString(t.example.layers)},
+                                        {"data", QString::fromStdString(t.example.data)}});
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(python, {IRONLEARN_SOURCE_DIR "/tests/cli/export_check.py", IRONLEARN_CLI,
-                     m_dir.filePath("export"), IRONLEARN_SOURCE_DIR "/resources/samples"});
+                     m_dir.filePath("export"), IRONLEARN_SOURCE_DIR "/resources/samples",
+                     QString::fromUtf8(QJsonDocument(examples).toJson(QJsonDocument::Compact))});
     QVERIFY(p.waitForFinished(600000));
     const QString out = QString::fromUtf8(p.readAll());
     qInfo("%s", qPrintable(out.trimmed()));

@@ -1,12 +1,13 @@
 """Checks `ironlearn-cli export --to pytorch` against the CLI itself (run by testCliExport).
 
-    python3 export_check.py CLI WORKDIR SAMPLES_DIR
+    python3 export_check.py CLI WORKDIR SAMPLES_DIR [EXAMPLES_JSON]
 
 For one model of each kind (table regression, table classification with a text column, a
 binary table with the wide stack's skip layer, a table with empty number cells filled with the
 training mean and one whose columns with empty cells are left out (--missing ignore), image
 SIREN, image Fourier features, image hash grid, names MLP, names wavenet with merges and
-batchnorm, names with layernorm, GELU and dropout) it trains a small model with the CLI, exports it, and compares the exported module's
+batchnorm, names with layernorm, GELU and dropout; and each layer type's registry example,
+EXAMPLES_JSON: [{"name", "layers", "data": "names" | "image" | "table"}]) it trains a small model with the CLI, exports it, and compares the exported module's
 outputs with the CLI's within 1e-5 relative:
   tables: every value `ironlearn-cli predict` prints (it prints 6-7 significant digits, so
           values under 1e-3 are compared to 1e-8 absolute);
@@ -33,6 +34,7 @@ import zlib
 from cli_checks import fail, run_cli
 
 CLI, WORK, SAMPLES = sys.argv[1], sys.argv[2], sys.argv[3]
+EXAMPLES = json.loads(sys.argv[4]) if len(sys.argv) > 4 else []
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -40,11 +42,14 @@ def cli(*args):
     return run_cli(CLI, WORK, *args)
 
 
-def close(ours, theirs, what, rel=1e-5, floor=1e-3, absolute=1e-8):
+def close(ours, theirs, what, rel=1e-5, floor=1e-3, absolute=1e-8, span=0.0):
+    """span: the size of the float32 terms that made `ours` (a denormalised regression value
+    target * scale + offset): a value that cancels to near 0 keeps their rounding, a few units
+    in the last place of span (8 ulp: 1e-6 span) on top of the relative bound."""
     if abs(theirs) < floor:
-        ok = abs(ours - theirs) <= max(absolute, rel * floor)
+        ok = abs(ours - theirs) <= max(absolute, rel * floor, 1e-6 * span)
     else:
-        ok = abs(ours - theirs) <= rel * abs(theirs)
+        ok = abs(ours - theirs) <= max(rel * abs(theirs), 1e-6 * span)
     if not ok:
         fail(f"{what}: exported {ours!r}, ironlearn-cli {theirs!r}")
     return abs(ours - theirs) / max(abs(theirs), floor)
@@ -151,8 +156,10 @@ def check_table(name, data, extra=()):
         for i, b in enumerate(theirs):
             if task["kind"] == "regression":
                 for j, t in enumerate(task["targets"]):
+                    span = abs(task["target_offset"][j]) + 4 * abs(task["target_scale"][j])
                     worst = max(worst, close(float(result["predictions"][i][j]),
-                                             float(b["predicted_" + t]), f"{name} ONNX row {i + 1}"))
+                                             float(b["predicted_" + t]), f"{name} ONNX row {i + 1}",
+                                             span=span))
             else:
                 classes = task["classes"]
                 if classes[int(result["class_index"][i])] != b["predicted_" + task["target"]]:
@@ -294,6 +301,16 @@ def main():
     check_names("names", [])
     check_names("names-wavenet", ["--preset", "wavenet", "--context", "8"])
     check_names("names-layernorm", ["--layers", "embedding:12,layernorm,dense:64,gelu,dropout:0.2,dense"])
+    # Each layer type's registry example (LayerType::example): a new type runs here with no
+    # change to this script.
+    for example in EXAMPLES:
+        name, layers = "example-" + example["name"], ["--layers", example["layers"]]
+        if example["data"] == "names":
+            check_names(name, layers + ["--context", "4"])
+        elif example["data"] == "image":
+            check_image(name, layers)
+        else:
+            check_table(name, os.path.join(SAMPLES, "diabetes.csv"), layers + ["--epochs", "2"])
     # Every activation the exported model.py knows, which the export wrote from the program's
     # layer registry: each one's PyTorch form against predict, with its default argument.
     activations = list(import_model(reg_out).ACTIVATIONS)

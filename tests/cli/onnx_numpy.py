@@ -105,6 +105,13 @@ def run(model, feeds):
             y = _slice(x[0], x[1], x[2], x[3] if len(x) > 3 else range(len(x[1])))
         elif op == "Gather":
             y = np.take(x[0], x[1].astype(np.int64), axis=a.get("axis", 0))
+        elif op == "Transpose":
+            y = np.transpose(x[0], a.get("perm"))
+        elif op == "Conv":  # 1-D, no padding, stride and dilation 1, one group
+            windows = np.lib.stride_tricks.sliding_window_view(x[0], x[1].shape[2], axis=2)
+            y = np.einsum("ncqk,ock->noq", windows, x[1]).astype(np.float32)
+            if len(x) > 2 and x[2] is not None:
+                y = y + x[2][None, :, None]
         elif op == "Reshape":
             y = x[0].reshape([int(d) for d in x[1]])
         elif op == "LayerNormalization":

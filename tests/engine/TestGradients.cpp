@@ -4,12 +4,12 @@
 // so dL/dy = R. Analytic parameter and input gradients are compared with central differences
 // taken in f32 (the backend's precision), hence eps ~1e-3 and a relative tolerance ~1e-2.
 // Runs once per SIMD target the CPU supports (tests/support/PerTarget.h).
-#include "PerTarget.h"
 #include "Backend.h"
 #include "Errors.h"
 #include "HashGridMath.h"
 #include "Layer.h"
 #include "Network.h"
+#include "PerTarget.h"
 #include "Random.h"
 #include "TestUtil.h"
 
@@ -454,6 +454,20 @@ void TestGradients::network_data()
     QTest::newRow("merge then layernorm per position")
         << "embedding:6:2,merge:2,layernorm,dense:3,tanh,merge:3,dense:2" << qint64(6) << qint64(2)
         << qint64(6);
+    // Each layer type's registry example (LayerType::example), so a new type is checked here
+    // with no change to this test: names with a context of 4 and a vocabulary of 7, a table of 4
+    // inputs and 3 outputs, or a picture's 2 coordinates and 3 channels.
+    for (const LayerType& t : layerTypes()) {
+        if (t.example.layers.empty()) continue;
+        const QString layers = QString::fromStdString(t.example.layers);
+        const QByteArray row = QByteArray("example: ") + t.name.c_str();
+        if (t.example.data == "names")
+            QTest::newRow(row) << layers << qint64(4) << qint64(7) << qint64(7);
+        else if (t.example.data == "image")
+            QTest::newRow(row) << layers << qint64(2) << qint64(3) << qint64(0);
+        else
+            QTest::newRow(row) << layers << qint64(4) << qint64(3) << qint64(0);
+    }
 }
 
 void TestGradients::network()

@@ -472,6 +472,35 @@ OpCase embeddingCase(int64_t rows, int64_t context, int64_t vocab, int64_t dim)
     return c;
 }
 
+// Windows of rows: forward copies (exact); backward sums each number's windows in window order,
+// the same bits on every backend.
+OpCase windowsCase(int64_t rows, int64_t cols, int64_t step, int64_t width, int64_t q)
+{
+    Rng rng(static_cast<uint64_t>(rows * 131 + cols * 7 + step));
+    const auto x = randomVector(rng, static_cast<size_t>(rows * cols), -1, 1);
+    const auto dy = randomVector(rng, static_cast<size_t>(rows * q * width), -1, 1);
+    std::vector<double> yRef(dy.size()), dxRef(x.size(), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t w = 0; w < q; ++w)
+            for (int64_t j = 0; j < width; ++j) {
+                const auto yi = static_cast<size_t>((r * q + w) * width + j);
+                const auto xi = static_cast<size_t>(r * cols + w * step + j);
+                yRef[yi] = x[xi];
+                dxRef[xi] += dy[yi];
+            }
+    OpCase c;
+    c.run = [=](Backend& b) -> std::vector<Output> {
+        Buffer dX = toDevice(b, x), dDy = toDevice(b, dy);
+        Buffer y = filledBuffer(b, dy.size(), kNaN);
+        b.windows(dX.view(rows, cols), step, y.view(rows * q, width));
+        Buffer dx = filledBuffer(b, x.size(), 777.f); // overwritten, 0 where no window reaches
+        b.windowsBackward(dDy.view(rows * q, width), step, dx.view(rows, cols));
+        return {{"y", toHost(b, y.view(rows * q, width))}, {"dx", toHost(b, dx.view(rows, cols))}};
+    };
+    c.checks = {exact("y", yRef), {"dx", dxRef, 1e-6, 1e-6, boundOf(kExact), true}};
+    return c;
+}
+
 // ---- layer and batch normalisation (NormMath.h) -------------------------------------------------
 
 // Normalisation of groups of n values (a row for layer norm, a column for batch norm) in double:
@@ -1011,6 +1040,20 @@ void addLayerOps(std::vector<Row>& t)
         t.push_back(
             {QStringLiteral("embedding %1x%2 v%3 d%4").arg(e[0]).arg(e[1]).arg(e[2]).arg(e[3]),
              [=] { return embeddingCase(e[0], e[1], e[2], e[3]); }});
+    // rows, cols, step, width, windows: a convolution's (step C, width K C, every window), one
+    // window, windows that overlap by more than half, gaps between windows, windows that stop
+    // short of the row's end, and a names batch's size.
+    const int64_t win[][5] = {{1, 1, 1, 1, 1},      {3, 10, 2, 6, 3}, {1, 8, 8, 8, 1},
+                              {5, 12, 1, 5, 8},     {4, 10, 4, 2, 3}, {2, 10, 2, 3, 2},
+                              {512, 128, 16, 48, 6}};
+    for (const auto& w : win)
+        t.push_back({QStringLiteral("windows %1x%2 step %3 width %4 q%5")
+                         .arg(w[0])
+                         .arg(w[1])
+                         .arg(w[2])
+                         .arg(w[3])
+                         .arg(w[4]),
+                     [=] { return windowsCase(w[0], w[1], w[2], w[3], w[4]); }});
 }
 
 void addLosses(std::vector<Row>& t)

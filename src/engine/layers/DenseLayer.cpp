@@ -147,6 +147,34 @@ std::string denseGraph(OnnxBuilder& g, const Layer& layer, const std::string& x)
     return g.node("Reshape", {y, g.ints("shape", {-1, layer.outputLayout(in).width})});
 }
 
+// PyTorch: the module model.py rebuilds the layer with (ExportForms.h).
+const char* const kDenseModule = R"py(
+class Dense(nn.Module):
+    """y = x W^T + b, per position (nn.Linear)."""
+
+    @staticmethod
+    def build(args, out, shape):
+        layer = Dense(out // shape.positions, shape.channels, shape.positions)
+        shape.width = out
+        shape.position_width = out // shape.positions if shape.positions > 1 else 0
+        return layer
+
+    def __init__(self, units, inputs, positions):
+        super().__init__()
+        self.positions = positions
+        self.weight = nn.Parameter(torch.zeros(units, inputs))
+        self.bias = nn.Parameter(torch.zeros(units))
+
+    def extra_repr(self):
+        per = f", per position of {self.positions}" if self.positions > 1 else ""
+        return f"{self.weight.shape[1]} -> {self.weight.shape[0]}{per}"
+
+    def forward(self, x, inputs):
+        n = x.shape[0]
+        y = F.linear(_per_position(x, self.positions), self.weight, self.bias)
+        return y.reshape(n, -1)
+)py";
+
 } // namespace
 
 LayerType denseLayerType()
@@ -179,7 +207,7 @@ LayerType denseLayerType()
     t.args = {units, init};
     t.outputLayer = true;
     t.exports.onnx = denseGraph;
-    t.exports.pytorch = "Dense"; // resources/export/model.py
+    t.exports.pytorch = kDenseModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Dense>(item);
     };

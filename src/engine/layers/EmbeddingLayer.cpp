@@ -58,6 +58,26 @@ std::string embeddingGraph(OnnxBuilder& g, const Layer& layer, const std::string
                   {rows, g.ints("shape", {-1, layer.outputLayout(layer.inputLayout()).width})});
 }
 
+// PyTorch: the module model.py rebuilds the layer with (ExportForms.h).
+const char* const kEmbeddingModule = R"py(
+class Embedding(nn.Module):
+    """Each input column is a token id; D numbers per id, the positions side by side."""
+
+    @staticmethod
+    def build(args, out, shape):
+        dim = int(args[-1])
+        vocab = int(args[0]) if len(args) > 1 and args[0] else int(shape.vocab)
+        shape.width, shape.positions, shape.position_width = shape.width * dim, 1, dim
+        return Embedding(vocab, dim)
+
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(vocab, dim))
+
+    def forward(self, x, inputs):
+        return F.embedding(x.to(torch.int64), self.weight).reshape(x.shape[0], -1)
+)py";
+
 } // namespace
 
 LayerType embeddingLayerType()
@@ -84,7 +104,7 @@ LayerType embeddingLayerType()
     t.firstOnly = "an embedding reads token ids, so it must be the first layer";
     t.exports.onnx = embeddingGraph;
     t.exports.readsIds = true;
-    t.exports.pytorch = "Embedding"; // resources/export/model.py
+    t.exports.pytorch = kEmbeddingModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Embedding>(item);
     };

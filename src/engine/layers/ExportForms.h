@@ -57,8 +57,11 @@ struct ExportForms {
     bool readsIds = false;
     // The PyTorch form. An element-wise layer: a Python expression of the tensor `x` and the
     // layer's argument `a` ("torch.sin(a * x)"), evaluated by model.py's Activation module.
-    // Another layer: the name of the module class in resources/export/model.py that rebuilds
-    // it. Empty: the PyTorch export refuses the layer.
+    // Another layer: the Python source of its nn.Module class, which the export writes into
+    // model.py (resources/export/model.py, at LAYERS): a static build(args, out, shape) makes
+    // the module from the item's arguments (strings), its output width and the Shape before it,
+    // and moves the shape past it; forward(x, inputs) also gets the network's inputs. Empty: the
+    // PyTorch export refuses the layer.
     std::string pytorch;
 };
 

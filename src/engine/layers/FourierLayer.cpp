@@ -63,6 +63,29 @@ std::string fourierGraph(OnnxBuilder& g, const Layer&, const std::string& x)
     return y;
 }
 
+// PyTorch: the module model.py rebuilds the layer with (ExportForms.h).
+const char* const kFourierModule = R"py(
+class Fourier(nn.Module):
+    """[sin(2 pi x B^T), cos(2 pi x B^T)], B fixed (a buffer, never trained)."""
+
+    @staticmethod
+    def build(args, out, shape):
+        layer = Fourier(out // 2, shape.width)
+        shape.width, shape.positions, shape.position_width = out, 1, 0
+        return layer
+
+    def __init__(self, count, inputs):
+        super().__init__()
+        self.register_buffer("projection", torch.zeros(count, inputs))
+
+    def extra_repr(self):
+        return f"{self.projection.shape[1]} -> 2 x {self.projection.shape[0]}"
+
+    def forward(self, x, inputs):
+        z = F.linear(x, self.projection) * (2 * math.pi)
+        return torch.cat([torch.sin(z), torch.cos(z)], dim=1)
+)py";
+
 } // namespace
 
 LayerType fourierLayerType()
@@ -90,7 +113,7 @@ LayerType fourierLayerType()
     t.rngStream = "fourier";
     t.formula = "sin or cos of a fixed random mix of the two coordinates (one frequency)";
     t.exports.onnx = fourierGraph;
-    t.exports.pytorch = "Fourier"; // resources/export/model.py
+    t.exports.pytorch = kFourierModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Fourier>(item);
     };

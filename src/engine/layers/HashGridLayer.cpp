@@ -222,6 +222,62 @@ LayerArg countArg(const char* name, double value, const char* tooltip)
     return a;
 }
 
+// PyTorch: the module model.py rebuilds the layer with (ExportForms.h).
+const char* const kHashGridModule = R"py(
+class HashGrid(nn.Module):
+    """Multiresolution hash encoding of 2-D points in [-1, 1]^2 (Instant NGP): per level, the
+    bilinear interpolation of the four vertices' features, level-major."""
+
+    @staticmethod
+    def build(args, out, shape):
+        a = (args + [""] * 5)[:5]
+        layer = HashGrid(int(a[0] or 16), int(a[1] or 2), int(a[2] or 15), _real(a[3], 16.0),
+                         _real(a[4], _real("1.26", 0)))
+        shape.width, shape.positions, shape.position_width = out, 1, 0
+        return layer
+
+    def __init__(self, levels, features, log2_table, base, scale):
+        super().__init__()
+        self.levels, self.features, self.rows = levels, features, 1 << log2_table
+        resolution, n = [], float(base)
+        for _ in range(levels):
+            resolution.append(max(1, int(n)))
+            n *= scale
+        self.resolution = resolution
+        self.table = nn.Parameter(torch.zeros(levels * self.rows, features))
+
+    def extra_repr(self):
+        return f"{self.levels} levels x {self.features} features, {self.rows} rows per level"
+
+    def _cell(self, x, n):
+        p = ((x + 1.0) * 0.5) * n
+        p = torch.clamp(torch.nan_to_num(p, nan=0.0), 0.0, float(n))
+        c = torch.clamp(p.to(torch.int64), max=n - 1)
+        return c, p - c.to(x.dtype)
+
+    def _row(self, level, ix, iy):
+        n = self.resolution[level]
+        if (n + 1) * (n + 1) <= self.rows:
+            return ix + iy * (n + 1)
+        return (ix ^ ((iy * 2654435761) & 0xFFFFFFFF)) & (self.rows - 1)
+
+    def forward(self, x, inputs):
+        out = []
+        for level, n in enumerate(self.resolution):
+            ix, fx = self._cell(x[:, 0], n)
+            iy, fy = self._cell(x[:, 1], n)
+            table = self.table[level * self.rows:(level + 1) * self.rows]
+            gx, gy = 1.0 - fx, 1.0 - fy
+            rows = (self._row(level, ix, iy), self._row(level, ix + 1, iy),
+                    self._row(level, ix, iy + 1), self._row(level, ix + 1, iy + 1))
+            weights = (gx * gy, fx * gy, gx * fy, fx * fy)
+            y = weights[0][:, None] * table[rows[0]] + weights[1][:, None] * table[rows[1]]
+            y = y + weights[2][:, None] * table[rows[2]]
+            y = y + weights[3][:, None] * table[rows[3]]
+            out.append(y)
+        return torch.cat(out, dim=1)
+)py";
+
 } // namespace
 
 LayerType hashGridLayerType()
@@ -263,7 +319,7 @@ LayerType hashGridLayerType()
     t.details = &details;
     t.formula = "one level's feature, looked up around the point";
     t.exports.onnx = hashGridGraph;
-    t.exports.pytorch = "HashGrid"; // resources/export/model.py
+    t.exports.pytorch = kHashGridModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<HashGridLayer>(item);
     };

@@ -13,6 +13,7 @@ LayerType denseLayerType();                    // DenseLayer.cpp
 std::vector<LayerType> activationLayerTypes(); // ActivationLayers.cpp
 LayerType fourierLayerType();                  // FourierLayer.cpp
 LayerType embeddingLayerType();                // EmbeddingLayer.cpp
+LayerType convLayerType();                     // ConvLayer.cpp
 LayerType hashGridLayerType();                 // HashGridLayer.cpp
 LayerType skipLayerType();                     // SkipLayer.cpp
 LayerType layerNormLayerType();                // NormLayers.cpp
@@ -149,6 +150,7 @@ const std::vector<LayerType>& layerTypes()
         t.push_back(hashGridLayerType());
         t.push_back(embeddingLayerType());
         t.push_back(mergeLayerType());
+        t.push_back(convLayerType());
         t.push_back(layerNormLayerType());
         t.push_back(batchNormLayerType());
         t.push_back(dropoutLayerType());

@@ -90,6 +90,14 @@ struct LayerType {
     std::unique_ptr<Layer> (*make)(const LayerItem& item) = nullptr;
     // How the ONNX and PyTorch exports write it (ExportForms.h).
     ExportForms exports;
+    // A small stack that holds the type, for the registry-wide tests where the stacks they write
+    // by hand hold none (the gradient check, ONNX Runtime and the PyTorch export against
+    // predict): its layers and the data it runs on ("names", with a context of 4; "table";
+    // "image"). A new type is checked by those tests with no change to them.
+    struct Example {
+        std::string layers;
+        std::string data;
+    } example;
 };
 
 // One item of the layer language: a type and its argument values (0 for a value the data

@@ -206,6 +206,78 @@ std::string passThrough(OnnxBuilder&, const Layer&, const std::string& x)
     return x;
 }
 
+// PyTorch: the Merge module of model.py (ExportForms.h).
+const char* const kMergeModule = R"py(
+class Merge(nn.Module):
+    """makemore's FlattenConsecutive: the numbers stay, the next layers see wider positions."""
+
+    @staticmethod
+    def build(args, out, shape):
+        group = shape.channels if shape.positions > 1 else shape.position_width
+        count = shape.width // group
+        shape.positions, shape.position_width = count // int(args[0]), group * int(args[0])
+        return Merge()
+
+    def forward(self, x, inputs):
+        return x
+)py";
+
+// PyTorch: the LayerNorm module of model.py (ExportForms.h).
+const char* const kLayerNormModule = R"py(
+class LayerNorm(nn.Module):
+    @staticmethod
+    def build(args, out, shape):
+        return LayerNorm(shape.channels, shape.positions)
+
+    def __init__(self, channels, positions):
+        super().__init__()
+        self.positions = positions
+        self.weight = nn.Parameter(torch.ones(channels))
+        self.bias = nn.Parameter(torch.zeros(channels))
+
+    def forward(self, x, inputs):
+        y = F.layer_norm(_per_position(x, self.positions), (self.weight.shape[0],), self.weight,
+                         self.bias, 1e-5)
+        return y.reshape(x.shape[0], -1)
+)py";
+
+// PyTorch: the BatchNorm module of model.py (ExportForms.h).
+const char* const kBatchNormModule = R"py(
+class BatchNorm(nn.Module):
+    @staticmethod
+    def build(args, out, shape):
+        return BatchNorm(shape.channels, shape.positions,
+                         _real(args[0] if args else "", _real("0.1", 0)))
+
+    def __init__(self, channels, positions, momentum):
+        super().__init__()
+        self.positions, self.momentum = positions, momentum
+        self.weight = nn.Parameter(torch.ones(channels))
+        self.bias = nn.Parameter(torch.zeros(channels))
+        self.register_buffer("running_mean", torch.zeros(channels))
+        self.register_buffer("running_var", torch.ones(channels))
+
+    def forward(self, x, inputs):
+        y = F.batch_norm(_per_position(x, self.positions), self.running_mean, self.running_var,
+                         self.weight, self.bias, self.training, self.momentum, 1e-5)
+        return y.reshape(x.shape[0], -1)
+)py";
+
+// PyTorch: the Dropout module of model.py (ExportForms.h).
+const char* const kDropoutModule = R"py(
+class Dropout(nn.Module):
+    @staticmethod
+    def build(args, out, shape):
+        return Dropout(_real(args[0] if args else "", 0.5))
+
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x, inputs):
+        return F.dropout(x, self.p, self.training)
+)py";
+
 } // namespace
 
 LayerType layerNormLayerType()
@@ -220,7 +292,7 @@ LayerType layerNormLayerType()
              "range where tanh still learns.";
     t.positionWise = true;
     t.exports.onnx = normGraph;
-    t.exports.pytorch = "LayerNorm"; // resources/export/model.py
+    t.exports.pytorch = kLayerNormModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<LayerNorm>(item);
     };
@@ -243,7 +315,7 @@ LayerType batchNormLayerType()
                            "tenth).")};
     t.positionWise = true;
     t.exports.onnx = normGraph;
-    t.exports.pytorch = "BatchNorm"; // resources/export/model.py
+    t.exports.pytorch = kBatchNormModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         if (item.args[0] > 1) throw EngineError(item.text() + ": the momentum must be at most 1");
         return std::make_unique<BatchNorm>(item);
@@ -267,7 +339,7 @@ LayerType dropoutLayerType()
     t.positionWise = true;
     t.rngStream = "dropout";
     t.exports.onnx = passThrough;
-    t.exports.pytorch = "Dropout"; // resources/export/model.py
+    t.exports.pytorch = kDropoutModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         if (!(item.args[0] >= 0 && item.args[0] < 1))
             throw EngineError(item.text() + ": p must be at least 0 and below 1");
@@ -295,7 +367,7 @@ LayerType mergeLayerType()
     count.tooltip = "Positions merged into one (2: pairs).";
     t.args = {count};
     t.exports.onnx = passThrough;
-    t.exports.pytorch = "Merge"; // resources/export/model.py
+    t.exports.pytorch = kMergeModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Merge>(item);
     };

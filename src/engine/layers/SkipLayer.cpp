@@ -65,6 +65,24 @@ std::string skipGraph(OnnxBuilder& g, const Layer&, const std::string& x)
                                                g.floats("weight_t", {s.cols, s.rows}, st)})});
 }
 
+// PyTorch: the module model.py rebuilds the layer with (ExportForms.h).
+const char* const kSkipModule = R"py(
+class Skip(nn.Module):
+    """y = x + inputs S^T: a linear map of the network's own inputs, no bias."""
+
+    @staticmethod
+    def build(args, out, shape):
+        shape.positions, shape.position_width = 1, 0
+        return Skip(shape.width, shape.input_width)
+
+    def __init__(self, width, input_width):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(width, input_width))
+
+    def forward(self, x, inputs):
+        return x + F.linear(inputs, self.weight)
+)py";
+
 } // namespace
 
 LayerType skipLayerType()
@@ -79,7 +97,7 @@ LayerType skipLayerType()
              "a linear model of the inputs plus what the hidden layers add, so the hidden layers "
              "only learn what a linear model misses.";
     t.exports.onnx = skipGraph;
-    t.exports.pytorch = "Skip"; // resources/export/model.py
+    t.exports.pytorch = kSkipModule;
     t.make = [](const LayerItem& item) -> std::unique_ptr<Layer> {
         return std::make_unique<Skip>(item);
     };

@@ -532,6 +532,34 @@ protected:
                         src.data + static_cast<int64_t>(index[first + i]) * cols, bytes);
     }
 
+    // ---- windows (ConvLayer.cpp) ----------------------------------------------------------------
+    void windowsImpl(ConstTensor x, int64_t step, Tensor y) override
+    {
+        const int64_t rows = x.rows(), q = rows > 0 ? y.rows() / rows : 0, width = y.cols();
+        const size_t bytes = static_cast<size_t>(width) * sizeof(float);
+#pragma omp parallel for schedule(static) if (y.size() > kParallelMin)
+        for (int64_t i = 0; i < rows * q; ++i)
+            std::memcpy(y.data + i * width, x.data + (i / q) * x.cols() + (i % q) * step, bytes);
+    }
+    // Each dx number sums the windows that hold it in window order: the same bits on every
+    // backend, with no scatter.
+    void windowsBackwardImpl(ConstTensor dy, int64_t step, Tensor dx) override
+    {
+        const int64_t rows = dx.rows(), cols = dx.cols(), q = rows > 0 ? dy.rows() / rows : 0;
+        const int64_t width = dy.cols();
+#pragma omp parallel for schedule(static) if (dx.size() > kParallelMin)
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t t = 0; t < cols; ++t) {
+                // The windows q with q step <= t < q step + width.
+                const int64_t last = std::min(q - 1, t / step);
+                const int64_t first = t >= width ? (t - width) / step + 1 : 0;
+                float sum = 0.f;
+                for (int64_t w = first; w <= last; ++w)
+                    sum += dy.data[(r * q + w) * width + (t - w * step)];
+                dx.data[r * cols + t] = sum;
+            }
+    }
+
 private:
     void computeLoss(LossKind kind, float smoothing, ConstTensor classWeights, ConstTensor pred,
                      ConstTensor target, float* grad, float* lossOut, bool accumulate)
