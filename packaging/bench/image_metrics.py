@@ -1,5 +1,5 @@
 """The image task's training grid and quality measures in NumPy, for torch_image.py: the same
-coordinates, intensities, PSNR and SSIM as src/tasks/ImageQuality.cpp, so a PyTorch network and
+coordinates, intensities, PSNR and SSIM as src/tasks/image/ImageQuality.cpp, so a PyTorch network and
 ours are measured alike. Also reads an Iron Learn model file (safetensors) for the cross-check.
 
 Only NumPy and Pillow: no torch here, so this module may be imported before torch's thread

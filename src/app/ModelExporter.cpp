@@ -136,10 +136,10 @@ void ModelExporter::exportSaved(Format format, const QString& model)
                 return;
             }
             QStringList written;
-            *result = io::exportPyTorch(model, target, &written);
+            *result = io::exportPyTorch(model, target, tasks::pytorchKinds(), &written);
             *summary = "model.py, train_more.py and model.safetensors";
         } else {
-            *result = io::exportOnnx(model, target, summary.get());
+            *result = io::exportOnnx(model, target, tasks::onnxGraphFor, summary.get());
         }
     });
     connect(thread, &QThread::finished, this, [this, thread, result, summary, target] {

@@ -63,7 +63,7 @@ int runExport(const QStringList& args)
     if (format == io::ExportFormat::Onnx) {
         const QString out = p.isSet("out") ? p.value("out") : base + ".onnx";
         QString summary;
-        const io::IoResult r = io::exportOnnx(model, out, &summary);
+        const io::IoResult r = io::exportOnnx(model, out, tasks::onnxGraphFor, &summary);
         if (!r) throw DataError(r.error.toStdString());
         // Names and labels from the model file: each line printable.
         std::printf("wrote %s: %s\n", io::printable(out).toUtf8().constData(),
@@ -77,7 +77,7 @@ int runExport(const QStringList& args)
         throw DataError(problem.toStdString());
     const QString dir = p.isSet("out") ? p.value("out") : base + "-pytorch";
     QStringList written;
-    const io::IoResult r = io::exportPyTorch(model, dir, &written);
+    const io::IoResult r = io::exportPyTorch(model, dir, tasks::pytorchKinds(), &written);
     if (!r) throw DataError(r.error.toStdString());
     for (const QString& f : written)
         std::printf("wrote %s\n", f.toUtf8().constData());

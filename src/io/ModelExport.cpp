@@ -21,10 +21,24 @@ namespace il::io {
 
 namespace {
 
+// The line of model.py and train_more.py where the task kinds' sections go.
+const QByteArray kKindsMarker = "# @KINDS@";
+
+// script with the kinds' sections in place of its marker line.
+QByteArray withKinds(QByteArray script, const QByteArray& sections)
+{
+    const qsizetype at = script.indexOf(kKindsMarker);
+    Q_ASSERT(at >= 0); // testCliExport runs both scripts
+    // The marker's line and the two blank lines after it.
+    const qsizetype end = script.indexOf("\n\n\n", at);
+    return script.replace(at, end + 3 - at, sections);
+}
+
 // model.py (resources/export/model.py) with the layer registry's PyTorch forms (ExportForms.h)
 // filled in: the table of activations (each one's expression and its argument's default), and
-// the other layers' module classes with their LAYERS table (each name and alias to its class).
-QByteArray modelScript()
+// the other layers' module classes with their LAYERS table (each name and alias to its class);
+// then the task kinds' sections.
+QByteArray modelScript(const PyTorchKinds& kinds)
 {
     QByteArray activations = "ACTIVATIONS = {\n";
     QByteArray modules;
@@ -60,7 +74,8 @@ QByteArray modelScript()
     const QByteArray layerMarker = "LAYERS = {}  # @LAYERS@";
     // Checked by testCliExport, which runs the script.
     Q_ASSERT(script.count(activationMarker) == 1 && script.count(layerMarker) == 1);
-    return script.replace(activationMarker, activations).replace(layerMarker, modules + layers);
+    script.replace(activationMarker, activations).replace(layerMarker, modules + layers);
+    return withKinds(script, kinds.model);
 }
 
 } // namespace
@@ -164,7 +179,8 @@ IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSour
     return {};
 }
 
-IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList* written)
+IoResult exportPyTorch(const QString& modelPath, const QString& dir, const PyTorchKinds& kinds,
+                       QStringList* written)
 {
     ExportSource opened;
     if (IoResult r = openForExport(modelPath, ExportFormat::PyTorch, &opened); !r) return r;
@@ -213,8 +229,9 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
         QByteArray bytes;
     } files[] = {
         {copy, bytes},
-        {out.filePath(QStringLiteral("model.py")), modelScript()},
-        {out.filePath(QStringLiteral("train_more.py")), QByteArray(kExport_train_more)},
+        {out.filePath(QStringLiteral("model.py")), modelScript(kinds)},
+        {out.filePath(QStringLiteral("train_more.py")),
+         withKinds(QByteArray(kExport_train_more), kinds.trainMore)},
     };
     for (const auto& f : files) {
         if (f.path == copy &&
@@ -229,7 +246,8 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
 }
 
 #ifndef IRONLEARN_HAVE_ONNX
-IoResult exportOnnx(const QString& modelPath, const QString&, QString*)
+IoResult exportOnnx(const QString& modelPath, const QString&, OnnxTaskGraph (*)(const QString&),
+                    QString*)
 {
     return IoResult::failure(modelPath +
                              ": this build has no ONNX export (libonnx-dev was missing when it "

@@ -6,6 +6,7 @@
 
 #include "IoResult.h"
 
+#include <QByteArray>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -53,16 +54,32 @@ struct ExportSource {
 // differs.
 IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSource* out);
 
+// The task kinds' parts of the PyTorch export (tasks::pytorchKinds: each kind's Python, from its
+// folder): their sections of model.py (preprocessing and outputs: encode_rows, render, generate...)
+// and of train_more.py (a reader of each kind's data, in READERS).
+struct PyTorchKinds {
+    QByteArray model;
+    QByteArray trainMore;
+};
+
 // Opens and checks the model at modelPath (openForExport), then writes into directory `dir`
 // (made if missing): model.safetensors (a copy of the model file; a file of an older form gets
 // its task metadata in today's form, which model.py reads), model.py and train_more.py, each
 // atomically. *written lists the files written. On failure nothing half-written is left
 // and the error names the file at fault.
-IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList* written);
+IoResult exportPyTorch(const QString& modelPath, const QString& dir, const PyTorchKinds& kinds,
+                       QStringList* written);
+
+namespace onnxexport {
+class TaskGraph;
+}
+// The graph around the network for one kind of task (tasks::TaskType::onnxGraph), or null.
+using OnnxTaskGraph = void (*)(onnxexport::TaskGraph& graph);
 
 // Opens and checks the model at modelPath (openForExport), then writes the ONNX graph of the
 // network the engine runs (opset 17; ai.onnx.ml 3 for the text columns of tables) to outPath,
-// atomically:
+// atomically. graphFor gives the graph around the network for the model's kind of task (by its
+// name: tasks::onnxGraphFor); the kinds build:
 //   tables: inputs "numbers" (float [N, numeric columns], the file's units) and one string input
 //     [N, 1] per text column, its text as the CSV reader gives it (spaces and tabs around it
 //     removed); outputs "predictions" (regression, the file's units) or "probabilities" and
@@ -76,6 +93,7 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, QStringList
 // network first (sizes, finite statistics); a mismatch is refused, naming the field.
 // *summary (if not null) describes the inputs and outputs, a line each, text from the model
 // file shown printable (PrintableText.h).
-IoResult exportOnnx(const QString& modelPath, const QString& outPath, QString* summary);
+IoResult exportOnnx(const QString& modelPath, const QString& outPath,
+                    OnnxTaskGraph (*graphFor)(const QString& kind), QString* summary);
 
 } // namespace il::io

@@ -1,9 +1,12 @@
-// The ONNX export's graph builder (OnnxExport.cpp, OnnxLayers.cpp): nodes, initializers, inputs
-// and outputs of one onnx::GraphProto, every value under a name no other value has.
+// The ONNX export's graph builder: nodes, initializers, inputs and outputs of one
+// onnx::GraphProto, every value under a name no other value has (Graph); the network's layer
+// stack in it (network(), OnnxLayers.cpp); and what each kind of task's graph around the network
+// is built with (TaskGraph: TaskType::onnxGraph, in the kind's folder).
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -157,5 +160,50 @@ struct Built {
     QString error;
 };
 Built network(Graph& g, const Network& net, const std::string& input, bool integerInput);
+
+// Why a model's task cannot become a graph: the field and what is wrong with it, without the
+// file's name (exportOnnx adds it). A kind's graph throws it.
+struct Refusal {
+    QString text;
+};
+
+// What a kind's ONNX graph (TaskType::onnxGraph) builds with: the graph, the model's saved task
+// metadata (in today's form) and its network. The kind declares the graph's inputs, runs the
+// network on them (network()), declares the outputs, writes the metadata that describes them
+// and one summary line per input and output.
+class TaskGraph {
+public:
+    TaskGraph(Graph& g, onnx::ModelProto& proto, const QJsonObject& task, const Network& net,
+              QStringList& lines)
+        : g(g), task(task), net(net), lines(lines), m_proto(proto)
+    {
+    }
+
+    Graph& g;
+    const QJsonObject& task;
+    const Network& net;
+    // The summary (`export` prints it), a line per input and output:
+    // "input  numbers  float [N, 3]: ...".
+    QStringList& lines;
+
+    // A metadata_props entry of the model.
+    void metadata(const std::string& key, const QString& value);
+    // The layer stack on `input` (network() above); throws Refusal for a layer the graph cannot
+    // express.
+    std::string network(const std::string& input, bool integerInput);
+
+    // task[key] as text ("" when it is not a string).
+    QString text(const char* key) const { return task.value(QLatin1String(key)).toString(); }
+    // task[key]: a list of `count` strings (count < 0: any number); else throws Refusal.
+    QStringList strings(const char* key, qsizetype count) const;
+    // task[key]: `count` finite numbers, one per `what` (not 0 where they divide); else throws.
+    std::vector<float> numbers(const char* key, size_t count, const QString& what,
+                               bool divides) const;
+    // A JSON array or object as compact text, for the metadata.
+    static QString json(const QJsonValue& v);
+
+private:
+    onnx::ModelProto& m_proto;
+};
 
 } // namespace il::io::onnxexport

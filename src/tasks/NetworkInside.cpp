@@ -1,11 +1,8 @@
 #include "NetworkInside.h"
 
-#include "ImageTask.h"
 #include "LayerRegistry.h"
 #include "Limits.h"
-#include "NamesTask.h"
-#include "TabularBoundary.h"
-#include "TabularTask.h"
+#include "Task.h"
 
 #include <algorithm>
 #include <numeric>
@@ -16,8 +13,39 @@ namespace {
 
 constexpr int64_t kMaxRows = 2000; // validation rows judged at most (evenly spaced)
 
-// The layers drawn as columns: element-wise activations (tanh, relu, sine...), and for a picture
-// also the feature layers (fourier, hashgrid); never the last layer (the output's).
+// The interval a layer of this kind keeps its outputs in (LayerType::outputRange), if bounded.
+std::optional<std::pair<float, float>> outputRange(const std::string& kind)
+{
+    const LayerType* type = findLayerType(kind);
+    return type ? type->outputRange : std::nullopt;
+}
+
+// The dense layer between layer `from` (exclusive; -1: the input) and column c's layer, when
+// its inputs are the `before` units there: its weights into c's shown units.
+void feedingWeights(const Network& net, int from, int64_t before, UnitColumn& c)
+{
+    int dense = -1;
+    for (int i = c.layer - 1; i > from; --i)
+        if (net.layers()[static_cast<size_t>(i)]->kind() == "dense") {
+            dense = i;
+            break;
+        }
+    if (dense < 0) return;
+    const std::string name = "layers." + std::to_string(dense) + ".weight";
+    for (const NamedTensor& t : net.namedTensors()) {
+        if (t.name != name || t.tensor.cols() != before || t.tensor.rows() < c.shown) continue;
+        std::vector<float> all(static_cast<size_t>(t.tensor.size()));
+        net.backend().download(all.data(), t.tensor);
+        c.fanIn = before;
+        c.weights.assign(all.begin(), all.begin() + c.shown * before);
+        return;
+    }
+}
+
+} // namespace
+
+namespace unitview {
+
 std::vector<int> columnLayers(const Network& net, bool features, int maxColumns)
 {
     std::vector<int> layers;
@@ -31,7 +59,6 @@ std::vector<int> columnLayers(const Network& net, bool features, int maxColumns)
     return layers;
 }
 
-// The outputs of `layers` for rows of x (rows x net.inputWidth()), each rows x its width.
 std::vector<std::vector<float>> layerOutputs(Network& net, const std::vector<float>& x,
                                              int64_t rows, const std::vector<int>& layers,
                                              std::vector<int64_t>& widths)
@@ -56,7 +83,6 @@ std::vector<std::vector<float>> layerOutputs(Network& net, const std::vector<flo
     return out;
 }
 
-// Evenly spaced rows of x (rows x width), at most kMaxRows.
 std::vector<float> someRows(const std::vector<float>& x, int64_t rows, int64_t width, int64_t& kept)
 {
     kept = std::min(rows, kMaxRows);
@@ -68,14 +94,6 @@ std::vector<float> someRows(const std::vector<float>& x, int64_t rows, int64_t w
     return out;
 }
 
-// The interval a layer of this kind keeps its outputs in (LayerType::outputRange), if bounded.
-std::optional<std::pair<float, float>> outputRange(const std::string& kind)
-{
-    const LayerType* type = findLayerType(kind);
-    return type ? type->outputRange : std::nullopt;
-}
-
-// Dead and saturated marks of the first c.shown units from their outputs (rows x width).
 void judgeUnits(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width)
 {
     c.dead.assign(static_cast<size_t>(c.shown), 0);
@@ -97,7 +115,6 @@ void judgeUnits(UnitColumn& c, const std::vector<float>& out, int64_t rows, int6
     }
 }
 
-// Maps of the first c.shown units (out: points x width, points = mapWidth x mapHeight).
 void fillMaps(UnitColumn& c, const std::vector<float>& out, int64_t points, int64_t width)
 {
     c.maps.resize(static_cast<size_t>(c.shown * points));
@@ -113,7 +130,6 @@ void fillMaps(UnitColumn& c, const std::vector<float>& out, int64_t points, int6
     if (!(c.hi > c.lo)) c.hi = c.lo + 1;
 }
 
-// Histograms of the first c.shown units over their outputs (rows x width).
 void fillHistograms(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width)
 {
     if (const auto range = outputRange(c.kind)) {
@@ -143,29 +159,6 @@ void fillHistograms(UnitColumn& c, const std::vector<float>& out, int64_t rows, 
         }
 }
 
-// The dense layer between layer `from` (exclusive; -1: the input) and column c's layer, when
-// its inputs are the `before` units there: its weights into c's shown units.
-void feedingWeights(const Network& net, int from, int64_t before, UnitColumn& c)
-{
-    int dense = -1;
-    for (int i = c.layer - 1; i > from; --i)
-        if (net.layers()[static_cast<size_t>(i)]->kind() == "dense") {
-            dense = i;
-            break;
-        }
-    if (dense < 0) return;
-    const std::string name = "layers." + std::to_string(dense) + ".weight";
-    for (const NamedTensor& t : net.namedTensors()) {
-        if (t.name != name || t.tensor.cols() != before || t.tensor.rows() < c.shown) continue;
-        std::vector<float> all(static_cast<size_t>(t.tensor.size()));
-        net.backend().download(all.data(), t.tensor);
-        c.fanIn = before;
-        c.weights.assign(all.begin(), all.begin() + c.shown * before);
-        return;
-    }
-}
-
-// Columns for `layers` with their kinds, widths and shown counts; weights between them.
 std::vector<UnitColumn> makeColumns(const Network& net, const std::vector<int>& layers,
                                     const std::vector<int64_t>& widths, int maxUnits)
 {
@@ -193,176 +186,9 @@ std::vector<UnitColumn> makeColumns(const Network& net, const std::vector<int>& 
     return columns;
 }
 
-// Long: judges the units on real rows, then fills the histograms or the plane's maps; both
-// views fill the same columns from the same layers and widths.
-void lookAtTable(const TabularTask& table, Network& net, const InsideRequest& request,
-                 NetworkInside& inside)
-{
-    const TabularSchema& schema = table.schema();
-    const TaskData& data = table.data();
-    const std::vector<int> layers = columnLayers(net, false, request.maxColumns);
-    const std::vector<int> axes = boundaryAxes(schema);
-    const auto numeric = [&axes](int f) {
-        return std::find(axes.begin(), axes.end(), f) != axes.end();
-    };
-    const bool chosen = request.featureA != request.featureB && numeric(request.featureA) &&
-                        numeric(request.featureB);
-    const bool plane = (schema.features.size() == 2 && axes.size() == 2) || chosen;
-    // The rows the units are judged on (and, for other tables, counted over).
-    const bool val = data.valRows > 0;
-    int64_t rows = 0;
-    const std::vector<float> x = someRows(
-        val ? data.valX : data.trainX, val ? data.valRows : data.trainRows, data.inputWidth, rows);
-    std::vector<int64_t> widths;
-    const auto outputs = layerOutputs(net, x, rows, layers, widths);
-    inside.columns = makeColumns(net, layers, widths, request.maxUnits);
-    for (size_t k = 0; k < layers.size(); ++k)
-        judgeUnits(inside.columns[k], outputs[k], rows, widths[k]);
-    if (!plane) {
-        inside.view = InsideView::Distributions;
-        for (size_t k = 0; k < layers.size(); ++k)
-            fillHistograms(inside.columns[k], outputs[k], rows, widths[k]);
-        inside.note = QString("Each hidden unit's outputs over %1 %2 rows")
-                          .arg(rows)
-                          .arg(val ? "validation" : "training");
-        return;
-    }
-    // The plane of the decision boundary: its grid, and the same points through every layer.
-    BoundaryPlane p;
-    if (chosen) {
-        p.featureA = request.featureA;
-        p.featureB = request.featureB;
-    } else {
-        p.featureA = axes[0];
-        p.featureB = axes[1];
-    }
-    p.width = p.height = std::clamp(request.side, kMinBoundarySide, kMaxBoundarySide);
-    BoundaryGrid grid;
-    QString error;
-    if (!boundaryGrid(net, schema, data, p, grid, &error)) {
-        inside.view = InsideView::None;
-        inside.note = error;
-        return;
-    }
-    inside.view = InsideView::Plane;
-    inside.mapWidth = grid.width;
-    inside.mapHeight = grid.height;
-    inside.xMin = grid.xMin;
-    inside.xMax = grid.xMax;
-    inside.yMin = grid.yMin;
-    inside.yMax = grid.yMax;
-    inside.inputNames = {grid.xName, grid.yName};
-    const int64_t points = int64_t(grid.width) * grid.height;
-    std::vector<float> gx;
-    gx.reserve(static_cast<size_t>(points * net.inputWidth()));
-    std::vector<double> values = grid.held;
-    for (int j = 0; j < grid.height; ++j)
-        for (int i = 0; i < grid.width; ++i) {
-            values[static_cast<size_t>(p.featureA)] = grid.xAt(i);
-            values[static_cast<size_t>(p.featureB)] = grid.yAt(j);
-            const std::vector<float> row = encodeFeatureValues(schema, values);
-            gx.insert(gx.end(), row.begin(), row.end());
-        }
-    const auto maps = layerOutputs(net, gx, points, layers, widths);
-    for (size_t k = 0; k < layers.size(); ++k)
-        fillMaps(inside.columns[k], maps[k], points, widths[k]);
-    // The output: the winning class, or the value, at each point.
-    inside.output.resize(static_cast<size_t>(points));
-    if (grid.classification) {
-        inside.classes = static_cast<int>(grid.classes.size());
-        for (int64_t q = 0; q < points; ++q) {
-            const float* probs = grid.values.data() + q * inside.classes;
-            inside.output[static_cast<size_t>(q)] =
-                static_cast<float>(std::max_element(probs, probs + inside.classes) - probs);
-        }
-        inside.outputLo = 0;
-        inside.outputHi = static_cast<float>(std::max(1, inside.classes - 1));
-    } else {
-        std::copy_n(grid.values.begin(), points, inside.output.begin());
-        inside.outputLo = static_cast<float>(grid.valueMin);
-        inside.outputHi = static_cast<float>(grid.valueMax);
-        if (!(inside.outputHi > inside.outputLo)) inside.outputHi = inside.outputLo + 1;
-    }
-    inside.note = QString("Each hidden unit's output over the plane of %1 and %2")
-                      .arg(grid.xName, grid.yName);
-    if (schema.features.size() > 2) inside.note += ", the other features at their training means";
-}
+} // namespace unitview
 
-void lookAtPicture(const ImageTask& image, Network& net, const InsideRequest& request,
-                   NetworkInside& inside)
-{
-    const ImageGeometry& g = image.geometry();
-    const int side = std::max(2, request.side);
-    const QSize size = g.width >= g.height
-                           ? QSize(side, std::max(2, side * g.height / std::max(1, g.width)))
-                           : QSize(std::max(2, side * g.width / std::max(1, g.height)), side);
-    const std::vector<int> layers = columnLayers(net, true, request.maxColumns);
-    const std::vector<float> x = imageCoordinates(g, size);
-    const int64_t points = int64_t(size.width()) * size.height();
-    std::vector<int64_t> widths;
-    const auto outputs = layerOutputs(net, x, points, layers, widths);
-    inside.view = InsideView::Picture;
-    inside.mapWidth = size.width();
-    inside.mapHeight = size.height();
-    inside.columns = makeColumns(net, layers, widths, request.maxUnits);
-    for (size_t k = 0; k < layers.size(); ++k) {
-        fillMaps(inside.columns[k], outputs[k], points, widths[k]);
-        judgeUnits(inside.columns[k], outputs[k], points, widths[k]);
-    }
-    inside.note = "Each unit's output over the picture";
-}
-
-void lookAtNames(const NamesTask& names, Network& net, NetworkInside& inside)
-{
-    if (net.layers().empty() || net.layers().front()->kind() != "embedding") {
-        inside.note = "The network has no embedding to draw: its first layer is " +
-                      QString::fromStdString(net.layers().empty() ? std::string("missing")
-                                                                  : net.layers().front()->kind());
-        return;
-    }
-    const NamesSchema& schema = names.schema();
-    for (const NamedTensor& t : net.namedTensors()) {
-        if (t.name != "layers.0.weight") continue;
-        const int64_t n = t.tensor.rows(), d = t.tensor.cols();
-        std::vector<float> rows(static_cast<size_t>(t.tensor.size()));
-        net.backend().download(rows.data(), t.tensor);
-        inside.explained = principalPlane(rows, n, d, inside.x, inside.y);
-        inside.letters << schema.boundarySymbol;
-        for (char32_t c : schema.alphabet)
-            inside.letters << QString::fromUcs4(&c, 1);
-        while (inside.letters.size() < n)
-            inside.letters << "?";
-        while (inside.letters.size() > n)
-            inside.letters.removeLast();
-        inside.nearest.assign(static_cast<size_t>(n), {});
-        for (int64_t i = 0; i < n; ++i) {
-            std::vector<std::pair<double, int64_t>> byDistance;
-            for (int64_t k = 0; k < n; ++k) {
-                if (k == i) continue;
-                double d2 = 0;
-                for (int64_t j = 0; j < d; ++j) {
-                    const double e =
-                        rows[static_cast<size_t>(i * d + j)] - rows[static_cast<size_t>(k * d + j)];
-                    d2 += e * e;
-                }
-                byDistance.emplace_back(d2, k);
-            }
-            const size_t keep = std::min<size_t>(3, byDistance.size());
-            std::partial_sort(byDistance.begin(), byDistance.begin() + static_cast<long>(keep),
-                              byDistance.end());
-            for (size_t k = 0; k < keep; ++k)
-                inside.nearest[static_cast<size_t>(i)]
-                    << inside.letters[static_cast<int>(byDistance[k].second)];
-        }
-        inside.view = InsideView::Embedding;
-        inside.note = QString("The %1 characters' embeddings (%2 numbers each) on their two "
-                              "principal axes")
-                          .arg(n)
-                          .arg(d);
-        return;
-    }
-    inside.note = "The embedding's table was not found";
-}
+namespace {
 
 // y := C y for the symmetric d x d matrix C.
 std::vector<double> times(const std::vector<double>& c, const std::vector<double>& v)
@@ -450,17 +276,18 @@ double principalPlane(const std::vector<float>& rows, int64_t n, int64_t d, std:
     return trace > 0 ? std::min(1.0, (l1 + l2) / trace) : NAN;
 }
 
+void Task::lookInside(Network& net, const InsideRequest& request, NetworkInside& inside) const
+{
+    (void)net;
+    (void)request;
+    inside.view = InsideView::None;
+    inside.note = "This kind of data has no view of its units";
+}
+
 NetworkInside lookInside(const Task& task, Network& net, const InsideRequest& request)
 {
     NetworkInside inside;
-    if (const auto* table = dynamic_cast<const TabularTask*>(&task))
-        lookAtTable(*table, net, request, inside);
-    else if (const auto* image = dynamic_cast<const ImageTask*>(&task))
-        lookAtPicture(*image, net, request, inside);
-    else if (const auto* names = dynamic_cast<const NamesTask*>(&task))
-        lookAtNames(*names, net, inside);
-    else
-        inside.note = "This kind of data has no view of its units";
+    task.lookInside(net, request, inside);
     return inside;
 }
 

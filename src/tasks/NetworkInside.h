@@ -97,8 +97,35 @@ struct InsideRequest {
     int maxColumns = 4; // layers drawn at most (a picture's first feature layers)
 };
 
-// What net has learned on task's data (see the top of this file). Throws what the backend throws.
+// What net has learned on task's data (see the top of this file): Task::lookInside, where each
+// kind fills its own view. Throws what the backend throws.
 NetworkInside lookInside(const Task& task, Network& net, const InsideRequest& request = {});
+
+// The parts every kind's view is built from (Task::lookInside in each kind's folder).
+namespace unitview {
+
+// The layers drawn as columns: element-wise activations (tanh, relu, sine...), and with
+// features also the feature layers (fourier, hashgrid); never the last layer (the output's).
+std::vector<int> columnLayers(const Network& net, bool features, int maxColumns);
+// The outputs of `layers` for rows of x (rows x net.inputWidth()), each rows x widths[k].
+std::vector<std::vector<float>> layerOutputs(Network& net, const std::vector<float>& x,
+                                             int64_t rows, const std::vector<int>& layers,
+                                             std::vector<int64_t>& widths);
+// Evenly spaced rows of x (rows x width), at most 2,000; kept: how many.
+std::vector<float> someRows(const std::vector<float>& x, int64_t rows, int64_t width,
+                            int64_t& kept);
+// Columns for `layers` with their kinds, widths and shown counts (at most maxUnits each), and
+// the dense weights between them.
+std::vector<UnitColumn> makeColumns(const Network& net, const std::vector<int>& layers,
+                                    const std::vector<int64_t>& widths, int maxUnits);
+// Dead and saturated marks of the first c.shown units from their outputs (rows x width).
+void judgeUnits(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width);
+// Maps of the first c.shown units (out: points x width, points = mapWidth x mapHeight).
+void fillMaps(UnitColumn& c, const std::vector<float>& out, int64_t points, int64_t width);
+// Histograms of the first c.shown units over their outputs (rows x width).
+void fillHistograms(UnitColumn& c, const std::vector<float>& out, int64_t rows, int64_t width);
+
+} // namespace unitview
 
 // The two principal axes of rows (n x d, row-major) and each row's position on them (x, y);
 // returns their share of the total variance (NaN for fewer than 2 rows). Deterministic.

@@ -18,6 +18,9 @@
 
 namespace il::tasks {
 
+struct InsideRequest;
+struct NetworkInside;
+
 // Training tensors on the host, ready for one upload to the backend.
 struct TaskData {
     int64_t inputWidth = 0;  // columns of x
@@ -215,6 +218,11 @@ public:
         (void)net;
         return false;
     }
+
+    // What net has learned on this data, as numbers the studio's Network tab draws
+    // (NetworkInside.h: each kind fills its own view). The default draws nothing and says why.
+    virtual void lookInside(Network& net, const InsideRequest& request,
+                            NetworkInside& inside) const;
 
     // What a model must remember about its data (the model file's "task" metadata).
     virtual QJsonObject toJson() const = 0;

@@ -6,6 +6,7 @@
 #include "NamesTask.h"
 #include "TabularTask.h"
 
+#include "ModelExport.h"
 #include "ModelFile.h"
 
 #include <QFileInfo>
@@ -89,6 +90,24 @@ QString savedTaskProblem(const QString& modelPath)
     const TaskType* type = taskTypeOf(info.task);
     if (type && !type->checkSaved(info.task, &error)) return modelPath + ": " + error;
     return {};
+}
+
+TaskType::OnnxGraph onnxGraphFor(const QString& kind)
+{
+    const TaskType* type = findTaskType(kind);
+    return type ? type->onnxGraph() : nullptr;
+}
+
+io::PyTorchKinds pytorchKinds()
+{
+    io::PyTorchKinds kinds;
+    for (const TaskType* t : taskTypes()) {
+        const TaskType::PyTorchSections s = t->pytorch();
+        // Each section ends in a newline; two blank lines part it from the next (PEP 8).
+        kinds.model += QByteArray(s.model) + "\n\n";
+        kinds.trainMore += QByteArray(s.trainMore) + "\n\n";
+    }
+    return kinds;
 }
 
 QString taskTypeNames()

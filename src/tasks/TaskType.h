@@ -16,6 +16,13 @@
 
 class QByteArray;
 
+namespace il::io {
+struct PyTorchKinds;
+namespace onnxexport {
+class TaskGraph;
+}
+} // namespace il::io
+
 namespace il::tasks {
 
 class Task;
@@ -88,6 +95,21 @@ public:
     // species (classes: a, b, c)". Default: the name.
     virtual QString describeSaved(const QJsonObject& savedTask) const;
 
+    // The ONNX export around the network for this kind's models (src/io/OnnxGraph.h): the graph's
+    // inputs in the data's own units, its outputs as predict gives them, and the metadata that
+    // describes them. Null: the ONNX export refuses this kind's models.
+    using OnnxGraph = void (*)(io::onnxexport::TaskGraph& graph);
+    virtual OnnxGraph onnxGraph() const { return nullptr; }
+
+    // The PyTorch export's parts for this kind's models, Python from the kind's folder
+    // (pytorch_model.py, pytorch_train_more.py): its section of model.py (its preprocessing and
+    // outputs) and of train_more.py (a reader of its data, in READERS). Empty: none.
+    struct PyTorchSections {
+        const char* model = "";
+        const char* trainMore = "";
+    };
+    virtual PyTorchSections pytorch() const { return {}; }
+
     // Opens data (see openTask / openTaskForModel in Task.h). Null + one-line message.
     virtual std::unique_ptr<Task> open(const QString& pathForMessages, const QByteArray& bytes,
                                        const TaskOptions& options, const QJsonObject* savedTask,
@@ -106,6 +128,12 @@ const TaskType* taskTypeOf(const QJsonObject& savedTask);
 // would read it): "PATH: ..."; "" when it is fine, or when the file cannot be read at all (the
 // caller's open says why). The PyTorch export asks before writing: model.py reads the task.
 QString savedTaskProblem(const QString& modelPath);
+// The ONNX graph of the kind named `kind` (TaskType::onnxGraph); null for an unknown kind or one
+// with no ONNX export. What io::exportOnnx is given.
+TaskType::OnnxGraph onnxGraphFor(const QString& kind);
+// Every kind's PyTorch sections (TaskType::pytorch), in taskTypes() order: what io::exportPyTorch
+// writes into model.py and train_more.py.
+io::PyTorchKinds pytorchKinds();
 // "tabular, image or names"
 QString taskTypeNames();
 // Every type's presets for --help, under a heading.

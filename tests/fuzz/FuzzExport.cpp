@@ -16,6 +16,7 @@
 #include "ModelExport.h"
 #include "ModelFile.h"
 #include "PrintableText.h"
+#include "TaskType.h"
 
 #include <QDir>
 #include <QFile>
@@ -90,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 
     const QString onnxPath = dir.filePath(QStringLiteral("fuzz.onnx"));
     QString summary;
-    const IoResult onnx = exportOnnx(path, onnxPath, &summary);
+    const IoResult onnx = exportOnnx(path, onnxPath, tasks::onnxGraphFor, &summary);
     if (!onnx) {
         FUZZ_CHECK(!onnx.error.isEmpty() && !onnx.error.contains(u'\n'));
         FUZZ_CHECK(!QFile::exists(onnxPath));
@@ -109,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 
     const QString folder = dir.filePath(QStringLiteral("fuzz-pytorch"));
     QStringList written;
-    const IoResult pytorch = exportPyTorch(path, folder, &written);
+    const IoResult pytorch = exportPyTorch(path, folder, tasks::pytorchKinds(), &written);
     if (!pytorch) {
         FUZZ_CHECK(!pytorch.error.isEmpty() && !pytorch.error.contains(u'\n'));
         FUZZ_CHECK(!QFileInfo::exists(folder)); // not even an empty folder

@@ -18,8 +18,8 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace il::io;
@@ -285,7 +285,9 @@ void TestAtomicFile::killedWriteIsCleanedUpNextTime()
     writeBytes(dir.filePath("notes.ironlearn-AbC123"), "not hidden: not ours");
     // All of them seconds old (a file created this instant may be between mkstemp and flock).
     for (const QString& name : QDir(dir.path()).entryList(QDir::Files | QDir::Hidden)) {
-        struct utimbuf old {::time(nullptr) - 60, ::time(nullptr) - 60};
+        struct utimbuf old {
+            ::time(nullptr) - 60, ::time(nullptr) - 60
+        };
         QCOMPARE(::utime(QFile::encodeName(dir.filePath(name)).constData(), &old), 0);
     }
 
@@ -310,7 +312,7 @@ void TestAtomicFile::failedPyTorchExportLeavesNoFolder()
     for (qint64 after : {qint64(0), qint64(1)}) { // failing at a write, or at the rename
         Inject failing(after == 0 ? detail::InjectedFailure{detail::FailStep::Write, ENOSPC, 0}
                                   : detail::InjectedFailure{detail::FailStep::Rename, EIO, 0});
-        const il::io::IoResult r = il::io::exportPyTorch(model, fresh, nullptr);
+        const il::io::IoResult r = il::io::exportPyTorch(model, fresh, {}, nullptr);
         QVERIFY(!r.ok);
         QVERIFY2(!r.error.contains('\n'), qPrintable(r.error));
         QVERIFY2(!QFileInfo::exists(dir.filePath("new")), qPrintable(r.error));
@@ -318,13 +320,13 @@ void TestAtomicFile::failedPyTorchExportLeavesNoFolder()
     QVERIFY(QDir().mkpath(fresh));
     {
         Inject failing({detail::FailStep::Rename, EIO, 0});
-        QVERIFY(!il::io::exportPyTorch(model, fresh, nullptr).ok);
+        QVERIFY(!il::io::exportPyTorch(model, fresh, {}, nullptr).ok);
     }
     QVERIFY(QFileInfo(fresh).isDir());
     QStringList written;
-    QVERIFY(il::io::exportPyTorch(model, fresh, &written).ok);
+    QVERIFY(il::io::exportPyTorch(model, fresh, {}, &written).ok);
     QCOMPARE(written.size(), 3);
-    QVERIFY(!il::io::exportPyTorch(model, QString(), nullptr).ok);
+    QVERIFY(!il::io::exportPyTorch(model, QString(), {}, nullptr).ok);
 }
 
 // A write still in progress (its temporary file old, as a slow export's is) holds its lock: a
@@ -338,7 +340,9 @@ void TestAtomicFile::liveWriteIsLeftAlone()
     QVERIFY(slow.write(QByteArray(3 << 20, 's'))); // past the buffer: on disk already
     const QStringList temporaries = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
     QCOMPARE(temporaries.size(), 1);
-    struct utimbuf old {::time(nullptr) - 60, ::time(nullptr) - 60};
+    struct utimbuf old {
+        ::time(nullptr) - 60, ::time(nullptr) - 60
+    };
     QCOMPARE(::utime(QFile::encodeName(dir.filePath(temporaries[0])).constData(), &old), 0);
     QVERIFY(il::io::writeFileAtomically(dir.filePath("quick.txt"), "meanwhile").ok);
     QVERIFY(QFile::exists(dir.filePath(temporaries[0])));

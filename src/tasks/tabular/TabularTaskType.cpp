@@ -1,5 +1,6 @@
 // The tabular task's type: its name, files, layer presets, the metric it follows and how it
 // describes a saved table model; it opens tables with openTabularTask (TabularTaskAdapter.cpp).
+#include "KindScripts.h"
 #include "TabularTask.h"
 
 #include <QJsonArray>
@@ -13,6 +14,11 @@ public:
     QString name() const override { return "tabular"; }
     QString title() const override { return "Tables"; }
     TaskOutput output() const override { return TaskOutput::Table; }
+    OnnxGraph onnxGraph() const override { return tabularOnnxGraph(); }
+    PyTorchSections pytorch() const override
+    {
+        return {kPyTorch_tabular_model, kPyTorch_tabular_train_more};
+    }
     QStringList trainOptions() const override
     {
         return {"target",    "kind",    "features", "ignore",

@@ -2,6 +2,7 @@
 #include "NamesTask.h"
 
 #include "Counting.h"
+#include "KindScripts.h"
 #include "NamesFile.h"
 #include "NgramBaseline.h"
 #include "Random.h"
@@ -42,6 +43,11 @@ public:
     QString title() const override { return "Names"; }
     QStringList trainOptions() const override { return {"context", "keep-case", "test-split"}; }
     TaskOutput output() const override { return TaskOutput::Names; }
+    OnnxGraph onnxGraph() const override { return namesOnnxGraph(); }
+    PyTorchSections pytorch() const override
+    {
+        return {kPyTorch_names_model, kPyTorch_names_train_more};
+    }
     QStringList fileSuffixes() const override { return {"txt"}; }
     std::vector<LayerPreset> presets() const override
     {

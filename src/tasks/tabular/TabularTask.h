@@ -221,6 +221,8 @@ class TabularTask : public Task {
 public:
     virtual const TabularSchema& schema() const = 0;
     // The split (the column roles are the schema's, which the Data panel shows).
+    void lookInside(Network& net, const InsideRequest& request,
+                    NetworkInside& inside) const override;
     void describeOptions(TaskOptions& options) const override
     {
         options.valSplit = schema().valSplit;
@@ -237,6 +239,8 @@ public:
 
 // The description of table tasks (name, files, presets, metric).
 const TaskType& tabularTaskType();
+// Its ONNX graph around the network (its TaskType::onnxGraph); null in a build without ONNX.
+TaskType::OnnxGraph tabularOnnxGraph();
 
 // The table task behind the Task interface (CLI and GUI).
 std::unique_ptr<Task> openTabularTask(const QString& pathForMessages, const QByteArray& bytes,

@@ -2,6 +2,7 @@
 #include "ImageTask.h"
 
 #include "ImageFile.h"
+#include "KindScripts.h"
 #include "LayerRegistry.h"
 #include "Limits.h"
 
@@ -76,6 +77,11 @@ public:
     QString title() const override { return "Images"; }
     QStringList trainOptions() const override { return {"image-size", "grayscale"}; }
     TaskOutput output() const override { return TaskOutput::Image; }
+    OnnxGraph onnxGraph() const override { return imageOnnxGraph(); }
+    PyTorchSections pytorch() const override
+    {
+        return {kPyTorch_image_model, kPyTorch_image_train_more};
+    }
     QStringList fileSuffixes() const override
     {
         return {"png", "jpg", "jpeg", "bmp", "gif", "webp", "ppm", "pgm", "tif", "tiff"};

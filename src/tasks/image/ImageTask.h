@@ -135,6 +135,8 @@ public:
     LossKind loss() const override { return LossKind::MSE; }
     void applyDefaults(TrainerConfig& config) const override;
     QJsonObject toJson() const override { return m_geometry.toJson(); }
+    void lookInside(Network& net, const InsideRequest& request,
+                    NetworkInside& inside) const override;
     void describeOptions(TaskOptions& options) const override
     {
         options.trainingSize = std::max(m_training.width(), m_training.height());
@@ -193,6 +195,8 @@ private:
 
 // The description of image tasks (name, files, presets, metric).
 const TaskType& imageTaskType();
+// Its ONNX graph around the network (its TaskType::onnxGraph); null in a build without ONNX.
+TaskType::OnnxGraph imageOnnxGraph();
 
 // Opens an image for training (savedTask null) or for a saved model: then the image is
 // resized to the model's training size and converted to its channels; forEvaluation puts

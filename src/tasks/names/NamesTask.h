@@ -145,6 +145,8 @@ constexpr int kNamesPreviewCount = 2000;
 class NamesTask : public Task {
 public:
     virtual const NamesSchema& schema() const = 0;
+    void lookInside(Network& net, const InsideRequest& request,
+                    NetworkInside& inside) const override;
     void describeOptions(TaskOptions& options) const override
     {
         options.context = schema().context;
@@ -159,6 +161,8 @@ public:
 // The description of names tasks (name, files, presets, metric); presets write VOCAB for the
 // vocabulary size, which NamesTask::presetSpec fills in.
 const TaskType& namesTaskType();
+// Its ONNX graph around the network (its TaskType::onnxGraph); null in a build without ONNX.
+TaskType::OnnxGraph namesOnnxGraph();
 
 // savedTask: reopen with a saved model's vocabulary and context (resume or evaluate). A
 // character outside that vocabulary is refused with its line.

@@ -1,0 +1,78 @@
+// Names' ONNX graph around their network (TaskType::onnxGraph, io::exportOnnx): the ids of the
+// last characters in, the next character's probabilities out.
+#include "OnnxGraph.h"
+
+#include "NamesTask.h"
+
+#include "Network.h"
+
+#include <QJsonArray>
+
+namespace il::tasks {
+
+#ifdef IRONLEARN_HAVE_ONNX
+
+namespace {
+
+using io::onnxexport::Graph;
+using io::onnxexport::Refusal;
+using io::onnxexport::TaskGraph;
+
+// Names: the ids of the last characters in, the next character's probabilities out.
+void namesGraph(TaskGraph& t)
+{
+    Graph& g = t.g;
+    const QJsonObject& task = t.task;
+    const Network& net = t.net;
+    QStringList& lines = t.lines;
+    const QJsonValue contextValue = task.value(QLatin1String("context"));
+    if (!contextValue.isDouble() || contextValue.toDouble() != double(net.inputWidth()))
+        throw Refusal{QStringLiteral("task: \"context\" must be the network's %1 inputs")
+                          .arg(net.inputWidth())};
+    const int64_t context = net.inputWidth();
+    const QStringList vocabulary = t.strings("vocabulary", net.outputWidth());
+    const bool keepCase = task.value(QLatin1String("case")).toString() == "keep";
+    g.input("context", onnx::TensorProto::INT64, {-1, context},
+            "the ids of the last characters, oldest first (0: before the name starts; ids "
+            "index the vocabulary in the model's metadata)");
+    lines << QStringLiteral("input  context  int64 [N, %1]: character ids, oldest first, 0 "
+                            "before the name starts")
+                 .arg(context);
+    const std::string z = t.network("context", true);
+    g.node("Softmax", {z}, "probabilities", "probabilities");
+    g.attr("axis", int64_t{1});
+    g.output("probabilities", onnx::TensorProto::FLOAT, {-1, net.outputWidth()},
+             "the probability of each vocabulary entry coming next (0: the name ends)");
+    lines << QStringLiteral("output probabilities  float [N, %1]: the next character (id 0: "
+                            "the end)")
+                 .arg(net.outputWidth());
+    t.metadata("vocabulary", TaskGraph::json(QJsonArray::fromStringList(vocabulary)));
+    t.metadata("context", QString::number(context));
+    t.metadata("case", keepCase ? "keep" : "lower");
+    t.metadata("text_normalisation",
+               QStringLiteral("a name is trimmed of Unicode white space at both ends%1, then "
+                              "each character (code point) is looked up in vocabulary: its "
+                              "index is its id; id 0 is the end of a name and fills the "
+                              "context before the name starts")
+                   .arg(keepCase ? QStringLiteral(" (case kept)")
+                                 : QStringLiteral(" and lowercased (full Unicode case mapping, "
+                                                  "as Qt's QString::toLower)")));
+}
+
+} // namespace
+
+TaskType::OnnxGraph namesOnnxGraph()
+{
+    return namesGraph;
+}
+
+#else
+
+TaskType::OnnxGraph namesOnnxGraph()
+{
+    return nullptr; // this build has no ONNX export
+}
+
+#endif
+
+} // namespace il::tasks
