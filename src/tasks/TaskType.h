@@ -23,6 +23,15 @@ class TaskGraph;
 }
 } // namespace il::io
 
+// A kind's ONNX graph function (<Kind>Onnx.cpp, in its folder) where this build has the ONNX
+// export; null where it has none, and then the kinds' *Onnx.cpp files are not built
+// (src/tasks/CMakeLists.txt defines IRONLEARN_HAVE_ONNX for the task kinds' own sources).
+#ifdef IRONLEARN_HAVE_ONNX
+#define IRONLEARN_ONNX_GRAPH(function) (&(function))
+#else
+#define IRONLEARN_ONNX_GRAPH(function) nullptr
+#endif
+
 namespace il::tasks {
 
 class Task;
@@ -98,6 +107,7 @@ public:
     // The ONNX export around the network for this kind's models (src/io/OnnxGraph.h): the graph's
     // inputs in the data's own units, its outputs as predict gives them, and the metadata that
     // describes them. Null: the ONNX export refuses this kind's models.
+    // A kind returns IRONLEARN_ONNX_GRAPH(itsGraphFunction) (below).
     using OnnxGraph = void (*)(io::onnxexport::TaskGraph& graph);
     virtual OnnxGraph onnxGraph() const { return nullptr; }
 

@@ -77,7 +77,7 @@ public:
     QString title() const override { return "Images"; }
     QStringList trainOptions() const override { return {"image-size", "grayscale"}; }
     TaskOutput output() const override { return TaskOutput::Image; }
-    OnnxGraph onnxGraph() const override { return imageOnnxGraph(); }
+    OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(imageOnnxGraph); }
     PyTorchSections pytorch() const override
     {
         return {kPyTorch_image_model, kPyTorch_image_train_more};

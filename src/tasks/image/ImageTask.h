@@ -195,8 +195,8 @@ private:
 
 // The description of image tasks (name, files, presets, metric).
 const TaskType& imageTaskType();
-// Its ONNX graph around the network (its TaskType::onnxGraph); null in a build without ONNX.
-TaskType::OnnxGraph imageOnnxGraph();
+// Its ONNX graph around the network (ImageOnnx.cpp; its TaskType::onnxGraph).
+void imageOnnxGraph(io::onnxexport::TaskGraph& t);
 
 // Opens an image for training (savedTask null) or for a saved model: then the image is
 // resized to the model's training size and converted to its channels; forEvaluation puts

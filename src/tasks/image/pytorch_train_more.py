@@ -1,7 +1,7 @@
 # ---- pictures, resized as the CLI resizes them ------------------------------------------------
-# The CLI (src/io/ImageFile.cpp, src/tasks/image/ImageTask.cpp) composites on white, keeps a picture
-# whose pixels are all gray as one 8-bit channel (Rec. 601 luma, rounded), and resizes with
-# QImage::scaled(Qt::SmoothTransformation) of Qt 6. That is, in Qt 6.4:
+# The CLI (src/io/ImageFile.cpp, src/tasks/image/ImageTask.cpp) composites on white, keeps a
+# picture whose pixels are all gray as one 8-bit channel (Rec. 601 luma, rounded), and resizes
+# with QImage::scaled(Qt::SmoothTransformation) of Qt 6. That is, in Qt 6.4:
 #  - colour pictures, and gray ones shrunk below half a side or of 2^20 pixels and more: Qt's
 #    smooth scale (after Imlib2): along a shrunk axis each output pixel is the average of the
 #    source pixels it covers, in 14-bit fixed-point weights; along a grown axis, the two nearest

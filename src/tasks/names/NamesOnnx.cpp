@@ -10,42 +10,33 @@
 
 namespace il::tasks {
 
-#ifdef IRONLEARN_HAVE_ONNX
-
-namespace {
-
-using io::onnxexport::Graph;
 using io::onnxexport::Refusal;
 using io::onnxexport::TaskGraph;
 
 // Names: the ids of the last characters in, the next character's probabilities out.
-void namesGraph(TaskGraph& t)
+void namesOnnxGraph(TaskGraph& t)
 {
-    Graph& g = t.g;
-    const QJsonObject& task = t.task;
-    const Network& net = t.net;
-    QStringList& lines = t.lines;
-    const QJsonValue contextValue = task.value(QLatin1String("context"));
-    if (!contextValue.isDouble() || contextValue.toDouble() != double(net.inputWidth()))
+    const QJsonValue contextValue = t.task.value(QLatin1String("context"));
+    if (!contextValue.isDouble() || contextValue.toDouble() != double(t.net.inputWidth()))
         throw Refusal{QStringLiteral("task: \"context\" must be the network's %1 inputs")
-                          .arg(net.inputWidth())};
-    const int64_t context = net.inputWidth();
-    const QStringList vocabulary = t.strings("vocabulary", net.outputWidth());
-    const bool keepCase = task.value(QLatin1String("case")).toString() == "keep";
-    g.input("context", onnx::TensorProto::INT64, {-1, context},
-            "the ids of the last characters, oldest first (0: before the name starts; ids "
-            "index the vocabulary in the model's metadata)");
-    lines << QStringLiteral("input  context  int64 [N, %1]: character ids, oldest first, 0 "
-                            "before the name starts")
-                 .arg(context);
+                          .arg(t.net.inputWidth())};
+    const int64_t context = t.net.inputWidth();
+    const QStringList vocabulary = t.strings("vocabulary", t.net.outputWidth());
+    const bool keepCase = t.task.value(QLatin1String("case")).toString() == "keep";
+    t.g.input("context", onnx::TensorProto::INT64, {-1, context},
+              "the ids of the last characters, oldest first (0: before the name starts; ids "
+              "index the vocabulary in the model's metadata)");
+    t.lines << QStringLiteral("input  context  int64 [N, %1]: character ids, oldest first, 0 "
+                              "before the name starts")
+                   .arg(context);
     const std::string z = t.network("context", true);
-    g.node("Softmax", {z}, "probabilities", "probabilities");
-    g.attr("axis", int64_t{1});
-    g.output("probabilities", onnx::TensorProto::FLOAT, {-1, net.outputWidth()},
-             "the probability of each vocabulary entry coming next (0: the name ends)");
-    lines << QStringLiteral("output probabilities  float [N, %1]: the next character (id 0: "
-                            "the end)")
-                 .arg(net.outputWidth());
+    t.g.node("Softmax", {z}, "probabilities", "probabilities");
+    t.g.attr("axis", int64_t{1});
+    t.g.output("probabilities", onnx::TensorProto::FLOAT, {-1, t.net.outputWidth()},
+               "the probability of each vocabulary entry coming next (0: the name ends)");
+    t.lines << QStringLiteral("output probabilities  float [N, %1]: the next character (id 0: "
+                              "the end)")
+                   .arg(t.net.outputWidth());
     t.metadata("vocabulary", TaskGraph::json(QJsonArray::fromStringList(vocabulary)));
     t.metadata("context", QString::number(context));
     t.metadata("case", keepCase ? "keep" : "lower");
@@ -58,21 +49,5 @@ void namesGraph(TaskGraph& t)
                                  : QStringLiteral(" and lowercased (full Unicode case mapping, "
                                                   "as Qt's QString::toLower)")));
 }
-
-} // namespace
-
-TaskType::OnnxGraph namesOnnxGraph()
-{
-    return namesGraph;
-}
-
-#else
-
-TaskType::OnnxGraph namesOnnxGraph()
-{
-    return nullptr; // this build has no ONNX export
-}
-
-#endif
 
 } // namespace il::tasks

@@ -43,7 +43,7 @@ public:
     QString title() const override { return "Names"; }
     QStringList trainOptions() const override { return {"context", "keep-case", "test-split"}; }
     TaskOutput output() const override { return TaskOutput::Names; }
-    OnnxGraph onnxGraph() const override { return namesOnnxGraph(); }
+    OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(namesOnnxGraph); }
     PyTorchSections pytorch() const override
     {
         return {kPyTorch_names_model, kPyTorch_names_train_more};

@@ -161,8 +161,8 @@ public:
 // The description of names tasks (name, files, presets, metric); presets write VOCAB for the
 // vocabulary size, which NamesTask::presetSpec fills in.
 const TaskType& namesTaskType();
-// Its ONNX graph around the network (its TaskType::onnxGraph); null in a build without ONNX.
-TaskType::OnnxGraph namesOnnxGraph();
+// Its ONNX graph around the network (NamesOnnx.cpp; its TaskType::onnxGraph).
+void namesOnnxGraph(io::onnxexport::TaskGraph& t);
 
 // savedTask: reopen with a saved model's vocabulary and context (resume or evaluate). A
 // character outside that vocabulary is refused with its line.

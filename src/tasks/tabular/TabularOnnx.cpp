@@ -15,15 +15,13 @@
 
 namespace il::tasks {
 
-#ifdef IRONLEARN_HAVE_ONNX
-
-namespace {
-
 using io::printable;
 using io::quoted;
 using io::onnxexport::Graph;
 using io::onnxexport::Refusal;
 using io::onnxexport::TaskGraph;
+
+namespace {
 
 // How the CSV reader gives text cells (CsvTable.cpp), and so what a text input must hold.
 const char* const kTableText =
@@ -325,9 +323,11 @@ void tableOutputs(TaskGraph& t, const std::string& z, const std::string& invalid
     t.metadata("target", task.value(QLatin1String("target")).toString());
 }
 
+} // namespace
+
 // A table: its features in (numbers, with text columns as their category names), its
 // predictions or class probabilities out.
-void tableGraph(TaskGraph& t)
+void tabularOnnxGraph(TaskGraph& t)
 {
     for (const char* name : {"numbers", "predictions", "probabilities", "class_index"})
         t.g.reserve(name);
@@ -337,21 +337,5 @@ void tableGraph(TaskGraph& t)
     tableOutputs(t, z, invalid);
     t.metadata("kind", t.text("kind"));
 }
-
-} // namespace
-
-TaskType::OnnxGraph tabularOnnxGraph()
-{
-    return tableGraph;
-}
-
-#else
-
-TaskType::OnnxGraph tabularOnnxGraph()
-{
-    return nullptr; // this build has no ONNX export
-}
-
-#endif
 
 } // namespace il::tasks

@@ -239,8 +239,8 @@ public:
 
 // The description of table tasks (name, files, presets, metric).
 const TaskType& tabularTaskType();
-// Its ONNX graph around the network (its TaskType::onnxGraph); null in a build without ONNX.
-TaskType::OnnxGraph tabularOnnxGraph();
+// Its ONNX graph around the network (TabularOnnx.cpp; its TaskType::onnxGraph).
+void tabularOnnxGraph(io::onnxexport::TaskGraph& t);
 
 // The table task behind the Task interface (CLI and GUI).
 std::unique_ptr<Task> openTabularTask(const QString& pathForMessages, const QByteArray& bytes,

@@ -14,7 +14,7 @@ public:
     QString name() const override { return "tabular"; }
     QString title() const override { return "Tables"; }
     TaskOutput output() const override { return TaskOutput::Table; }
-    OnnxGraph onnxGraph() const override { return tabularOnnxGraph(); }
+    OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(tabularOnnxGraph); }
     PyTorchSections pytorch() const override
     {
         return {kPyTorch_tabular_model, kPyTorch_tabular_train_more};
