@@ -89,17 +89,13 @@ QString RunList::currentDataKey() const
 {
     if (!m_session || !m_session->task()) return {};
     const tasks::TaskOptions& o = m_session->taskOptions();
+    const tasks::TaskType& type = m_session->task()->type();
     // What makes the task (its target, columns, channels, context), not how much of it trains.
-    return QStringList{m_session->dataPath(),
-                       m_session->task()->kind(),
-                       o.target,
-                       o.kind,
-                       o.features.join(','),
-                       o.ignore.join(','),
-                       QString::number(o.grayscale),
-                       QString::number(o.context),
-                       QString::number(o.keepCase)}
-        .join('|');
+    QStringList key{m_session->dataPath(), type.name(),       o.target, o.kind,
+                    o.features.join(','),  o.ignore.join(',')};
+    for (const tasks::KindSetting& s : type.settings())
+        if (!s.amountOnly) key << s.name + "=" + QString::number(type.setting(o, s.name));
+    return key.join('|');
 }
 
 void RunList::onRunState()

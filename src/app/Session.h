@@ -54,17 +54,10 @@ public:
     explicit Session(QObject* parent = nullptr);
     ~Session() override;
 
-    // The longest side an image is trained at when opened in the studio (the CLI's
-    // --image-size defaults to 512). A first run should show its picture at once: on the
-    // camera sample with the hash grid, 256 px is at 37 dB after 128 steps where 512 px is at
-    // 26 dB after 83 and 29 dB after 239 (CLI, 1 thread, 2-core EPYC), and a loaded 2-core
-    // machine may manage only a few steps a second.
-    static constexpr int kDefaultImageTrainingSize = 256;
-
     // ---- data -------------------------------------------------------------------------------
     // Reads a data file (or a bundled sample, ":/samples/...") and opens it as a task with the
-    // default options (images at kDefaultImageTrainingSize). On failure the previous data stays
-    // and datasetFailed says why. missing: how a table treats missing cells
+    // studio's default options (each kind's StudioKindExtras::studioSettings). On failure the
+    // previous data stays and datasetFailed says why. missing: how a table treats missing cells
     // (tasks::TaskOptions::missing); empty: it fails, and failedMissingValues() offers choices.
     bool openDataset(const QString& path, const QString& missing = {});
     // Reads and checks a data file as openDataset would, replacing nothing: false, with

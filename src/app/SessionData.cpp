@@ -4,7 +4,7 @@
 
 #include "DataFileRecord.h"
 #include "LayerStack.h"
-#include "TabularTask.h"
+#include "StudioKind.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -25,7 +25,10 @@ Session::CheckedData Session::readDataset(const QString& path, const QString& mi
         return c;
     }
     c.options.seed = m_config.seed;
-    c.options.trainingSize = kDefaultImageTrainingSize;
+    for (const StudioKind* kind : studioKinds()) // only its own kind reads a setting
+        for (auto s = kind->extras().studioSettings.cbegin();
+             s != kind->extras().studioSettings.cend(); ++s)
+            c.options.settings[s.key()] = s.value();
     c.options.reader = tasks::MessageReader::Studio;
     if (!missing.isEmpty()) c.options.missing = missing;
     const QString name = QFileInfo(path).fileName();

@@ -17,21 +17,27 @@ QString Session::applyPresetRecipe(const QString& preset)
         said = QString("The %1 preset trains with %2 (%3). The Training tab shows them; change "
                        "any there.")
                    .arg(preset, recipe->describe(), QString::fromUtf8(recipe->why));
-        // The figure needs the data as it was measured: the context (the Data tab's) goes with
-        // the preset while the data options can change.
-        if (recipe->context > 0 && m_options.context != recipe->context) {
+        // The figure needs the data as it was measured: the setting (the Data tab's, such as the
+        // names' context) goes with the preset while the data options can change.
+        const tasks::TaskType& type = m_task->type();
+        const QString name = QString::fromUtf8(recipe->setting);
+        QString label;
+        for (const tasks::KindSetting& s : type.settings())
+            if (s.name == name) label = s.label;
+        const int before = label.isEmpty() ? 0 : type.setting(m_options, name);
+        if (!label.isEmpty() && before != recipe->settingValue) {
             tasks::TaskOptions options = m_options;
-            options.context = recipe->context;
-            const int before = m_options.context;
+            options.settings[name] = recipe->settingValue;
             if (!hasTrained() && setTaskOptions(options)) { // keeps the settings
-                said += QString(" The context is now %1 characters (the Data tab), as measured; "
-                                "it was %2.")
-                            .arg(recipe->context)
+                said += QString(" The %1 is now %2 (the Data tab), as measured; it was %3.")
+                            .arg(label)
+                            .arg(recipe->settingValue)
                             .arg(before);
             } else {
-                said += QString(" Its figure needs a context of %1 characters (the Data tab, "
-                                "after Reset weights; now %2).")
-                            .arg(recipe->context)
+                said += QString(" Its figure needs a %1 of %2 (the Data tab, after Reset weights; "
+                                "now %3).")
+                            .arg(label)
+                            .arg(recipe->settingValue)
                             .arg(before);
             }
         }

@@ -102,6 +102,43 @@ int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fall
                      ValueRange{static_cast<double>(min), static_cast<double>(max), nullptr});
 }
 
+namespace {
+
+// Every kind's settings, or type's; a name two kinds share is listed once (the first kind's).
+std::vector<tasks::KindSetting> kindSettings(const tasks::TaskType* type)
+{
+    std::vector<tasks::KindSetting> out;
+    QStringList seen;
+    for (const tasks::TaskType* t : tasks::taskTypes()) {
+        if (type && t != type) continue;
+        for (const tasks::KindSetting& s : t->settings()) {
+            if (seen.contains(s.name)) continue;
+            seen << s.name;
+            out.push_back(s);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+void addKindSettings(QCommandLineParser& p, const tasks::TaskType* type)
+{
+    for (const tasks::KindSetting& s : kindSettings(type))
+        p.addOption(s.isFlag() ? QCommandLineOption(s.name, s.help)
+                               : QCommandLineOption(s.name, s.help, s.valueName));
+}
+
+void readKindSettings(const QCommandLineParser& p, tasks::TaskOptions& options,
+                      const tasks::TaskType* type)
+{
+    for (const tasks::KindSetting& s : kindSettings(type)) {
+        if (!p.isSet(s.name)) continue;
+        options.settings[s.name] =
+            s.isFlag() ? 1 : static_cast<int>(intOption(p, s.name, s.defaultValue, s.min, s.max));
+    }
+}
+
 QString printableLines(const QString& text)
 {
     QStringList lines = text.split('\n');

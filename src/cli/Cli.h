@@ -46,6 +46,14 @@ int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fall
 int64_t intOption(const QCommandLineParser& p, const QString& name, int64_t fallback, int64_t min,
                   int64_t max);
 
+// The settings only one kind of task reads (TaskType::settings: --image-size, --context...), as
+// options of the parser: every kind's, or only `type`'s. Each is named once.
+void addKindSettings(QCommandLineParser& p, const tasks::TaskType* type = nullptr);
+// The kinds' settings given on the command line into options.settings, each checked against its
+// range (a UsageError naming the option); every kind's, or only `type`'s.
+void readKindSettings(const QCommandLineParser& p, tasks::TaskOptions& options,
+                      const tasks::TaskType* type = nullptr);
+
 // Prints training progress: a bar redrawn in place on a terminal, plain lines otherwise; and the
 // trainer's notices (Progress::notice), one line each, even when quiet.
 class ProgressPrinter {

@@ -107,8 +107,7 @@ std::shared_ptr<tasks::ImageTask> openRaceImage(const QString& given, const QCom
                          other->title().toLower())
                             .toStdString());
     tasks::TaskOptions topt;
-    topt.trainingSize = static_cast<int>(intOption(p, "image-size", 512, 8, 8192));
-    topt.grayscale = p.isSet("grayscale");
+    readKindSettings(p, topt, &images);
     const QByteArray bytes = readDataFile(given);
     QString error;
     std::unique_ptr<tasks::ImageTask> task =
@@ -301,14 +300,13 @@ int runRace(const QStringList& args)
          "Times in seconds at which PSNR is recorded, comma-separated (default: "
          "up to three of 1, 2, 5, 10, 20... below S, then S).",
          "T1,T2"},
-        {"image-size", "Longest side used for training (default 512).", "PIXELS"},
-        {"grayscale", "Train on the gray version of a colour image."},
         {"threads", "CPU threads (default: all cores).", "N"},
         {"seed", "Seed of every preset's initial weights and batches (default 1).", "N"},
         {"out-dir", "Write each preset's reconstruction and psnr.csv here (see below).", "DIR"},
         {"json", "Write the results as JSON to this file.", "FILE"},
         {"quiet", "No progress lines on stderr."},
     });
+    addKindSettings(p, &tasks::imageTaskType());
     if (!parseOrHelp(p, args, "race", "IMAGE [--seconds S] [--presets a,b,c] [options]",
                      "Race the image presets: each learns the picture for the same time; a table "
                      "compares their PSNR.",

@@ -8,7 +8,6 @@
 #include "Model.h"
 #include "ModelFile.h"
 #include "ModelJson.h"
-#include "NamesTask.h"
 #include "PresetRecipe.h"
 #include "PrintableText.h"
 #include "RunDriver.h"
@@ -184,12 +183,9 @@ void addTrainingOptions(QCommandLineParser& p)
         {"metrics-json", "Write the final metrics as JSON to this file.", "FILE"},
         {"snapshots", "Images: write the reconstruction every --snapshot-every steps here.", "DIR"},
         {"snapshot-every", "Steps between snapshots (default 100).", "N"},
-        {"image-size", "Images: longest side used for training (default 512).", "PIXELS"},
-        {"grayscale", "Images: train on the gray version of a colour image."},
-        {"context", "Names: characters that predict the next one, 1 to 16 (default 3).", "N"},
-        {"keep-case", "Names: keep upper and lower case apart (default: lowercase)."},
-        {"quiet", "No progress output (notes about a stall or divergence still print)."},
     });
+    addKindSettings(p);
+    p.addOption({"quiet", "No progress output (notes about a stall or divergence still print)."});
 }
 
 // Options override the task's defaults (or, when resuming, the model's settings).
@@ -326,10 +322,7 @@ tasks::TaskOptions taskOptions(const QCommandLineParser& p)
     if (topt.valSplit + topt.testSplit >= 1)
         throw UsageError("--val-split and --test-split must add up to less than 1 (got " +
                          QString::number(topt.valSplit + topt.testSplit).toStdString() + ")");
-    topt.context = static_cast<int>(intOption(p, "context", 3, 1, tasks::kMaxNamesContext));
-    topt.keepCase = p.isSet("keep-case");
-    topt.trainingSize = static_cast<int>(intOption(p, "image-size", 512, 8, 8192));
-    topt.grayscale = p.isSet("grayscale");
+    readKindSettings(p, topt);
     return topt;
 }
 
@@ -444,24 +437,28 @@ void checkArguments(const QCommandLineParser& p)
 }
 
 // An option only other kinds of task read ("--context" for a table) is refused, saying which
-// kinds read it (TaskType::trainOptions), instead of training with it ignored. One set to 0
+// kinds read it (TaskType::readsOption), instead of training with it ignored. One set to 0
 // asks for nothing ("--folds 0", "--test-split 0": off) and passes, so a script may give it for
 // every kind of data.
 void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType& type,
                              const QString& given)
 {
-    for (const tasks::TaskType* other : tasks::taskTypes())
-        for (const QString& option : other->trainOptions()) {
-            if (!p.isSet(option) || type.trainOptions().contains(option)) continue;
+    for (const tasks::TaskType* other : tasks::taskTypes()) {
+        QStringList options = other->trainOptions();
+        for (const tasks::KindSetting& s : other->settings())
+            options << s.name;
+        for (const QString& option : options) {
+            if (!p.isSet(option) || type.readsOption(option)) continue;
             bool number = false;
             if (p.value(option).toDouble(&number) == 0 && number) continue;
             QStringList readers;
             for (const tasks::TaskType* t : tasks::taskTypes())
-                if (t->trainOptions().contains(option)) readers << t->title().toLower();
+                if (t->readsOption(option)) readers << t->title().toLower();
             throw UsageError(("--" + option + " applies to " + readers.join(" and ") + ", not to " +
                               type.title().toLower() + " (" + given + ")")
                                  .toStdString());
         }
+    }
 }
 
 // --task with --resume: the model's task is the one it continues; another is refused, not

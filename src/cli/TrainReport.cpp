@@ -9,7 +9,6 @@
 #include "Model.h"
 #include "ModelFile.h"
 #include "ModelJson.h"
-#include "NamesTask.h"
 #include "PresetRecipe.h"
 #include "PrintableText.h"
 #include "RunDriver.h"

@@ -16,7 +16,7 @@ namespace {
 // against 2.00 with the names task's defaults (adam, lr 0.003, batch 512).
 const PresetRecipe kRecipes[] = {
     {"names", "wavenet", "adamw", 0.001f, 32, 25, 0.05f, 0.f,
-     "validation 1.9805 on names-ssa2018.txt, context 8, split 80/10/10 seed 42", 8},
+     "validation 1.9805 on names-ssa2018.txt, context 8, split 80/10/10 seed 42", "context", 8},
 };
 
 } // namespace

@@ -22,7 +22,11 @@ struct PresetRecipe {
     float weightDecay = NAN;
     float labelSmoothing = NAN;
     const char* why = ""; // where the recipe's figure was measured
-    int context = 0;      // the names context it was measured at (0: any); not set by it
+    // A setting of the kind's data it was measured at (KindSetting: the names' "context", 8), or
+    // none (""): the studio sets it with the preset while the data may still change; the CLI
+    // leaves it to its option.
+    const char* setting = "";
+    int settingValue = 0;
 
     // "--optimizer adamw --lr 0.001 --batch 32 --epochs 25 --weight-decay 0.05
     // --label-smoothing 0": the options that set the same.

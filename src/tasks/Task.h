@@ -9,6 +9,7 @@
 #include "Trainer.h"
 
 #include <QJsonObject>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -113,12 +114,9 @@ struct TaskOptions {
     // k-fold cross-validation (CrossValidation.h) instead of a validation split: < 0 the task's
     // choice (a small table: kDefaultFolds), 0 off, K >= 2 that many folds. Tables only.
     int folds = -1;
-    // images
-    int trainingSize = 512; // longest side used for training
-    bool grayscale = false; // force grayscale
-    // names
-    int context = 3;
-    bool keepCase = false;
+    // The settings only one kind reads (TaskType::settings: a picture's training size, the names'
+    // context...), by name; one not set here takes its default (TaskType::setting reads it).
+    QMap<QString, int> settings;
     MessageReader reader = MessageReader::Cli; // who reads the notes and errors
 };
 

@@ -1,6 +1,7 @@
 #include "TaskType.h"
 
 #include "PresetRecipe.h"
+#include "Task.h"
 
 #include "ImageTask.h"
 #include "NamesTask.h"
@@ -48,6 +49,22 @@ QString TaskType::presetHelp(int indent) const
         first = false;
     }
     return text;
+}
+
+bool TaskType::readsOption(const QString& name) const
+{
+    if (trainOptions().contains(name)) return true;
+    for (const KindSetting& s : settings())
+        if (s.name == name) return true;
+    return false;
+}
+
+int TaskType::setting(const TaskOptions& options, const QString& name) const
+{
+    for (const KindSetting& s : settings())
+        if (s.name == name) return options.settings.value(name, s.defaultValue);
+    Q_ASSERT_X(false, "TaskType::setting", "a setting the kind does not declare");
+    return 0;
 }
 
 QString TaskType::describeSaved(const QJsonObject& savedTask) const

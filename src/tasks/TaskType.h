@@ -61,6 +61,23 @@ struct MetricInfo {
     QString lossNote;
 };
 
+// A setting of the data that only one kind of task reads (the names' context, a picture's training
+// size): the kind declares it (TaskType::settings); `ironlearn-cli train` offers it as --NAME with
+// this help, the kind's page on the studio's Data tab sets it, and TaskOptions::settings carries
+// it by name to the kind. A number is an integer from min to max; a flag is 0 (off) unless given.
+struct KindSetting {
+    QString name;      // "context": --context, and its key in TaskOptions::settings
+    QString help;      // its line in train --help
+    QString valueName; // "N"; empty for a flag
+    QString label;     // in the studio's words: "context", "training size"
+    int defaultValue = 0;
+    int min = 0, max = 1;
+    // It changes how much of the data trains, not what the data is (a picture's training size):
+    // the studio's run list shows runs at any value of it as runs on the same data.
+    bool amountOnly = false;
+    bool isFlag() const { return valueName.isEmpty(); }
+};
+
 class TaskType {
 public:
     virtual ~TaskType() = default;
@@ -80,10 +97,16 @@ public:
     // Whether this task reads path, judged by its suffix.
     bool supportsFile(const QString& path) const;
 
-    // The options of `ironlearn-cli train` that only some kinds read and this one does (their
-    // names, without "--"): the CLI refuses such an option for a kind that does not list it,
-    // rather than train with it ignored.
+    // The options of `ironlearn-cli train` that only some kinds read and this one does, besides its
+    // settings (their names, without "--"): the CLI refuses such an option for a kind that does
+    // not read it (readsOption), rather than train with it ignored.
     virtual QStringList trainOptions() const { return {}; }
+    // The settings only this kind reads (KindSetting); none by default.
+    virtual std::vector<KindSetting> settings() const { return {}; }
+    // Whether `train --NAME` means something for this kind: one of its trainOptions or settings.
+    bool readsOption(const QString& name) const;
+    // Its setting `name` in options (TaskOptions::settings), or the setting's default.
+    int setting(const TaskOptions& options, const QString& name) const;
     // Whether its models may be chosen by k-fold cross-validation (TaskOptions::folds;
     // CrossValidation.h): the kinds that read --folds. The studio's Cross-validation row follows.
     bool crossValidates() const { return trainOptions().contains(QStringLiteral("folds")); }

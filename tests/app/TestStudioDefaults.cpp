@@ -5,6 +5,7 @@
 // normalised scale of the loss, the loss chart says which scale it is on, and the metric chart
 // draws the validation RMSE in the file's units over the run.
 #include "ChartsPanel.h"
+#include "ImageTask.h"
 #include "Session.h"
 #include "StudioTestCase.h"
 
@@ -74,8 +75,9 @@ void TestStudioDefaults::cleanup()
 void TestStudioDefaults::imageSampleOpensAtTheStudioTrainingSize()
 {
     openSample("camera");
-    QCOMPARE(session()->taskOptions().trainingSize, Session::kDefaultImageTrainingSize);
-    QCOMPARE(Session::kDefaultImageTrainingSize, 256);
+    QCOMPARE(
+        il::tasks::imageTaskType().setting(session()->taskOptions(), il::tasks::kImageSizeSetting),
+        256);
     QCOMPARE(imageTrainingSize(), QSize(256, 256));
     QCOMPARE(find<QSpinBox>("trainingSizeSpinBox")->value(), 256);
     QVERIFY2(session()->spec().contains(":1.203"),

@@ -4,6 +4,7 @@
 // the layer text does not parse, by every way to start, and says why; an output width in the
 // layer text is explained next to the text when it is written back without it.
 #include "ModelState.h"
+#include "NamesTask.h"
 #include "StudioTestCase.h"
 #include "TrainingWorker.h"
 
@@ -65,6 +66,12 @@ private:
         session()->worker()->post([&c](ModelState& m) { c = m.config; });
         session()->worker()->waitForIdle();
         return c;
+    }
+    // The names' context the session opens its data with (the setting's default when not set).
+    int contextSetting() const
+    {
+        return il::tasks::namesTaskType().setting(session()->taskOptions(),
+                                                  il::tasks::kContextSetting);
     }
     QTemporaryDir m_dir;
 };
@@ -269,13 +276,13 @@ void TestStudioSetup::presetCarriesItsRecipe()
 {
     openSample("names-ssa2018");
     const TrainerConfig defaults = session()->config();
-    QCOMPARE(session()->taskOptions().context, 3);
+    QCOMPARE(contextSetting(), 3);
     QVERIFY(defaults.optimizer.name() != "adamw");
     auto* note = find<QLabel>("recipeNoteLabel");
     QVERIFY(note->isHidden());
 
     choosePreset("wavenet");
-    QCOMPARE(session()->taskOptions().context, 8);
+    QCOMPARE(contextSetting(), 8);
     QCOMPARE(find<QSpinBox>("contextSpinBox")->value(), 8);
     QVERIFY2(session()->spec().contains("merge:2"), qPrintable(session()->spec()));
     QVERIFY(note->isVisibleTo(find<QWidget>("modelPanel")));

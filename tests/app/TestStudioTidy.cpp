@@ -6,6 +6,7 @@
 // window geometry fit a 1024x700 screen: this executable runs on one (its own offscreen screen
 // configuration, written in main()). The window and the helpers are StudioTestCase.h's.
 #include "ChartsPanel.h"
+#include "ImageTask.h"
 #include "NumberFormat.h"
 #include "RaceWindow.h"
 #include "ScreenFit.h"
@@ -279,7 +280,8 @@ void TestStudioTidy::grayPictureIsNotOfferedAGrayVersion()
     QVERIFY(gray->isEnabled());
     QVERIFY(!gray->isChecked());
     gray->click(); // trained gray now: the box stays, to go back to colour
-    QTRY_VERIFY(session()->taskOptions().grayscale);
+    QTRY_VERIFY(
+        il::tasks::imageTaskType().setting(session()->taskOptions(), il::tasks::kGrayscaleSetting));
     QVERIFY(gray->isVisible() && gray->isEnabled() && gray->isChecked());
 }
 

@@ -29,7 +29,7 @@ std::shared_ptr<Task> openPicture(const QImage& image)
     buffer.open(QIODevice::WriteOnly);
     image.save(&buffer, "png");
     TaskOptions options;
-    options.trainingSize = 64;
+    options.settings[kImageSizeSetting] = 64;
     QString error;
     std::shared_ptr<Task> task = openTask("picture.png", bytes, options, &error);
     if (!task) qWarning("%s", qPrintable(error));

@@ -251,7 +251,7 @@ void TestImageTask::forcedGrayscale()
     QImage img(1, 1, QImage::Format_RGB32);
     img.fill(qRgb(200, 100, 50));
     TaskOptions o;
-    o.grayscale = true;
+    o.settings[kGrayscaleSetting] = 1;
     auto t = open(img, o);
     QCOMPARE(t->data().outputWidth, 1);
     QCOMPARE(t->data().trainY[0], std::lround(0.299 * 200 + 0.587 * 100 + 0.114 * 50) / 255.f);
@@ -262,7 +262,7 @@ void TestImageTask::forcedGrayscale()
 void TestImageTask::downscaleKeepsOriginal()
 {
     TaskOptions o;
-    o.trainingSize = 40;
+    o.settings[kImageSizeSetting] = 40;
     auto t = open(testPicture(100, 50), o);
     QVERIFY(t);
     const ImageTask& it = image(*t);
@@ -468,7 +468,7 @@ void TestImageTask::renderLimits()
 void TestImageTask::reopenForModel()
 {
     TaskOptions o;
-    o.trainingSize = 32;
+    o.settings[kImageSizeSetting] = 32;
     const QImage picture = testPicture(64, 48);
     auto t = open(picture, o);
     Network net(*m_backend, 2, "dense:64,sine:30,dense:64,sine:30,dense", 3);
@@ -745,7 +745,7 @@ void TestImageTask::writePngStreams()
 void TestImageTask::uploadPixelsIsTheData()
 {
     TaskOptions o;
-    o.trainingSize = 300; // bands of several rows, the last one short
+    o.settings[kImageSizeSetting] = 300; // bands of several rows, the last one short
     auto t = open(testPicture(300, 250), o);
     ImageTask& task = image(*t);
     const std::vector<float> x = t->data().trainX, y = t->data().trainY;

@@ -25,8 +25,8 @@ std::unique_ptr<Task> open(const QByteArray& text, QString* error, int context =
 {
     TaskOptions o;
     o.task = "names";
-    o.context = context;
-    o.keepCase = keepCase;
+    o.settings[kContextSetting] = context;
+    o.settings[kKeepCaseSetting] = keepCase;
     o.valSplit = valSplit;
     o.seed = seed;
     return openTask("names.txt", text, o, error);
@@ -443,7 +443,7 @@ void TestNamesTask::jsonRoundTrip()
     // Resume: the same split from the saved settings, whatever the options say now.
     TaskOptions other;
     other.seed = 123;
-    other.context = 2;
+    other.settings[kContextSetting] = 2;
     auto resumed = openTaskForModel("names.txt", text, model->info.task, false, other, &error);
     QVERIFY2(resumed, qPrintable(error));
     QCOMPARE(resumed->data().trainX, t->data().trainX);

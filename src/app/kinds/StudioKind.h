@@ -6,6 +6,8 @@
 // folder here (tabular/, image/, names/): a new kind is a new folder and one line in the list.
 #pragma once
 
+#include <QMap>
+#include <QString>
 #include <QWidget>
 
 #include <initializer_list>
@@ -60,6 +62,9 @@ struct StudioKindExtras {
     // After a scripted run (--train-steps, before --screenshot), given the main window: show what
     // the run made (names: generate a few). Null: nothing to do.
     void (*afterScriptedRun)(QWidget* window) = nullptr;
+    // The kind's settings (TaskType::settings) that the studio opens its data with where they
+    // differ from the kind's defaults (the CLI's), by name.
+    QMap<QString, int> studioSettings;
 };
 
 class StudioKind {

@@ -75,7 +75,13 @@ class ImageTaskType final : public TaskType {
 public:
     QString name() const override { return "image"; }
     QString title() const override { return "Images"; }
-    QStringList trainOptions() const override { return {"image-size", "grayscale"}; }
+    std::vector<KindSetting> settings() const override
+    {
+        return {{kImageSizeSetting, "Images: longest side used for training (default 512).",
+                 "PIXELS", "training size", 512, 8, 8192, true},
+                {kGrayscaleSetting, "Images: train on the gray version of a colour image.", "",
+                 "gray version"}};
+    }
     TaskOutput output() const override { return TaskOutput::Image; }
     OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(imageOnnxGraph); }
     PyTorchSections pytorch() const override
@@ -394,7 +400,9 @@ std::unique_ptr<ImageTask> openImageTask(const QString& path, const QByteArray& 
         return nullptr;
     }
     io::LoadedImage loaded;
-    const bool gray = savedTask ? saved.channels == 1 : options.grayscale;
+    const int trainingSize = imageTaskType().setting(options, kImageSizeSetting);
+    const bool gray =
+        savedTask ? saved.channels == 1 : imageTaskType().setting(options, kGrayscaleSetting) != 0;
     if (!io::loadImage(bytes, path, gray, loaded, error)) return nullptr;
     const QImage& image = loaded.image;
     QStringList notes;
@@ -435,13 +443,13 @@ std::unique_ptr<ImageTask> openImageTask(const QString& path, const QByteArray& 
                                   ? " (the aspect ratio differs)"
                                   : "");
     } else {
-        if (options.trainingSize < 1) {
+        if (trainingSize < 1) {
             if (error) *error = path + ": the training size must be at least 1 pixel";
             return nullptr;
         }
         const int longest = std::max(image.width(), image.height());
-        if (longest > options.trainingSize) {
-            const double f = static_cast<double>(options.trainingSize) / longest;
+        if (longest > trainingSize) {
+            const double f = static_cast<double>(trainingSize) / longest;
             size = QSize(std::max(1, static_cast<int>(std::lround(image.width() * f))),
                          std::max(1, static_cast<int>(std::lround(image.height() * f))));
             notes << QString("downscaled from %1x%2 to %3x%4 for training (%5 %6)")
@@ -450,7 +458,7 @@ std::unique_ptr<ImageTask> openImageTask(const QString& path, const QByteArray& 
                          .arg(size.width())
                          .arg(size.height())
                          .arg(forReader(options.reader, "--image-size", "training size"))
-                         .arg(options.trainingSize);
+                         .arg(trainingSize);
         }
     }
     // Smooth scaling averages the pixels each training pixel covers (no aliasing).

@@ -18,6 +18,12 @@
 
 namespace il::tasks {
 
+// The image kind's settings (KindSetting, TaskOptions::settings): the longest side of the picture
+// used for training (8 to 8192 pixels, 512 by default), and training on the gray version of a
+// colour picture.
+inline const QString kImageSizeSetting = QStringLiteral("image-size");
+inline const QString kGrayscaleSetting = QStringLiteral("grayscale");
+
 // Render sizes: each side from 64 to 8192 pixels.
 inline constexpr int kMinRenderSide = 64;
 inline constexpr int kMaxRenderSide = 8192;
@@ -139,8 +145,8 @@ public:
                     NetworkInside& inside) const override;
     void describeOptions(TaskOptions& options) const override
     {
-        options.trainingSize = std::max(m_training.width(), m_training.height());
-        options.grayscale = m_geometry.channels == 1;
+        options.settings[kImageSizeSetting] = std::max(m_training.width(), m_training.height());
+        options.settings[kGrayscaleSetting] = m_geometry.channels == 1;
     }
     // PSNR, SSIM and MSE of the whole picture, measured a band of rows at a time (memory: one
     // band and an SSIM ring, whatever the size). reconstruction: if given, also filled with the

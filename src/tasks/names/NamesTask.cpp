@@ -41,7 +41,16 @@ class NamesTaskType final : public TaskType {
 public:
     QString name() const override { return "names"; }
     QString title() const override { return "Names"; }
-    QStringList trainOptions() const override { return {"context", "keep-case", "test-split"}; }
+    QStringList trainOptions() const override { return {"test-split"}; }
+    std::vector<KindSetting> settings() const override
+    {
+        return {{kContextSetting,
+                 QString("Names: characters that predict the next one, 1 to %1 (default 3).")
+                     .arg(kMaxNamesContext),
+                 "N", "context", 3, 1, kMaxNamesContext},
+                {kKeepCaseSetting, "Names: keep upper and lower case apart (default: lowercase).",
+                 "", "upper and lower case apart"}};
+    }
     TaskOutput output() const override { return TaskOutput::Names; }
     OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(namesOnnxGraph); }
     PyTorchSections pytorch() const override
@@ -361,22 +370,23 @@ std::unique_ptr<Task> openNamesTask(const QString& path, const QByteArray& bytes
         if (error && !options.modelPath.isEmpty()) *error = options.modelPath + ": " + *error;
         return nullptr;
     }
-    if (!savedTask && (options.context < 1 || options.context > kMaxNamesContext)) {
+    const int context = namesTaskType().setting(options, kContextSetting);
+    const bool keepCase = namesTaskType().setting(options, kKeepCaseSetting) != 0;
+    if (!savedTask && (context < 1 || context > kMaxNamesContext)) {
         fail(error, QString("the context must be 1 to %1 characters, got %2")
                         .arg(kMaxNamesContext)
-                        .arg(options.context));
+                        .arg(context));
         return nullptr;
     }
-    const io::NamesReadResult file =
-        io::parseNames(bytes, path, savedTask ? s.keepCase : options.keepCase);
+    const io::NamesReadResult file = io::parseNames(bytes, path, savedTask ? s.keepCase : keepCase);
     if (!file.ok) {
         fail(error, file.error);
         return nullptr;
     }
     const auto& names = file.file.names;
     if (!savedTask) {
-        s.context = options.context;
-        s.keepCase = options.keepCase;
+        s.context = context;
+        s.keepCase = keepCase;
         if (!buildAlphabet(names, path, s, error)) return nullptr;
     }
     std::vector<std::vector<int32_t>> ids;

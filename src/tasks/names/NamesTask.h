@@ -30,6 +30,10 @@ inline constexpr int64_t kMaxAlphabet = 10000;
 // The longest context window (--context, and a saved model's): makemore's hierarchical models
 // read 8 to 16 characters.
 inline constexpr int kMaxNamesContext = 16;
+// The names kind's settings (KindSetting, TaskOptions::settings): the characters that predict the
+// next one (1 to kMaxNamesContext, 3 by default), and keeping upper and lower case apart.
+inline const QString kContextSetting = QStringLiteral("context");
+inline const QString kKeepCaseSetting = QStringLiteral("keep-case");
 
 // The wavenet preset for a context window and vocabulary: an embedding of 24, then merges of
 // consecutive positions (pairs while they divide the positions left, else all of them), each
@@ -149,8 +153,8 @@ public:
                     NetworkInside& inside) const override;
     void describeOptions(TaskOptions& options) const override
     {
-        options.context = schema().context;
-        options.keepCase = schema().keepCase;
+        options.settings[kContextSetting] = schema().context;
+        options.settings[kKeepCaseSetting] = schema().keepCase;
         options.valSplit = schema().valSplit;
     }
     // The names in the file, and the first kNamesPreviewCount of them as read (case handled).

@@ -41,10 +41,13 @@ void ImageDataPage::refresh()
             .arg(t.height())
             .arg(tasks::countOf(static_cast<qint64>(t.width()) * t.height(), "example", QLocale()))
             .arg(gray ? "one brightness each" : "three colour values each"));
-    m_ui->trainingSizeSpinBox->setValue(m_session->taskOptions().trainingSize);
+    const tasks::TaskOptions& options = m_session->taskOptions();
+    const tasks::TaskType& images = tasks::imageTaskType();
+    m_ui->trainingSizeSpinBox->setValue(images.setting(options, tasks::kImageSizeSetting));
     // A gray picture has no gray version to offer; one trained gray keeps the box to go back.
-    const bool colour = !gray || m_session->taskOptions().grayscale;
-    m_ui->grayscaleCheckBox->setChecked(m_session->taskOptions().grayscale || gray);
+    const bool trainsGray = images.setting(options, tasks::kGrayscaleSetting) != 0;
+    const bool colour = !gray || trainsGray;
+    m_ui->grayscaleCheckBox->setChecked(trainsGray || gray);
     m_ui->grayscaleCheckBox->setEnabled(colour);
     m_ui->grayscaleCheckBox->setVisible(colour);
     m_updating = false;
@@ -54,11 +57,10 @@ void ImageDataPage::optionsEdited()
 {
     if (m_updating || !m_session || !m_session->task()) return;
     tasks::TaskOptions options = m_session->taskOptions();
-    options.trainingSize = m_ui->trainingSizeSpinBox->value();
-    options.grayscale =
+    options.settings[tasks::kImageSizeSetting] = m_ui->trainingSizeSpinBox->value();
+    options.settings[tasks::kGrayscaleSetting] =
         m_ui->grayscaleCheckBox->isChecked() && m_ui->grayscaleCheckBox->isEnabled();
-    const tasks::TaskOptions& now = m_session->taskOptions();
-    if (options.trainingSize == now.trainingSize && options.grayscale == now.grayscale) return;
+    if (options.settings == m_session->taskOptions().settings) return;
     reopenWith(m_session, options);
 }
 

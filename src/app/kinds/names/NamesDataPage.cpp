@@ -57,10 +57,9 @@ void NamesDataPage::optionsEdited()
 {
     if (m_updating || !m_session || !m_session->task()) return;
     tasks::TaskOptions options = m_session->taskOptions();
-    options.context = m_ui->contextSpinBox->value();
-    options.keepCase = m_ui->keepCaseCheckBox->isChecked();
-    const tasks::TaskOptions& now = m_session->taskOptions();
-    if (options.context == now.context && options.keepCase == now.keepCase) return;
+    options.settings[tasks::kContextSetting] = m_ui->contextSpinBox->value();
+    options.settings[tasks::kKeepCaseSetting] = m_ui->keepCaseCheckBox->isChecked();
+    if (options.settings == m_session->taskOptions().settings) return;
     reopenWith(m_session, options);
 }
 
