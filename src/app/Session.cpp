@@ -73,12 +73,6 @@ const tasks::TaskType* Session::taskType() const
     return m_task ? &m_task->type() : m_modelType;
 }
 
-tasks::TaskOutput Session::output() const
-{
-    const tasks::TaskType* type = taskType();
-    return type ? type->output() : tasks::TaskOutput::None;
-}
-
 // ---- model ----------------------------------------------------------------------------------
 
 // A model file as the worker thread reads it, with the data it was trained on when found.

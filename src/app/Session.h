@@ -80,8 +80,8 @@ public:
     const QByteArray& dataBytes() const { return m_dataBytes; }
     // What kind of task the open data or model is: null when neither is open.
     const tasks::TaskType* taskType() const;
-    // What its models are for (which output page shows it); None when nothing is open.
-    tasks::TaskOutput output() const;
+    // Whether the open data or model is of this kind (a kind's pages ask for their own).
+    bool isKind(const tasks::TaskType& type) const { return taskType() == &type; }
     // The task metadata: the open data's, or the opened model's.
     QJsonObject taskJson() const { return m_task ? m_task->toJson() : m_modelTaskJson; }
     // Inputs, outputs and embedding vocabulary the network must have.

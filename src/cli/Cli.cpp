@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -330,6 +331,29 @@ std::unique_ptr<Backend> makeBackend(const QString& name, int threads, bool tf32
     } catch (const BackendError& e) {
         throw DataError(std::string(e.what()) + "; use --backend cpu (see: ironlearn-cli devices)");
     }
+}
+
+namespace {
+
+std::vector<Command>& registeredCommands()
+{
+    static std::vector<Command> all;
+    return all;
+}
+
+} // namespace
+
+CommandRegistration::CommandRegistration(const Command& command)
+{
+    registeredCommands().push_back(command);
+}
+
+std::vector<Command> commands()
+{
+    std::vector<Command> all = registeredCommands();
+    std::sort(all.begin(), all.end(),
+              [](const Command& a, const Command& b) { return a.order < b.order; });
+    return all;
 }
 
 } // namespace il::cli

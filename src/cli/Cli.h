@@ -12,6 +12,7 @@
 #include <QStringList>
 
 #include <stdexcept>
+#include <vector>
 
 namespace il::cli {
 
@@ -111,7 +112,6 @@ void checkSavedTask(const QString& modelPath, const QJsonObject& task);
 
 // Resolves ":sample/NAME" (bundled samples) or a plain path; throws DataError if missing.
 QString resolveDataPath(const QString& path);
-// Reads the table at resolved (from resolveDataPath); messages name it as given, so a bundled
 // Reads a data file or a bundled sample (:sample/NAME); throws DataError naming it.
 QByteArray readDataFile(const QString& given);
 
@@ -119,9 +119,22 @@ QByteArray readDataFile(const QString& given);
 // it is unavailable (no NVIDIA driver, no device...), UsageError for an unknown name.
 std::unique_ptr<Backend> makeBackend(const QString& name, int threads, bool tf32 = false);
 
-int runTrain(const QStringList& args);
-int runEvaluate(const QStringList& args);
-int runInfo(const QStringList& args);
-int runDevices(const QStringList& args);
+// ---- commands -----------------------------------------------------------------------------
+// A command of ironlearn-cli. Each registers itself in its own file (a static CommandRegistration
+// there), so a kind of task's commands live in its folder, src/cli/kinds/<kind>/ (predict for
+// tables, render and race for images, generate for names), and no list elsewhere names them.
+struct Command {
+    int order;            // its place in the usage, lowest first
+    const char* name;     // "predict"
+    const char* usage;    // its line of the usage, after the name: " MODEL DATA  predict every..."
+    const char* examples; // lines for the usage's examples, each ending in a newline; or ""
+    int (*run)(const QStringList& args);
+};
+class CommandRegistration {
+public:
+    explicit CommandRegistration(const Command& command);
+};
+// Every registered command, in order.
+std::vector<Command> commands();
 
 } // namespace il::cli

@@ -84,4 +84,12 @@ int runExport(const QStringList& args)
     return ExitOk;
 }
 
+namespace {
+
+const CommandRegistration kExportCommand(
+    {80, "export", " MODEL      export a model to PyTorch or ONNX (--to pytorch|onnx --out PATH)",
+     "  ironlearn-cli export iris.safetensors --to pytorch --out iris-pytorch\n", runExport});
+
+} // namespace
+
 } // namespace il::cli

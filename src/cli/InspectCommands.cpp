@@ -258,4 +258,21 @@ int runSamples(const QStringList& args)
     return ExitOk;
 }
 
+namespace {
+
+const CommandRegistration kEvaluateCommand({20, "evaluate",
+                                            " MODEL DATA  measure a saved model on a data file", "",
+                                            runEvaluate});
+const CommandRegistration
+    kInfoCommand({40, "info", " MODEL        describe a saved model: task, layers, training so far",
+                  "", runInfo});
+const CommandRegistration kDevicesCommand(
+    {90, "devices", "           list the CPU and CUDA devices, or why CUDA is unavailable", "",
+     runDevices});
+const CommandRegistration kSamplesCommand(
+    {100, "samples", "           list the bundled sample datasets (use them as :sample/NAME)", "",
+     runSamples});
+
+} // namespace
+
 } // namespace il::cli

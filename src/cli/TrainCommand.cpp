@@ -580,4 +580,12 @@ int runTrain(const QStringList& args)
     return failed ? ExitDataError : ExitOk;
 }
 
+namespace {
+
+const CommandRegistration kTrainCommand(
+    {10, "train", " DATA        train a network on a data file (table, image, names) and save it",
+     "", runTrain});
+
+} // namespace
+
 } // namespace il::cli

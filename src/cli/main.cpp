@@ -12,51 +12,46 @@
 
 namespace {
 
-const char* kUsage =
-    "Usage: ironlearn-cli COMMAND [options]\n"
-    "\n"
-    "Train small neural networks from the command line (the engine of Iron Learn Studio).\n"
-    "\n"
-    "Commands:\n"
-    "  train DATA        train a network on a data file (table, image, names) and save it\n"
-    "  evaluate MODEL DATA  measure a saved model on a data file\n"
-    "  predict MODEL DATA  predict every row of a table (--out predictions.csv)\n"
-    "  info MODEL        describe a saved model: task, layers, training so far\n"
-    "  render MODEL      draw an image model at any size as a PNG (--size WxH --out FILE)\n"
-    "  race IMAGE        race the image presets on one picture for equal time (--seconds S)\n"
-    "  generate MODEL    invent names with a names model (--count N --temperature T)\n"
-    "  export MODEL      export a model to PyTorch or ONNX (--to pytorch|onnx --out PATH)\n"
-    "  devices           list the CPU and CUDA devices, or why CUDA is unavailable\n"
-    "  samples           list the bundled sample datasets (use them as :sample/NAME)\n"
-    "\n"
-    "  ironlearn-cli COMMAND --help    options of a command\n"
-    "  ironlearn-cli --version\n"
-    "\n"
-    "Examples:\n"
-    "  ironlearn-cli train :sample/iris.csv --out iris.safetensors\n"
-    "  ironlearn-cli predict iris.safetensors flowers.csv --out predictions.csv\n"
-    "  ironlearn-cli train :sample/camera.png --backend cuda --out camera.safetensors\n"
-    "  ironlearn-cli render camera.safetensors --size 2048x2048 --out camera-2k.png\n"
-    "  ironlearn-cli train :sample/names-ssa2018.txt --out names.safetensors\n"
-    "  ironlearn-cli generate names.safetensors --count 20 --temperature 0.8\n"
-    "  ironlearn-cli export iris.safetensors --to pytorch --out iris-pytorch\n"
-    "\n"
-    "Environment:\n"
-    "  IRONLEARN_SIMD          SIMD target of the CPU kernels: ssse3, sse4, avx2 or avx512\n"
-    "                          (default: the best this CPU runs; see devices)\n"
-    "  IRONLEARN_CUDA_MODULE   the CUDA module to load (libironlearn-cuda.so), instead of\n"
-    "                          looking in <prefix>/" IRONLEARN_INSTALL_MODULEDIR "\n"
-    "  IRONLEARN_DISABLE_CUDA  when set (and not 0), CUDA is not used\n"
-    "  IRONLEARN_SAMPLES_DIR   the directory of the samples, instead of\n"
-    "                          <prefix>/share/ironlearn/samples\n"
-    "\n"
-    "Files:\n"
-    "  <prefix>/share/ironlearn/samples  the bundled samples (:sample/NAME); <prefix> is the\n"
-    "                          directory above the program's, /usr for the Debian packages\n"
-    "  <prefix>/" IRONLEARN_INSTALL_MODULEDIR "/libironlearn-cuda.so\n"
-    "                          the CUDA backend (package ironlearn-cuda)\n"
-    "\n"
-    "Exit status: 0 success, 1 data or model error, 2 usage error.\n";
+// The usage: its commands and their examples come from the commands themselves (Cli.h).
+QString usage()
+{
+    QString commands, examples;
+    for (const il::cli::Command& c : il::cli::commands()) {
+        commands += QString("  %1%2\n").arg(QLatin1String(c.name), QLatin1String(c.usage));
+        examples += QLatin1String(c.examples);
+    }
+    return "Usage: ironlearn-cli COMMAND [options]\n"
+           "\n"
+           "Train small neural networks from the command line (the engine of Iron Learn Studio).\n"
+           "\n"
+           "Commands:\n" +
+           commands +
+           "\n"
+           "  ironlearn-cli COMMAND --help    options of a command\n"
+           "  ironlearn-cli --version\n"
+           "\n"
+           "Examples:\n" +
+           examples +
+           "\n"
+           "Environment:\n"
+           "  IRONLEARN_SIMD          SIMD target of the CPU kernels: ssse3, sse4, avx2 or avx512\n"
+           "                          (default: the best this CPU runs; see devices)\n"
+           "  IRONLEARN_CUDA_MODULE   the CUDA module to load (libironlearn-cuda.so), instead of\n"
+           "                          looking in <prefix>/" IRONLEARN_INSTALL_MODULEDIR "\n"
+           "  IRONLEARN_DISABLE_CUDA  when set (and not 0), CUDA is not used\n"
+           "  IRONLEARN_SAMPLES_DIR   the directory of the samples, instead of\n"
+           "                          <prefix>/share/ironlearn/samples\n"
+           "\n"
+           "Files:\n"
+           "  <prefix>/share/ironlearn/samples  the bundled samples (:sample/NAME); <prefix> is "
+           "the\n"
+           "                          directory above the program's, /usr for the Debian "
+           "packages\n"
+           "  <prefix>/" IRONLEARN_INSTALL_MODULEDIR "/libironlearn-cuda.so\n"
+           "                          the CUDA backend (package ironlearn-cuda)\n"
+           "\n"
+           "Exit status: 0 success, 1 data or model error, 2 usage error.\n";
+}
 
 // One line on stderr: prefix, then the message with anything a file put in it (a newline, an
 // escape sequence, a bidirectional override) shown escaped (io::printable).
@@ -75,15 +70,6 @@ QString subjectPrefix()
 
 } // namespace
 
-namespace il::cli {
-int runSamples(const QStringList& args);
-int runPredict(const QStringList& args);
-int runGenerate(const QStringList& args);
-int runRender(const QStringList& args);
-int runRace(const QStringList& args);
-int runExport(const QStringList& args);
-} // namespace il::cli
-
 int main(int argc, char** argv)
 {
     il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
@@ -97,13 +83,13 @@ int main(int argc, char** argv)
     il::cli::installSignalHandlers();
     QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty()) {
-        std::fputs(kUsage, stderr);
+        std::fputs(usage().toUtf8().constData(), stderr);
         return il::cli::ExitUsage;
     }
     const QString command = args.takeFirst();
     try {
         if (command == "--help" || command == "-h" || command == "help") {
-            std::fputs(kUsage, stdout);
+            std::fputs(usage().toUtf8().constData(), stdout);
             return il::cli::ExitOk;
         }
         if (command == "--version" || command == "-v") {
@@ -113,16 +99,8 @@ int main(int argc, char** argv)
         // The environment's SIMD choice is the program's, not a data file's: a bad one is
         // reported before any command names its file.
         il::simd::applyTargetFromEnvironment();
-        if (command == "train") return il::cli::runTrain(args);
-        if (command == "evaluate") return il::cli::runEvaluate(args);
-        if (command == "predict") return il::cli::runPredict(args);
-        if (command == "info") return il::cli::runInfo(args);
-        if (command == "devices") return il::cli::runDevices(args);
-        if (command == "samples") return il::cli::runSamples(args);
-        if (command == "generate") return il::cli::runGenerate(args);
-        if (command == "export") return il::cli::runExport(args);
-        if (command == "render") return il::cli::runRender(args);
-        if (command == "race") return il::cli::runRace(args);
+        for (const il::cli::Command& c : il::cli::commands())
+            if (command == QLatin1String(c.name)) return c.run(args);
         printError("ironlearn-cli: unknown command " + il::io::quoted(command, 40),
                    " (see: ironlearn-cli --help)");
         return il::cli::ExitUsage;

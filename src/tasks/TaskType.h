@@ -7,14 +7,13 @@
 // descriptions; nothing outside src/tasks compares a task's name with a string.
 #pragma once
 
+#include <QByteArray>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
 #include <vector>
-
-class QByteArray;
 
 namespace il::io {
 struct PyTorchKinds;
@@ -36,11 +35,6 @@ namespace il::tasks {
 
 class Task;
 struct TaskOptions;
-
-// What a task's models are for, and so which studio page shows them and which CLI command
-// serves them: predictions per table row (predict), pictures (render), names (generate).
-// None: no data or model is open.
-enum class TaskOutput { None, Table, Image, Names };
 
 struct LayerPreset {
     QString name;
@@ -86,7 +80,6 @@ public:
     virtual QString name() const = 0;
     // For people, plural: "Tables", "Images", "Names" (menus, file dialogs).
     virtual QString title() const = 0;
-    virtual TaskOutput output() const = 0;
 
     // File name suffixes it reads, lower case without the dot.
     virtual QStringList fileSuffixes() const = 0;
@@ -110,6 +103,15 @@ public:
     // Whether its models may be chosen by k-fold cross-validation (TaskOptions::folds;
     // CrossValidation.h): the kinds that read --folds. The studio's Cross-validation row follows.
     bool crossValidates() const { return trainOptions().contains(QStringLiteral("folds")); }
+
+    // A small file of this kind's data, made here (a few table rows, a tiny picture, a dozen
+    // names): the registry-wide tests open every kind's (each preset builds on it, the task
+    // knows its type), so that a new kind is covered by them with no test edits.
+    struct Example {
+        QString fileName; // a name whose suffix the kind reads: "example.csv"
+        QByteArray bytes;
+    };
+    virtual Example example() const = 0;
 
     // Layer presets; the first is the default.
     virtual std::vector<LayerPreset> presets() const = 0;

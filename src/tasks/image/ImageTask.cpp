@@ -6,6 +6,7 @@
 #include "LayerRegistry.h"
 #include "Limits.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
 
@@ -82,7 +83,19 @@ public:
                 {kGrayscaleSetting, "Images: train on the gray version of a colour image.", "",
                  "gray version"}};
     }
-    TaskOutput output() const override { return TaskOutput::Image; }
+    Example example() const override
+    {
+        // An 8 x 6 colour gradient.
+        QImage image(8, 6, QImage::Format_RGB32);
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                image.setPixel(x, y, qRgb(x * 30, y * 40, 128));
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        image.save(&buffer, "png");
+        return {"example.png", bytes};
+    }
     OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(imageOnnxGraph); }
     PyTorchSections pytorch() const override
     {

@@ -51,7 +51,10 @@ public:
                 {kKeepCaseSetting, "Names: keep upper and lower case apart (default: lowercase).",
                  "", "upper and lower case apart"}};
     }
-    TaskOutput output() const override { return TaskOutput::Names; }
+    Example example() const override
+    {
+        return {"example.txt", "anna\nbob\ncarla\ndave\nemma\nfrank\ngina\nhugo\nida\njan\n"};
+    }
     OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(namesOnnxGraph); }
     PyTorchSections pytorch() const override
     {

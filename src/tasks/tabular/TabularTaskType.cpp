@@ -13,7 +13,16 @@ class TabularTaskType final : public TaskType {
 public:
     QString name() const override { return "tabular"; }
     QString title() const override { return "Tables"; }
-    TaskOutput output() const override { return TaskOutput::Table; }
+    Example example() const override
+    {
+        // Two numeric features and three classes, 30 rows.
+        QByteArray csv = "x1,x2,label\n";
+        const char* labels[] = {"cat", "dog", "emu"};
+        for (int i = 0; i < 30; ++i)
+            csv += QByteArray::number(i) + "," + QByteArray::number(i % 7) + "," + labels[i % 3] +
+                   "\n";
+        return {"example.csv", csv};
+    }
     OnnxGraph onnxGraph() const override { return IRONLEARN_ONNX_GRAPH(tabularOnnxGraph); }
     PyTorchSections pytorch() const override
     {

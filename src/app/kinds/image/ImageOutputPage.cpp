@@ -142,7 +142,7 @@ void ImageOutputPage::reload()
     m_ui->originalImageView->setImage(original);
     m_ui->originalTitleLabel->setText("<b>Original</b>");
     m_ui->originalImageView->setPlaceholder(
-        m_session->output() == tasks::TaskOutput::Image && original.isNull()
+        m_session->isKind(tasks::imageTaskType()) && original.isNull()
             ? "The model was opened without its image: open it to compare."
             : "Open an image to see it here.");
     m_ui->reconstructionImageView->setImage(QImage());

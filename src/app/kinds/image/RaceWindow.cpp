@@ -1,6 +1,7 @@
 #include "RaceWindow.h"
 
 #include "Counting.h"
+#include "ImageTask.h"
 #include "RaceChart.h"
 #include "RaceRunner.h"
 #include "RaceTile.h"
@@ -83,7 +84,7 @@ bool RaceWindow::isRacing() const
 bool RaceWindow::startRace()
 {
     if (isRacing() || !m_session) return false;
-    if (m_session->output() != tasks::TaskOutput::Image || !m_session->task()) {
+    if (!m_session->isKind(tasks::imageTaskType()) || !m_session->task()) {
         showMessage("Open a picture first (File > Open Dataset or Samples): the presets race on "
                     "it.",
                     true);
@@ -317,8 +318,7 @@ void RaceWindow::updateControls()
         box->setEnabled(!racing);
         any = any || box->isChecked();
     }
-    const bool image =
-        m_session && m_session->output() == tasks::TaskOutput::Image && m_session->task();
+    const bool image = m_session && m_session->isKind(tasks::imageTaskType()) && m_session->task();
     m_ui->secondsSpinBox->setEnabled(!racing);
     m_ui->startButton->setEnabled(!racing && any && image);
     m_ui->stopButton->setEnabled(racing);

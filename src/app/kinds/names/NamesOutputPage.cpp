@@ -1,6 +1,7 @@
 #include "NamesOutputPage.h"
 #include "ui_NamesOutputPage.h"
 
+#include "NamesTask.h"
 #include "NumberFormat.h"
 #include "Session.h"
 #include "TemperatureSweepDialog.h"
@@ -110,8 +111,7 @@ void NamesOutputPage::generated(const tasks::GenerationResult& result)
 
 void NamesOutputPage::requestNextChar()
 {
-    if (!m_session || m_session->output() != tasks::TaskOutput::Names || !m_session->hasModel())
-        return;
+    if (!m_session || !m_session->isKind(tasks::namesTaskType()) || !m_session->hasModel()) return;
     m_session->requestNextChar(m_ui->prefixLineEdit->text(), temperature());
 }
 

@@ -4,6 +4,7 @@
 #include "Counting.h"
 #include "DecisionBoundaryView.h"
 #include "Session.h"
+#include "TabularTask.h"
 
 #include <QLocale>
 #include <QShowEvent>
@@ -86,7 +87,7 @@ void BoundaryPanel::refill()
     bool available = false;
     m_features = 0;
     if (!table) {
-        m_unavailable = m_session && m_session->output() == tasks::TaskOutput::Table
+        m_unavailable = m_session && m_session->isKind(tasks::tabularTaskType())
                             ? "Open the data this model was trained on to see its decision "
                               "boundary (File > Open Dataset)."
                             : "Open a table to see a model's decision boundary.";

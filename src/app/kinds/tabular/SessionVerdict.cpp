@@ -1,6 +1,7 @@
 // Session: the one verdict on a table's run (RunVerdict.h), made when the evaluation that
 // follows the run's end comes back, and said in the status bar.
 #include "Session.h"
+#include "TabularTask.h"
 
 namespace il::app {
 
@@ -17,7 +18,7 @@ void Session::awaitVerdict(const TrainingOutcome& outcome)
 {
     m_verdict = {};
     m_verdictOutcome.reset();
-    if (outcome.failed || output() != tasks::TaskOutput::Table) return;
+    if (outcome.failed || !isKind(tasks::tabularTaskType())) return;
     m_verdictOutcome = outcome;
     m_verdictEvaluation = m_evaluations + 1; // evaluate() numbers the next one so
     m_verdictWeights = m_weightsGeneration;

@@ -6,6 +6,7 @@
 #include "NumberFormat.h"
 #include "Session.h"
 #include "TabularBaselines.h"
+#include "TabularTask.h"
 
 #include <QEvent>
 #include <QHeaderView>
@@ -97,7 +98,7 @@ void TableOutputPage::clear()
 // tooltip, then the predictions table.
 void TableOutputPage::evaluated(const Evaluation& ev)
 {
-    if (m_session->output() != tasks::TaskOutput::Table) return;
+    if (!m_session->isKind(tasks::tabularTaskType())) return;
     m_ui->tableSplitter->show();
     // The first line (the headline metric) in the label, the simple models it must beat below
     // it (and, in red, when it does not); the full report as its tooltip. After a run the

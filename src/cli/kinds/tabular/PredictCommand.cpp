@@ -194,7 +194,7 @@ int runPredict(const QStringList& args)
     if (!model) throw DataError(error.toStdString());
     const QString taskKind = model->info.task.value("task").toString();
     const tasks::TaskType* type = tasks::taskTypeOf(model->info.task);
-    if (!type || type->output() != tasks::TaskOutput::Table)
+    if (type != &tasks::tabularTaskType())
         throw DataError((modelPath + ": predict works on table models; this is a " + taskKind +
                          " model (see render and generate)")
                             .toStdString());
@@ -234,5 +234,15 @@ int runPredict(const QStringList& args)
                     given.toUtf8().constData(), outPath.toUtf8().constData());
     return ExitOk;
 }
+
+namespace {
+
+const CommandRegistration kPredictCommand(
+    {30, "predict", " MODEL DATA  predict every row of a table (--out predictions.csv)",
+     "  ironlearn-cli train :sample/iris.csv --out iris.safetensors\n"
+     "  ironlearn-cli predict iris.safetensors flowers.csv --out predictions.csv\n",
+     runPredict});
+
+} // namespace
 
 } // namespace il::cli

@@ -354,4 +354,12 @@ int runRace(const QStringList& args)
     return ExitOk;
 }
 
+namespace {
+
+const CommandRegistration kRaceCommand(
+    {60, "race", " IMAGE        race the image presets on one picture for equal time (--seconds S)",
+     "", runRace});
+
+} // namespace
+
 } // namespace il::cli

@@ -146,4 +146,14 @@ int runRender(const QStringList& args)
     return ExitOk;
 }
 
+namespace {
+
+const CommandRegistration kRenderCommand(
+    {50, "render", " MODEL      draw an image model at any size as a PNG (--size WxH --out FILE)",
+     "  ironlearn-cli train :sample/camera.png --backend cuda --out camera.safetensors\n"
+     "  ironlearn-cli render camera.safetensors --size 2048x2048 --out camera-2k.png\n",
+     runRender});
+
+} // namespace
+
 } // namespace il::cli

@@ -126,7 +126,7 @@ int runGenerate(const QStringList& args)
     if (!model) throw DataError(error.toStdString());
     const QString kind = model->info.task["task"].toString();
     const tasks::TaskType* type = tasks::taskTypeOf(model->info.task);
-    if (!type || type->output() != tasks::TaskOutput::Names)
+    if (type != &tasks::namesTaskType())
         throw DataError((modelPath + ": a " + (kind.isEmpty() ? "model without a task" : kind) +
                          " model; generate needs a names model (train one on a .txt file of "
                          "names)")
@@ -165,5 +165,15 @@ int runGenerate(const QStringList& args)
                 100.0 * result.innovationRate(), result.newCount, count);
     return ExitOk;
 }
+
+namespace {
+
+const CommandRegistration kGenerateCommand(
+    {70, "generate", " MODEL    invent names with a names model (--count N --temperature T)",
+     "  ironlearn-cli train :sample/names-ssa2018.txt --out names.safetensors\n"
+     "  ironlearn-cli generate names.safetensors --count 20 --temperature 0.8\n",
+     runGenerate});
+
+} // namespace
 
 } // namespace il::cli
