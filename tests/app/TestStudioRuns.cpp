@@ -51,6 +51,7 @@ private slots:
     void compareShowsWhatDiffersAndBothResults();
     void imageRunsKeepTheirPicture();
     void namesRunsKeepSampleNames();
+    void dataKeyFollowsTheKindsSettings();
     void aStartThatTrainsNothingLeavesNoRun();
     void scriptedRunsTrainEachEntryAndCompare();
     void scriptedRunsRefuseBadSettings();
@@ -290,6 +291,31 @@ void TestStudioRuns::namesRunsKeepSampleNames()
     const QString result =
         runs()->data(runs()->index(0, RunList::ResultColumn), Qt::DisplayRole).toString();
     QVERIFY2(result.contains("% new"), qPrintable(result));
+}
+
+// Earlier runs are ghosts of the same data: a setting that changes what the data is (the names'
+// context, a picture's gray version) makes other data; one that changes only how much of it
+// trains (a picture's training size, KindSetting::amountOnly) does not.
+void TestStudioRuns::dataKeyFollowsTheKindsSettings()
+{
+    auto* tabs = find<QTabWidget>("setupTabWidget");
+    openSample("names-ssa2018");
+    tabs->setCurrentWidget(find<QWidget>("datasetPanel"));
+    const QString context3 = runs()->currentDataKey();
+    QVERIFY2(context3.contains("context=3"), qPrintable(context3));
+    auto* context = find<QSpinBox>("contextSpinBox");
+    context->setValue(5);
+    emit context->editingFinished();
+    QTRY_VERIFY(runs()->currentDataKey() != context3);
+    QVERIFY(runs()->currentDataKey().contains("context=5"));
+
+    openSample("astronaut");
+    tabs->setCurrentWidget(find<QWidget>("datasetPanel"));
+    const QString colour = runs()->currentDataKey();
+    setTrainingSize(128);
+    QCOMPARE(runs()->currentDataKey(), colour);
+    find<QCheckBox>("grayscaleCheckBox")->click();
+    QTRY_VERIFY(runs()->currentDataKey() != colour);
 }
 
 // A GPU that cannot start: the run trained nothing and is not listed; the next Start (on the
