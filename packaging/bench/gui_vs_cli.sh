@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Steps per second of the same training from the GUI (ironlearn-studio, offscreen) and from
-# the CLI, alternating runs so machine noise hits both alike. Issue #4's target: the GUI
-# within 5% of the CLI.
+# the CLI, alternating runs so machine noise hits both alike. The target: the GUI within 5% of
+# the CLI.
 #
 #   packaging/bench/gui_vs_cli.sh [ROUNDS] [STEPS]     (defaults: 3 rounds of 200 steps)
 #

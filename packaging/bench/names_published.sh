@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #15: names-ssa2018 under the protocol of the published makemore figures (a random
+# names-ssa2018 under the protocol of the published makemore figures (a random
 # 80/10/10 split of the names into training, validation and test), trained on the CPU with the
 # wavenet preset at context 8, and the figures next to the published ones. Prints, per split seed,
 # the validation and test cross-entropy (nats per character, no smoothing), the steps and the

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue #15's non-Latin names benchmark: 1,000 Ukrainian given names (Cyrillic), taken from the
+"""A non-Latin names benchmark: 1,000 Ukrainian given names (Cyrillic), taken from the
 Ukrainian spelling dictionary Debian ships (hunspell-uk, from LibreOffice's dictionaries; the
 uk_UA word list is GPL-2+ / LGPL-2.1+ / MPL-1.1, by Andriy Rysin and others). The list is made at
 run time from the package (apt-get download, nothing installed) and is not bundled.

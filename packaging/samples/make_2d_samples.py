@@ -53,8 +53,7 @@ def spiral(rng, n, noise):
     half a turn (TensorFlow Playground's spiral): at every distance from the centre both classes
     occur, so no line (and no single bend) separates them. The points are spread evenly along
     the radius, not over the area, so the tight inner turns hold as many as the outer ones and
-    a line gains nothing from the outer half turn: with the table defaults (2026-12-02, seeds
-    1-4) the linear preset scores 47-53% on the validation rows, the mlp preset 98-100%.
+    a line gains nothing from the outer half turn: with the table defaults (seeds 1-4) the linear preset scores 47-53% on the validation rows, the mlp preset 98-100%.
     (Points spread over the area, as make_moons does, let the linear preset reach 60-72%.) The noise
     grows with the distance from the centre, where the arms are further apart."""
     rows = []

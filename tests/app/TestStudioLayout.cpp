@@ -128,8 +128,9 @@ void TestStudioLayout::smallestWindowFitsEveryTab_data()
     QTest::newRow("diverged regression") << "diabetes" << 60 << 10.0; // the loss explodes
 }
 
-// Issue 13 item 7: at 1024x700 switching tabs grew the window to 1142 px, layer names read "De…",
-// the Duplicate button "uplicat", the prediction columns hid behind a scroll bar.
+// At 1024x700 nothing may grow the window or cut a label short: switching tabs once grew it to
+// 1142 px, layer names read "De…", the Duplicate button "uplicat", and the prediction columns
+// hid behind a scroll bar.
 void TestStudioLayout::smallestWindowFitsEveryTab()
 {
     QFETCH(QString, sample);
