@@ -64,7 +64,7 @@ void RunList::setSession(Session* session)
     connect(session, &Session::progressed, this, &RunList::onProgress);
     connect(session, &Session::trainingFinished, this, &RunList::onFinished);
     connect(session, &Session::evaluated, this, &RunList::onEvaluated);
-    connect(session, &Session::snapshotAdded, this, &RunList::onSnapshot);
+    connect(session, &Session::frameAdded, this, &RunList::onFrame);
     // The device's name comes from the worker's first answer, which a quick first Start can
     // overtake: the run's device is named again when it arrives.
     connect(session, &Session::devicesChanged, this, [this] {
@@ -208,7 +208,7 @@ void RunList::onEvaluated(const Evaluation& evaluation)
     rowChanged(m_current);
 }
 
-void RunList::onSnapshot()
+void RunList::onFrame()
 {
     // The last picture of a run can come after its end; during a run the chart shows it live.
     if (m_current < 0 || m_runs[static_cast<size_t>(m_current)].running) return;
@@ -232,7 +232,7 @@ void RunList::copyCurves(Run& run) const
 
 void RunList::keepPicture(Run& run) const
 {
-    const std::vector<Snapshot>& snapshots = m_session->snapshots();
+    const std::vector<TimelineFrame>& snapshots = m_session->timeline();
     if (snapshots.empty() || snapshots.back().image.isNull()) return;
     const QImage& image = snapshots.back().image;
     run.picture = image.width() > kPictureSide || image.height() > kPictureSide

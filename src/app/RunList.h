@@ -104,7 +104,7 @@ private:
     void onProgress(const TrainingUpdate& update);
     void onFinished(const TrainingOutcome& outcome);
     void onEvaluated(const Evaluation& evaluation);
-    void onSnapshot();
+    void onFrame();
     void beginRun();
     void continueRun();
     void copyCurves(Run& run) const;

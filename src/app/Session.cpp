@@ -20,7 +20,7 @@ namespace il::app {
 
 namespace {
 
-constexpr size_t kMaxSnapshots = 240;
+constexpr size_t kMaxFrames = 240;
 constexpr int kPreviewSide = 256;
 
 } // namespace
@@ -213,7 +213,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_trainedSteps = info.state.step;
     m_modelPath = path;
     m_history.load(info.state.history.rows());
-    m_snapshots.clear();
+    m_timeline.clear();
     const bool withData = m_task != nullptr;
     m_worker->replaceModel(std::move(st));
     setModified(false);
@@ -346,7 +346,7 @@ bool Session::buildIfNeeded(QString* error)
     if (m_trainedSteps > 0) m_modelPath.clear();
     m_trainedSteps = 0;
     m_history.clear();
-    m_snapshots.clear();
+    m_timeline.clear();
     ++m_weightsGeneration;
     emit historyReset();
     return true;
@@ -443,7 +443,7 @@ void Session::resetWeights()
     }
     m_trainedSteps = 0;
     m_history.clear();
-    m_snapshots.clear();
+    m_timeline.clear();
     setModified(m_hasNetwork);
     ++m_weightsGeneration;
     emit historyReset();
@@ -488,21 +488,21 @@ void Session::onProgress(const TrainingUpdate& update)
 
 void Session::onPreview(qint64 step, const QImage& image)
 {
-    if (!m_snapshots.empty() && m_snapshots.back().step == step)
-        m_snapshots.back().image = image;
-    else if (m_snapshots.empty() || m_snapshots.back().step < step)
-        m_snapshots.push_back({step, image});
-    if (m_snapshots.size() > kMaxSnapshots) // thin out the older half, keep the recent ones
-        for (size_t i = 1; i < m_snapshots.size() / 2; ++i)
-            m_snapshots.erase(m_snapshots.begin() + static_cast<std::ptrdiff_t>(i));
-    emit snapshotAdded(static_cast<int>(m_snapshots.size()) - 1);
+    if (!m_timeline.empty() && m_timeline.back().step == step)
+        m_timeline.back().image = image;
+    else if (m_timeline.empty() || m_timeline.back().step < step)
+        m_timeline.push_back({step, image});
+    if (m_timeline.size() > kMaxFrames) // thin out the older half, keep the recent ones
+        for (size_t i = 1; i < m_timeline.size() / 2; ++i)
+            m_timeline.erase(m_timeline.begin() + static_cast<std::ptrdiff_t>(i));
+    emit frameAdded(static_cast<int>(m_timeline.size()) - 1);
 }
 
 void Session::onRewound(qint64 step)
 {
     m_history.truncateAfter(step);
-    while (!m_snapshots.empty() && m_snapshots.back().step > step)
-        m_snapshots.pop_back();
+    while (!m_timeline.empty() && m_timeline.back().step > step)
+        m_timeline.pop_back();
     m_trainedSteps = step;
     ++m_weightsGeneration;
     emit historyReset();

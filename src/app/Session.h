@@ -34,7 +34,9 @@ struct Evaluation {
 
 struct OpenedModel; // a model file as the worker read it (Session.cpp)
 
-struct Snapshot {
+// One picture of an image model's training timeline (the Output tab's slider): what it drew at
+// a step.
+struct TimelineFrame {
     int64_t step = 0;
     QImage image;
 };
@@ -183,7 +185,7 @@ public:
     // The validation curves (step, loss) of the folds of the run's cross-validation
     // (CrossValidation.h), one per fold finished; empty when the run had none.
     const std::vector<QList<QPointF>>& foldCurves() const { return m_foldCurves; }
-    const std::vector<Snapshot>& snapshots() const { return m_snapshots; }
+    const std::vector<TimelineFrame>& timeline() const { return m_timeline; }
 
     // ---- the best weights (SessionBest.cpp) -------------------------------------------------
     // The weights with the best validation (or training) loss the model's training has seen,
@@ -237,7 +239,7 @@ signals:
     void runStateChanged(il::app::Session::RunState state);
     void racingChanged(bool racing);
     void progressed(const il::app::TrainingUpdate& update);
-    void snapshotAdded(int index);
+    void frameAdded(int index);
     void trainingFinished(const il::app::TrainingOutcome& outcome);
     void modelOpened(const QString& path);
     void modelFailed(const QString& error);
@@ -329,7 +331,7 @@ private:
     RunState m_runState = RunState::Idle;
     bool m_racing = false;
     LossHistory m_history;
-    std::vector<Snapshot> m_snapshots;
+    std::vector<TimelineFrame> m_timeline;
     BestWeightsInfo m_best;
     // The verdict: made from the outcome of the run and the evaluation numbered
     // m_verdictEvaluation (each evaluate() takes the next number), for weights generation

@@ -170,7 +170,7 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
     m_trainedSteps = 0;
     m_modelPath.clear();
     m_history.clear();
-    m_snapshots.clear();
+    m_timeline.clear();
     m_worker->replaceModel(std::make_unique<ModelState>()); // free the previous model
     setModified(false);
     emit datasetOpened();

@@ -911,8 +911,8 @@ void TestStudio::rendersAfterTheGpuFailed()
     QCOMPARE(outcome.step, int64_t(0)); // the trainer's copy from the start of the run
     QTRY_VERIFY(deviceFailureBox() != nullptr);
     // Snapshots after the kept step are gone; the final one shows the kept weights.
-    QVERIFY(!session()->snapshots().empty());
-    for (const Snapshot& s : session()->snapshots())
+    QVERIFY(!session()->timeline().empty());
+    for (const TimelineFrame& s : session()->timeline())
         QVERIFY(s.step <= outcome.step);
 
     // Rendering runs on the CPU model.

@@ -88,8 +88,8 @@ void TestStudioState::reopen(const QString& path)
     QSignalSpy opened(session(), &Session::modelOpened);
     m_window->openFile(path);
     QTRY_COMPARE(opened.count(), 1);
-    QVERIFY(session()->task());                   // its data (the bundled sample) was found
-    QTRY_VERIFY(!session()->snapshots().empty()); // the first look at what it learned
+    QVERIFY(session()->task());                  // its data (the bundled sample) was found
+    QTRY_VERIFY(!session()->timeline().empty()); // the first look at what it learned
 }
 
 // Item 2: a render unchecks Live; a Continue after it follows the new run again (the picture
@@ -113,7 +113,7 @@ void TestStudioState::liveFollowsANewRunAfterARender()
     QVERIFY(live());
     QTRY_COMPARE(stepLabel(), QString("step 60"));
     QCOMPARE(m_window->findChild<ImageOutputPage*>()->reconstruction().size(), QSize(64, 64));
-    QCOMPARE(session()->snapshots().back().step, int64_t(60));
+    QCOMPARE(session()->timeline().back().step, int64_t(60));
 
     // The same after a look at an older step and a new model (the preset's stack).
     m_window->findChild<ImageOutputPage*>()->showStep(0);
@@ -136,7 +136,7 @@ void TestStudioState::anOlderStepIsShownUntilLiveIsChecked()
 {
     openSmallImage();
     train(30);
-    const auto& snapshots = session()->snapshots();
+    const auto& snapshots = session()->timeline();
     QVERIFY(snapshots.size() >= 2);
     QCOMPARE(snapshots.front().step, int64_t(0));
 

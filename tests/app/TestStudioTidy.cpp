@@ -197,10 +197,10 @@ void TestStudioTidy::reopenedTimelineThumbSitsAtItsStep()
     QSignalSpy opened(session(), &Session::modelOpened);
     QVERIFY(m_window->openFile(path));
     QTRY_COMPARE(opened.count(), 1);
-    QTRY_VERIFY(!session()->snapshots().empty());
+    QTRY_VERIFY(!session()->timeline().empty());
     auto* label = find<QLabel>("timelineStepLabel");
     QTRY_COMPARE(label->text(), QString("step 40"));
-    QCOMPARE(session()->snapshots().back().step, int64_t(40));
+    QCOMPARE(session()->timeline().back().step, int64_t(40));
 
     // Where the style draws the thumb, against the groove: at its right end (the newest step).
     auto* slider = find<QSlider>("timelineSlider");
@@ -228,7 +228,7 @@ void TestStudioTidy::reopenedTimelineThumbSitsAtItsStep()
     // Continue: two snapshots, the thumb still at the newest one.
     setBudget(80);
     train(0);
-    QTRY_VERIFY(session()->snapshots().size() >= 2);
+    QTRY_VERIFY(session()->timeline().size() >= 2);
     QCOMPARE(slider->value(), slider->maximum());
 }
 

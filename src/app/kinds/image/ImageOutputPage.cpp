@@ -95,7 +95,7 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
     connect(m_ui->exportButton, &QPushButton::clicked, this, [this] { exportPng(); });
     connect(m_ui->raceButton, &QPushButton::clicked, this, &ImageOutputPage::raceRequested);
     connect(m_ui->bicubicCheckBox, &QCheckBox::toggled, this, &ImageOutputPage::showOriginal);
-    connect(m_ui->timelineSlider, &QSlider::valueChanged, this, &ImageOutputPage::showSnapshot);
+    connect(m_ui->timelineSlider, &QSlider::valueChanged, this, &ImageOutputPage::showFrame);
     // Looking back (dragging the timeline) pins the view; checking Live follows training again.
     connect(m_ui->timelineSlider, &QSlider::sliderPressed, this, [this] { setLive(false); });
     connect(m_ui->livePreviewCheckBox, &QCheckBox::toggled, this, [this](bool live) {
@@ -110,7 +110,7 @@ void ImageOutputPage::connectSession(Session* session)
     connect(session, &Session::modelChanged, this, &ImageOutputPage::reload);
     connect(session, &Session::datasetOpened, this, &ImageOutputPage::reload);
     connect(session, &Session::historyReset, this, &ImageOutputPage::reload);
-    connect(session, &Session::snapshotAdded, this, &ImageOutputPage::snapshotAdded);
+    connect(session, &Session::frameAdded, this, &ImageOutputPage::frameAdded);
     connect(session, &Session::renderReady, this, &ImageOutputPage::rendered);
     connect(session, &Session::evaluated, this, &ImageOutputPage::evaluated);
     connect(session, &Session::progressed, this, &ImageOutputPage::measuredWhileTraining);
@@ -157,12 +157,12 @@ void ImageOutputPage::reload()
     resetCustomSize();
     // Other data, another model or fresh weights: nothing older to look at, follow training.
     setLive(true);
-    snapshotAdded();
+    frameAdded();
 }
 
-void ImageOutputPage::snapshotAdded()
+void ImageOutputPage::frameAdded()
 {
-    const auto& snapshots = m_session->snapshots();
+    const auto& snapshots = m_session->timeline();
     if (snapshots.empty()) return;
     const int last = static_cast<int>(snapshots.size()) - 1;
     const bool follow =
@@ -175,7 +175,7 @@ void ImageOutputPage::snapshotAdded()
     m_ui->timelineSlider->setEnabled(last > 0);
     if (follow) {
         m_ui->timelineSlider->setValue(last);
-        showSnapshot(last);
+        showFrame(last);
     } else if (m_shownStep >= 0) {
         showStepLabel(); // "of" the newest step
     }
@@ -183,12 +183,12 @@ void ImageOutputPage::snapshotAdded()
 
 void ImageOutputPage::showLatest()
 {
-    const auto& snapshots = m_session->snapshots();
+    const auto& snapshots = m_session->timeline();
     if (snapshots.empty()) return;
     const int last = static_cast<int>(snapshots.size()) - 1;
     QSignalBlocker block(m_ui->timelineSlider);
     m_ui->timelineSlider->setValue(last);
-    showSnapshot(last);
+    showFrame(last);
 }
 
 void ImageOutputPage::setLive(bool live)
@@ -198,7 +198,7 @@ void ImageOutputPage::setLive(bool live)
 
 void ImageOutputPage::showStepLabel()
 {
-    const auto& snapshots = m_session->snapshots();
+    const auto& snapshots = m_session->timeline();
     const QLocale l;
     const auto step = [&l](int64_t s) { return l.toString(static_cast<qlonglong>(s)); };
     QString text, tip;
@@ -217,11 +217,11 @@ void ImageOutputPage::showStepLabel()
     m_ui->timelineStepLabel->setToolTip(tip);
 }
 
-void ImageOutputPage::showSnapshot(int index)
+void ImageOutputPage::showFrame(int index)
 {
-    const auto& snapshots = m_session->snapshots();
+    const auto& snapshots = m_session->timeline();
     if (index < 0 || index >= static_cast<int>(snapshots.size())) return;
-    const Snapshot& s = snapshots[static_cast<size_t>(index)];
+    const TimelineFrame& s = snapshots[static_cast<size_t>(index)];
     m_ui->reconstructionImageView->setImage(s.image);
     showOriginal(); // snapshots are at the training size: the plain original again
     m_shownStep = s.step;
@@ -231,7 +231,7 @@ void ImageOutputPage::showSnapshot(int index)
 
 void ImageOutputPage::showStep(qint64 step)
 {
-    const auto& snapshots = m_session->snapshots();
+    const auto& snapshots = m_session->timeline();
     if (snapshots.empty()) return;
     int best = 0;
     for (int i = 1; i < static_cast<int>(snapshots.size()); ++i)
@@ -241,7 +241,7 @@ void ImageOutputPage::showStep(qint64 step)
     setLive(false);
     QSignalBlocker block(m_ui->timelineSlider);
     m_ui->timelineSlider->setValue(best);
-    showSnapshot(best);
+    showFrame(best);
 }
 
 void ImageOutputPage::rendered(const QImage& image, const QString& error)

@@ -45,8 +45,8 @@ protected:
 
 private:
     void reload();
-    void snapshotAdded();
-    void showSnapshot(int index);
+    void frameAdded();
+    void showFrame(int index);
     void rendered(const QImage& image, const QString& error);
     void evaluated(const Evaluation& evaluation);
     void measuredWhileTraining(const TrainingUpdate& update);
