@@ -461,6 +461,29 @@ void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType&
     }
 }
 
+// A kind's setting given with --resume that differs from the model's: the model continues on the
+// data read as it was trained (its saved task), so the value would be ignored; it is refused,
+// naming the model's own. A setting that only changes how much of the data trains (the image
+// size, an upper bound) is left to the saved task.
+void refuseChangedSettings(const QCommandLineParser& p, const tasks::Task& task,
+                           const tasks::TaskOptions& given, const QString& modelPath)
+{
+    tasks::TaskOptions saved;
+    task.describeOptions(saved);
+    const tasks::TaskType& type = task.type();
+    for (const tasks::KindSetting& s : type.settings()) {
+        if (!p.isSet(s.name) || s.amountOnly) continue;
+        const int own = type.setting(saved, s.name);
+        if (type.setting(given, s.name) == own) continue;
+        const std::string trained =
+            s.isFlag() ? (own ? "with --" : "without --") + s.name.toStdString()
+                       : "with a " + s.label.toStdString() + " of " + std::to_string(own);
+        throw UsageError("--" + s.name.toStdString() + ": " + modelPath.toStdString() +
+                         " was trained " + trained + ", and --resume continues it so (leave --" +
+                         s.name.toStdString() + " out)");
+    }
+}
+
 // --task with --resume: the model's task is the one it continues; another is refused, not
 // silently ignored.
 void checkResumedTask(const QCommandLineParser& p, const io::ModelInfo& resumed)
@@ -525,6 +548,7 @@ int runTrain(const QStringList& args)
                  : tasks::openTask(given, bytes, topt, &error);
     if (!task) throw DataError(error.toStdString());
     refuseOtherKindsOptions(p, task->type(), given);
+    if (resuming) refuseChangedSettings(p, *task, topt, p.value("resume"));
 
     // ---- configuration: the task's defaults (or the model's), then the options ------------
     TrainerConfig& cfg = model.config;

@@ -26,9 +26,6 @@ class TestCliNames : public CliTestCase {
 public:
     TestCliNames() { m_oneThread = true; }
 
-
-
-
 private slots:
     void initTestCase();
     void trainWritesMetrics();
@@ -87,8 +84,8 @@ void TestCliNames::presetCarriesItsRecipe()
                             "--weight-decay 0.05 --label-smoothing 0"),
              qPrintable(r.err));
     QVERIFY2(r.err.contains("adamw, lr 0.001 "), qPrintable(r.err));
-    r = run({"train", "names.txt", "--preset", "wavenet", "--context", "8", "--steps", "2",
-             "--lr", "0.01", "--out", "wavenet2.safetensors"});
+    r = run({"train", "names.txt", "--preset", "wavenet", "--context", "8", "--steps", "2", "--lr",
+             "0.01", "--out", "wavenet2.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("adamw, lr 0.01 "), qPrintable(r.err));
     // The default preset has none: the task's defaults.
@@ -305,6 +302,23 @@ void TestCliNames::publishedSplitProtocol()
     const QJsonObject b = metrics("split2.json");
     QCOMPARE(b["test_names"].toInt(), distinct);
     QCOMPARE(b["ngram_test_cross_entropy"].toDouble(), a["ngram_test_cross_entropy"].toDouble());
+
+    // Its data settings too: a context or case other than the model's is refused, not ignored;
+    // the model's own passes.
+    r = run(
+        {"train", "names.txt", "--resume", "split.safetensors", "--context", "5", "--steps", "21"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--context: split.safetensors was trained with a context of 3, and "
+                            "--resume continues it so (leave --context out)"),
+             qPrintable(r.err));
+    r = run(
+        {"train", "names.txt", "--resume", "split.safetensors", "--keep-case", "--steps", "21"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--keep-case: split.safetensors was trained without --keep-case"),
+             qPrintable(r.err));
+    r = run({"train", "names.txt", "--resume", "split.safetensors", "--context", "3", "--steps",
+             "21", "--quiet", "--out", "split4.safetensors"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
 
     r = run({"train", "names.txt", "--split", "80/10/10", "--split-seed", "6", "--steps", "1",
              "--quiet", "--out", "split3.safetensors", "--metrics-json", "split3.json"});
