@@ -3,7 +3,7 @@
 # the same thread count and the same environment, and prints them side by side.
 # IRONLEARN_SIMD (sse4, avx2, avx512) forces our kernels' SIMD target; the header line names it.
 #
-#   packaging/bench/compare.sh [--threads N] [--repeat N] [--only sgemm,siren,tanh] [BENCH]
+#   packaging/bench/compare.sh [--threads N] [--repeat N] [--only sgemm,siren,tanh,conv] [BENCH]
 #
 # BENCH: the ironlearn-bench executable (default build/release/src/bench/ironlearn-bench).
 # Builds nothing. OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE and friends are passed through exactly as
@@ -17,7 +17,7 @@ bench="$root/build/release/src/bench/ironlearn-bench"
 python="${PYTHON:-/usr/bin/python3}"
 threads="$(nproc)"
 repeat=10
-only="sgemm,siren,tanh"
+only="sgemm,siren,tanh,conv"
 
 usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
@@ -70,7 +70,8 @@ rows = [("workload", "ours", "PyTorch", "ours/PyTorch time")]
 for a, b in zip(ours.get("sgemm", []), theirs.get("sgemm", [])):
     rows.append((f"sgemm n={a['n']} (GFLOP/s)", f"{a['gflops']:.1f}", f"{b['gflops']:.1f}",
                  f"{b['gflops'] / a['gflops']:.2f}"))
-labels = {"siren": "siren step, 40k rows (ms)", "tanh": "tanh mlp epoch, bs 256 (ms)"}
+labels = {"siren": "siren step, 40k rows (ms)", "tanh": "tanh mlp epoch, bs 256 (ms)",
+          "conv": "conv names epoch, bs 256 (ms)"}
 for key, label in labels.items():
     if key in ours and key in theirs:
         a, b = ours[key], theirs[key]

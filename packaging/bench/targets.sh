@@ -3,7 +3,7 @@
 # in alternating rounds, and prints each workload's median per target and its ratio to the
 # widest target. The kernels give the same bits on every target, so the losses must agree too.
 #
-#   packaging/bench/targets.sh [--rounds N] [--repeat N] [--only siren,tanh,siren4k] [BENCH]
+#   packaging/bench/targets.sh [--rounds N] [--repeat N] [--only siren,tanh,conv,siren4k] [BENCH]
 #
 # BENCH: the ironlearn-bench executable (default build/release/src/bench/ironlearn-bench).
 set -euo pipefail
@@ -13,7 +13,7 @@ root="$(cd "$here/../.." && pwd)"
 bench="$root/build/release/src/bench/ironlearn-bench"
 rounds=2
 repeat=6
-only="siren,tanh,siren4k"
+only="siren,tanh,conv,siren4k"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;
@@ -43,7 +43,7 @@ runs = {t: [json.load(open(p)) for p in sorted(glob.glob(os.path.join(tmp, t + "
         for t in targets}
 first = runs[targets[0]][0]
 print(f"{first['device']}: {first['details']}")
-keys = [k for k in ("siren", "tanh", "siren4k", "siren262k") if k in first]
+keys = [k for k in ("siren", "tanh", "conv", "siren4k", "siren262k") if k in first]
 print("workload".ljust(22) + "".join(t.rjust(12) for t in targets) + "   ratios to " + targets[0])
 for k in keys:
     med = {t: statistics.median(r[k]["ms"] for r in runs[t]) for t in targets}

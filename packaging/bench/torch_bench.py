@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """The ironlearn-bench workloads in PyTorch eager mode, for packaging/bench/compare.sh.
 
-    /usr/bin/python3 torch_bench.py [--threads N] [--only sgemm,siren,tanh] [--repeat N] [--json]
+    /usr/bin/python3 torch_bench.py [--threads N] [--only sgemm,siren,tanh,conv] [--repeat N]
+                                    [--json]
 
 Mirrors src/bench/Workloads.cpp: same sizes, float32, same optimizer and learning rate, same
 batch scheme (full batch for the SIREN; minibatches of 256 over a fresh randperm each epoch for
-the tanh MLP, no DataLoader), the loss read back every step (loss.item(), as our trainer does
-with readEvery = 1), warm-up excluded, medians reported.
+the tanh MLP and the convolution stack, no DataLoader), the loss read back every step
+(loss.item(), as our trainer does with readEvery = 1), warm-up excluded, medians reported.
 
 Threads: torch.set_num_threads(N) sets ATen's OpenMP pool only. Debian's torch runs its matrix
 products in the system OpenBLAS (pthread flavour, via libblas.so.3), which ignores that call and
@@ -26,15 +27,15 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="threads for ATen and OpenBLAS (default: one per core)")
-    p.add_argument("--only", default="sgemm,siren,tanh",
-                   help="comma-separated workloads: sgemm, siren, tanh")
+    p.add_argument("--only", default="sgemm,siren,tanh,conv",
+                   help="comma-separated workloads: sgemm, siren, tanh, conv")
     p.add_argument("--repeat", type=int, default=10, help="timed samples per workload")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     a = p.parse_args()
     a.only = [w for w in a.only.split(",") if w]
     for w in a.only:
-        if w not in ("sgemm", "siren", "tanh"):
-            p.error(f"--only: unknown workload '{w}' (expected sgemm, siren or tanh)")
+        if w not in ("sgemm", "siren", "tanh", "conv"):
+            p.error(f"--only: unknown workload '{w}' (expected sgemm, siren, tanh or conv)")
     if a.threads < 1 or a.repeat < 1:
         p.error("--threads and --repeat must be positive")
     return a
@@ -79,21 +80,10 @@ def bench_siren(repeat, warmup=3):
             "first_loss": losses[0], "last_loss": losses[-1]}
 
 
-def bench_tanh(repeat, warmup=1):
-    rows, inputs, classes, batch = 10000, 135, 27, 256
-    x = torch.randn(rows, inputs)
-    y = torch.randint(0, classes, (rows,))
-    widths = [inputs, 216, 216, 216, 108, 54, 54]
-    layers = []
-    for a, b in zip(widths, widths[1:]):
-        layers += [nn.Linear(a, b), nn.Tanh()]
-    model = nn.Sequential(*layers, nn.Linear(widths[-1], classes))
-    for m in model:
-        if isinstance(m, nn.Linear):  # as our engine: Glorot uniform, zero bias
-            nn.init.xavier_uniform_(m.weight)
-            nn.init.zeros_(m.bias)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-
+def epochs(model, opt, x, y, batch, repeat, warmup):
+    """Times `repeat` epochs of minibatch training (cross-entropy) after `warmup`, the rows
+    shuffled each epoch, the loss read back every step (loss.item(), as our trainer does)."""
+    rows = x.shape[0]
     samples, losses = [], []
     steps_per_epoch = (rows + batch - 1) // batch
     for epoch in range(warmup + repeat):
@@ -110,12 +100,60 @@ def bench_tanh(repeat, warmup=1):
         losses.append(total / steps_per_epoch)
         if epoch >= warmup:
             samples.append((time.perf_counter() - t0) * 1e3)
-    spec = ("dense:216,tanh,dense:216,tanh,dense:216,tanh,dense:108,tanh,dense:54,tanh,"
-            "dense:54,tanh,dense:27")
-    return {"spec": spec, "unit": "epoch", **stats(samples), "timing": "per-epoch", "rows": rows,
+    return {"unit": "epoch", **stats(samples), "timing": "per-epoch", "rows": rows,
             "batch_size": batch, "steps_per_epoch": steps_per_epoch,
             "parameters": sum(p.numel() for p in model.parameters()), "warmup": warmup,
             "first_loss": losses[0], "last_loss": losses[-1]}
+
+
+def bench_tanh(repeat, warmup=1):
+    rows, inputs, classes = 10000, 135, 27
+    x = torch.randn(rows, inputs)
+    y = torch.randint(0, classes, (rows,))
+    widths = [inputs, 216, 216, 216, 108, 54, 54]
+    layers = []
+    for a, b in zip(widths, widths[1:]):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    model = nn.Sequential(*layers, nn.Linear(widths[-1], classes))
+    for m in model:
+        if isinstance(m, nn.Linear):  # as our engine: Glorot uniform, zero bias
+            nn.init.xavier_uniform_(m.weight)
+            nn.init.zeros_(m.bias)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    spec = ("dense:216,tanh,dense:216,tanh,dense:216,tanh,dense:108,tanh,dense:54,tanh,"
+            "dense:54,tanh,dense:27")
+    return {"spec": spec, **epochs(model, opt, x, y, 256, repeat, warmup)}
+
+
+class ConvNames(nn.Module):
+    """ironlearn-bench's conv workload on 8 character ids:
+    embedding:27:16,conv:64:3,tanh,conv:64:3,tanh,merge:4,dense:27 (nn.Conv1d with no padding;
+    the four windows left, flattened, into the last dense)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(27, 16)
+        self.conv1 = nn.Conv1d(16, 64, 3)
+        self.conv2 = nn.Conv1d(64, 64, 3)
+        self.out = nn.Linear(64 * 4, 27)
+        for m in (self.conv1, self.conv2, self.out):  # as our engine: Glorot uniform, zero bias
+            nn.init.xavier_uniform_(m.weight)
+            nn.init.zeros_(m.bias)
+
+    def forward(self, ids):
+        h = self.embed(ids).transpose(1, 2)  # (N, 16 channels, 8 positions)
+        h = torch.tanh(self.conv2(torch.tanh(self.conv1(h))))
+        return self.out(h.flatten(1))
+
+
+def bench_conv(repeat, warmup=1):
+    rows, context, vocab = 20000, 8, 27
+    x = torch.randint(0, vocab, (rows, context))
+    y = torch.randint(0, vocab, (rows,))
+    model = ConvNames()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    return {"spec": "embedding:27:16,conv:64:3,tanh,conv:64:3,tanh,merge:4,dense:27",
+            **epochs(model, opt, x, y, 256, repeat, warmup)}
 
 
 def main():
@@ -134,7 +172,8 @@ def main():
         if not ARGS.json:
             print_sgemm(out["sgemm"])
     for name, fn, label in (("siren", bench_siren, "siren 2-256x3-1, 40000 rows, full"),
-                            ("tanh", bench_tanh, "tanh mlp 135-...-27, 10000 rows/256")):
+                            ("tanh", bench_tanh, "tanh mlp 135-...-27, 10000 rows/256"),
+                            ("conv", bench_conv, "conv names 8x27-16-64-64-27, 20000/256")):
         if name in ARGS.only:
             r = out[name] = fn(ARGS.repeat)
             if not ARGS.json:

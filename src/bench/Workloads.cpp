@@ -202,6 +202,8 @@ std::vector<GemmResult> benchGemm(Backend& backend, const std::vector<int64_t>& 
 namespace {
 
 const char* const kSirenSpec = "dense:256,sine:30,dense:256,sine:30,dense:256,sine:30,dense:1";
+// torch_bench.py's bench_conv builds the same stack from nn.Embedding, nn.Conv1d and nn.Linear.
+const char* const kConvSpec = "embedding:27:16,conv:64:3,tanh,conv:64:3,tanh,merge:4,dense:27";
 
 // rows random coordinates in [-1, 1]^2 and a smooth target (the same formula as
 // torch_common.py's siren_target), on the backend.
@@ -332,6 +334,32 @@ TrainingResult benchTanh(Backend& backend, int repeat, int warmup)
         "dense:54,tanh,dense:27",
         bx.view(rows, inputs), by.view(rows, 1), classes, config, true, warmup, repeat);
     r.name = "tanh";
+    return r;
+}
+
+TrainingResult benchConv(Backend& backend, int repeat, int warmup)
+{
+    constexpr int64_t rows = 20000, context = 8, vocab = 27;
+    Rng rng(13);
+    std::vector<float> x(static_cast<size_t>(rows * context)), y(static_cast<size_t>(rows));
+    for (float& v : x)
+        v = static_cast<float>(rng.below(vocab));
+    for (float& v : y)
+        v = static_cast<float>(rng.below(vocab));
+    Buffer bx = uploadHost(backend, x, rows, context);
+    Buffer by = uploadHost(backend, y, rows, 1);
+
+    TrainerConfig config;
+    config.batchSize = 256;
+    config.shuffle = true;
+    config.loss = LossKind::CrossEntropy;
+    config.optimizer = OptimizerConfig::named("adam");
+    config.schedule.kind = ScheduleKind::Constant;
+    config.schedule.lrMax = 1e-3f;
+
+    TrainingResult r = timeTraining(backend, kConvSpec, bx.view(rows, context), by.view(rows, 1),
+                                    vocab, config, true, warmup, repeat);
+    r.name = "conv";
     return r;
 }
 

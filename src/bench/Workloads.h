@@ -72,4 +72,10 @@ TrainingResult benchSirenBatch(Backend& backend, int64_t rows, int64_t stepsPerS
 // Times `repeat` epochs after `warmup` epochs.
 TrainingResult benchTanh(Backend& backend, int repeat, int warmup);
 
+// A names-like 1-D convolution stack: 8 character ids from 27, embedding:27:16, conv:64:3, tanh,
+// conv:64:3, tanh, merge:4, dense:27 (two convolutions over the context, the four windows left
+// side by side, a last dense), softmax cross-entropy, 20,000 samples, minibatches of 256,
+// shuffled each epoch, Adam 1e-3. Times `repeat` epochs after `warmup` epochs.
+TrainingResult benchConv(Backend& backend, int repeat, int warmup);
+
 } // namespace il::bench

@@ -6,6 +6,7 @@
 // a) sgemm       GFLOP/s through Backend::gemm at n = 256, 512, 1024, 2048
 // b) siren       ms per full-batch training step of a SIREN on 40,000 coordinates
 // c) tanh        ms per epoch of a tanh MLP with softmax cross-entropy, minibatches of 256
+//    conv        ms per epoch of a names-like convolution stack (embedding, two conv:64:3)
 // d) siren262k   ms per training step of the same SIREN on 262,144 coordinates (a 512x512
 //    siren4k     image) or 4,096, the whole set every step; timed in samples of --read-every
 //                steps (50 on CUDA), the loss read back once per sample (the GPU targets)
@@ -47,20 +48,21 @@ struct Options {
     bool json = false;
 };
 
-const char* const kWorkloads[] = {"sgemm", "siren", "tanh", "siren262k", "siren4k"};
+const char* const kWorkloads[] = {"sgemm", "siren", "tanh", "conv", "siren262k", "siren4k"};
 
 const char* const usage =
     "Usage: ironlearn-bench [--threads N] [--backend cpu|cuda] [--only W[,...]] [--repeat N]\n"
     "                       [--read-every N] [--background-load N] [--json]\n"
     "\n"
-    "Times the engine's workloads (a matrix product, SIREN and tanh training steps at several\n"
-    "sizes) on the CPU or CUDA backend and prints the median of each; the benchmark scripts in\n"
+    "Times the engine's workloads (a matrix product, SIREN, tanh and convolution training at\n"
+    "several sizes) on the CPU or CUDA backend and prints the median of each; the benchmark "
+    "scripts in\n"
     "the source tree compare these with PyTorch.\n"
     "\n"
     "Options:\n"
     "  --threads N     CPU worker threads (default: one per core)\n"
     "  --backend B     cpu (default) or cuda (see: ironlearn-cli devices)\n"
-    "  --only W        run only these workloads, comma-separated: sgemm, siren, tanh,\n"
+    "  --only W        run only these workloads, comma-separated: sgemm, siren, tanh, conv,\n"
     "                  siren262k, siren4k (default: all)\n"
     "  --repeat N      timed samples per workload (default 10; medians are reported)\n"
     "  --read-every N  siren262k/siren4k: steps per timed sample, the loss read back once per\n"
@@ -117,7 +119,7 @@ Options parseOptions(int argc, char** argv)
                 if (std::find(std::begin(kWorkloads), std::end(kWorkloads), w) ==
                     std::end(kWorkloads))
                     fail("--only: unknown workload '" + w +
-                         "' (expected sgemm, siren, tanh, siren262k or siren4k)");
+                         "' (expected sgemm, siren, tanh, conv, siren262k or siren4k)");
                 o.only.push_back(w);
                 start = comma + 1;
             }
@@ -216,7 +218,7 @@ void printTraining(const il::bench::TrainingResult& r, const char* label)
 
 struct Results {
     std::vector<il::bench::GemmResult> gemm;
-    il::bench::TrainingResult siren, tanh, siren262k, siren4k;
+    il::bench::TrainingResult siren, tanh, conv, siren262k, siren4k;
     il::bench::Stats sirenGemms; // the siren step's matrix products alone (its floor)
 };
 
@@ -249,6 +251,11 @@ Results runWorkloads(il::Backend& backend, const Options& opt, int64_t readEvery
     if (wanted(opt, "tanh")) {
         r.tanh = il::bench::benchTanh(backend, opt.repeat, 1);
         if (!opt.json) printTraining(r.tanh, "tanh mlp 135-...-27, 10000 rows/256");
+        std::fflush(stdout);
+    }
+    if (wanted(opt, "conv")) {
+        r.conv = il::bench::benchConv(backend, opt.repeat, 1);
+        if (!opt.json) printTraining(r.conv, "conv names 8x27-16-64-64-27, 20000/256");
         std::fflush(stdout);
     }
     // Warm-up: two samples on a device (the first step sizes every buffer, the second
@@ -286,6 +293,7 @@ std::string workloadsJson(const Options& opt, const Results& r)
         out += ", \"siren\": " + trainingJson(r.siren) + ", \"siren_gemms\": {" +
                statsJson(r.sirenGemms) + "}";
     if (wanted(opt, "tanh")) out += ", \"tanh\": " + trainingJson(r.tanh);
+    if (wanted(opt, "conv")) out += ", \"conv\": " + trainingJson(r.conv);
     if (wanted(opt, "siren262k")) out += ", \"siren262k\": " + trainingJson(r.siren262k);
     if (wanted(opt, "siren4k")) out += ", \"siren4k\": " + trainingJson(r.siren4k);
     return out;
@@ -339,6 +347,7 @@ void printLoadComparison(const Options& opt, const Results& quiet, const Results
     const std::pair<const char*, il::bench::TrainingResult Results::*> training[] = {
         {"siren", &Results::siren},
         {"tanh", &Results::tanh},
+        {"conv", &Results::conv},
         {"siren262k", &Results::siren262k},
         {"siren4k", &Results::siren4k}};
     for (const auto& [name, member] : training)

@@ -541,23 +541,21 @@ protected:
         for (int64_t i = 0; i < rows * q; ++i)
             std::memcpy(y.data + i * width, x.data + (i / q) * x.cols() + (i % q) * step, bytes);
     }
-    // Each dx number sums the windows that hold it in window order: the same bits on every
-    // backend, with no scatter.
+    // Each dx number sums the windows that hold it in window order, from 0: the same bits on
+    // every backend. Row by row, each window is added in turn (window order) onto a row of zeros,
+    // a contiguous SIMD add, so every number gets the same additions in the same order as a
+    // gather over the windows that hold it, without the gather's strided reads.
     void windowsBackwardImpl(ConstTensor dy, int64_t step, Tensor dx) override
     {
         const int64_t rows = dx.rows(), cols = dx.cols(), q = rows > 0 ? dy.rows() / rows : 0;
         const int64_t width = dy.cols();
 #pragma omp parallel for schedule(static) if (dx.size() > kParallelMin)
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t t = 0; t < cols; ++t) {
-                // The windows q with q step <= t < q step + width.
-                const int64_t last = std::min(q - 1, t / step);
-                const int64_t first = t >= width ? (t - width) / step + 1 : 0;
-                float sum = 0.f;
-                for (int64_t w = first; w <= last; ++w)
-                    sum += dy.data[(r * q + w) * width + (t - w * step)];
-                dx.data[r * cols + t] = sum;
-            }
+        for (int64_t r = 0; r < rows; ++r) {
+            float* out = dx.data + r * cols;
+            std::fill(out, out + cols, 0.f);
+            for (int64_t w = 0; w < q; ++w)
+                simd::addTo(dy.data + (r * q + w) * width, out + w * step, width);
+        }
     }
 
 private:
