@@ -427,6 +427,11 @@ void Session::stop()
     if (m_runState != RunState::Idle) m_worker->stop();
 }
 
+void Session::stopAfterStep(qint64 step)
+{
+    if (m_runState != RunState::Idle) m_worker->stopAfterStep(step);
+}
+
 void Session::resetWeights()
 {
     if (m_runState != RunState::Idle) return;

@@ -174,6 +174,9 @@ public:
     void start();
     void setPaused(bool paused);
     void stop();
+    // Stops the run going after the step that brings the model to `step` (the scripted runs'
+    // --train-steps), exactly, rather than at the next report.
+    void stopAfterStep(qint64 step);
     void resetWeights();
     RunState runState() const { return m_runState; }
     // A race between presets (RaceWindow) is using the CPU: start() refuses until it ends, so

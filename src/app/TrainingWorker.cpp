@@ -88,6 +88,7 @@ void TrainingWorker::train(const TrainerConfig& config, const DeviceChoice& devi
         m_device = device;
     }
     m_stop = false;
+    m_stopAfter = -1;
     m_paused = false;
     post([this](ModelState& m) { trainNow(m); }, false);
 }
@@ -281,6 +282,7 @@ public:
         if (!p.notice.empty() || elapsed() - m_lastEmit >= kUpdateInterval) flush();
         takePreview(false, false);
         w.runJobsBetweenSteps(m);
+        if (w.m_stopAfter >= 0 && p.step >= w.m_stopAfter) w.m_stop = true;
         if (w.m_paused && !w.m_stop) pause(p.step);
         if (w.m_stop) trainer.requestCancel();
     }

@@ -130,6 +130,9 @@ public:
     void setBackendFactory(BackendFactory factory);
     void setPaused(bool paused);
     void stop();
+    // Stops the run going (or just started) after the step that brings the model to `step`, as
+    // stop() would there, exactly: the scripted runs' --train-steps. A new run forgets it.
+    void stopAfterStep(int64_t step) { m_stopAfter = step; }
     bool isTraining() const { return m_training; }
     bool isPaused() const { return m_paused; }
     // Longest side of the live image preview, and whether it is drawn at all.
@@ -205,7 +208,8 @@ private:
     std::atomic<bool> m_training{false};
     std::atomic<bool> m_paused{false};
     std::atomic<bool> m_stop{false};
-    std::unique_ptr<ModelState> m_model; // touched only on the worker thread
+    std::atomic<int64_t> m_stopAfter{-1}; // stopAfterStep's step; -1: none
+    std::unique_ptr<ModelState> m_model;  // touched only on the worker thread
 };
 
 template <typename Work, typename Reply>

@@ -149,13 +149,12 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
     // N steps more than the model had: a reopened model continues for N steps.
     const qint64 target = session->trainedSteps() + steps;
     QObject::connect(session, &Session::progressed, &window,
-                     [session, target, clock, first](const il::app::TrainingUpdate& u) {
+                     [clock, first](const il::app::TrainingUpdate& u) {
                          if (*first < 0) {
                              // Time from the first report, as the CLI's own steps/s does.
                              *first = u.step;
                              clock->start();
                          }
-                         if (session->trainedSteps() >= target) session->stop();
                      });
     QObject::connect(
         session, &Session::trainingFinished, &window,
@@ -172,7 +171,7 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
             if (kind && kind->extras().afterScriptedRun) kind->extras().afterScriptedRun(&window);
             finish();
         });
-    QTimer::singleShot(200, session, [session, finish] {
+    QTimer::singleShot(200, session, [session, finish, target] {
         // Start can refuse without a run (a model opened without its data, a race going): say
         // why and go on to the screenshot, instead of waiting for a run that never comes.
         QString refusal;
@@ -180,7 +179,10 @@ void runScript(il::app::MainWindow& window, qint64 steps, const QString& screens
                                            [&refusal](const QString& text) { refusal = text; });
         session->start();
         QObject::disconnect(said);
-        if (session->runState() != Session::RunState::Idle) return;
+        if (session->runState() != Session::RunState::Idle) {
+            session->stopAfterStep(target); // exactly N steps, not N and what the reports miss
+            return;
+        }
         if (!refusal.isEmpty()) { // a failed build reports through trainingFinished instead
             std::fprintf(stderr, "ironlearn-studio: --train-steps: nothing trained: %s\n",
                          refusal.toUtf8().constData());

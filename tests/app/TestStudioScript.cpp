@@ -1,6 +1,8 @@
 // The studio's scripted mode from the command line: the real ironlearn-studio executable, run
 // offscreen with QProcess and settings of its own. --runs trains a new model for each entry and
 // saves a picture of the comparison; settings it cannot read are refused before anything trains.
+#include "ModelFile.h"
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -16,6 +18,7 @@ private slots:
     void runsTrainsEachEntryAndPicturesTheComparison();
     void badRunsAreRefusedWithStatus2();
     void aModelWithoutItsDataSaysWhyNothingTrained();
+    void trainStepsTrainsExactlyThatMany();
 
 private:
     struct Result {
@@ -99,6 +102,26 @@ void TestStudioScript::aModelWithoutItsDataSaysWhyNothingTrained()
                             "trained on"),
              qPrintable(r.err));
     QVERIFY(!QImage(png).isNull()); // the picture of what is open, all the same
+}
+
+// --train-steps N trains N steps exactly (a reopened model N more), not N and the steps that
+// went by before the next progress report reached the window.
+void TestStudioScript::trainStepsTrainsExactlyThatMany()
+{
+    const auto stepsOf = [](const QString& path) {
+        il::io::ModelInfo info;
+        QString error;
+        return il::io::readModelInfo(path, info, &error) ? info.state.step : int64_t(-1);
+    };
+    const QString model = m_dir.filePath("names-25.safetensors");
+    Result r =
+        studio({":sample/names-ssa2018.txt", "--train-steps", "25", "--save", model, "--quit"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    QCOMPARE(stepsOf(model), int64_t(25));
+    const QString more = m_dir.filePath("names-40.safetensors");
+    r = studio({model, "--train-steps", "15", "--save", more, "--quit"});
+    QVERIFY2(r.status == 0, qPrintable(r.err));
+    QCOMPARE(stepsOf(more), int64_t(40));
 }
 
 QTEST_GUILESS_MAIN(TestStudioScript)
