@@ -140,6 +140,54 @@ void readKindSettings(const QCommandLineParser& p, tasks::TaskOptions& options,
     }
 }
 
+// An option only other kinds of task read ("--context" for a table) is refused, saying which
+// kinds read it (TaskType::readsOption), instead of training with it ignored. One set to 0
+// asks for nothing ("--folds 0", "--test-split 0": off) and passes, so a script may give it for
+// every kind of data.
+void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType& type,
+                             const QString& given)
+{
+    for (const tasks::TaskType* other : tasks::taskTypes()) {
+        QStringList options = other->trainOptions();
+        for (const tasks::KindSetting& s : other->settings())
+            options << s.name;
+        for (const QString& option : options) {
+            if (!p.isSet(option) || type.readsOption(option)) continue;
+            bool number = false;
+            if (p.value(option).toDouble(&number) == 0 && number) continue;
+            QStringList readers;
+            for (const tasks::TaskType* t : tasks::taskTypes())
+                if (t->readsOption(option)) readers << t->title().toLower();
+            throw UsageError(("--" + option + " applies to " + readers.join(" and ") + ", not to " +
+                              type.title().toLower() + " (" + given + ")")
+                                 .toStdString());
+        }
+    }
+}
+
+// A kind's setting given with --resume that differs from the model's: the model continues on the
+// data read as it was trained (its saved task), so the value would be ignored; it is refused,
+// naming the model's own. A setting that only changes how much of the data trains (the image
+// size, an upper bound) is left to the saved task.
+void refuseChangedSettings(const QCommandLineParser& p, const tasks::Task& task,
+                           const tasks::TaskOptions& given, const QString& modelPath)
+{
+    tasks::TaskOptions saved;
+    task.describeOptions(saved);
+    const tasks::TaskType& type = task.type();
+    for (const tasks::KindSetting& s : type.settings()) {
+        if (!p.isSet(s.name) || s.amountOnly) continue;
+        const int own = type.setting(saved, s.name);
+        if (type.setting(given, s.name) == own) continue;
+        const std::string trained =
+            s.isFlag() ? (own ? "with --" : "without --") + s.name.toStdString()
+                       : "with a " + s.label.toStdString() + " of " + std::to_string(own);
+        throw UsageError("--" + s.name.toStdString() + ": " + modelPath.toStdString() +
+                         " was trained " + trained + ", and --resume continues it so (leave --" +
+                         s.name.toStdString() + " out)");
+    }
+}
+
 QString printableLines(const QString& text)
 {
     QStringList lines = text.split('\n');

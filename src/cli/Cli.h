@@ -54,6 +54,15 @@ void addKindSettings(QCommandLineParser& p, const tasks::TaskType* type = nullpt
 // range (a UsageError naming the option); every kind's, or only `type`'s.
 void readKindSettings(const QCommandLineParser& p, tasks::TaskOptions& options,
                       const tasks::TaskType* type = nullptr);
+// An option only other kinds read ("--context" for a table) is refused, naming the kinds that
+// read it, instead of training with it ignored (one set to 0 passes: it asks for nothing). given:
+// the data file as given, for the message.
+void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType& type,
+                             const QString& given);
+// With --resume: a kind's setting other than the model's is refused, naming the model's own (the
+// model continues on its data read as it was trained; amountOnly settings are left to it).
+void refuseChangedSettings(const QCommandLineParser& p, const tasks::Task& task,
+                           const tasks::TaskOptions& given, const QString& modelPath);
 
 // Prints training progress: a bar redrawn in place on a terminal, plain lines otherwise; and the
 // trainer's notices (Progress::notice), one line each, even when quiet.
