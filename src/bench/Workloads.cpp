@@ -308,6 +308,24 @@ TrainingResult benchSirenBatch(Backend& backend, int64_t rows, int64_t stepsPerS
     return r;
 }
 
+namespace {
+
+// The tanh and conv workloads: minibatches of 256, shuffled each epoch, softmax cross-entropy,
+// Adam at a constant 1e-3.
+TrainerConfig minibatchConfig()
+{
+    TrainerConfig config;
+    config.batchSize = 256;
+    config.shuffle = true;
+    config.loss = LossKind::CrossEntropy;
+    config.optimizer = OptimizerConfig::named("adam");
+    config.schedule.kind = ScheduleKind::Constant;
+    config.schedule.lrMax = 1e-3f;
+    return config;
+}
+
+} // namespace
+
 TrainingResult benchTanh(Backend& backend, int repeat, int warmup)
 {
     constexpr int64_t rows = 10000, inputs = 135, classes = 27;
@@ -320,13 +338,7 @@ TrainingResult benchTanh(Backend& backend, int repeat, int warmup)
     Buffer bx = uploadHost(backend, x, rows, inputs);
     Buffer by = uploadHost(backend, y, rows, 1);
 
-    TrainerConfig config;
-    config.batchSize = 256;
-    config.shuffle = true;
-    config.loss = LossKind::CrossEntropy;
-    config.optimizer = OptimizerConfig::named("adam");
-    config.schedule.kind = ScheduleKind::Constant;
-    config.schedule.lrMax = 1e-3f;
+    const TrainerConfig config = minibatchConfig();
 
     TrainingResult r = timeTraining(
         backend,
@@ -349,13 +361,7 @@ TrainingResult benchConv(Backend& backend, int repeat, int warmup)
     Buffer bx = uploadHost(backend, x, rows, context);
     Buffer by = uploadHost(backend, y, rows, 1);
 
-    TrainerConfig config;
-    config.batchSize = 256;
-    config.shuffle = true;
-    config.loss = LossKind::CrossEntropy;
-    config.optimizer = OptimizerConfig::named("adam");
-    config.schedule.kind = ScheduleKind::Constant;
-    config.schedule.lrMax = 1e-3f;
+    const TrainerConfig config = minibatchConfig();
 
     TrainingResult r = timeTraining(backend, kConvSpec, bx.view(rows, context), by.view(rows, 1),
                                     vocab, config, true, warmup, repeat);

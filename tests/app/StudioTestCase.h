@@ -7,6 +7,7 @@
 #include "Dialogs.h"
 #include "MainWindow.h"
 #include "Session.h"
+#include "TrainingWorker.h"
 
 #include <QAction>
 #include <QApplication>
@@ -74,6 +75,14 @@ protected:
         return w;
     }
     il::app::Session* session() const { return m_window->session(); }
+    // What the worker's model trains with, read on the worker thread.
+    il::TrainerConfig workerConfig() const
+    {
+        il::TrainerConfig c;
+        session()->worker()->post([&c](il::app::ModelState& m) { c = m.config; });
+        session()->worker()->waitForIdle();
+        return c;
+    }
     // The size an image trains at, from the task metadata (the open image's, or a model's).
     QSize imageTrainingSize() const
     {

@@ -36,13 +36,6 @@ private:
     // The form row is hidden with its label: the box's own hidden flag says which.
     bool shown() const { return !box()->isHidden(); }
     // What the worker's model holds, read on the worker thread.
-    TrainerConfig workerConfig()
-    {
-        TrainerConfig c;
-        session()->worker()->post([&c](ModelState& m) { c = m.config; });
-        session()->worker()->waitForIdle();
-        return c;
-    }
     QTemporaryDir m_dir;
 };
 

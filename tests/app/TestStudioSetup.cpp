@@ -59,14 +59,6 @@ private:
         QTest::keyClicks(edit, text);
         if (enter) QTest::keyClick(edit, Qt::Key_Return);
     }
-    // What the worker's model trained with, read on the worker thread.
-    TrainerConfig workerConfig()
-    {
-        TrainerConfig c;
-        session()->worker()->post([&c](ModelState& m) { c = m.config; });
-        session()->worker()->waitForIdle();
-        return c;
-    }
     // The names' context the session opens its data with (the setting's default when not set).
     int contextSetting() const
     {

@@ -3,9 +3,9 @@
 // it (PSNR and SSIM), and refuse bad sizes and broken images with one line and no output.
 #include "CliPictures.h"
 #include "CliRunner.h"
+#include "ImageBytes.h"
 #include "LineDrawing.h"
 
-#include <QBuffer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -25,15 +25,6 @@ using clitest::gradientPicture;
 using clitest::isOneLine;
 using clitest::writeBytes;
 
-QByteArray encode(const QImage& image, const char* format = "png")
-{
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    image.save(&buffer, format);
-    return bytes;
-}
-
 } // namespace
 
 class TestCliImage : public CliTestCase {
@@ -41,8 +32,6 @@ class TestCliImage : public CliTestCase {
 
 private:
     QString m_model; // picture.png trained briefly, shared by the tests that only read it
-
-
 
     QJsonObject readJson(const QString& name) const
     {
@@ -75,7 +64,7 @@ void TestCliImage::initTestCase()
     QVERIFY(m_dir.isValid());
     QVERIFY2(QFileInfo(IRONLEARN_CLI).isExecutable(), IRONLEARN_CLI);
     const QImage picture = gradientPicture();
-    QVERIFY(writeBytes(path("picture.png"), encode(picture)));
+    QVERIFY(writeBytes(path("picture.png"), testsupport::encodeImage(picture)));
     // The default preset (hash grid, then 2 x 64 ReLU) on 1536 pixels: full batches, a second.
     m_model = path("picture.safetensors");
     const RunResult r =
@@ -127,7 +116,7 @@ void TestCliImage::hashGridSavesAndRendersTheSame()
     for (int y = 0; y < 64; ++y)
         for (int x = 0; x < 96; ++x)
             stripes.setPixel(x, y, (x / 6 + y / 8) % 2 ? qRgb(250, 240, 10) : qRgb(20, 30, 200));
-    QVERIFY(writeBytes(path("stripes.png"), encode(stripes)));
+    QVERIFY(writeBytes(path("stripes.png"), testsupport::encodeImage(stripes)));
     RunResult r = run({"train", "stripes.png", "--preset", "hashgrid", "--steps", "200",
                        "--threads", "1", "--snapshots", "hg-snaps", "--snapshot-every", "200",
                        "--metrics-json", "hg.json", "--out", "hg.safetensors"});
@@ -239,7 +228,7 @@ void TestCliImage::evaluatePrintsPsnrAndSsim()
     // Another image (gray, another size) is resized to the model's training size.
     QImage gray(100, 80, QImage::Format_Grayscale8);
     gray.fill(90);
-    QVERIFY(writeBytes(path("gray.png"), encode(gray)));
+    QVERIFY(writeBytes(path("gray.png"), testsupport::encodeImage(gray)));
     const RunResult g = run({"evaluate", m_model, "gray.png", "--threads", "1"});
     QVERIFY2(g.code == 0, qPrintable(g.err));
     QVERIFY(g.out.contains("at 48x32"));
@@ -247,7 +236,7 @@ void TestCliImage::evaluatePrintsPsnrAndSsim()
     // enlarged to the training size, and so sized by whatever size the model claims).
     QImage small(20, 40, QImage::Format_Grayscale8);
     small.fill(90);
-    QVERIFY(writeBytes(path("small.png"), encode(small)));
+    QVERIFY(writeBytes(path("small.png"), testsupport::encodeImage(small)));
     const RunResult s = run({"evaluate", m_model, "small.png", "--threads", "1"});
     QVERIFY2(s.code == 0, qPrintable(s.err));
     QVERIFY2(s.out.contains("against small.png at 20x32"), qPrintable(s.out));
@@ -255,7 +244,7 @@ void TestCliImage::evaluatePrintsPsnrAndSsim()
     QVERIFY2(help.out.simplified().contains("A side where the picture is smaller is not enlarged"),
              qPrintable(help.out));
     // A broken image: exit 1, one line naming it.
-    QVERIFY(writeBytes(path("cut.png"), encode(gray).left(60)));
+    QVERIFY(writeBytes(path("cut.png"), testsupport::encodeImage(gray).left(60)));
     const RunResult c = run({"evaluate", m_model, "cut.png"});
     QCOMPARE(c.code, 1);
     QVERIFY2(isOneLine(c.err) && c.err.contains("cut.png: truncated PNG"), qPrintable(c.err));
@@ -303,16 +292,17 @@ void TestCliImage::brokenImage_data()
     QTest::addColumn<QString>("file");
     QTest::addColumn<QByteArray>("content");
     QTest::addColumn<QString>("reason");
-    const QByteArray png = encode(QImage(64, 64, QImage::Format_RGB32));
+    const QByteArray png = testsupport::encodeImage(QImage(64, 64, QImage::Format_RGB32));
     QByteArray huge = png; // IHDR claiming 30000x30000, checksum left stale
     huge[18] = 0x75, huge[19] = 0x30, huge[22] = 0x75, huge[23] = 0x30;
     QTest::newRow("empty") << "empty.png" << QByteArray() << "empty";
     QTest::newRow("garbage") << "garbage.png" << QByteArray(3000, '\x01') << "not an image";
     QTest::newRow("truncated") << "cut.png" << png.left(png.size() / 2) << "truncated PNG";
     QTest::newRow("huge") << "huge.png" << huge << "30000x30000";
-    QTest::newRow("jpeg cut") << "cut.jpg"
-                              << encode(QImage(64, 64, QImage::Format_RGB32), "jpeg").left(300)
-                              << "truncated JPEG";
+    QTest::newRow("jpeg cut")
+        << "cut.jpg"
+        << testsupport::encodeImage(QImage(64, 64, QImage::Format_RGB32), "jpeg").left(300)
+        << "truncated JPEG";
 }
 
 void TestCliImage::brokenImage()

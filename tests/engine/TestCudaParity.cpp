@@ -17,6 +17,7 @@
 #include "Backend.h"
 #include "BackendRegistry.h"
 #include "Errors.h"
+#include "ImageBytes.h"
 #include "Layer.h"
 #include "Network.h"
 #include "NormMath.h"
@@ -28,7 +29,6 @@
 #include "TestUtil.h"
 #include "Trainer.h"
 
-#include <QBuffer>
 #include <QImage>
 #include <QRegularExpression>
 #include <QTest>
@@ -175,11 +175,7 @@ QByteArray grayPng()
             const double value = 0.5 + 0.3 * std::sin(9 * u + 4 * v * v) + 0.2 * checker * u;
             img.scanLine(y)[x] = static_cast<uchar>(std::clamp(value * 255, 0.0, 255.0));
         }
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    img.save(&buffer, "png");
-    return bytes;
+    return testsupport::encodeImage(img);
 }
 
 const char* const kNames =

@@ -3,11 +3,11 @@
 // loss sits at the picture's variance: it paints the mean grey) is reported in one line, and
 // the task recovers — earlier weights, a quarter of the rate, a fresh optimizer — to a sharp
 // picture, the same bits every time; pictures that train well raise no alarm.
+#include "ImageBytes.h"
 #include "ImageTask.h"
 #include "LineDrawing.h"
 #include "Model.h"
 
-#include <QBuffer>
 #include <QFile>
 #include <QTest>
 
@@ -24,10 +24,7 @@ const char* const kSiren = "dense:64,sine:30,dense:64,sine:30,dense:64,sine:30,d
 
 std::shared_ptr<Task> openPicture(const QImage& image)
 {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    image.save(&buffer, "png");
+    const QByteArray bytes = testsupport::encodeImage(image);
     TaskOptions options;
     options.settings[kImageSizeSetting] = 64;
     QString error;

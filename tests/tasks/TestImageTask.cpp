@@ -2,12 +2,12 @@
 // coordinates and aspect ratio, downscaling, PSNR and SSIM, tiled rendering and its limits,
 // snapshots, and reopening a saved model's image settings. Fixtures are made here.
 #include "HashGridMath.h"
+#include "ImageBytes.h"
 #include "ImageFile.h"
 #include "ImageTask.h"
 #include "LayerRegistry.h"
 #include "ModelFile.h"
 
-#include <QBuffer>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -25,15 +25,6 @@ using namespace il::tasks;
 
 namespace {
 
-QByteArray encode(const QImage& image, const char* format = "png")
-{
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    image.save(&buffer, format);
-    return bytes;
-}
-
 quint32 crc32(const QByteArray& data)
 {
     quint32 c = 0xFFFFFFFFu;
@@ -48,7 +39,7 @@ quint32 crc32(const QByteArray& data)
 // A valid PNG whose header (IHDR, with a correct checksum) claims w x h.
 QByteArray pngClaiming(quint32 w, quint32 h)
 {
-    QByteArray png = encode(QImage(4, 4, QImage::Format_Grayscale8));
+    QByteArray png = testsupport::encodeImage(QImage(4, 4, QImage::Format_Grayscale8));
     qToBigEndian(w, png.data() + 16);
     qToBigEndian(h, png.data() + 20);
     qToBigEndian(crc32(png.mid(12, 17)), png.data() + 29);
@@ -70,7 +61,8 @@ QImage testPicture(int w, int h)
 std::unique_ptr<Task> open(const QImage& image, TaskOptions options = {}, QString* error = nullptr)
 {
     QString e;
-    auto task = openTask("picture.png", encode(image), options, error ? error : &e);
+    auto task =
+        openTask("picture.png", testsupport::encodeImage(image), options, error ? error : &e);
     if (!task && !error) qWarning("%s", qPrintable(e));
     return task;
 }
@@ -242,8 +234,10 @@ void TestImageTask::grayRgbAndAlpha()
     QVERIFY(a->notes().join(' ').contains("white"));
     // A JPEG and a BMP open too.
     QString error;
-    QVERIFY2(openTask("p.jpg", encode(testPicture(16, 16), "jpeg"), {}, &error), qPrintable(error));
-    QVERIFY2(openTask("p.bmp", encode(testPicture(16, 16), "bmp"), {}, &error), qPrintable(error));
+    QVERIFY2(openTask("p.jpg", testsupport::encodeImage(testPicture(16, 16), "jpeg"), {}, &error),
+             qPrintable(error));
+    QVERIFY2(openTask("p.bmp", testsupport::encodeImage(testPicture(16, 16), "bmp"), {}, &error),
+             qPrintable(error));
 }
 
 void TestImageTask::forcedGrayscale()
@@ -486,7 +480,8 @@ void TestImageTask::reopenForModel()
     auto model = io::openModel(path, *m_backend, &error);
     QVERIFY2(model, qPrintable(error));
     // The same file, reopened for evaluation: the same size, pixels and metrics.
-    auto e = openTaskForModel("picture.png", encode(picture), model->info.task, true, {}, &error);
+    auto e = openTaskForModel("picture.png", testsupport::encodeImage(picture), model->info.task,
+                              true, {}, &error);
     QVERIFY2(e, qPrintable(error));
     // It holds no rows: its measures read the picture a band at a time (memory follows the
     // picture, not the model's claimed size).
@@ -518,7 +513,8 @@ void TestImageTask::reopenForModel()
     // two, and the network is drawn there over its whole field of view (as render draws it).
     {
         const QImage small = testPicture(20, 30);
-        auto s = openTaskForModel("small.png", encode(small), model->info.task, true, {}, &error);
+        auto s = openTaskForModel("small.png", testsupport::encodeImage(small), model->info.task,
+                                  true, {}, &error);
         QVERIFY2(s, qPrintable(error));
         QCOMPARE(image(*s).trainingImage().size(), QSize(20, 24));
         QVERIFY2(s->notes().join(' ').contains("compared at 20x24"),
@@ -538,19 +534,21 @@ void TestImageTask::reopenForModel()
     // Another file is resized to the training size; gray files feed an RGB model.
     QImage gray(100, 100, QImage::Format_Grayscale8);
     gray.fill(128);
-    auto other = openTaskForModel("gray.png", encode(gray), model->info.task, true, {}, &error);
+    auto other = openTaskForModel("gray.png", testsupport::encodeImage(gray), model->info.task,
+                                  true, {}, &error);
     QVERIFY2(other, qPrintable(error));
     QCOMPARE(image(*other).trainingImage().size(), QSize(32, 24));
     QCOMPARE(other->data().outputWidth, 3);
     QVERIFY(other->notes().join(' ').contains("aspect ratio"));
     // Resume: the pixels are training rows again.
-    auto resume =
-        openTaskForModel("picture.png", encode(picture), model->info.task, false, {}, &error);
+    auto resume = openTaskForModel("picture.png", testsupport::encodeImage(picture),
+                                   model->info.task, false, {}, &error);
     QCOMPARE(resume->data().trainRows, 32 * 24);
     // A broken or foreign task object is refused with a message.
     QJsonObject broken = model->info.task;
     broken["channels"] = 2;
-    QVERIFY(!openTaskForModel("picture.png", encode(picture), broken, true, {}, &error));
+    QVERIFY(!openTaskForModel("picture.png", testsupport::encodeImage(picture), broken, true, {},
+                              &error));
     QVERIFY2(error.contains("channel count 2"), qPrintable(error));
     // Sizes are checked before anything is sized by them (a 17 KB file claiming 65536x65536).
     for (const auto& [key, value, message] :
@@ -560,7 +558,8 @@ void TestImageTask::reopenForModel()
                      "\"original_width\" 16385 is outside 1 to 16384 pixels"}}) {
         QJsonObject huge = model->info.task;
         huge[QString::fromLatin1(key)] = value;
-        QVERIFY(!openTaskForModel("picture.png", encode(picture), huge, true, {}, &error));
+        QVERIFY(!openTaskForModel("picture.png", testsupport::encodeImage(picture), huge, true, {},
+                                  &error));
         QVERIFY2(error == QString("task: invalid image size: ") + message, qPrintable(error));
     }
     ImageGeometry g;
@@ -592,8 +591,8 @@ void TestImageTask::badInput_data()
 {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("reason");
-    const QByteArray png = encode(testPicture(64, 64));
-    const QByteArray jpeg = encode(testPicture(64, 64), "jpeg");
+    const QByteArray png = testsupport::encodeImage(testPicture(64, 64));
+    const QByteArray jpeg = testsupport::encodeImage(testPicture(64, 64), "jpeg");
     QByteArray badCrc = png;
     badCrc[badCrc.size() - 20] = static_cast<char>(badCrc[badCrc.size() - 20] ^ 0x55); // in IDAT
     QTest::newRow("empty") << QByteArray() << "empty";
