@@ -132,7 +132,7 @@ public:
     // The ONNX export around the network for this kind's models (src/io/OnnxGraph.h): the graph's
     // inputs in the data's own units, its outputs as predict gives them, and the metadata that
     // describes them. Null: the ONNX export refuses this kind's models.
-    // A kind returns IRONLEARN_ONNX_GRAPH(itsGraphFunction) (below).
+    // A kind returns IRONLEARN_ONNX_GRAPH(itsGraphFunction) (above).
     using OnnxGraph = void (*)(io::onnxexport::TaskGraph& graph);
     virtual OnnxGraph onnxGraph() const { return nullptr; }
 
