@@ -32,6 +32,7 @@
 #include <clocale>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 namespace {
 
@@ -250,26 +251,9 @@ void useDarkPalette()
 
 // Long: start-up in order: the application, its options and the dispatch on them; the parser
 // and the window are read throughout.
-int main(int argc, char* argv[])
+// The command line the studio reads.
+void addOptions(QCommandLineParser& parser)
 {
-    il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
-    QApplication app(argc, argv);
-    // QApplication set the C library's locale from the environment: keep its numbers in the C
-    // form (the engine's messages); what the studio shows to the learner goes through QLocale.
-    std::setlocale(LC_NUMERIC, "C");
-    il::forbidEngineWorkOnThisThread(); // the GUI thread: the training worker runs the engine
-    QApplication::setOrganizationName("IronLearn");
-    QApplication::setApplicationName("Iron Learn Studio");
-    QApplication::setApplicationVersion(IRONLEARN_VERSION);
-    // The menu entry's id (packaging/linux): on Wayland the window is matched to it by this name.
-    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.ironlearn.studio"));
-    QIcon icon;
-    for (int size : {16, 32, 48, 64, 128, 256})
-        icon.addFile(QStringLiteral(":/icons/ironlearn-studio-%1.png").arg(size),
-                     QSize(size, size));
-    QApplication::setWindowIcon(icon);
-
-    QCommandLineParser parser;
     parser.setApplicationDescription(
         "Train neural networks by pointing and clicking.\n\n"
         "FILE is a table (CSV, TSV or JSON), a picture (PNG, JPEG, BMP, GIF, WebP), a list of "
@@ -308,12 +292,59 @@ int main(int argc, char* argv[])
         {"save", "Save the model here when the script is done.", "MODEL"},
         {"quit", "Quit when the script is done."},
     });
-    parser.process(app);
-    if (parser.isSet("list-tabs")) {
-        for (const il::app::StudioTab& tab : il::app::studioTabs())
-            std::printf("%s\n", tab.id.toUtf8().constData());
-        return 0;
+}
+
+// --help, --version and --list-tabs answer without a window, so they run before any QApplication:
+// one cannot start where there is no display (a terminal over ssh, a build machine).
+bool answersWithoutWindow(int argc, char* argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h" || arg == "-?" || arg == "--version" || arg == "-v" ||
+            arg == "--list-tabs")
+            return true;
     }
+    return false;
+}
+
+// Answers them: the help and version as QCommandLineParser gives them, or the tabs' ids.
+int answerWithoutWindow(int argc, char* argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setOrganizationName("IronLearn");
+    QCoreApplication::setApplicationName("Iron Learn Studio");
+    QCoreApplication::setApplicationVersion(IRONLEARN_VERSION);
+    QCommandLineParser parser;
+    addOptions(parser);
+    parser.process(app); // --help and --version print and exit here
+    for (const il::app::StudioTab& tab : il::app::studioTabs())
+        std::printf("%s\n", tab.id.toUtf8().constData());
+    return 0;
+}
+
+int main(int argc, char* argv[])
+{
+    il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
+    if (answersWithoutWindow(argc, argv)) return answerWithoutWindow(argc, argv);
+    QApplication app(argc, argv);
+    // QApplication set the C library's locale from the environment: keep its numbers in the C
+    // form (the engine's messages); what the studio shows to the learner goes through QLocale.
+    std::setlocale(LC_NUMERIC, "C");
+    il::forbidEngineWorkOnThisThread(); // the GUI thread: the training worker runs the engine
+    QApplication::setOrganizationName("IronLearn");
+    QApplication::setApplicationName("Iron Learn Studio");
+    QApplication::setApplicationVersion(IRONLEARN_VERSION);
+    // The menu entry's id (packaging/linux): on Wayland the window is matched to it by this name.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.ironlearn.studio"));
+    QIcon icon;
+    for (int size : {16, 32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/icons/ironlearn-studio-%1.png").arg(size),
+                     QSize(size, size));
+    QApplication::setWindowIcon(icon);
+
+    QCommandLineParser parser;
+    addOptions(parser);
+    parser.process(app);
     checkSimdTarget();
 
     QList<QJsonObject> runs;

@@ -19,6 +19,7 @@ private slots:
     void badRunsAreRefusedWithStatus2();
     void aModelWithoutItsDataSaysWhyNothingTrained();
     void trainStepsTrainsExactlyThatMany();
+    void helpVersionAndTabsNeedNoDisplay();
 
 private:
     struct Result {
@@ -122,6 +123,27 @@ void TestStudioScript::trainStepsTrainsExactlyThatMany()
     r = studio({model, "--train-steps", "15", "--save", more, "--quit"});
     QVERIFY2(r.status == 0, qPrintable(r.err));
     QCOMPARE(stepsOf(more), int64_t(40));
+}
+
+// --help, --version and --list-tabs answer in a terminal with no display server (over ssh, on a
+// build machine): the window system is not started for them (it aborts where there is none).
+void TestStudioScript::helpVersionAndTabsNeedNoDisplay()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(name);
+    env.insert("XDG_CONFIG_HOME", m_dir.filePath("config"));
+    const auto run = [&env](const QString& option) {
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(IRONLEARN_STUDIO, {option});
+        p.waitForFinished(60000);
+        const bool ok = p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+        return ok ? QString::fromUtf8(p.readAllStandardOutput()) : QString();
+    };
+    QVERIFY(run("--help").contains("--train-steps"));
+    QVERIFY(run("--version").startsWith("Iron Learn Studio "));
+    QCOMPARE(run("--list-tabs").split('\n', Qt::SkipEmptyParts).first(), QString("data"));
 }
 
 QTEST_GUILESS_MAIN(TestStudioScript)
