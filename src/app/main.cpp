@@ -247,10 +247,6 @@ void useDarkPalette()
     QApplication::setPalette(p);
 }
 
-} // namespace
-
-// Long: start-up in order: the application, its options and the dispatch on them; the parser
-// and the window are read throughout.
 // The command line the studio reads.
 void addOptions(QCommandLineParser& parser)
 {
@@ -322,6 +318,10 @@ int answerWithoutWindow(int argc, char* argv[])
     return 0;
 }
 
+} // namespace
+
+// Long: start-up in order: the application, its options and the dispatch on them; the parser
+// and the window are read throughout.
 int main(int argc, char* argv[])
 {
     il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
