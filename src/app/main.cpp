@@ -303,7 +303,22 @@ bool answersWithoutWindow(int argc, char* argv[])
     return false;
 }
 
-// Answers them: the help and version as QCommandLineParser gives them, or the tabs' ids.
+// Whether Qt would find no window system to show the studio on: no platform chosen
+// (QT_QPA_PLATFORM, -platform) and no X11 or Wayland display. QApplication aborts the process
+// there, with Qt's own message and a core dump.
+bool noDisplay(int argc, char* argv[])
+{
+    for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+        if (qEnvironmentVariableIsSet(name)) return false;
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "-platform" || std::string(argv[i]) == "--platform")
+            return false;
+    return true;
+}
+
+// Answers them without a window: the help and version as QCommandLineParser gives them (an
+// unknown option is refused the same way), the tabs' ids; anything else, where there is no
+// display, is refused with what to do (exit 1).
 int answerWithoutWindow(int argc, char* argv[])
 {
     QCoreApplication app(argc, argv);
@@ -313,9 +328,16 @@ int answerWithoutWindow(int argc, char* argv[])
     QCommandLineParser parser;
     addOptions(parser);
     parser.process(app); // --help and --version print and exit here
-    for (const il::app::StudioTab& tab : il::app::studioTabs())
-        std::printf("%s\n", tab.id.toUtf8().constData());
-    return 0;
+    if (parser.isSet("list-tabs")) {
+        for (const il::app::StudioTab& tab : il::app::studioTabs())
+            std::printf("%s\n", tab.id.toUtf8().constData());
+        return 0;
+    }
+    std::fprintf(stderr,
+                 "ironlearn-studio: no display to show the window on (DISPLAY and "
+                 "WAYLAND_DISPLAY are not set); ironlearn-cli trains without one, and a scripted "
+                 "run (--train-steps, --screenshot) runs with QT_QPA_PLATFORM=offscreen\n");
+    return 1;
 }
 
 } // namespace
@@ -325,7 +347,8 @@ int answerWithoutWindow(int argc, char* argv[])
 int main(int argc, char* argv[])
 {
     il::applyCpuThreadingDefaults(argv); // may re-execute the program: first
-    if (answersWithoutWindow(argc, argv)) return answerWithoutWindow(argc, argv);
+    if (answersWithoutWindow(argc, argv) || noDisplay(argc, argv))
+        return answerWithoutWindow(argc, argv);
     QApplication app(argc, argv);
     // QApplication set the C library's locale from the environment: keep its numbers in the C
     // form (the engine's messages); what the studio shows to the learner goes through QLocale.

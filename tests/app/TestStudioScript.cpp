@@ -127,6 +127,7 @@ void TestStudioScript::trainStepsTrainsExactlyThatMany()
 
 // --help, --version and --list-tabs answer in a terminal with no display server (over ssh, on a
 // build machine): the window system is not started for them (it aborts where there is none).
+// Opening a file there says why it cannot, and exits 1.
 void TestStudioScript::helpVersionAndTabsNeedNoDisplay()
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -144,6 +145,17 @@ void TestStudioScript::helpVersionAndTabsNeedNoDisplay()
     QVERIFY(run("--help").contains("--train-steps"));
     QVERIFY(run("--version").startsWith("Iron Learn Studio "));
     QCOMPARE(run("--list-tabs").split('\n', Qt::SkipEmptyParts).first(), QString("data"));
+
+    // Anything else says there is no display and what to do, rather than abort in Qt.
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(IRONLEARN_STUDIO, {":sample/iris.csv"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 1);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("no display") && err.contains("QT_QPA_PLATFORM=offscreen"),
+             qPrintable(err));
 }
 
 QTEST_GUILESS_MAIN(TestStudioScript)
