@@ -232,9 +232,9 @@ void RunList::copyCurves(Run& run) const
 
 void RunList::keepPicture(Run& run) const
 {
-    const std::vector<TimelineFrame>& snapshots = m_session->timeline();
-    if (snapshots.empty() || snapshots.back().image.isNull()) return;
-    const QImage& image = snapshots.back().image;
+    const std::vector<TimelineFrame>& frames = m_session->timeline();
+    if (frames.empty() || frames.back().image.isNull()) return;
+    const QImage& image = frames.back().image;
     run.picture = image.width() > kPictureSide || image.height() > kPictureSide
                       ? image.scaled(kPictureSide, kPictureSide, Qt::KeepAspectRatio,
                                      Qt::SmoothTransformation)

@@ -162,15 +162,15 @@ void ImageOutputPage::reload()
 
 void ImageOutputPage::frameAdded()
 {
-    const auto& snapshots = m_session->timeline();
-    if (snapshots.empty()) return;
-    const int last = static_cast<int>(snapshots.size()) - 1;
+    const auto& frames = m_session->timeline();
+    if (frames.empty()) return;
+    const int last = static_cast<int>(frames.size()) - 1;
     const bool follow =
         m_ui->livePreviewCheckBox->isChecked() || m_ui->reconstructionImageView->image().isNull();
     QSignalBlocker block(m_ui->timelineSlider);
-    // A slider from 0 to 0 draws its thumb at the left end: a single snapshot after training (a
+    // A slider from 0 to 0 draws its thumb at the left end: a single frame after training (a
     // reopened model) sits at the right end, where its step is on the way from step 0.
-    const bool onlyTrained = last == 0 && snapshots.front().step > 0;
+    const bool onlyTrained = last == 0 && frames.front().step > 0;
     m_ui->timelineSlider->setRange(onlyTrained ? -1 : 0, last);
     m_ui->timelineSlider->setEnabled(last > 0);
     if (follow) {
@@ -183,9 +183,9 @@ void ImageOutputPage::frameAdded()
 
 void ImageOutputPage::showLatest()
 {
-    const auto& snapshots = m_session->timeline();
-    if (snapshots.empty()) return;
-    const int last = static_cast<int>(snapshots.size()) - 1;
+    const auto& frames = m_session->timeline();
+    if (frames.empty()) return;
+    const int last = static_cast<int>(frames.size()) - 1;
     QSignalBlocker block(m_ui->timelineSlider);
     m_ui->timelineSlider->setValue(last);
     showFrame(last);
@@ -193,19 +193,19 @@ void ImageOutputPage::showLatest()
 
 void ImageOutputPage::setLive(bool live)
 {
-    m_ui->livePreviewCheckBox->setChecked(live); // checking it shows the newest snapshot
+    m_ui->livePreviewCheckBox->setChecked(live); // checking it shows the newest frame
 }
 
 void ImageOutputPage::showStepLabel()
 {
-    const auto& snapshots = m_session->timeline();
+    const auto& frames = m_session->timeline();
     const QLocale l;
     const auto step = [&l](int64_t s) { return l.toString(static_cast<qlonglong>(s)); };
     QString text, tip;
     if (m_rendered.isEmpty()) {
         text = "step " + step(m_shownStep);
-        if (!snapshots.empty() && snapshots.back().step > m_shownStep) {
-            text += " of " + step(snapshots.back().step);
+        if (!frames.empty() && frames.back().step > m_shownStep) {
+            text += " of " + step(frames.back().step);
             tip = "An earlier step of training. Check Live to follow training again.";
         }
     } else {
@@ -219,11 +219,11 @@ void ImageOutputPage::showStepLabel()
 
 void ImageOutputPage::showFrame(int index)
 {
-    const auto& snapshots = m_session->timeline();
-    if (index < 0 || index >= static_cast<int>(snapshots.size())) return;
-    const TimelineFrame& s = snapshots[static_cast<size_t>(index)];
+    const auto& frames = m_session->timeline();
+    if (index < 0 || index >= static_cast<int>(frames.size())) return;
+    const TimelineFrame& s = frames[static_cast<size_t>(index)];
     m_ui->reconstructionImageView->setImage(s.image);
-    showOriginal(); // snapshots are at the training size: the plain original again
+    showOriginal(); // frames are at the training size: the plain original again
     m_shownStep = s.step;
     m_rendered.clear();
     showStepLabel();
@@ -231,12 +231,12 @@ void ImageOutputPage::showFrame(int index)
 
 void ImageOutputPage::showStep(qint64 step)
 {
-    const auto& snapshots = m_session->timeline();
-    if (snapshots.empty()) return;
+    const auto& frames = m_session->timeline();
+    if (frames.empty()) return;
     int best = 0;
-    for (int i = 1; i < static_cast<int>(snapshots.size()); ++i)
-        if (std::llabs(snapshots[static_cast<size_t>(i)].step - step) <
-            std::llabs(snapshots[static_cast<size_t>(best)].step - step))
+    for (int i = 1; i < static_cast<int>(frames.size()); ++i)
+        if (std::llabs(frames[static_cast<size_t>(i)].step - step) <
+            std::llabs(frames[static_cast<size_t>(best)].step - step))
             best = i;
     setLive(false);
     QSignalBlocker block(m_ui->timelineSlider);

@@ -1,5 +1,5 @@
 // Output for images: the original and the reconstruction side by side (zoom and pan together),
-// a timeline over the snapshots taken during training, rendering at 200 / 512 / 1024 / 2048
+// a timeline over the frames taken during training, rendering at 200 / 512 / 1024 / 2048
 // pixels or a custom size, PNG export, and the PSNR / SSIM of the current weights. "Bicubic
 // original" (the honest zoom) shows the original upscaled bicubically to the render's size.
 #pragma once
@@ -28,7 +28,7 @@ public:
 
     // The size the resolution chooser asks for, keeping the training image's aspect ratio.
     QSize requestedSize() const;
-    // Moves the timeline to the snapshot nearest step (a click on the loss chart). Like dragging
+    // Moves the timeline to the frame nearest step (a click on the loss chart). Like dragging
     // the timeline or a render, it unchecks Live until the user checks it again or a run starts
     // (Start, Continue); the step label then says "step 120 of 400".
     void showStep(qint64 step);
@@ -55,7 +55,7 @@ private:
     void resetCustomSize();
     // One custom side changed: with the aspect locked, the other follows.
     void customSideEdited(bool width);
-    // Live: follow training, showing each new snapshot (checking it shows the newest at once).
+    // Live: follow training, showing each new frame (checking it shows the newest at once).
     void setLive(bool live);
     void showLatest();
     // "step 120", "step 120 of 400" (an older one), "512×512, step 400" (a render).
