@@ -148,10 +148,7 @@ void refuseOtherKindsOptions(const QCommandLineParser& p, const tasks::TaskType&
                              const QString& given)
 {
     for (const tasks::TaskType* other : tasks::taskTypes()) {
-        QStringList options = other->trainOptions();
-        for (const tasks::KindSetting& s : other->settings())
-            options << s.name;
-        for (const QString& option : options) {
+        for (const QString& option : other->optionNames()) {
             if (!p.isSet(option) || type.readsOption(option)) continue;
             bool number = false;
             if (p.value(option).toDouble(&number) == 0 && number) continue;

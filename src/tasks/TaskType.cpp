@@ -51,12 +51,12 @@ QString TaskType::presetHelp(int indent) const
     return text;
 }
 
-bool TaskType::readsOption(const QString& name) const
+QStringList TaskType::optionNames() const
 {
-    if (trainOptions().contains(name)) return true;
+    QStringList names = trainOptions();
     for (const KindSetting& s : settings())
-        if (s.name == name) return true;
-    return false;
+        names << s.name;
+    return names;
 }
 
 int TaskType::setting(const TaskOptions& options, const QString& name) const

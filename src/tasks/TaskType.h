@@ -96,8 +96,11 @@ public:
     virtual QStringList trainOptions() const { return {}; }
     // The settings only this kind reads (KindSetting); none by default.
     virtual std::vector<KindSetting> settings() const { return {}; }
-    // Whether `train --NAME` means something for this kind: one of its trainOptions or settings.
-    bool readsOption(const QString& name) const;
+    // The `train` options this kind reads and some other kind does not: its trainOptions and the
+    // names of its settings.
+    QStringList optionNames() const;
+    // Whether `train --NAME` means something for this kind (optionNames).
+    bool readsOption(const QString& name) const { return optionNames().contains(name); }
     // Its setting `name` in options (TaskOptions::settings), or the setting's default.
     int setting(const TaskOptions& options, const QString& name) const;
     // Whether its models may be chosen by k-fold cross-validation (TaskOptions::folds;
