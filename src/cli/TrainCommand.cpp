@@ -4,6 +4,7 @@
 
 #include "CrossValidation.h"
 #include "Errors.h"
+#include "HostCopy.h"
 #include "LayerSpec.h"
 #include "Model.h"
 #include "ModelFile.h"
@@ -11,7 +12,6 @@
 #include "PresetRecipe.h"
 #include "PrintableText.h"
 #include "RunDriver.h"
-#include "Snapshot.h"
 #include "Task.h"
 #include "TrainReport.h"
 
@@ -392,6 +392,10 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
     setup.policy.watch = task.watchSettings();
     setup.foldPolicy = setup.policy;
     setup.foldPolicy.progressInterval = 1e9; // epoch ends only: each fold has its line
+    // A failed device: the trainer keeps the last good weights on the host, and the run driver
+    // rebuilds the model from them on the CPU, to be saved and trained further there.
+    const int threads = static_cast<int>(intOption(p, "threads", 0, 0, 1024));
+    setup.cpuRescue = [threads] { return createCpuBackend(threads); };
     ProgressPrinter printer(quiet);
     tasks::RunHooks hooks;
     hooks.folds = foldLines(quiet);
@@ -511,7 +515,7 @@ int runTrain(const QStringList& args)
         const QString preset = p.isSet("preset")   ? p.value("preset")
                                : p.isSet("layers") ? QString()
                                                    : task->presets().value(0);
-        if (const tasks::PresetRecipe* recipe = tasks::presetRecipe(task->kind(), preset)) {
+        if (const auto recipe = tasks::presetRecipe(task->type(), preset)) {
             recipe->applyTo(cfg);
             if (!p.isSet("quiet"))
                 std::fprintf(stderr, "preset %s: %s (%s; an option given changes one)\n",
@@ -539,11 +543,6 @@ int runTrain(const QStringList& args)
     if (!quiet) printHeader(model);
     RunTrace trace;
     const TrainResult result = trainModel(p, model, quiet, trace);
-
-    // ---- a failed device: the trainer kept the last good weights on the host; rebuild the
-    // model on the CPU so it can be saved and trained further there.
-    if (result.reason == StopReason::DeviceFailure && result.lastGood)
-        model.recoverOnCpu(createCpuBackend(threads), result.lastGood);
 
     // ---- save, then report ---------------------------------------------------------------------
     // The data file (path, size, hash) goes with the model: the studio opens it with the model.

@@ -5,6 +5,7 @@
 
 #include "CrossValidation.h"
 #include "Errors.h"
+#include "HostCopy.h"
 #include "LayerSpec.h"
 #include "Model.h"
 #include "ModelFile.h"
@@ -12,7 +13,6 @@
 #include "PresetRecipe.h"
 #include "PrintableText.h"
 #include "RunDriver.h"
-#include "Snapshot.h"
 #include "TabularTask.h"
 #include "Task.h"
 

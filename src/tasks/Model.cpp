@@ -75,10 +75,10 @@ void Model::resetWeights()
     state = TrainingState{};
 }
 
-void Model::moveTo(std::unique_ptr<Backend> target, const HostSnapshot& snapshot)
+void Model::moveTo(std::unique_ptr<Backend> target, const HostCopy& copy)
 {
     const OptimizerConfig optimizerConfig = optimizer ? optimizer->config() : config.optimizer;
-    MovedModel moved = moveModel(*network, optimizerConfig, snapshot, *target);
+    MovedModel moved = moveModel(*network, optimizerConfig, copy, *target);
     // Everything that lives in the old backend goes before it does.
     data = UploadedData();
     uploaded = false;
@@ -88,9 +88,9 @@ void Model::moveTo(std::unique_ptr<Backend> target, const HostSnapshot& snapshot
     backend = std::move(target);
 }
 
-int64_t Model::recoverOnCpu(std::unique_ptr<Backend> cpu, std::shared_ptr<const HostSnapshot> good)
+int64_t Model::recoverOnCpu(std::unique_ptr<Backend> cpu, std::shared_ptr<const HostCopy> good)
 {
-    if (!good) good = std::make_shared<HostSnapshot>(takeSnapshot(*network, *optimizer, state));
+    if (!good) good = std::make_shared<HostCopy>(takeHostCopy(*network, *optimizer, state));
     const double seconds = state.seconds;
     moveTo(std::move(cpu), *good);
     state = good->state;

@@ -14,10 +14,10 @@
 
 #include "Task.h"
 
+#include "HostCopy.h"
 #include "ModelFile.h"
 #include "Network.h"
 #include "Optimizer.h"
-#include "Snapshot.h"
 #include "Trainer.h"
 
 #include <QJsonObject>
@@ -68,17 +68,17 @@ struct Model {
 
     // Puts the weights back to their initial values for config.seed and forgets the run.
     void resetWeights();
-    // Rebuilds the network and optimizer on target from a host snapshot of them (weights and
+    // Rebuilds the network and optimizer on target from a host copy of them (weights and
     // optimizer state; the training state is left as it is) and makes target the backend; the
     // data is uploaded again by the next upload(). Throws (BackendError, EngineError) with
     // nothing changed when the target cannot hold the model.
-    void moveTo(std::unique_ptr<Backend> target, const HostSnapshot& snapshot);
+    void moveTo(std::unique_ptr<Backend> target, const HostCopy& copy);
     // After a device failure: rebuilds the model on cpu from good, the last good host copy (the
     // trainer's TrainResult::lastGood, or one taken before the model moved to the device), or,
     // when good is null, from a copy taken now (a device out of memory is still readable). The
     // training state goes back to that copy's step, keeping the training time. Returns the
     // step kept; throws when no copy can be had or the CPU cannot hold the model.
-    int64_t recoverOnCpu(std::unique_ptr<Backend> cpu, std::shared_ptr<const HostSnapshot> good);
+    int64_t recoverOnCpu(std::unique_ptr<Backend> cpu, std::shared_ptr<const HostCopy> good);
 
 private:
     std::unique_ptr<io::LoadedModel> m_opened; // the file's optimizer state, until makeOptimizer

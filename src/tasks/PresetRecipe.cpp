@@ -2,24 +2,13 @@
 
 #include "NumberText.h"
 #include "Optimizer.h"
+#include "TaskType.h"
 
 #include <QStringList>
 
 #include <stdexcept>
 
 namespace il::tasks {
-
-namespace {
-
-// Each recipe is a measured result, not a guess: the names wavenet reached a validation
-// cross-entropy of 1.98 on names-ssa2018.txt (context 8, split 80/10/10, seed 42) with these,
-// against 2.00 with the names task's defaults (adam, lr 0.003, batch 512).
-const PresetRecipe kRecipes[] = {
-    {"names", "wavenet", "adamw", 0.001f, 32, 25, 0.05f, 0.f,
-     "validation 1.9805 on names-ssa2018.txt, context 8, split 80/10/10 seed 42", "context", 8},
-};
-
-} // namespace
 
 QString PresetRecipe::flags() const
 {
@@ -82,11 +71,11 @@ void PresetRecipe::restore(TrainerConfig& config, const TrainerConfig& defaults)
     if (std::isfinite(labelSmoothing)) config.labelSmoothing = defaults.labelSmoothing;
 }
 
-const PresetRecipe* presetRecipe(const QString& task, const QString& preset)
+std::optional<PresetRecipe> presetRecipe(const TaskType& type, const QString& preset)
 {
-    for (const PresetRecipe& r : kRecipes)
-        if (task == QLatin1String(r.task) && preset == QLatin1String(r.preset)) return &r;
-    return nullptr;
+    for (const LayerPreset& p : type.presets())
+        if (p.name == preset) return p.recipe;
+    return std::nullopt;
 }
 
 } // namespace il::tasks

@@ -1,4 +1,5 @@
-// Training settings a layer preset carries: the optimizer, rate, batch, epochs, weight decay and
+// Training settings a layer preset carries (LayerPreset::recipe, set beside the preset by its
+// kind): the optimizer, rate, batch, epochs, weight decay and
 // label smoothing with which the preset's measured result was reached. `train --preset NAME`
 // starts from them instead of the task's defaults; an option given on the command line still
 // wins, and a resumed model keeps its own settings.
@@ -9,12 +10,11 @@
 #include <QString>
 
 #include <cmath>
+#include <optional>
 
 namespace il::tasks {
 
 struct PresetRecipe {
-    const char* task = "";   // TaskType::name()
-    const char* preset = ""; // LayerPreset::name
     const char* optimizer = "";
     float lr = NAN;
     int64_t batch = 0;
@@ -25,7 +25,7 @@ struct PresetRecipe {
     // A setting of the kind's data it was measured at (KindSetting: the names' "context", 8), or
     // none (""): the studio sets it with the preset while the data may still change; the CLI
     // leaves it to its option.
-    const char* setting = "";
+    QString setting;
     int settingValue = 0;
 
     // "--optimizer adamw --lr 0.001 --batch 32 --epochs 25 --weight-decay 0.05
@@ -41,7 +41,10 @@ struct PresetRecipe {
     void restore(TrainerConfig& config, const TrainerConfig& defaults) const;
 };
 
-// The recipe of a task's preset, or null when the preset has none (the task's defaults).
-const PresetRecipe* presetRecipe(const QString& task, const QString& preset);
+class TaskType;
+
+// The recipe of a kind's preset (LayerPreset::recipe), or none when the preset has none (the
+// task's defaults) or the kind has no such preset.
+std::optional<PresetRecipe> presetRecipe(const TaskType& type, const QString& preset);
 
 } // namespace il::tasks

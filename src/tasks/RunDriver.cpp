@@ -34,6 +34,20 @@ bool crossValidateFirst(Model& model, const RunSetup& setup, const RunHooks& hoo
     return true;
 }
 
+// A failed device: the model on the CPU from good (the trainer's last host copy, the weights
+// before the move, or a copy taken now), when the run has a CPU to go to.
+void rescueOnCpu(Model& model, const RunSetup& setup, std::shared_ptr<const HostCopy> good,
+                 RunOutcome& outcome)
+{
+    if (!setup.cpuRescue || model.backend->memoryOnHost()) return;
+    try {
+        model.recoverOnCpu(setup.cpuRescue(), std::move(good));
+        outcome.movedToCpu = true;
+    } catch (const std::exception& e) {
+        outcome.rescueFailure = e.what();
+    }
+}
+
 } // namespace
 
 RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
@@ -51,11 +65,14 @@ RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
     } catch (const BackendError& e) {
         outcome.failure = std::string("training failed: ") + e.what();
         outcome.backendFailure = true;
+        outcome.deviceError = e.what();
+        rescueOnCpu(model, setup, setup.startWeights, outcome);
         return outcome;
     } catch (const std::exception& e) {
         outcome.failure = std::string("training failed: ") + e.what();
         return outcome;
     }
+    if (hooks.uploaded) hooks.uploaded();
     const bool folds = task.folds() > 0 && model.state.step == 0;
     if (folds && !crossValidateFirst(model, setup, hooks, outcome)) return outcome;
 
@@ -78,15 +95,21 @@ RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
     } catch (const BackendError& e) {
         outcome.failure = std::string("training failed: ") + e.what();
         outcome.backendFailure = true;
+        outcome.deviceError = e.what();
     } catch (const std::exception& e) {
         outcome.failure = std::string("training failed: ") + e.what();
     }
     if (hooks.active) hooks.active(nullptr);
-    trainer.reset();
+    trainer.reset(); // before a move to the CPU: it holds buffers on the failed backend
+    if (outcome.backendFailure) rescueOnCpu(model, setup, setup.startWeights, outcome);
     if (!outcome.failure.empty()) {
         outcome.settled = {};
         return outcome;
     }
+    // The trainer caught the device's failure itself and rewound the state to its last host copy:
+    // the weights come back from it, on the CPU.
+    if (outcome.result.reason == StopReason::DeviceFailure && outcome.result.lastGood)
+        rescueOnCpu(model, setup, outcome.result.lastGood, outcome);
     if (setup.settle) {
         if (folds) // the folds decided; the rows the run trained on hold none out
             endRefit(task, *model.network, outcome.settled, outcome.result);

@@ -4,16 +4,19 @@
 //
 // In order: the class weights of the task's training rows, the upload, the folds (a fresh
 // model of a task with folds), the trainer with the task's metric at each evaluation, then the
-// end of the run: the folds' verdict (endRefit) or the task's settle, and a learning rate that a
-// recovery lowered kept in the configuration.
+// end of the run: the folds' verdict (endRefit) or the task's settle, a learning rate that a
+// recovery lowered kept in the configuration, and after a device failure the model on the CPU
+// with its last good weights.
 #pragma once
 
 #include "CrossValidation.h"
+#include "HostCopy.h"
 #include "Model.h"
 #include "Task.h"
 #include "Trainer.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -24,6 +27,13 @@ struct RunSetup {
     RunPolicy foldPolicy;   // each fold's, when the folds run first
     bool taskMetric = true; // the task's metric at each evaluation (Task::trainingMetric)
     bool settle = true;     // end with the task's settle or the folds' verdict
+    // After a device failure, the CPU backend the model moves to with its last good weights, so
+    // it can be saved and trained further; null: it stays where it failed.
+    std::function<std::unique_ptr<Backend>()> cpuRescue;
+    // The weights as they were before the model moved to this run's device (the studio moves it
+    // between runs): what a failure before the trainer's first host copy goes back to. Null: a
+    // copy taken at the failure, when the device can still be read.
+    std::shared_ptr<const HostCopy> startWeights;
 };
 
 // Called on the thread that runs the model.
@@ -31,8 +41,11 @@ struct RunHooks {
     // Each progress report of the run's trainer (RunSetup::policy says how often); the trainer,
     // to cancel it or read its rates.
     std::function<void(const Progress& p, Trainer& trainer)> progress;
-    // At each evaluation, before the task's metric: the network as trained so far (a snapshot,
-    // a side metric).
+    // After the data is on the run's device, before the folds and the trainer (not when the
+    // upload failed).
+    std::function<void()> uploaded;
+    // At each evaluation, before the task's metric: the network as trained so far (a frame of the
+    // CLI's --snapshots, a side metric).
     std::function<void(Network& net)> evaluation;
     // The run's trainer before it trains, and null after it (Ctrl+C, Stop).
     std::function<void(Trainer* trainer)> active;
@@ -47,13 +60,19 @@ struct RunOutcome {
     // weights are those of the last step done.
     std::string failure;
     bool backendFailure = false; // the backend (the device) failed: the CPU may take over
-    bool foldsStopped = false;   // stopped during the folds: the model is its untrained start
+    std::string deviceError;     // the backend's own words when it failed
+    // A failed device handed the model to the CPU (RunSetup::cpuRescue) with its last good
+    // weights: the training state is back at their step.
+    bool movedToCpu = false;
+    std::string rescueFailure; // why that move failed ("" when it did not)
+    bool foldsStopped = false; // stopped during the folds: the model is its untrained start
 
     bool ran() const { return failure.empty() && !foldsStopped; }
 };
 
 // Trains model (built or opened, with its task) under model.config; see the top of this file.
 // The configuration keeps the class weights, the refit's budget after folds and a lowered rate.
+// A failed device gives the model to the CPU (RunSetup::cpuRescue) before it returns.
 RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks = {});
 
 } // namespace il::tasks

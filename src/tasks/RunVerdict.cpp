@@ -1,5 +1,6 @@
 #include "RunVerdict.h"
 
+#include "ModelJson.h"
 #include "TabularBaselines.h"
 
 #include <QJsonValue>
@@ -146,6 +147,67 @@ RunVerdict tableVerdict(const Settled& settled, int64_t restoredStep, int64_t la
                             : num(values, "mse") < num(l, "mse");
     v.comparison = (better ? "it beats " : "it does as well as ") + linear + " here: " + all;
     return v;
+}
+
+QJsonObject verdictRecordToJson(const VerdictRecord& r)
+{
+    const Settled& s = r.settled;
+    const QJsonObject settled{{"replaced", s.replaced},
+                              {"note", s.note},
+                              {"train_loss", io::doubleToJson(s.trainLoss)},
+                              {"val_loss", io::doubleToJson(s.valLoss)},
+                              {"judged", s.judged},
+                              {"network_loss", io::doubleToJson(s.networkLoss)},
+                              {"simpler_loss", io::doubleToJson(s.simplerLoss)},
+                              {"std_error", io::doubleToJson(s.stdError)},
+                              {"margin", io::doubleToJson(s.margin)},
+                              {"rows", static_cast<qint64>(s.rows)},
+                              {"simpler_name", s.simplerName},
+                              {"folds", s.folds},
+                              {"refit_steps", static_cast<qint64>(s.refitSteps)},
+                              {"fold_metric", io::doubleToJson(s.foldMetric)},
+                              {"fold_metric_error", io::doubleToJson(s.foldMetricError)}};
+    return {{"settled", settled},
+            {"restored_step", static_cast<qint64>(r.restoredStep)},
+            {"last_step", static_cast<qint64>(r.lastStep)},
+            {"ending", r.ending}};
+}
+
+bool verdictRecordFromJson(const QJsonValue& json, VerdictRecord& record)
+{
+    const QJsonObject o = json.toObject();
+    const QJsonObject s = o.value("settled").toObject();
+    VerdictRecord r;
+    Settled& st = r.settled;
+    const auto integer = [](const QJsonValue& v, int64_t& out) {
+        if (!v.isDouble()) return false;
+        out = v.toInteger(-2);
+        return out >= -1;
+    };
+    int64_t folds = 0;
+    bool ok = s.value("replaced").isBool() && s.value("judged").isBool() &&
+              integer(o.value("restored_step"), r.restoredStep) &&
+              integer(o.value("last_step"), r.lastStep) && r.lastStep >= 0 &&
+              integer(s.value("rows"), st.rows) && integer(s.value("folds"), folds) &&
+              integer(s.value("refit_steps"), st.refitSteps) &&
+              io::doubleFromJson(s.value("train_loss"), st.trainLoss) &&
+              io::doubleFromJson(s.value("val_loss"), st.valLoss) &&
+              io::doubleFromJson(s.value("network_loss"), st.networkLoss) &&
+              io::doubleFromJson(s.value("simpler_loss"), st.simplerLoss) &&
+              io::doubleFromJson(s.value("std_error"), st.stdError) &&
+              io::doubleFromJson(s.value("margin"), st.margin) &&
+              io::doubleFromJson(s.value("fold_metric"), st.foldMetric) &&
+              io::doubleFromJson(s.value("fold_metric_error"), st.foldMetricError) && folds >= 0 &&
+              folds <= 1000;
+    if (!ok) return false;
+    st.replaced = s.value("replaced").toBool();
+    st.judged = s.value("judged").toBool();
+    st.folds = static_cast<int>(folds);
+    st.note = s.value("note").toString();
+    st.simplerName = s.value("simpler_name").toString();
+    r.ending = o.value("ending").toString();
+    record = std::move(r);
+    return true;
 }
 
 } // namespace il::tasks

@@ -51,4 +51,18 @@ struct RunVerdict {
 RunVerdict tableVerdict(const Settled& settled, int64_t restoredStep, int64_t lastStep,
                         const QJsonObject& values);
 
+// What a verdict is made from, kept with a model the studio saves (its task metadata's
+// kVerdictKey): reopened with its data, the model gets the same verdict from a fresh evaluation
+// of the same weights, instead of none.
+struct VerdictRecord {
+    Settled settled;
+    int64_t restoredStep = -1;
+    int64_t lastStep = -1; // the step the weights are at: a record of other weights is no record
+    QString ending;        // how the run ended, for people ("early stopping at step 64...")
+};
+inline constexpr const char* kVerdictKey = "studio_run_verdict";
+QJsonObject verdictRecordToJson(const VerdictRecord& record);
+// False for a value that is not such a record (an older file's, a hand-edited one): no verdict.
+bool verdictRecordFromJson(const QJsonValue& json, VerdictRecord& record);
+
 } // namespace il::tasks

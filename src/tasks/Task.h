@@ -221,6 +221,14 @@ public:
     // (NetworkInside.h: each kind fills its own view). The default draws nothing and says why.
     virtual void lookInside(Network& net, const InsideRequest& request,
                             NetworkInside& inside) const;
+    // The inputs a plane of the Network tab may span (InsideRequest's axes), with their names,
+    // and in inputCount how many inputs there are; none (and 0) when the kind offers no choice of
+    // plane (the default).
+    virtual std::vector<std::pair<int, QString>> insidePlaneAxes(int* inputCount) const
+    {
+        if (inputCount) *inputCount = 0;
+        return {};
+    }
 
     // What a model must remember about its data (the model file's "task" metadata).
     virtual QJsonObject toJson() const = 0;

@@ -3,14 +3,12 @@
 #include "PresetRecipe.h"
 #include "Task.h"
 
-#include "ImageTask.h"
-#include "NamesTask.h"
-#include "TabularTask.h"
-
 #include "ModelExport.h"
 #include "ModelFile.h"
 
 #include <QFileInfo>
+
+#include <algorithm>
 
 namespace il::tasks {
 
@@ -43,8 +41,7 @@ QString TaskType::presetHelp(int indent) const
     for (const LayerPreset& p : presets()) {
         text += QString(indent, ' ') + p.name + (first ? " (default): " : ": ") + p.layers;
         if (!p.note.isEmpty()) text += " (" + p.note + ")";
-        if (const PresetRecipe* recipe = presetRecipe(name(), p.name))
-            text += "; trains with " + recipe->flags();
+        if (p.recipe) text += "; trains with " + p.recipe->flags();
         text += "\n";
         first = false;
     }
@@ -73,10 +70,24 @@ QString TaskType::describeSaved(const QJsonObject& savedTask) const
     return name();
 }
 
+// Each kind's folder (TaskKinds.inc is written by CMake from the folders' names).
+#define IRONLEARN_TASK_KIND(kind) const TaskType& kind##TaskType();
+#include "TaskKinds.inc"
+#undef IRONLEARN_TASK_KIND
+
 const std::vector<const TaskType*>& taskTypes()
 {
-    static const std::vector<const TaskType*> types{&tabularTaskType(), &imageTaskType(),
-                                                    &namesTaskType()};
+    static const std::vector<const TaskType*> types = [] {
+        std::vector<const TaskType*> list{
+#define IRONLEARN_TASK_KIND(kind) &kind##TaskType(),
+#include "TaskKinds.inc"
+#undef IRONLEARN_TASK_KIND
+        };
+        std::stable_sort(list.begin(), list.end(), [](const TaskType* a, const TaskType* b) {
+            return a->order() < b->order();
+        });
+        return list;
+    }();
     return types;
 }
 

@@ -7,12 +7,15 @@
 // descriptions; nothing outside src/tasks compares a task's name with a string.
 #pragma once
 
+#include "PresetRecipe.h"
+
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace il::io {
@@ -42,6 +45,9 @@ struct LayerPreset {
     // Task::presetSpec.
     QString layers;
     QString note; // what it is for, in a few words ("" if the layer list says it)
+    // The training settings its measured result was reached with, if any (train --preset starts
+    // from them, the studio sets them with the preset).
+    std::optional<PresetRecipe> recipe;
 };
 
 // The metric the trainer records at evaluations (Task::trainingMetric) and the chart of it.
@@ -80,6 +86,9 @@ public:
     virtual QString name() const = 0;
     // For people, plural: "Tables", "Images", "Names" (menus, file dialogs).
     virtual QString title() const = 0;
+    // Its place in every list of kinds (help, menus, file dialogs, the welcome page), lowest
+    // first: tables 10, images 20, names 30.
+    virtual int order() const = 0;
 
     // File name suffixes it reads, lower case without the dot.
     virtual QStringList fileSuffixes() const = 0;
@@ -140,7 +149,7 @@ public:
     virtual OnnxGraph onnxGraph() const { return nullptr; }
 
     // The PyTorch export's parts for this kind's models, Python from the kind's folder
-    // (pytorch_model.py, pytorch_train_more.py): its section of model.py (its preprocessing and
+    // (pytorch.py, in two parts): its section of model.py (its preprocessing and
     // outputs) and of train_more.py (a reader of its data, in READERS). Empty: none.
     struct PyTorchSections {
         const char* model = "";
@@ -154,7 +163,9 @@ public:
                                        bool forEvaluation, QString* error) const = 0;
 };
 
-// Every task type, in the order menus and help list them (tables, images, names).
+// Every task type, in the order menus and help list them (TaskType::order). The list is made
+// when the project is configured from the folders under src/tasks: the folder `<kind>/` defines
+// `const TaskType& <kind>TaskType()`, and no other file names it.
 const std::vector<const TaskType*>& taskTypes();
 // The type named name, or null.
 const TaskType* findTaskType(const QString& name);

@@ -9,6 +9,7 @@
 #include "BackendRegistry.h"
 #include "ChartsPanel.h"
 #include "Dialogs.h"
+#include "HostCopy.h"
 #include "ImageOutputPage.h"
 #include "ImageView.h"
 #include "LayerStack.h"
@@ -19,7 +20,6 @@
 #include "Network.h"
 #include "ProbabilityBars.h"
 #include "Session.h"
-#include "Snapshot.h"
 #include "StudioKind.h"
 #include "TaskType.h"
 #include "ThreadGuard.h"
@@ -763,8 +763,8 @@ void TestStudio::deviceFailureKeepsWeightsAndContinuesOnCpu()
     setSteps(20);
     trainToEnd(); // 20 steps on the CPU: the weights the GPU run starts from
     QCOMPARE(session()->trainedSteps(), int64_t(20));
-    il::HostSnapshot onCpu;
-    onWorker([&](ModelState& m) { onCpu = il::takeSnapshot(*m.network, *m.optimizer, m.state); });
+    il::HostCopy onCpu;
+    onWorker([&](ModelState& m) { onCpu = il::takeHostCopy(*m.network, *m.optimizer, m.state); });
     QCOMPARE(onCpu.state.step, int64_t(20));
 
     int created = 0;
@@ -824,7 +824,7 @@ void TestStudio::deviceFailureKeepsWeightsAndContinuesOnCpu()
     onWorker([&](ModelState& m) {
         backend = QString::fromStdString(m.backend->info().backend) +
                   (m.backend->memoryOnHost() ? "" : " (device memory)");
-        const il::HostSnapshot now = il::takeSnapshot(*m.network, *m.optimizer, m.state);
+        const il::HostCopy now = il::takeHostCopy(*m.network, *m.optimizer, m.state);
         sameWeights = now.tensors == onCpu.tensors && now.optimizer == onCpu.optimizer;
         step = m.state.step;
     });

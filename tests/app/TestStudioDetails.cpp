@@ -3,6 +3,7 @@
 // in the training loss, and the legend shows no validation where there is none; a held-out name is
 // not NEW; the custom render size keeps the image's aspect; Export PNG confirms and starts near the
 // model; step decay's period and factor; CPU threads; one number format; predictions by file line.
+#include "NamesRequests.h"
 #include "Session.h"
 #include "StudioTestCase.h"
 
@@ -200,7 +201,7 @@ void TestStudioDetails::aHeldOutNameIsNotNew()
     const QSet<QString> inFile(lines.begin(), lines.end());
 
     find<QSpinBox>("countSpinBox")->setValue(1000);
-    QSignalSpy generated(session(), &Session::namesGenerated);
+    QSignalSpy generated(&NamesRequests::of(*session()), &NamesRequests::namesGenerated);
     find<QPushButton>("generateButton")->click();
     QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, kTrainingWait);
     auto* list = find<QListWidget>("generatedListWidget");

@@ -7,6 +7,7 @@
 // and the Data, Model and Training panels show what it was trained with; the same when its data
 // is opened after it (a model opened without its data).
 #include "ImageOutputPage.h"
+#include "ImageRequests.h"
 #include "LossHistory.h"
 #include "Session.h"
 #include "StudioTestCase.h"
@@ -101,7 +102,7 @@ void TestStudioState::liveFollowsANewRunAfterARender()
     QVERIFY(live());
     QCOMPARE(stepLabel(), QString("step 30"));
 
-    QSignalSpy rendered(session(), &Session::renderReady);
+    QSignalSpy rendered(&ImageRequests::of(*session()), &ImageRequests::renderReady);
     find<QComboBox>("resolutionComboBox")->setCurrentIndex(0); // 200 px
     find<QPushButton>("renderButton")->click();
     QTRY_COMPARE(rendered.count(), 1);

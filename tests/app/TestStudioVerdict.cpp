@@ -4,6 +4,7 @@
 // linear start. Either way the status bar, the output page's lines under the headline and the
 // charts say the same thing (Session::verdict), the charts mark the step whose weights were
 // kept, and the validation curve stays inside the loss chart, clear of the overfitting label.
+// Saved and reopened, the model says the same again.
 #include "ChartsPanel.h"
 #include "Session.h"
 #include "StudioTestCase.h"
@@ -11,7 +12,9 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextDocumentFragment>
 
@@ -105,6 +108,22 @@ void TestStudioVerdict::networkKeptAfterEarlyStopping()
     QTRY_COMPARE(m_window->height(), 700);
     QTRY_VERIFY(!charts()->validationHidden());
     QVERIFY(charts()->overfitLabelInsidePlot());
+
+    // Saved and opened again (with its data, found by the record in the file): the same verdict
+    // and the same mark, made from the reopened model's own first evaluation.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("iris.safetensors");
+    saveAs(path);
+    QSignalSpy opened(session(), &Session::modelOpened);
+    QSignalSpy verdictMade(session(), &Session::verdictChanged);
+    QVERIFY(m_window->openFile(path));
+    QTRY_COMPARE(opened.count(), 1);
+    QTRY_COMPARE(verdictMade.count(), 1);
+    QCOMPARE(session()->verdict().kept, Kept::BestWeights);
+    QCOMPARE(session()->verdict().keptStep, step);
+    QCOMPARE(session()->verdict().sentence(), sentence);
+    QTRY_COMPARE(charts()->keptMarkStep(), double(step));
+    QCOMPARE(charts()->keptMarkToolTip(), sentence);
 
     // Other weights, no verdict: Reset weights (the unsaved training discarded) takes the mark
     // away.

@@ -3,13 +3,13 @@
 // - recorded steps (CUDA graphs) replay to exactly the weights of a run that issued every op,
 //   including a short last batch and a validation pass that moves the activation buffers;
 // - a device that fails mid-run stops training with DeviceFailure, the counters rewound to the
-//   last host snapshot, and that snapshot rebuilt on the CPU continues to the same weights as
+//   last host copy, and that copy rebuilt on the CPU continues to the same weights as
 //   a run that never failed.
 #include "ForwardingBackend.h"
+#include "HostCopy.h"
 #include "Network.h"
 #include "Optimizer.h"
 #include "Random.h"
-#include "Snapshot.h"
 #include "TestUtil.h"
 #include "Trainer.h"
 
@@ -121,7 +121,7 @@ private slots:
     void recordingIsOffWhenAsked();
     void readsBackEveryKSteps();
     void deviceFailureKeepsLastGoodWeights();
-    void snapshotRestoresIntoSameArchitectureOnly();
+    void hostCopyRestoresIntoSameArchitectureOnly();
 };
 
 void TestDeviceRecovery::recordedStepsMatchDirectRun()
@@ -188,7 +188,7 @@ void TestDeviceRecovery::readsBackEveryKSteps()
         RunPolicy policy;
         policy.readEvery = readEvery;
         policy.progressInterval = 0;  // would report every step, if anyone listened
-        policy.snapshotSeconds = 1e9; // on a device: one host copy, at the start
+        policy.hostCopySeconds = 1e9; // on a device: one host copy, at the start
         Model m(counting, cfg);
         counting.downloads = 0;
         m.train(cfg, d, policy);
@@ -208,7 +208,7 @@ void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
     TrainerConfig cfg = config();
     RunPolicy policy = quiet();
     policy.readEvery = 8;
-    policy.snapshotSeconds = 0; // a host copy at every read: the first step, then every 8 steps
+    policy.hostCopySeconds = 0; // a host copy at every read: the first step, then every 8 steps
     cfg.batchSize = 8;          // 8 steps per epoch
     // Constant rate: a reference run of fewer steps then sees the same learning rates.
     cfg.schedule.kind = ScheduleKind::Constant;
@@ -259,20 +259,20 @@ void TestDeviceRecovery::deviceFailureKeepsLastGoodWeights()
                                    straight.weights()));
 }
 
-void TestDeviceRecovery::snapshotRestoresIntoSameArchitectureOnly()
+void TestDeviceRecovery::hostCopyRestoresIntoSameArchitectureOnly()
 {
     auto cpu = createCpuBackend(1);
     const TrainerConfig cfg = config();
     Model a(*cpu, cfg);
-    const HostSnapshot s = takeSnapshot(*a.net, *a.opt, a.state);
+    const HostCopy s = takeHostCopy(*a.net, *a.opt, a.state);
     QCOMPARE(s.tensors.size(), a.net->namedTensors().size());
     QCOMPARE(s.optimizer.size(), size_t(2)); // Adam's m and v
 
     Network other(*cpu, 2, "dense:9,tanh,dense:8,tanh,dense:1", 1);
     Optimizer otherOpt(*cpu, cfg.optimizer, other.parameterRanges());
     try {
-        restoreSnapshot(s, other, otherOpt);
-        QFAIL("a snapshot of another architecture was accepted");
+        restoreHostCopy(s, other, otherOpt);
+        QFAIL("a host copy of another architecture was accepted");
     } catch (const EngineError& e) {
         QVERIFY2(QString(e.what()).contains("layers.0.weight"), e.what());
     }

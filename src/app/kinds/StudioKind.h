@@ -3,9 +3,11 @@
 // (what the trained network gives back). studioKinds() is the one list of the kinds the studio
 // knows; the Data and Output panels make one page of each kind at start and show the one whose
 // task is open. Each kind's pages, and everything else only that kind shows, live in its own
-// folder here (tabular/, image/, names/): a new kind is a new folder and one line in the list.
+// folder here (tabular/, image/, names/): a new kind is a new folder, which defines
+// `const StudioKind& <folder>StudioKind()`; the list is made from the folders (StudioKinds.inc).
 #pragma once
 
+#include <QImage>
 #include <QMap>
 #include <QString>
 #include <QWidget>
@@ -21,6 +23,7 @@ struct TaskOptions;
 namespace il::app {
 
 class Session;
+struct ModelState;
 
 // A page one kind of task contributes to a panel.
 class StudioPage : public QWidget {
@@ -57,8 +60,11 @@ private:
 
 // What a kind adds to the studio beyond its two pages.
 struct StudioKindExtras {
-    // Its models draw pictures: File > Export Reconstruction and Train > Race Presets apply.
-    bool drawsPictures = false;
+    // Its models draw pictures: what the network draws now (ModelState::picture: the live
+    // preview while training, the timeline's frames, the kept weights' picture), with its longest
+    // side at most longestSide, or at the size it trains at for 0; null when it cannot. Set:
+    // File > Export Reconstruction and Train > Race Presets apply.
+    QImage (*picture)(ModelState& model, int longestSide) = nullptr;
     // After a scripted run (--train-steps, before --screenshot), given the main window: show what
     // the run made (names: generate a few). Null: nothing to do.
     void (*afterScriptedRun)(QWidget* window) = nullptr;

@@ -2,19 +2,34 @@
 
 #include "Session.h"
 
+#include "TaskType.h"
+
 #include <QTimer>
+
+#include <algorithm>
 
 namespace il::app {
 
-// The kinds, each defined in its folder: a new kind is a line here and one in the list.
-const StudioKind& tabularStudioKind(); // tabular/TabularStudio.cpp
-const StudioKind& imageStudioKind();   // image/ImageStudio.cpp
-const StudioKind& namesStudioKind();   // names/NamesStudio.cpp
+// The kinds, each defined in its folder (StudioKinds.inc is written by CMake from the folders'
+// names).
+#define IRONLEARN_STUDIO_KIND(kind) const StudioKind& kind##StudioKind();
+#include "StudioKinds.inc"
+#undef IRONLEARN_STUDIO_KIND
 
 const std::vector<const StudioKind*>& studioKinds()
 {
-    static const std::vector<const StudioKind*> kinds = {&tabularStudioKind(), &imageStudioKind(),
-                                                         &namesStudioKind()};
+    static const std::vector<const StudioKind*> kinds = [] {
+        std::vector<const StudioKind*> list{
+#define IRONLEARN_STUDIO_KIND(kind) &kind##StudioKind(),
+#include "StudioKinds.inc"
+#undef IRONLEARN_STUDIO_KIND
+        };
+        // In the order of the task types.
+        std::stable_sort(list.begin(), list.end(), [](const StudioKind* a, const StudioKind* b) {
+            return a->type().order() < b->type().order();
+        });
+        return list;
+    }();
     return kinds;
 }
 

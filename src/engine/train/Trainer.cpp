@@ -1,8 +1,8 @@
 // Trainer: the checks of a run's shape and settings, then one TrainingRun (TrainingRun.cpp).
 #include "Trainer.h"
 #include "Errors.h"
+#include "HostCopy.h"
 #include "Limits.h"
-#include "Snapshot.h"
 #include "TrainingRun.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 // Nothing is allocated and nothing is copied to the host inside a step. Every readEvery steps
 // (RunPolicy) the trainer downloads one small block: the summed loss and the guard slots.
 // TrainingStep.h holds the step; Trainer.cpp the loop around it (budgets, evaluation and early
-// stopping, progress, diagnosis of a non-finite step, last-good snapshots on a device, and the
+// stopping, progress, diagnosis of a non-finite step, last-good host copies on a device, and the
 // watch for a stall or divergence of TrainingWatch.h).
 //
 // Determinism: batch order for epoch e is the permutation Backend::shuffledOrder makes from the
@@ -114,7 +114,7 @@ struct RunPolicy {
     bool recordSteps = true;
     // On a device backend, keep a host copy of the weights at most this often (seconds), so a
     // device failure loses at most this much training.
-    double snapshotSeconds = 10;
+    double hostCopySeconds = 10;
     // Watch the loss for a stall at the loss of predicting the mean, or a divergence
     // (TrainingWatch.h); on by default, reporting only.
     WatchSettings watch;
@@ -176,7 +176,7 @@ enum class StopReason {
     DeviceFailure // the backend failed (GPU out of memory, kernel fault); see TrainResult::lastGood
 };
 
-struct HostSnapshot; // Snapshot.h
+struct HostCopy; // HostCopy.h
 
 struct TrainResult {
     StopReason reason = StopReason::Finished;
@@ -190,8 +190,8 @@ struct TrainResult {
     int64_t restoredStep = -1;
     // DeviceFailure: the last good weights, optimizer state and counters, on the host (the
     // device's memory may be unreadable). The TrainingState has already been rewound to them;
-    // moveModel() (Snapshot.h) rebuilds the model on the CPU to save it or train on.
-    std::shared_ptr<const HostSnapshot> lastGood;
+    // moveModel() (HostCopy.h) rebuilds the model on the CPU to save it or train on.
+    std::shared_ptr<const HostCopy> lastGood;
     // Every Progress::notice of the run, in order (a caller without a progress callback reads
     // them here). The run's message ends with a summary of them.
     std::vector<std::string> notices;

@@ -49,7 +49,7 @@ TrainingRun::TrainingRun(Trainer& t, const TrainingData& data, const RunShape& s
 
 TrainResult TrainingRun::run()
 {
-    snapshotIfDue(true);
+    copyToHostIfDue(true);
     m_lr = learningRate(m_schedule, m_state.step, scheduleTotal());
     int64_t failedStep = -1;
     try {
@@ -70,7 +70,7 @@ TrainResult TrainingRun::run()
                 ++m_state.epoch;
                 epochEnd = true;
             }
-            // read back, evaluate, report, snapshot
+            // read back, evaluate, report, copy
             if (!afterStep(epochEnd)) break;
         }
         if (m_result.reason != StopReason::NonFinite && m_stepsSinceRead > 0 && !readScalars())
@@ -141,7 +141,7 @@ bool TrainingRun::afterStep(bool epochEnd)
     else if (lossRowDue())
         m_state.history.add(lossPoint());
     if (evaluated || reportNow || lastStep) report(evaluated);
-    if (m_stepsSinceRead == 0) snapshotIfDue(false); // the scalars were just read: good
+    if (m_stepsSinceRead == 0) copyToHostIfDue(false); // the scalars were just read: good
     return !stop;
 }
 
@@ -352,10 +352,10 @@ void TrainingRun::report(bool evaluated)
     m_t.m_progress(p);
 }
 
-void TrainingRun::snapshotIfDue(bool force)
+void TrainingRun::copyToHostIfDue(bool force)
 {
-    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.snapshotSeconds)) return;
-    m_lastGood = std::make_shared<HostSnapshot>(takeSnapshot(m_t.m_net, m_t.m_opt, m_state));
+    if (!m_device || (!force && elapsed() - m_lastSnapshot < m_t.m_policy.hostCopySeconds)) return;
+    m_lastGood = std::make_shared<HostCopy>(takeHostCopy(m_t.m_net, m_t.m_opt, m_state));
     m_lastSnapshot = elapsed();
 }
 

@@ -4,7 +4,7 @@
 // per run (a friend of Trainer), TrainingRun.cpp holds the loop.
 #pragma once
 
-#include "Snapshot.h"
+#include "HostCopy.h"
 #include "Trainer.h"
 #include "TrainingStep.h"
 
@@ -32,7 +32,7 @@ public:
 
 private:
     bool budgetReached();                // finished, time budget or cancel: sets m_result
-    bool afterStep(bool epochEnd);       // reads, evaluation, progress, snapshots; false: stop
+    bool afterStep(bool epochEnd);       // reads, evaluation, progress, host copies; false: stop
     bool readScalars();                  // false: the guard saw a non-finite value
     void watch();                        // a window of the watch ends: a stall or divergence?
     void noticeOverfitting(bool atStop); // the overfit watch saw it: a notice
@@ -43,7 +43,7 @@ private:
     bool targetReached(const HistoryPoint& h);
     bool earlyStopping(const HistoryPoint& h);
     void report(bool evaluated);
-    void snapshotIfDue(bool force);
+    void copyToHostIfDue(bool force);
     void deviceFailed(const BackendError& e, int64_t failedStep);
     TrainResult finish();
 
@@ -95,7 +95,7 @@ private:
 
     // Host copies of good weights, on a device backend only.
     const bool m_device;
-    std::shared_ptr<HostSnapshot> m_lastGood;
+    std::shared_ptr<HostCopy> m_lastGood;
     double m_lastSnapshot = -1e9;
 };
 

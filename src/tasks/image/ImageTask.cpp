@@ -76,6 +76,7 @@ class ImageTaskType final : public TaskType {
 public:
     QString name() const override { return "image"; }
     QString title() const override { return "Images"; }
+    int order() const override { return 20; }
     std::vector<KindSetting> settings() const override
     {
         return {{kImageSizeSetting, "Images: longest side used for training (default 512).",

@@ -41,6 +41,7 @@ class NamesTaskType final : public TaskType {
 public:
     QString name() const override { return "names"; }
     QString title() const override { return "Names"; }
+    int order() const override { return 30; }
     QStringList trainOptions() const override { return {"test-split"}; }
     std::vector<KindSetting> settings() const override
     {
@@ -79,7 +80,14 @@ public:
             {"wavenet",
              "embedding:VOCAB:24,merge:2,dense:256,batchnorm,tanh,merge:2,dense:256,batchnorm,"
              "tanh,merge:2,dense:256,batchnorm,tanh,dense",
-             "at context 8; the merges follow the context: pairs while they divide it"},
+             "at context 8; the merges follow the context: pairs while they divide it",
+             // Measured, not guessed: validation 1.98 on names-ssa2018.txt (context 8, split
+             // 80/10/10, seed 42) with these, against 2.00 with the defaults (adam, lr 0.003,
+             // batch 512).
+             PresetRecipe{"adamw", 0.001f, 32, 25, 0.05f, 0.f,
+                          "validation 1.9805 on names-ssa2018.txt, context 8, split 80/10/10 "
+                          "seed 42",
+                          kContextSetting, 8}},
         };
     }
     MetricInfo metric(const QJsonObject& savedTask) const override

@@ -103,4 +103,14 @@ void TabularTask::lookInside(Network& net, const InsideRequest& request,
     if (schema.features.size() > 2) inside.note += ", the other features at their training means";
 }
 
+std::vector<std::pair<int, QString>> TabularTask::insidePlaneAxes(int* inputCount) const
+{
+    const TabularSchema& s = schema();
+    if (inputCount) *inputCount = static_cast<int>(s.features.size());
+    std::vector<std::pair<int, QString>> axes;
+    for (int f : boundaryAxes(s))
+        axes.emplace_back(f, s.features[f]);
+    return axes;
+}
+
 } // namespace il::tasks

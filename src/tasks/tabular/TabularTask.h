@@ -223,6 +223,8 @@ public:
     // The split (the column roles are the schema's, which the Data panel shows).
     void lookInside(Network& net, const InsideRequest& request,
                     NetworkInside& inside) const override;
+    // Its numeric features (boundaryAxes); inputCount: all its features.
+    std::vector<std::pair<int, QString>> insidePlaneAxes(int* inputCount) const override;
     void describeOptions(TaskOptions& options) const override
     {
         options.valSplit = schema().valSplit;

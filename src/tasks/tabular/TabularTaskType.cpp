@@ -13,6 +13,7 @@ class TabularTaskType final : public TaskType {
 public:
     QString name() const override { return "tabular"; }
     QString title() const override { return "Tables"; }
+    int order() const override { return 10; }
     Example example() const override
     {
         // Two numeric features and three classes, 30 rows.

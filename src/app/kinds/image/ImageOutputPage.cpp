@@ -3,6 +3,7 @@
 
 #include "Dialogs.h"
 #include "ImageFile.h"
+#include "ImageRequests.h"
 #include "ImageTask.h"
 #include "NumberFormat.h"
 #include "Session.h"
@@ -90,7 +91,7 @@ ImageOutputPage::ImageOutputPage(QWidget* parent)
         m_renderStep = m_session->trainedSteps();
         m_ui->timelineStepLabel->setText(
             QString("rendering %1×%2…").arg(size.width()).arg(size.height()));
-        m_session->render(size);
+        ImageRequests::of(*m_session).render(size);
     });
     connect(m_ui->exportButton, &QPushButton::clicked, this, [this] { exportPng(); });
     connect(m_ui->raceButton, &QPushButton::clicked, this, &ImageOutputPage::raceRequested);
@@ -111,7 +112,8 @@ void ImageOutputPage::connectSession(Session* session)
     connect(session, &Session::datasetOpened, this, &ImageOutputPage::reload);
     connect(session, &Session::historyReset, this, &ImageOutputPage::reload);
     connect(session, &Session::frameAdded, this, &ImageOutputPage::frameAdded);
-    connect(session, &Session::renderReady, this, &ImageOutputPage::rendered);
+    connect(&ImageRequests::of(*session), &ImageRequests::renderReady, this,
+            &ImageOutputPage::rendered);
     connect(session, &Session::evaluated, this, &ImageOutputPage::evaluated);
     connect(session, &Session::progressed, this, &ImageOutputPage::measuredWhileTraining);
     // A run that starts (Start, Continue; not Resume) follows training again: an older step or

@@ -1,6 +1,7 @@
 #include "StudioKind.h"
 
 #include "ImageDataPage.h"
+#include "ImageModelState.h"
 #include "ImageOutputPage.h"
 #include "ImageTask.h"
 
@@ -15,7 +16,7 @@ const StudioKind& imageStudioKind()
     // a few steps a second.
     static const StudioKindOf<ImageDataPage, ImageOutputPage> kind(
         tasks::imageTaskType(), "imageOutputPage",
-        {.drawsPictures = true, .studioSettings = {{tasks::kImageSizeSetting, 256}}});
+        {.picture = imagePicture, .studioSettings = {{tasks::kImageSizeSetting, 256}}});
     return kind;
 }
 

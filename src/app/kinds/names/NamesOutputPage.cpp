@@ -1,6 +1,7 @@
 #include "NamesOutputPage.h"
 #include "ui_NamesOutputPage.h"
 
+#include "NamesRequests.h"
 #include "NamesTask.h"
 #include "NumberFormat.h"
 #include "Session.h"
@@ -39,15 +40,16 @@ void NamesOutputPage::generate(const QString& prefix)
     m_prefix = prefix;
     m_ui->generateButton->setEnabled(false);
     m_ui->generatePrefixButton->setEnabled(false);
-    m_session->generateNames(options);
+    NamesRequests::of(*m_session).generateNames(options);
 }
 
 NamesOutputPage::~NamesOutputPage() = default;
 
 void NamesOutputPage::connectSession(Session* session)
 {
-    connect(session, &Session::namesGenerated, this, &NamesOutputPage::generated);
-    connect(session, &Session::nextCharReady, this, &NamesOutputPage::nextCharReady);
+    NamesRequests& names = NamesRequests::of(*session);
+    connect(&names, &NamesRequests::namesGenerated, this, &NamesOutputPage::generated);
+    connect(&names, &NamesRequests::nextCharReady, this, &NamesOutputPage::nextCharReady);
     // New data, another model or fresh weights: names from the old weights no longer apply.
     const auto clear = [this] {
         m_ui->generatedListWidget->clear();
@@ -112,7 +114,7 @@ void NamesOutputPage::generated(const tasks::GenerationResult& result)
 void NamesOutputPage::requestNextChar()
 {
     if (!m_session || !m_session->isKind(tasks::namesTaskType()) || !m_session->hasModel()) return;
-    m_session->requestNextChar(m_ui->prefixLineEdit->text(), temperature());
+    NamesRequests::of(*m_session).requestNextChar(m_ui->prefixLineEdit->text(), temperature());
 }
 
 void NamesOutputPage::nextCharReady(const QString& prefix, double t,

@@ -1,6 +1,7 @@
 #include "TemperatureSweepDialog.h"
 
 #include "ChartViews.h"
+#include "NamesRequests.h"
 #include "Session.h"
 
 #include <QChart>
@@ -78,7 +79,8 @@ TemperatureSweepDialog::TemperatureSweepDialog(Session* session, QWidget* parent
     layout->addWidget(view, 1);
     layout->addWidget(m_status);
     layout->addWidget(buttons);
-    connect(m_session, &Session::temperatureSwept, this, &TemperatureSweepDialog::swept);
+    connect(&NamesRequests::of(*m_session), &NamesRequests::temperatureSwept, this,
+            &TemperatureSweepDialog::swept);
     resize(640, 500);
     // Other data or other weights: the sweep shown is of a model that is gone.
     const auto stale = [this] {
@@ -104,7 +106,7 @@ void TemperatureSweepDialog::sweep()
     m_status->setText(QString("Drawing %1 names at each of %2 temperatures…")
                           .arg(kNamesPerTemperature)
                           .arg(temperatures.size()));
-    m_session->sweepTemperatures(options, temperatures);
+    NamesRequests::of(*m_session).sweepTemperatures(options, temperatures);
 }
 
 void TemperatureSweepDialog::swept(const std::vector<tasks::SweepPoint>& points,

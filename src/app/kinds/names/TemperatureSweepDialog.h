@@ -1,6 +1,6 @@
 // The temperature sweep of a names model (Names > Sweep…): the innovation rate and the mean
 // log-likelihood of the drawn characters at each temperature from 0.2 to 2.0, drawn on the
-// training worker (Session::sweepTemperatures) and charted here, so a learner sees the trade:
+// training worker (NamesRequests::sweepTemperatures) and charted here, so a learner sees the trade:
 // cold sampling repeats the training list, hot sampling invents names the network itself finds
 // unlikely. Not modal: training and the rest of the window go on.
 #pragma once

@@ -4,6 +4,7 @@
 #include "Counting.h"
 #include "DecisionBoundaryView.h"
 #include "Session.h"
+#include "TableRequests.h"
 #include "TabularTask.h"
 
 #include <QLocale>
@@ -71,7 +72,8 @@ void BoundaryPanel::setSession(Session* session)
     connect(session, &Session::progressed, this, &BoundaryPanel::requestSoon);
     connect(session, &Session::trainingFinished, this, &BoundaryPanel::request);
     connect(session, &Session::modelOpened, this, &BoundaryPanel::request);
-    connect(session, &Session::boundaryReady, this, &BoundaryPanel::onReady);
+    connect(&TableRequests::of(*session), &TableRequests::boundaryReady, this,
+            &BoundaryPanel::onReady);
     refill();
 }
 
@@ -181,7 +183,7 @@ void BoundaryPanel::request()
     }
     m_stale = false;
     m_sinceRequest.restart();
-    m_session->requestBoundary(plane());
+    TableRequests::of(*m_session).requestBoundary(plane());
 }
 
 void BoundaryPanel::requestSoon()

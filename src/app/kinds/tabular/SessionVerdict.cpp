@@ -1,5 +1,6 @@
 // Session: the one verdict on a table's run (RunVerdict.h), made when the evaluation that
-// follows the run's end comes back, and said in the status bar.
+// follows the run's end comes back, and said in the status bar; saved with the model (what it
+// is made from), and made again when the model reopens with its data.
 #include "Session.h"
 #include "TabularTask.h"
 
@@ -14,8 +15,9 @@ const tasks::RunVerdict& Session::verdict() const
     return current ? m_verdict : none;
 }
 
-void Session::awaitVerdict(const TrainingOutcome& outcome)
+void Session::awaitVerdict(const TrainingOutcome& outcome, bool say)
 {
+    m_verdictSay = say;
     m_verdict = {};
     m_verdictOutcome.reset();
     if (outcome.failed || !isKind(tasks::tabularTaskType())) return;
@@ -32,7 +34,9 @@ void Session::makeVerdict(int evaluation, const Evaluation& ev)
     const TrainingOutcome outcome = *m_verdictOutcome;
     m_verdictOutcome.reset();
     m_verdict = tasks::tableVerdict(outcome.settled, outcome.restoredStep, outcome.step, ev.values);
+    m_verdictRecord = {outcome.settled, outcome.restoredStep, outcome.step, outcome.message};
     emit verdictChanged();
+    if (!m_verdictSay) return;
     // How the run ended, then the verdict: the same sentence as under the table's headline.
     QString text = outcome.message;
     if (!text.isEmpty()) {
@@ -41,6 +45,36 @@ void Session::makeVerdict(int evaluation, const Evaluation& ev)
         text += ' ';
     }
     emit message(text + m_verdict.sentence());
+}
+
+void Session::awaitSavedVerdict(const QJsonObject& savedTask)
+{
+    tasks::VerdictRecord record;
+    if (!isKind(tasks::tabularTaskType()) ||
+        !tasks::verdictRecordFromJson(savedTask.value(tasks::kVerdictKey), record) ||
+        record.lastStep != m_trainedSteps)
+        return;
+    TrainingOutcome outcome;
+    outcome.settled = record.settled;
+    outcome.restoredStep = record.restoredStep;
+    outcome.step = record.lastStep;
+    outcome.message = record.ending;
+    // Shown where it always is (the output page, the charts); the status bar says what was
+    // opened, not how a run of another session ended.
+    awaitVerdict(outcome, false);
+}
+
+std::optional<QJsonObject> Session::verdictToSave() const
+{
+    if (verdict().valid()) return tasks::verdictRecordToJson(m_verdictRecord);
+    // The opened model's own record, while its weights are still the ones it was made for (its
+    // evaluation has not come back yet, or the data is not open).
+    tasks::VerdictRecord opened;
+    if (m_openedWeights != m_weightsGeneration ||
+        !tasks::verdictRecordFromJson(m_modelTaskJson.value(tasks::kVerdictKey), opened) ||
+        opened.lastStep != m_trainedSteps)
+        return std::nullopt;
+    return tasks::verdictRecordToJson(opened);
 }
 
 } // namespace il::app

@@ -19,7 +19,7 @@
 #include <memory>
 
 namespace il {
-struct HostSnapshot;
+struct HostCopy;
 class Network;
 class Optimizer;
 } // namespace il
@@ -45,7 +45,7 @@ struct BestWeightsInfo {
 
 // The kept copy, owned by the model (ModelState::best): a new model starts without one.
 struct BestWeights {
-    std::shared_ptr<const HostSnapshot> snapshot;
+    std::shared_ptr<const HostCopy> copy;
     BestWeightsInfo info;
 };
 

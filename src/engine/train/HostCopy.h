@@ -2,8 +2,8 @@
 // training counters at one good step.
 //
 // A device backend's memory can become unreadable when the device fails (a kernel fault leaves
-// a CUDA context unusable), so the trainer keeps a snapshot on the host every few seconds when
-// it trains on a device. After a failure the snapshot rebuilds the model on another backend
+// a CUDA context unusable), so the trainer keeps a copy on the host every few seconds when
+// it trains on a device. After a failure the copy rebuilds the model on another backend
 // (the CPU), and training continues from that step.
 #pragma once
 
@@ -18,7 +18,7 @@
 
 namespace il {
 
-struct HostSnapshot {
+struct HostCopy {
     TrainingState state;
     std::vector<std::pair<std::string, std::vector<float>>> tensors;   // network, by name
     std::vector<std::pair<std::string, std::vector<float>>> optimizer; // optimizer state, by name
@@ -26,20 +26,20 @@ struct HostSnapshot {
 };
 
 // Downloads everything (synchronises the backend).
-HostSnapshot takeSnapshot(const Network& network, const Optimizer& optimizer,
-                          const TrainingState& state);
+HostCopy takeHostCopy(const Network& network, const Optimizer& optimizer,
+                      const TrainingState& state);
 
-// Uploads a snapshot into a network and optimizer of the same architecture (any backend).
+// Uploads a host copy into a network and optimizer of the same architecture (any backend).
 // Throws EngineError naming the first tensor that is missing or has another size.
-void restoreSnapshot(const HostSnapshot& snapshot, Network& network, Optimizer& optimizer);
+void restoreHostCopy(const HostCopy& copy, Network& network, Optimizer& optimizer);
 
-// A model rebuilt on another backend from a snapshot: same layers, weights, optimizer state.
+// A model rebuilt on another backend from a host copy: same layers, weights, optimizer state.
 struct MovedModel {
     std::unique_ptr<Network> network;
     std::unique_ptr<Optimizer> optimizer;
     TrainingState state;
 };
 MovedModel moveModel(const Network& network, const OptimizerConfig& optimizerConfig,
-                     const HostSnapshot& snapshot, Backend& target);
+                     const HostCopy& copy, Backend& target);
 
 } // namespace il

@@ -1,7 +1,9 @@
 #include "ModelState.h"
 
 #include "Errors.h"
-#include "Snapshot.h"
+#include "HostCopy.h"
+#include "StudioKind.h"
+#include "TaskType.h"
 
 namespace il::app {
 
@@ -33,23 +35,28 @@ std::unique_ptr<ModelState> ModelState::create(std::shared_ptr<tasks::Task> task
     return m;
 }
 
-QImage ModelState::preview(int longestSide)
+const tasks::TaskType* ModelState::type() const
 {
-    const tasks::ImageGeometry* g = imageGeometry();
-    if (!g || !network) return {};
-    QSize size(g->width, g->height);
-    if (imageTask() && size.width() <= longestSide && size.height() <= longestSide)
-        return imageTask()->reconstruct(*network);
-    size.scale(longestSide, longestSide, Qt::KeepAspectRatio);
-    size = size.expandedTo(QSize(tasks::kMinRenderSide, tasks::kMinRenderSide));
-    QString error;
-    return tasks::renderImage(*network, *g, size, &error);
+    return task ? &task->type() : tasks::taskTypeOf(taskJson);
+}
+
+bool ModelState::drawsPictures() const
+{
+    const StudioKind* kind = studioKindOf(type());
+    return kind && kind->extras().picture;
+}
+
+QImage ModelState::picture(int longestSide)
+{
+    const StudioKind* kind = studioKindOf(type());
+    if (!network || !kind || !kind->extras().picture) return {};
+    return kind->extras().picture(*this, longestSide);
 }
 
 void ModelState::moveTo(std::unique_ptr<Backend> target, const DeviceChoice& where,
-                        const HostSnapshot& snapshot)
+                        const HostCopy& copy)
 {
-    tasks::Model::moveTo(std::move(target), snapshot);
+    tasks::Model::moveTo(std::move(target), copy);
     device = where;
 }
 

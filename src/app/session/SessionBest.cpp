@@ -1,8 +1,8 @@
 // Session: the best weights a model's training has seen, and the way back to them.
 #include "Session.h"
 
+#include "HostCopy.h"
 #include "NumberFormat.h"
-#include "Snapshot.h"
 
 #include <QLocale>
 
@@ -27,24 +27,23 @@ void Session::revertToBest()
     // The weights, the optimizer state and the training counters of the kept step. An optimizer
     // of other settings (changed since) has state of other names or sizes: it starts afresh.
     const auto work = [](ModelState& m) -> std::pair<int64_t, QImage> {
-        if (!m.network || !m.best.snapshot) return {-1, {}};
-        const HostSnapshot& kept = *m.best.snapshot;
+        if (!m.network || !m.best.copy) return {-1, {}};
+        const HostCopy& kept = *m.best.copy;
         try {
             if (!m.optimizer) throw std::runtime_error("no optimizer");
-            restoreSnapshot(kept, *m.network, *m.optimizer);
+            restoreHostCopy(kept, *m.network, *m.optimizer);
         } catch (const std::exception&) {
             m.optimizer = std::make_unique<Optimizer>(*m.backend, m.config.optimizer,
                                                       m.network->parameterRanges());
-            HostSnapshot weights;
+            HostCopy weights;
             weights.tensors = kept.tensors;
-            restoreSnapshot(weights, *m.network, *m.optimizer);
+            restoreHostCopy(weights, *m.network, *m.optimizer);
         }
         m.state = kept.state;
         m.best.info.currentStep = kept.state.step;
         m.best.info.currentLoss = m.best.info.loss;
         m.best.info.diverged = false;
-        const tasks::ImageGeometry* g = m.imageGeometry();
-        return {kept.state.step, g ? m.preview(std::max(g->width, g->height)) : QImage()};
+        return {kept.state.step, m.picture(0)};
     };
     const int generation = m_generation;
     m_worker->postAndReply(
@@ -53,7 +52,7 @@ void Session::revertToBest()
             const auto& [step, image] = result;
             if (step < 0 || generation != m_generation) return;
             BestWeightsInfo best = m_best;
-            onRewound(step); // cuts the curve and the snapshots after it (historyReset)
+            onRewound(step); // cuts the curve and the timeline frames after it (historyReset)
             if (!image.isNull()) onPreview(step, image);
             best.currentStep = step;
             best.currentLoss = best.loss;

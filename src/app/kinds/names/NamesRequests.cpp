@@ -1,17 +1,19 @@
-// The Session's requests that only names models answer: generated names, the temperature sweep
+// The requests that only names models answer: generated names, the temperature sweep
 // and the next character's probabilities, each a job on the training worker (between two steps
 // while training) answered by a signal on the GUI thread.
-#include "Session.h"
+#include "NamesRequests.h"
+
+#include "NamesModelState.h"
 
 namespace il::app {
 
-void Session::generateNames(const tasks::GenerationOptions& options)
+void NamesRequests::generateNames(const tasks::GenerationOptions& options)
 {
-    m_worker->postAndReply(
+    m_session.ask(
         this,
         [options](ModelState& m) {
             tasks::GenerationResult result;
-            const tasks::NamesSchema* schema = m.namesSchema();
+            const tasks::NamesSchema* schema = namesSchemaOf(m);
             if (!m.network || !schema)
                 result.error = "There is no names model yet: press Start to train one.";
             else
@@ -21,18 +23,18 @@ void Session::generateNames(const tasks::GenerationOptions& options)
         [this](const tasks::GenerationResult& result) { emit namesGenerated(result); });
 }
 
-void Session::sweepTemperatures(const tasks::GenerationOptions& options,
-                                const std::vector<double>& temperatures)
+void NamesRequests::sweepTemperatures(const tasks::GenerationOptions& options,
+                                      const std::vector<double>& temperatures)
 {
     struct Swept {
         std::vector<tasks::SweepPoint> points;
         QString error;
     };
-    m_worker->postAndReply(
+    m_session.ask(
         this,
         [options, temperatures](ModelState& m) {
             Swept s;
-            const tasks::NamesSchema* schema = m.namesSchema();
+            const tasks::NamesSchema* schema = namesSchemaOf(m);
             if (!m.network || !schema)
                 s.error = "There is no names model yet: press Start to train one.";
             else
@@ -43,28 +45,25 @@ void Session::sweepTemperatures(const tasks::GenerationOptions& options,
         [this](const Swept& s) { emit temperatureSwept(s.points, s.error); });
 }
 
-void Session::requestNextChar(const QString& prefix, double temperature)
+void NamesRequests::requestNextChar(const QString& prefix, double temperature)
 {
-    m_nextCharWanted = std::make_pair(prefix, temperature);
-    if (!m_nextCharBusy) sendNextChar();
+    m_nextChar.want({prefix, temperature},
+                    [this](const std::pair<QString, double>& r) { sendNextChar(r); });
 }
 
-void Session::sendNextChar()
+void NamesRequests::sendNextChar(const std::pair<QString, double>& request)
 {
-    if (!m_nextCharWanted) return;
-    const auto [prefix, temperature] = *m_nextCharWanted;
-    m_nextCharWanted.reset();
-    m_nextCharBusy = true;
+    const auto [prefix, temperature] = request;
     struct NextChar {
         std::vector<float> probs;
         QStringList symbols;
         QString error;
     };
-    m_worker->postAndReply(
+    m_session.ask(
         this,
         [prefix, temperature](ModelState& m) {
             NextChar out;
-            const tasks::NamesSchema* schema = m.namesSchema();
+            const tasks::NamesSchema* schema = namesSchemaOf(m);
             if (!m.network || !schema) {
                 out.error = "There is no names model yet.";
             } else {
@@ -75,9 +74,8 @@ void Session::sendNextChar()
             return out;
         },
         [this, prefix, temperature](const NextChar& out) {
-            m_nextCharBusy = false;
             emit nextCharReady(prefix, temperature, out.probs, out.symbols, out.error);
-            sendNextChar();
+            m_nextChar.answered([this](const std::pair<QString, double>& r) { sendNextChar(r); });
         });
 }
 

@@ -50,8 +50,9 @@ NetworkPanel::NetworkPanel(QWidget* parent)
 void NetworkPanel::refillPlane()
 {
     int features = 0;
+    const std::shared_ptr<const tasks::Task> task = m_session ? m_session->task() : nullptr;
     const std::vector<std::pair<int, QString>> axes =
-        m_session ? m_session->planeAxes(&features) : std::vector<std::pair<int, QString>>{};
+        task ? task->insidePlaneAxes(&features) : std::vector<std::pair<int, QString>>{};
     QComboBox* across = m_ui->insideAcrossComboBox;
     const QString keptAcross = across->currentText();
     const QString keptUp = m_ui->insideUpComboBox->currentText();

@@ -5,9 +5,7 @@
 #pragma once
 
 #include "BestWeights.h"
-#include "ImageTask.h"
 #include "Model.h"
-#include "NamesTask.h"
 #include "Task.h"
 
 #include "Network.h"
@@ -18,8 +16,8 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <any>
 #include <memory>
-#include <optional>
 
 namespace il::app {
 
@@ -38,11 +36,13 @@ struct ModelState : tasks::Model {
     QString buildError;  // why the network could not be built (no network then)
     BestWeights best;    // the best weights of its training so far (Revert to best weights)
 
-    // Task-specific views that work with or without the data file, defined in their kinds'
-    // folders (kinds/image/ImageModelState.cpp, kinds/names/NamesModelState.cpp).
-    const tasks::ImageTask* imageTask() const;
-    const tasks::NamesSchema* namesSchema();
-    const tasks::ImageGeometry* imageGeometry();
+    // What the model's kind keeps of it besides the task, for its own views (kinds/<kind>/): a
+    // names model's alphabet or a picture's size, read from the task metadata of a model opened
+    // without its data.
+    std::any kindView;
+
+    // The model's kind: its task's, or the one its task metadata names (null for none).
+    const tasks::TaskType* type() const;
     // The task metadata to save: the task's own, plus where the data came from so the studio
     // can reopen it with the model.
     QJsonObject taskJsonForSaving() const;
@@ -53,16 +53,13 @@ struct ModelState : tasks::Model {
     static std::unique_ptr<ModelState> create(std::shared_ptr<tasks::Task> task,
                                               const QString& dataPath, const QString& spec,
                                               const TrainerConfig& config, QString* error);
-    // The current reconstruction of an image model with its longest side at most longestSide
-    // (exactly the training image when that fits); null for other models.
-    QImage preview(int longestSide);
+    // What the network draws now, for a kind whose models draw pictures (StudioKindExtras::
+    // picture): its longest side at most longestSide, or at the size it trains at for 0. Null for
+    // other kinds and before there is a network.
+    QImage picture(int longestSide);
+    bool drawsPictures() const;
     // tasks::Model::moveTo, remembering which device the model now lives on.
-    void moveTo(std::unique_ptr<Backend> target, const DeviceChoice& where,
-                const HostSnapshot& snapshot);
-
-private:
-    std::optional<tasks::NamesSchema> m_names;
-    std::optional<tasks::ImageGeometry> m_geometry;
+    void moveTo(std::unique_ptr<Backend> target, const DeviceChoice& where, const HostCopy& copy);
 };
 
 // The key under which the studio remembers a model's data file in the task metadata.

@@ -300,7 +300,7 @@ void MainWindow::updateRunBar()
     m_ui->actionSaveModelAs->setEnabled(m_session->hasModel());
     m_ui->exportModelMenu->setEnabled(m_session->hasModel());
     const StudioKind* kind = studioKindOf(m_session->taskType());
-    const bool pictures = kind && kind->extras().drawsPictures;
+    const bool pictures = kind && kind->extras().picture;
     m_ui->actionExportReconstruction->setEnabled(pictures);
     m_ui->actionRacePresets->setEnabled(pictures && m_session->task());
     if (idle) {

@@ -34,23 +34,17 @@ tasks::NetworkInside insideOf(ModelState& m, const tasks::InsideRequest& request
 
 void Session::requestInside(const tasks::InsideRequest& request)
 {
-    m_insideWanted = request;
-    if (!m_insideBusy) sendInside();
+    m_inside.want(request, [this](const tasks::InsideRequest& r) { sendInside(r); });
 }
 
-void Session::sendInside()
+void Session::sendInside(const tasks::InsideRequest& request)
 {
-    if (!m_insideWanted) return;
-    const tasks::InsideRequest request = *m_insideWanted;
-    m_insideWanted.reset();
-    m_insideBusy = true;
     m_worker->postAndReply(
         this, [request](ModelState& m) { return insideOf(m, request); },
         [this, weights = m_weightsGeneration](const tasks::NetworkInside& inside) {
-            m_insideBusy = false;
             // Weights replaced since (other data, a new model): the panel asks again.
             if (weights == m_weightsGeneration) emit insideReady(inside);
-            sendInside();
+            m_inside.answered([this](const tasks::InsideRequest& r) { sendInside(r); });
         });
 }
 

@@ -15,7 +15,7 @@
 // that is the point at which queued jobs can run.
 //
 // Devices. A run names the backend it wants (DeviceChoice); before the first step the worker
-// moves the model there if it lives elsewhere (a host snapshot rebuilt on the new backend, the
+// moves the model there if it lives elsewhere (a host copy rebuilt on the new backend, the
 // data uploaded again), so creating a CUDA context and copying weights never happen on the GUI
 // thread. Backends come from a BackendFactory (il::createBackend unless a test supplies
 // another). When the device fails during a run (StopReason::DeviceFailure), the worker rebuilds
@@ -151,7 +151,7 @@ signals:
     void foldFinished(int fold, int folds, const QList<QPointF>& validation);
     void trainingFinished(const il::app::TrainingOutcome& outcome);
     // The run went back to an earlier step (a device failure kept the weights of that step):
-    // losses and snapshots after it are gone. Sent before the outcome.
+    // losses and timeline frames after it are gone. Sent before the outcome.
     void rewound(qint64 step);
 
 protected:
@@ -177,23 +177,13 @@ private:
     // taken for that move), then runTrainer (upload, train, outcome).
     void trainNow(ModelState& m);
     bool prepareRun(ModelState& m, const RunRequest& run, TrainingOutcome& outcome,
-                    std::shared_ptr<const HostSnapshot>& before);
+                    std::shared_ptr<const HostCopy>& before);
     void runTrainer(ModelState& m, const RunRequest& run,
-                    const std::shared_ptr<const HostSnapshot>& before, TrainingOutcome& outcome);
-    // A device that failed before the trainer's first host copy (say, the data does not fit
-    // in its memory): back to the CPU with the weights the run started with; the outcome says
-    // so. False when the model was not on a device or could not move.
-    bool rescueOnCpu(ModelState& m, const RunRequest& run,
-                     const std::shared_ptr<const HostSnapshot>& before, const std::string& what,
-                     TrainingOutcome& outcome);
+                    const std::shared_ptr<const HostCopy>& before, TrainingOutcome& outcome);
     // Runs the jobs at the front of the queue that may run between steps.
     void runJobsBetweenSteps(ModelState& m);
-    // full: at the training size rather than the preview size (the last snapshot of a run).
+    // full: at the training size rather than the preview size (the last picture of a run).
     QImage renderPreview(ModelState& m, double* seconds, bool full);
-    // After a device failure: the model back on a new CPU backend with the last good weights
-    // (tasks::Model::recoverOnCpu; good null: a copy taken now); error: why not.
-    bool recoverOnCpu(ModelState& m, const BackendFactory& factory,
-                      std::shared_ptr<const HostSnapshot> good, QString* error);
 
     mutable QMutex m_mutex;
     QWaitCondition m_wake, m_idle;

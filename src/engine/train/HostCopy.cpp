@@ -1,4 +1,4 @@
-#include "Snapshot.h"
+#include "HostCopy.h"
 #include "Errors.h"
 
 #include <map>
@@ -21,9 +21,9 @@ void uploadNamed(Backend& b, const std::vector<std::pair<std::string, std::vecto
     for (const auto& [name, tensor] : to) {
         const auto it = byName.find(name);
         if (it == byName.end())
-            throw EngineError(std::string("the snapshot has no ") + what + " tensor " + name);
+            throw EngineError(std::string("the host copy has no ") + what + " tensor " + name);
         if (static_cast<int64_t>(it->second->size()) != tensor.size())
-            throw EngineError(std::string("the snapshot's ") + what + " tensor " + name + " has " +
+            throw EngineError(std::string("the host copy's ") + what + " tensor " + name + " has " +
                               std::to_string(it->second->size()) + " values, the model needs " +
                               std::to_string(tensor.size()));
         if (tensor.size() > 0) b.upload(tensor, it->second->data());
@@ -32,11 +32,11 @@ void uploadNamed(Backend& b, const std::vector<std::pair<std::string, std::vecto
 
 } // namespace
 
-HostSnapshot takeSnapshot(const Network& network, const Optimizer& optimizer,
-                          const TrainingState& state)
+HostCopy takeHostCopy(const Network& network, const Optimizer& optimizer,
+                      const TrainingState& state)
 {
     Backend& b = network.backend();
-    HostSnapshot s;
+    HostCopy s;
     s.state = state;
     for (const NamedTensor& nt : network.namedTensors())
         s.tensors.emplace_back(nt.name, download(b, nt.tensor));
@@ -45,17 +45,17 @@ HostSnapshot takeSnapshot(const Network& network, const Optimizer& optimizer,
     return s;
 }
 
-void restoreSnapshot(const HostSnapshot& snapshot, Network& network, Optimizer& optimizer)
+void restoreHostCopy(const HostCopy& copy, Network& network, Optimizer& optimizer)
 {
     std::vector<std::pair<std::string, Tensor>> tensors;
     for (const NamedTensor& nt : network.namedTensors())
         tensors.emplace_back(nt.name, nt.tensor);
-    uploadNamed(network.backend(), snapshot.tensors, tensors, "network");
-    uploadNamed(network.backend(), snapshot.optimizer, optimizer.state(), "optimizer");
+    uploadNamed(network.backend(), copy.tensors, tensors, "network");
+    uploadNamed(network.backend(), copy.optimizer, optimizer.state(), "optimizer");
 }
 
 MovedModel moveModel(const Network& network, const OptimizerConfig& optimizerConfig,
-                     const HostSnapshot& snapshot, Backend& target)
+                     const HostCopy& copy, Backend& target)
 {
     MovedModel m;
     // The spec names every layer with its sizes (embedding:V:D included), so the vocabulary
@@ -64,8 +64,8 @@ MovedModel moveModel(const Network& network, const OptimizerConfig& optimizerCon
                                           network.outputWidth());
     m.optimizer =
         std::make_unique<Optimizer>(target, optimizerConfig, m.network->parameterRanges());
-    restoreSnapshot(snapshot, *m.network, *m.optimizer);
-    m.state = snapshot.state;
+    restoreHostCopy(copy, *m.network, *m.optimizer);
+    m.state = copy.state;
     return m;
 }
 

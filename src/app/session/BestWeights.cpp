@@ -1,6 +1,6 @@
 #include "BestWeights.h"
 
-#include "Snapshot.h"
+#include "HostCopy.h"
 
 #include <algorithm>
 #include <chrono>
@@ -54,7 +54,7 @@ void BestKeeper::copy(const Network& network, const Optimizer& optimizer,
                       const TrainingState& state, double elapsed)
 {
     const auto start = std::chrono::steady_clock::now();
-    m_best.snapshot = std::make_shared<HostSnapshot>(takeSnapshot(network, optimizer, state));
+    m_best.copy = std::make_shared<HostCopy>(takeHostCopy(network, optimizer, state));
     m_lastCopyCost =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     m_lastCopyAt = elapsed;

@@ -8,9 +8,9 @@ namespace il::app {
 QString Session::applyPresetRecipe(const QString& preset)
 {
     if (!m_task || m_runState != RunState::Idle) return {};
-    const QString task = m_task->type().name();
-    const tasks::PresetRecipe* recipe = tasks::presetRecipe(task, preset);
-    const tasks::PresetRecipe* last = tasks::presetRecipe(task, m_recipePreset);
+    const std::optional<tasks::PresetRecipe> recipe = tasks::presetRecipe(m_task->type(), preset);
+    const std::optional<tasks::PresetRecipe> last =
+        tasks::presetRecipe(m_task->type(), m_recipePreset);
     if (!recipe && !last) return {};
     QString said;
     if (recipe) {
@@ -20,7 +20,7 @@ QString Session::applyPresetRecipe(const QString& preset)
         // The figure needs the data as it was measured: the setting (the Data tab's, such as the
         // names' context) goes with the preset while the data options can change.
         const tasks::TaskType& type = m_task->type();
-        const QString name = QString::fromUtf8(recipe->setting);
+        const QString& name = recipe->setting;
         QString label;
         for (const tasks::KindSetting& s : type.settings())
             if (s.name == name) label = s.label;

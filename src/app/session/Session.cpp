@@ -215,6 +215,8 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_history.load(info.state.history.rows());
     m_timeline.clear();
     const bool withData = m_task != nullptr;
+    m_openedWeights = m_weightsGeneration;
+    awaitSavedVerdict(info.task);
     m_worker->replaceModel(std::move(st));
     setModified(false);
     if (withData) emit datasetOpened();
@@ -229,9 +231,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_worker->postAndReply(
         this,
         [](ModelState& m) {
-            const tasks::ImageGeometry* g = m.imageGeometry();
-            return std::make_pair(static_cast<qint64>(m.state.step),
-                                  m.preview(g ? std::max(g->width, g->height) : kPreviewSide));
+            return std::make_pair(static_cast<qint64>(m.state.step), m.picture(0));
         },
         [this](const std::pair<qint64, QImage>& preview) {
             if (!preview.second.isNull()) onPreview(preview.first, preview.second);
@@ -256,13 +256,17 @@ bool Session::saveModel(const QString& path)
     std::optional<io::DataFileRecord> record;
     if (m_task && !m_dataPath.isEmpty() && !m_dataBytes.isEmpty())
         record = io::DataFileRecord::of(m_dataPath, m_dataBytes);
+    // The verdict on the weights saved, when they are the ones it was made for.
+    const std::optional<QJsonObject> verdict = idle ? verdictToSave() : std::nullopt;
     m_worker->postAndReply(
         this,
-        [path, idle, config, record, dataPath = m_dataPath](ModelState& m) {
+        [path, idle, config, record, verdict, dataPath = m_dataPath](ModelState& m) {
             if (idle) m.config = config; // the settings as the panels show them
             QString error;
             QJsonObject task = m.taskJsonForSaving();
             if (record && m.task && m.dataPath == dataPath) task = record->addTo(task);
+            task.remove(tasks::kVerdictKey);
+            if (verdict) task[tasks::kVerdictKey] = *verdict;
             if (!m.network)
                 error = m.buildError.isEmpty() ? "there is no model to save" : m.buildError;
             else if (m.save(path, task, &error))

@@ -5,10 +5,11 @@
 // the GUI thread.
 #pragma once
 
+#include "LatestRequest.h"
 #include "LossHistory.h"
 #include "NetworkInside.h"
 #include "RunVerdict.h"
-#include "TabularBoundary.h"
+#include "TabularTask.h" // MissingValues: the table's missing cells (kinds/tabular/SessionTable.cpp)
 #include "TrainingWorker.h"
 
 #include <QByteArray>
@@ -208,26 +209,28 @@ public:
     const tasks::RunVerdict& verdict() const;
 
     // ---- outputs (answered by the signals below) --------------------------------------------
-    // An image model's picture at size (kinds/image/SessionImage.cpp).
-    void render(QSize size);
-    // A names model's requests (kinds/names/SessionNames.cpp).
-    void generateNames(const tasks::GenerationOptions& options);
-    // Names drawn at each temperature (tasks::temperatureSweep) on the worker; temperatureSwept
-    // answers.
-    void sweepTemperatures(const tasks::GenerationOptions& options,
-                           const std::vector<double>& temperatures);
-    void requestNextChar(const QString& prefix, double temperature);
     void evaluate();
-    // A table model's prediction over a plane of two features (kinds/tabular/SessionTable.cpp),
-    // answered by boundaryReady: one request in flight, the latest one waiting (a burst of
-    // requests while training costs the worker one grid at a time).
-    void requestBoundary(const tasks::BoundaryPlane& plane);
-    // A table's features that can span such a plane (tasks::boundaryAxes), with their names, and
-    // in featureCount how many features it has; empty (and 0) for other data.
-    std::vector<std::pair<int, QString>> planeAxes(int* featureCount = nullptr) const;
     // What each unit of the network has learned (tasks::lookInside, SessionInside.cpp), answered
     // by insideReady: computed on the worker between two steps, one request in flight.
     void requestInside(const tasks::InsideRequest& request);
+
+    // ---- a kind's own requests (kinds/<kind>/<Kind>Requests.h) -------------------------------
+    // Runs work(ModelState&) on the training worker (between two steps while training) and then
+    // reply(result) on the GUI thread, unless context is gone by then.
+    template <typename Work, typename Reply> void ask(QObject* context, Work work, Reply reply)
+    {
+        m_worker->postAndReply(context, std::move(work), std::move(reply));
+    }
+    // The session's Part (a kind's requests, a QObject made from the session), made on first use
+    // as a child of the session.
+    template <class Part> Part& part()
+    {
+        if (auto* p = findChild<Part*>(QString(), Qt::FindDirectChildrenOnly)) return *p;
+        return *new Part(this);
+    }
+    // Counts weight replacements (new data or model, a new network, Reset weights, a rewind): an
+    // answer about weights that have since been replaced is dropped.
+    int weightsGeneration() const { return m_weightsGeneration; }
 
 signals:
     void datasetOpened();
@@ -249,14 +252,7 @@ signals:
     void modelSaved(const QString& path);
     void saveFailed(const QString& error);
     void modifiedChanged(bool modified);
-    void renderReady(const QImage& image, const QString& error);
-    void namesGenerated(const il::tasks::GenerationResult& result);
-    void temperatureSwept(const std::vector<il::tasks::SweepPoint>& points, const QString& error);
-    void nextCharReady(const QString& prefix, double temperature, const std::vector<float>& probs,
-                       const QStringList& symbols, const QString& error);
     void evaluated(const il::app::Evaluation& evaluation);
-    // step: the weights' step; error: why there is no grid (no model yet, not a table...).
-    void boundaryReady(qint64 step, const il::tasks::BoundaryGrid& grid, const QString& error);
     // inside.view None: inside.note says why (no network yet, a model without its data...).
     void insideReady(const il::tasks::NetworkInside& inside);
     void message(const QString& text);
@@ -296,11 +292,16 @@ private:
     void onFinished(const TrainingOutcome& outcome);
     void onRewound(qint64 step);
     void probeDevices();
-    void sendNextChar();
-    void sendBoundary();
     void setBest(const BestWeightsInfo& best);
     // The verdict waits for the evaluation that follows a run's end: asked for, then made.
-    void awaitVerdict(const TrainingOutcome& outcome);
+    // say: the status bar says it when it is made.
+    void awaitVerdict(const TrainingOutcome& outcome, bool say = true);
+    // A model opened: the verdict its file kept, made again from its first evaluation when the
+    // weights are still those it was made for.
+    void awaitSavedVerdict(const QJsonObject& savedTask);
+    // What saveModel writes under tasks::kVerdictKey: the current verdict's record, or the
+    // opened model's own while its weights are untouched; none otherwise.
+    std::optional<QJsonObject> verdictToSave() const;
     void makeVerdict(int evaluation, const Evaluation& ev);
 
     std::unique_ptr<TrainingWorker> m_worker;
@@ -340,6 +341,9 @@ private:
     // m_verdictEvaluation (each evaluate() takes the next number), for weights generation
     // m_verdictWeights.
     tasks::RunVerdict m_verdict;
+    tasks::VerdictRecord m_verdictRecord; // what m_verdict was made from
+    int m_openedWeights = -1;             // m_weightsGeneration of the model opened last
+    bool m_verdictSay = true; // the status bar says the verdict awaited (not a reopened one)
     std::optional<TrainingOutcome> m_verdictOutcome;
     int m_evaluations = 0, m_verdictEvaluation = -1, m_verdictWeights = -1;
     // Devices: what the user asked for, and what there is.
@@ -350,21 +354,13 @@ private:
     QString m_cpuName;
     BackendStatus m_cuda;
     bool m_cudaProbed = false;
-    // The next-character inspector: one request in flight, the latest one waiting.
-    bool m_nextCharBusy = false;
-    std::optional<std::pair<QString, double>> m_nextCharWanted;
-    // The decision boundary likewise.
-    bool m_boundaryBusy = false;
-    std::optional<tasks::BoundaryPlane> m_boundaryWanted;
-    // And the network's insides.
-    bool m_insideBusy = false;
-    std::optional<tasks::InsideRequest> m_insideWanted;
-    void sendInside();
+    // The network's insides: one request in flight, the latest one waiting.
+    LatestRequest<tasks::InsideRequest> m_inside;
+    void sendInside(const tasks::InsideRequest& request);
 };
 
 } // namespace il::app
 
 Q_DECLARE_METATYPE(il::app::Session::RunState)
 Q_DECLARE_METATYPE(il::app::Evaluation)
-Q_DECLARE_METATYPE(il::tasks::BoundaryGrid)
 Q_DECLARE_METATYPE(il::tasks::NetworkInside)

@@ -4,7 +4,7 @@
 #include "CrossValidation.h"
 
 #include "Errors.h"
-#include "Snapshot.h"
+#include "HostCopy.h"
 
 #include <QDebug>
 #include <QMutexLocker>
@@ -118,7 +118,7 @@ void TrainingWorker::setPreview(bool enabled, int longestSide)
 {
     QMutexLocker locker(&m_mutex);
     m_previewEnabled = enabled;
-    m_previewSide = std::max(tasks::kMinRenderSide, longestSide);
+    m_previewSide = std::max(1, longestSide); // the kind keeps its pictures legible
 }
 
 void TrainingWorker::waitForIdle()
@@ -177,24 +177,9 @@ QImage TrainingWorker::renderPreview(ModelState& m, double* seconds, bool full)
         QMutexLocker locker(&m_mutex);
         side = m_previewSide;
     }
-    if (const tasks::ImageGeometry* g = m.imageGeometry(); full && g)
-        side = std::max({side, g->width, g->height});
-    const QImage image = m.preview(side);
+    const QImage image = m.picture(full ? 0 : side);
     if (seconds) *seconds = secondsSince(start);
     return image;
-}
-
-bool TrainingWorker::recoverOnCpu(ModelState& m, const BackendFactory& factory,
-                                  std::shared_ptr<const HostSnapshot> good, QString* error)
-{
-    try {
-        m.recoverOnCpu(factory("cpu", BackendOptions{}), std::move(good));
-        m.device = DeviceChoice{};
-        return true;
-    } catch (const std::exception& e) {
-        if (error) *error = e.what();
-        return false;
-    }
 }
 
 // Progress, previews and pauses of one run, driven by the trainer's progress callback.
@@ -243,7 +228,7 @@ public:
     // the training size (the last one of a run).
     void takePreview(bool force, bool full)
     {
-        if (!m_preview || !m.imageGeometry()) return;
+        if (!m_preview || !m.drawsPictures()) return;
         if (!force && elapsed() - m_lastPreview < m_previewEvery) return;
         double cost = 0;
         QImage image;
@@ -338,7 +323,7 @@ void TrainingWorker::trainNow(ModelState& m)
     }
     if (run.device.backend != "cuda") run.device.tf32 = false;
     TrainingOutcome outcome;
-    std::shared_ptr<const HostSnapshot> before;
+    std::shared_ptr<const HostCopy> before;
     if (prepareRun(m, run, outcome, before)) runTrainer(m, run, before, outcome);
     outcome.step = m.state.step;
     m_training = false;
@@ -347,7 +332,7 @@ void TrainingWorker::trainNow(ModelState& m)
 }
 
 bool TrainingWorker::prepareRun(ModelState& m, const RunRequest& run, TrainingOutcome& outcome,
-                                std::shared_ptr<const HostSnapshot>& before)
+                                std::shared_ptr<const HostCopy>& before)
 {
     const TrainerConfig& cfg = run.config;
     if (!m.network || !m.task) {
@@ -395,34 +380,15 @@ bool TrainingWorker::prepareRun(ModelState& m, const RunRequest& run, TrainingOu
     }
     const QString name = QString::fromStdString(target->info().name);
     try {
-        auto snapshot =
-            std::make_shared<HostSnapshot>(takeSnapshot(*m.network, *m.optimizer, m.state));
-        m.moveTo(std::move(target), wanted, *snapshot);
-        if (!m.backend->memoryOnHost()) before = std::move(snapshot);
+        auto copy = std::make_shared<HostCopy>(takeHostCopy(*m.network, *m.optimizer, m.state));
+        m.moveTo(std::move(target), wanted, *copy);
+        if (!m.backend->memoryOnHost()) before = std::move(copy);
     } catch (const std::exception& e) {
         outcome.failed = true;
         outcome.deviceUnavailable = true;
         outcome.message = "could not move the model to " + name + ": " + e.what();
         return false;
     }
-    return true;
-}
-
-bool TrainingWorker::rescueOnCpu(ModelState& m, const RunRequest& run,
-                                 const std::shared_ptr<const HostSnapshot>& before,
-                                 const std::string& what, TrainingOutcome& outcome)
-{
-    if (m.backend->memoryOnHost() || !recoverOnCpu(m, run.factory, before, nullptr)) return false;
-    outcome.reason = StopReason::DeviceFailure;
-    outcome.failed = true;
-    outcome.movedToCpu = true;
-    QString why = QString::fromStdString(what);
-    if (why.endsWith('.')) why.chop(1);
-    outcome.message = QString("the device failed: %1. The weights after step %2 were kept; "
-                              "training can continue on the CPU.")
-                          .arg(why)
-                          .arg(m.state.step);
-    emit rewound(m.state.step);
     return true;
 }
 
@@ -453,27 +419,12 @@ tasks::FoldHooks TrainingWorker::foldHooks(ModelState& m)
 }
 
 // One run (tasks::runModel) from upload to outcome; RunReporter does the reporting.
-// Long: the reporter and hooks live on this stack for the run; upload, run and each way it
-// ends fill the outcome in order.
+// Long: the reporter and hooks live on this stack for the run; the run and each way it ends fill
+// the outcome in order.
 void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
-                                const std::shared_ptr<const HostSnapshot>& before,
+                                const std::shared_ptr<const HostCopy>& before,
                                 TrainingOutcome& outcome)
 {
-    // The data on the run's device first: the reporter's best-weights copy asks whether the
-    // data holds validation rows.
-    try {
-        m.upload();
-    } catch (const BackendError& e) {
-        if (!rescueOnCpu(m, run, before, e.what(), outcome)) {
-            outcome.failed = true;
-            outcome.message = QString("training failed: ") + e.what();
-        }
-        return;
-    } catch (const std::exception& e) {
-        outcome.failed = true;
-        outcome.message = QString("training failed: ") + e.what();
-        return;
-    }
     tasks::RunSetup setup;
     setup.policy.watch = m.task->watchSettings();
     setup.foldPolicy = setup.policy;
@@ -485,77 +436,91 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     // report, the mean loss of the steps since the previous one. On the CPU a report after
     // every step; the reporter throttles them.
     setup.policy.progressInterval = m.backend->memoryOnHost() ? 0 : kUpdateInterval;
+    setup.cpuRescue = [&run] { return run.factory("cpu", BackendOptions{}); };
+    setup.startWeights = before;
 
     tasks::Task& task = *m.task;
-    RunReporter reporter(*this, m, run.preview);
+    // Made once the data is on the run's device: its best-weights copy asks whether the data
+    // holds validation rows.
+    std::optional<RunReporter> reporter;
     tasks::RunHooks hooks;
+    hooks.uploaded = [&] {
+        reporter.emplace(*this, m, run.preview);
+        if (m.state.step == 0) reporter->takePreview(true, false);
+    };
     hooks.folds = foldHooks(m);
-    hooks.progress = [&reporter](const Progress& p, Trainer& t) { reporter.onStep(p, t); };
+    hooks.progress = [&reporter](const Progress& p, Trainer& t) { reporter->onStep(p, t); };
     // At each evaluation the side metric where the task has one (a names model's innovation
     // rate, charted beside the validation loss), measured before the task's metric.
     if (!task.sideMetricKey().isEmpty())
         hooks.evaluation = [&task, &reporter](Network& n) {
-            reporter.setSideMetric(task.sideMetric(n));
+            reporter->setSideMetric(task.sideMetric(n));
         };
-    if (m.state.step == 0) reporter.takePreview(true, false);
     tasks::RunOutcome ran = tasks::runModel(m, setup, hooks);
     const TrainResult& result = ran.result;
     const bool folds = ran.cv.has_value();
+    if (ran.movedToCpu) m.device = DeviceChoice{};
     if (folds) outcome.crossValidationSeconds = ran.cv->seconds;
     if (ran.foldsStopped) { // no run: the model is its untrained start
         outcome.reason = StopReason::Cancelled;
         outcome.message = QString::fromStdString(result.message);
         return;
     }
-    if (folds && !ran.cv->complete()) {
+    if (!ran.failure.empty() && ran.movedToCpu) {
+        // A failed device gave the CPU the weights the run started with.
+        outcome.reason = StopReason::DeviceFailure;
+        outcome.failed = true;
+        outcome.movedToCpu = true;
+        QString why = QString::fromStdString(ran.deviceError);
+        if (why.endsWith('.')) why.chop(1);
+        outcome.message = QString("the device failed: %1. The weights after step %2 were kept; "
+                                  "training can continue on the CPU.")
+                              .arg(why)
+                              .arg(m.state.step);
+        emit rewound(m.state.step);
+        return;
+    }
+    if (!ran.failure.empty() || !reporter) {
         outcome.failed = true;
         outcome.message = QString::fromStdString(ran.failure);
         return;
     }
-    m.state.seconds = std::max(0.0, m.state.seconds - reporter.pausedSeconds());
-    reporter.flush();
-    if (!ran.failure.empty()) {
-        // A failed device gives the CPU the weights the run started with.
-        if (!ran.backendFailure || !rescueOnCpu(m, run, before, ran.failure, outcome)) {
-            outcome.failed = true;
-            outcome.message = QString::fromStdString(ran.failure);
-        }
-    } else {
-        outcome.reason = result.reason;
-        outcome.failed =
-            result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
-        outcome.message = QString::fromStdString(result.message);
-        outcome.settled = ran.settled;
-        outcome.restoredStep = result.restoredStep;
-        outcome.trainLoss = result.trainLoss;
-        outcome.valLoss = result.valLoss;
-        outcome.recoveries = result.recoveries;
-        outcome.schedule = result.schedule;
-        // After a settle the weights are the linear model's, with its validation loss: the
-        // kept copy is offered only when it is clearly better than that (a run wrecked by a
-        // high rate), not for the network the settle set aside as no better.
-        // A cross-validated run holds no rows out: the folds chose its length and its model,
-        // and a copy kept by training loss (the linear start's, before the hidden layers
-        // trained) is no better model to go back to.
-        if (folds)
-            m.best = {};
-        else if (result.reason != StopReason::DeviceFailure)
-            outcome.best = reporter.best().finish(
-                result.reason == StopReason::NonFinite,
-                ran.settled.replaced || result.reason == StopReason::EarlyStopping ? result.valLoss
-                                                                                   : NAN,
-                *m.network, *m.optimizer, m.state);
-    }
+    m.state.seconds = std::max(0.0, m.state.seconds - reporter->pausedSeconds());
+    reporter->flush();
+    outcome.reason = result.reason;
+    outcome.failed =
+        result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
+    outcome.message = QString::fromStdString(result.message);
+    outcome.settled = ran.settled;
+    outcome.restoredStep = result.restoredStep;
+    outcome.trainLoss = result.trainLoss;
+    outcome.valLoss = result.valLoss;
+    outcome.recoveries = result.recoveries;
+    outcome.schedule = result.schedule;
+    // After a settle the weights are the linear model's, with its validation loss: the kept copy
+    // is offered only when it is clearly better than that (a run wrecked by a high rate), not for
+    // the network the settle set aside as no better.
+    // A cross-validated run holds no rows out: the folds chose its length and its model, and a
+    // copy kept by training loss (the linear start's, before the hidden layers trained) is no
+    // better model to go back to.
+    if (folds)
+        m.best = {};
+    else if (result.reason != StopReason::DeviceFailure)
+        outcome.best = reporter->best().finish(
+            result.reason == StopReason::NonFinite,
+            ran.settled.replaced || result.reason == StopReason::EarlyStopping ? result.valLoss
+                                                                               : NAN,
+            *m.network, *m.optimizer, m.state);
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
-        // The trainer rewound the state to its last host copy; rebuild the weights from it.
-        QString moveError;
-        outcome.movedToCpu = recoverOnCpu(m, run.factory, result.lastGood, &moveError);
-        if (!outcome.movedToCpu)
-            outcome.message += " Moving the model to the CPU failed: " + moveError;
+        // The run driver rebuilt the weights on the CPU from the trainer's last host copy.
+        outcome.movedToCpu = ran.movedToCpu;
+        if (!ran.movedToCpu)
+            outcome.message +=
+                " Moving the model to the CPU failed: " + QString::fromStdString(ran.rescueFailure);
         emit rewound(m.state.step);
     }
     if (result.steps > 0 || outcome.movedToCpu)
-        reporter.takePreview(true, true); // the final one at the training size
+        reporter->takePreview(true, true); // the final one at the training size
 }
 
 } // namespace il::app
