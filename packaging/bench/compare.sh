@@ -3,8 +3,11 @@
 # the same thread count and the same environment, and prints them side by side.
 # IRONLEARN_SIMD (sse4, avx2, avx512) forces our kernels' SIMD target; the header line names it.
 #
-#   packaging/bench/compare.sh [--threads N] [--repeat N] [--only sgemm,siren,tanh,conv] [BENCH]
+#   packaging/bench/compare.sh [--threads N] [--repeat N] [--only sgemm,siren,tanh,conv]
+#                              [--record DIR] [BENCH]
 #
+# --record DIR: also writes the round to DIR as JSON (both programs' figures, the machine, date,
+# commit and this command), which bench_tables.py turns into docs/benchmarks.md's speed table.
 # BENCH: the ironlearn-bench executable (default build/release/src/bench/ironlearn-bench).
 # Builds nothing. OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE and friends are passed through exactly as
 # set (or unset) by the caller. PYTHON: the interpreter that has torch (default /usr/bin/python3,
@@ -18,13 +21,16 @@ python="${PYTHON:-/usr/bin/python3}"
 threads="$(nproc)"
 repeat=10
 only="sgemm,siren,tanh,conv"
+record=""
+command="packaging/bench/compare.sh $*"
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --threads) threads="$2"; shift 2 ;;
         --repeat) repeat="$2"; shift 2 ;;
         --only) only="$2"; shift 2 ;;
+        --record) record="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
         *) bench="$1"; shift ;;
@@ -55,6 +61,31 @@ echo "ironlearn-bench: $bench --threads $threads --repeat $repeat --only $only" 
 echo "torch_bench.py:  $python $here/torch_bench.py --threads $threads --repeat $repeat" >&2
 "$python" "$here/torch_bench.py" --threads "$threads" --repeat "$repeat" --only "$only" --json \
     >"$tmp/torch.json"
+
+if [[ -n "$record" ]]; then
+    mkdir -p "$record"
+    commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    if [[ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+        commit="$commit+changes"
+    fi
+    "$python" - "$tmp/ours.json" "$tmp/torch.json" "$record" "$commit" \
+        "${IRONLEARN_SIMD:-best}" "$command" <<'EOF'
+import datetime, json, os, sys
+
+ours, theirs = (json.load(open(p)) for p in sys.argv[1:3])
+folder, commit, simd, command = sys.argv[3:7]
+now = datetime.datetime.now(datetime.timezone.utc)
+record = {"date": now.strftime("%Y-%m-%d"), "commit": commit, "simd": ours.get("simd", simd),
+          "threads": ours["threads"], "machine": ours.get("device", ""),
+          "command": (f"IRONLEARN_SIMD={simd} " if simd != "best" else "") + command,
+          "ours": ours, "torch": theirs}
+name = f"{now.strftime('%Y%m%dT%H%M%S')}-{simd}-t{ours['threads']}.json"
+with open(os.path.join(folder, name), "w") as f:
+    json.dump(record, f, indent=1, sort_keys=True)
+    f.write("\n")
+print(f"compare.sh: recorded {os.path.join(folder, name)}", file=sys.stderr)
+EOF
+fi
 
 "$python" - "$tmp/ours.json" "$tmp/torch.json" <<'EOF'
 import json, sys
