@@ -140,7 +140,16 @@ void TestStudioVerdict::networkKeptAfterEarlyStopping()
 void TestStudioVerdict::linearStartKept()
 {
     openSample("diabetes");
+    // Saved the moment the run ends, before the evaluation the verdict is made from has come
+    // back (as a scripted --save does): the file still keeps what it is made from.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("diabetes.safetensors");
+    QSignalSpy saved(session(), &Session::modelSaved);
+    const QMetaObject::Connection saveAtOnce =
+        connect(session(), &Session::trainingFinished, this, [&] { session()->saveModel(path); });
     train(0, true);
+    disconnect(saveAtOnce);
+    QTRY_COMPARE(saved.count(), 1);
     const il::tasks::RunVerdict& verdict = session()->verdict();
     QCOMPARE(verdict.kept, Kept::LinearStart);
     QCOMPARE(verdict.keptStep, int64_t(0));
@@ -162,6 +171,14 @@ void TestStudioVerdict::linearStartKept()
     QCOMPARE(charts()->metricKeptMarkStep(), 0.0);
     QCOMPARE(charts()->keptMarkText(), QString("kept"));
     QVERIFY(!charts()->validationHidden());
+
+    QSignalSpy opened(session(), &Session::modelOpened);
+    QSignalSpy verdictMade(session(), &Session::verdictChanged);
+    QVERIFY(m_window->openFile(path));
+    QTRY_COMPARE(opened.count(), 1);
+    QTRY_COMPARE(verdictMade.count(), 1);
+    QCOMPARE(session()->verdict().kept, Kept::LinearStart);
+    QCOMPARE(session()->verdict().sentence(), sentence);
 }
 
 QTEST_MAIN(TestStudioVerdict)

@@ -531,8 +531,10 @@ void Session::onFinished(const TrainingOutcome& outcome)
     }
     if (outcome.best.kept()) setBest(outcome.best);
     setRunState(RunState::Idle);
+    // From the evaluation asked for next; awaited before the signal, so a handler that saves
+    // the model at once (a scripted --save) saves what the verdict is made from.
+    awaitVerdict(outcome);
     emit trainingFinished(outcome);
-    awaitVerdict(outcome); // from the evaluation asked for next
     evaluate();
 }
 

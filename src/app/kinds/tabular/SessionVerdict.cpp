@@ -67,6 +67,12 @@ void Session::awaitSavedVerdict(const QJsonObject& savedTask)
 std::optional<QJsonObject> Session::verdictToSave() const
 {
     if (verdict().valid()) return tasks::verdictRecordToJson(m_verdictRecord);
+    // Saved right after the run, before its evaluation came back (a scripted --save, a quick
+    // Ctrl+S): what the verdict will be made from is known already.
+    if (const std::optional<TrainingOutcome>& o = m_verdictOutcome;
+        o && m_verdictWeights == m_weightsGeneration && m_runState == RunState::Idle &&
+        m_trainedSteps == o->step)
+        return tasks::verdictRecordToJson({o->settled, o->restoredStep, o->step, o->message});
     // The opened model's own record, while its weights are still the ones it was made for (its
     // evaluation has not come back yet, or the data is not open).
     tasks::VerdictRecord opened;
