@@ -2,6 +2,8 @@
 
 #include "Backend.h"
 
+#include <chrono>
+
 namespace il::tasks {
 
 namespace {
@@ -48,6 +50,39 @@ void rescueOnCpu(Model& model, const RunSetup& setup, std::shared_ptr<const Host
     }
 }
 
+// A run that ended on its own (or on a device failure the trainer caught): the CPU takes over
+// a failed device, then the settle or the folds' verdict, the best weights, the lowered rates.
+void endRun(Model& model, const RunSetup& setup, bool folds, BestKeeper* keeper,
+            RunOutcome& outcome)
+{
+    Task& task = *model.task;
+    // The trainer caught the device's failure itself and rewound the state to its last host copy:
+    // the weights come back from it, on the CPU.
+    if (outcome.result.reason == StopReason::DeviceFailure && outcome.result.lastGood)
+        rescueOnCpu(model, setup, outcome.result.lastGood, outcome);
+    if (setup.settle) {
+        if (folds) // the folds decided; the rows the run trained on hold none out
+            endRefit(task, *model.network, outcome.settled, outcome.result);
+        else // a run that ended on its own may go back to a simpler model
+            outcome.settled = settleRun(task, *model.network, model.config, outcome.result);
+    }
+    if (keeper) {
+        const TrainResult& r = outcome.result;
+        if (folds)
+            *setup.keepBest = {};
+        else if (r.reason != StopReason::DeviceFailure)
+            // After a settle the weights are the linear model's, with its validation loss: the
+            // kept copy stays on offer only when it is clearly better than that (a run wrecked
+            // by a high rate), not for the network the settle set aside as no better.
+            outcome.best = keeper->finish(
+                r.reason == StopReason::NonFinite,
+                outcome.settled.replaced || r.reason == StopReason::EarlyStopping ? r.valLoss : NAN,
+                *model.network, *model.optimizer, model.state);
+    }
+    // Saved with the model: a resumed run goes on at the rate that worked.
+    if (outcome.result.recoveries > 0) keepLoweredRates(model.config, outcome.result.schedule);
+}
+
 } // namespace
 
 RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
@@ -72,6 +107,10 @@ RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
         outcome.failure = std::string("training failed: ") + e.what();
         return outcome;
     }
+    // The best weights, copied at the evaluations that beat them (not the folds').
+    std::optional<BestKeeper> keeper;
+    if (setup.keepBest) keeper.emplace(*setup.keepBest, model.trainingData().valX.size() > 0);
+    const auto started = std::chrono::steady_clock::now();
     if (hooks.uploaded) hooks.uploaded();
     const bool folds = task.folds() > 0 && model.state.step == 0;
     if (folds && !crossValidateFirst(model, setup, hooks, outcome)) return outcome;
@@ -79,8 +118,15 @@ RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
     // Optional so it goes before the model may move (it holds buffers on the model's backend).
     std::optional<Trainer> trainer;
     trainer.emplace(*model.network, *model.optimizer, model.config, model.state, setup.policy);
-    if (hooks.progress)
-        trainer->setProgressCallback([&](const Progress& p) { hooks.progress(p, *trainer); });
+    if (hooks.progress || keeper)
+        trainer->setProgressCallback([&](const Progress& p) {
+            if (keeper)
+                keeper->onProgress(
+                    p, *model.network, *model.optimizer, model.state,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                        .count());
+            if (hooks.progress) hooks.progress(p, *trainer);
+        });
     const bool metric = setup.taskMetric && task.hasTrainingMetric();
     if (metric || hooks.evaluation)
         trainer->setMetricHook(
@@ -106,18 +152,7 @@ RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
         outcome.settled = {};
         return outcome;
     }
-    // The trainer caught the device's failure itself and rewound the state to its last host copy:
-    // the weights come back from it, on the CPU.
-    if (outcome.result.reason == StopReason::DeviceFailure && outcome.result.lastGood)
-        rescueOnCpu(model, setup, outcome.result.lastGood, outcome);
-    if (setup.settle) {
-        if (folds) // the folds decided; the rows the run trained on hold none out
-            endRefit(task, *model.network, outcome.settled, outcome.result);
-        else // a run that ended on its own may go back to a simpler model
-            outcome.settled = settleRun(task, *model.network, model.config, outcome.result);
-    }
-    // Saved with the model: a resumed run goes on at the rate that worked.
-    if (outcome.result.recoveries > 0) keepLoweredRates(model.config, outcome.result.schedule);
+    endRun(model, setup, folds, keeper ? &*keeper : nullptr, outcome);
     return outcome;
 }
 

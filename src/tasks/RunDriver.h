@@ -4,11 +4,12 @@
 //
 // In order: the class weights of the task's training rows, the upload, the folds (a fresh
 // model of a task with folds), the trainer with the task's metric at each evaluation, then the
-// end of the run: the folds' verdict (endRefit) or the task's settle, a learning rate that a
-// recovery lowered kept in the configuration, and after a device failure the model on the CPU
-// with its last good weights.
+// end of the run: the folds' verdict (endRefit) or the task's settle, the best weights kept, a
+// learning rate that a recovery lowered kept in the configuration, and after a device failure
+// the model on the CPU with its last good weights.
 #pragma once
 
+#include "BestWeights.h"
 #include "CrossValidation.h"
 #include "HostCopy.h"
 #include "Model.h"
@@ -34,6 +35,10 @@ struct RunSetup {
     // between runs): what a failure before the trainer's first host copy goes back to. Null: a
     // copy taken at the failure, when the device can still be read.
     std::shared_ptr<const HostCopy> startWeights;
+    // Keep the run's best weights here (BestWeights.h; the studio's Revert to best weights),
+    // copied on the host when an evaluation beats them; null: none kept. A cross-validated run
+    // clears them: the folds chose its length and its model.
+    BestWeights* keepBest = nullptr;
 };
 
 // Called on the thread that runs the model.
@@ -65,6 +70,8 @@ struct RunOutcome {
     // weights: the training state is back at their step.
     bool movedToCpu = false;
     std::string rescueFailure; // why that move failed ("" when it did not)
+    // The kept best weights as the run left them (RunSetup::keepBest), when it ran to an end.
+    BestWeightsInfo best;
     bool foldsStopped = false; // stopped during the folds: the model is its untrained start
 
     bool ran() const { return failure.empty() && !foldsStopped; }

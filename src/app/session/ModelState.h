@@ -21,6 +21,9 @@
 
 namespace il::app {
 
+using tasks::BestWeights;
+using tasks::BestWeightsInfo;
+
 // Where a model lives or a run trains: a backend by name, and its options.
 struct DeviceChoice {
     QString backend = "cpu"; // "cpu" or "cuda"

@@ -186,8 +186,7 @@ QImage TrainingWorker::renderPreview(ModelState& m, double* seconds, bool full)
 class TrainingWorker::RunReporter {
 public:
     RunReporter(TrainingWorker& worker, ModelState& m, bool preview)
-        : w(worker), m(m), m_preview(preview), m_rateStep(m.state.step),
-          m_best(m.best, m.trainingData().valX.size() > 0)
+        : w(worker), m(m), m_preview(preview), m_rateStep(m.state.step)
     {
         m_last.step = m.state.step;
     }
@@ -195,7 +194,6 @@ public:
     // Seconds of this run, pauses excluded.
     double elapsed() const { return secondsSince(m_start) - m_pausedSeconds; }
     double pausedSeconds() const { return m_pausedSeconds; }
-    BestKeeper& best() { return m_best; }
     // The side metric the metric hook measured at the evaluation being reported next.
     void setSideMetric(double value) { m_side = value; }
 
@@ -263,7 +261,6 @@ public:
             m_side = NAN;
         }
         if (!p.notice.empty()) m_pending.notices << QString::fromStdString(p.notice);
-        m_best.onProgress(p, *m.network, *m.optimizer, m.state, elapsed());
         if (!p.notice.empty() || elapsed() - m_lastEmit >= kUpdateInterval) flush();
         takePreview(false, false);
         w.runJobsBetweenSteps(m);
@@ -307,7 +304,6 @@ private:
     double m_lastEmit = -1, m_rate = 0, m_rateTime = 0;
     int64_t m_rateStep;
     double m_lastPreview = -1e9, m_previewEvery = 1.0;
-    BestKeeper m_best;
     double m_side = NAN;
 };
 
@@ -437,24 +433,23 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     // every step; the reporter throttles them.
     setup.policy.progressInterval = m.backend->memoryOnHost() ? 0 : kUpdateInterval;
     setup.cpuRescue = [&run] { return run.factory("cpu", BackendOptions{}); };
+    setup.keepBest = &m.best;
     setup.startWeights = before;
 
     tasks::Task& task = *m.task;
-    // Made once the data is on the run's device: its best-weights copy asks whether the data
-    // holds validation rows.
-    std::optional<RunReporter> reporter;
+    RunReporter reporter(*this, m, run.preview);
     tasks::RunHooks hooks;
+    // The untrained network's picture, once the data is on the run's device.
     hooks.uploaded = [&] {
-        reporter.emplace(*this, m, run.preview);
-        if (m.state.step == 0) reporter->takePreview(true, false);
+        if (m.state.step == 0) reporter.takePreview(true, false);
     };
     hooks.folds = foldHooks(m);
-    hooks.progress = [&reporter](const Progress& p, Trainer& t) { reporter->onStep(p, t); };
+    hooks.progress = [&reporter](const Progress& p, Trainer& t) { reporter.onStep(p, t); };
     // At each evaluation the side metric where the task has one (a names model's innovation
     // rate, charted beside the validation loss), measured before the task's metric.
     if (!task.sideMetricKey().isEmpty())
         hooks.evaluation = [&task, &reporter](Network& n) {
-            reporter->setSideMetric(task.sideMetric(n));
+            reporter.setSideMetric(task.sideMetric(n));
         };
     tasks::RunOutcome ran = tasks::runModel(m, setup, hooks);
     const TrainResult& result = ran.result;
@@ -480,13 +475,13 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         emit rewound(m.state.step);
         return;
     }
-    if (!ran.failure.empty() || !reporter) {
+    if (!ran.failure.empty()) {
         outcome.failed = true;
         outcome.message = QString::fromStdString(ran.failure);
         return;
     }
-    m.state.seconds = std::max(0.0, m.state.seconds - reporter->pausedSeconds());
-    reporter->flush();
+    m.state.seconds = std::max(0.0, m.state.seconds - reporter.pausedSeconds());
+    reporter.flush();
     outcome.reason = result.reason;
     outcome.failed =
         result.reason == StopReason::NonFinite || result.reason == StopReason::DeviceFailure;
@@ -497,20 +492,8 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     outcome.valLoss = result.valLoss;
     outcome.recoveries = result.recoveries;
     outcome.schedule = result.schedule;
-    // After a settle the weights are the linear model's, with its validation loss: the kept copy
-    // is offered only when it is clearly better than that (a run wrecked by a high rate), not for
-    // the network the settle set aside as no better.
-    // A cross-validated run holds no rows out: the folds chose its length and its model, and a
-    // copy kept by training loss (the linear start's, before the hidden layers trained) is no
-    // better model to go back to.
-    if (folds)
-        m.best = {};
-    else if (result.reason != StopReason::DeviceFailure)
-        outcome.best = reporter->best().finish(
-            result.reason == StopReason::NonFinite,
-            ran.settled.replaced || result.reason == StopReason::EarlyStopping ? result.valLoss
-                                                                               : NAN,
-            *m.network, *m.optimizer, m.state);
+    // The kept copy (tasks::RunSetup::keepBest): none after folds, whose run holds no rows out.
+    outcome.best = ran.best;
     if (result.reason == StopReason::DeviceFailure && result.lastGood) {
         // The run driver rebuilt the weights on the CPU from the trainer's last host copy.
         outcome.movedToCpu = ran.movedToCpu;
@@ -520,7 +503,7 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
         emit rewound(m.state.step);
     }
     if (result.steps > 0 || outcome.movedToCpu)
-        reporter->takePreview(true, true); // the final one at the training size
+        reporter.takePreview(true, true); // the final one at the training size
 }
 
 } // namespace il::app

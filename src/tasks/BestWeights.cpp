@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace il::app {
+namespace il::tasks {
 
 bool BestWeightsInfo::worseThanKept() const
 {
@@ -82,4 +82,4 @@ BestWeightsInfo BestKeeper::finish(bool diverged, double restoredLoss, const Net
     return info;
 }
 
-} // namespace il::app
+} // namespace il::tasks

@@ -1,5 +1,6 @@
 // The best weights of a model's training so far, kept on the host so that a run that diverged or
-// overfitted can go back to them (Train > Revert to best weights).
+// overfitted can go back to them (the studio's Train > Revert to best weights). The run driver
+// keeps them when asked (RunSetup::keepBest).
 //
 // "Best" is the lowest validation loss at an evaluation, or, for data without validation, the
 // lowest mean training loss between two evaluations (one per epoch, or every evalEvery steps).
@@ -24,9 +25,9 @@ class Network;
 class Optimizer;
 } // namespace il
 
-namespace il::app {
+namespace il::tasks {
 
-// What the GUI knows about the kept copy (TrainingOutcome::best, Session::best()).
+// What is known about the kept copy (RunOutcome::best; the studio's Session::best()).
 struct BestWeightsInfo {
     int64_t step = -1;        // the kept copy's step; -1: none
     double loss = NAN;        // its validation (or training) loss
@@ -43,7 +44,8 @@ struct BestWeightsInfo {
     static constexpr double kWorseBy = 0.02; // relative
 };
 
-// The kept copy, owned by the model (ModelState::best): a new model starts without one.
+// The kept copy, owned by the model (the studio's ModelState::best): a new model starts without
+// one.
 struct BestWeights {
     std::shared_ptr<const HostCopy> copy;
     BestWeightsInfo info;
@@ -78,6 +80,6 @@ private:
     double m_lastCopyAt = -1e9, m_lastCopyCost = 0;
 };
 
-} // namespace il::app
+} // namespace il::tasks
 
-Q_DECLARE_METATYPE(il::app::BestWeightsInfo)
+Q_DECLARE_METATYPE(il::tasks::BestWeightsInfo)
