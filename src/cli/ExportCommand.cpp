@@ -63,7 +63,8 @@ int runExport(const QStringList& args)
     if (format == io::ExportFormat::Onnx) {
         const QString out = p.isSet("out") ? p.value("out") : base + ".onnx";
         QString summary;
-        const io::IoResult r = io::exportOnnx(model, out, tasks::onnxGraphFor, &summary);
+        const io::IoResult r = io::exportOnnx(model, out, tasks::onnxGraphFor,
+                                              tasks::savedTaskInCurrentForm, &summary);
         if (!r) throw DataError(r.error.toStdString());
         // Names and labels from the model file: each line printable.
         std::printf("wrote %s: %s\n", io::printable(out).toUtf8().constData(),

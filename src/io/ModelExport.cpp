@@ -5,7 +5,6 @@
 #include "ModelFile.h"
 #include "PrintableText.h"
 #include "SafeTensors.h"
-#include "SavedTask.h"
 
 #include "Backend.h"
 #include "LayerRegistry.h"
@@ -165,7 +164,8 @@ ExportSource::~ExportSource()
     model.reset(); // built on backend
 }
 
-IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSource* out)
+IoResult openForExport(const QString& modelPath, ExportFormat format, SavedTaskForm currentForm,
+                       ExportSource* out)
 {
     out->backend = createCpuBackend(1);
     QString error;
@@ -175,7 +175,7 @@ IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSour
     QString refusal = layerListMismatch(out->model->info, network);
     if (refusal.isEmpty()) refusal = exportRefusal(network, format);
     if (!refusal.isEmpty()) return IoResult::failure(modelPath + ": " + refusal);
-    out->task = savedTaskInCurrentForm(out->model->info.task);
+    out->task = currentForm ? currentForm(out->model->info.task) : out->model->info.task;
     return {};
 }
 
@@ -183,7 +183,9 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, const PyTor
                        QStringList* written)
 {
     ExportSource opened;
-    if (IoResult r = openForExport(modelPath, ExportFormat::PyTorch, &opened); !r) return r;
+    if (IoResult r = openForExport(modelPath, ExportFormat::PyTorch, kinds.currentForm, &opened);
+        !r)
+        return r;
 
     if (dir.isEmpty())
         return IoResult::failure(QStringLiteral("no folder name given for the export"));
@@ -247,7 +249,7 @@ IoResult exportPyTorch(const QString& modelPath, const QString& dir, const PyTor
 
 #ifndef IRONLEARN_HAVE_ONNX
 IoResult exportOnnx(const QString& modelPath, const QString&, OnnxTaskGraph (*)(const QString&),
-                    QString*)
+                    SavedTaskForm, QString*)
 {
     return IoResult::failure(modelPath +
                              ": this build has no ONNX export (libonnx-dev was missing when it "

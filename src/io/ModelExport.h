@@ -38,12 +38,17 @@ QString exportRefusal(const Network& network, ExportFormat format);
 // will take.
 QString exportRefusal(const std::vector<std::unique_ptr<Layer>>& layers, ExportFormat format);
 
+// A model file's task metadata in today's form: each kind brings the fields its older files
+// wrote under other names up to date (tasks::savedTaskInCurrentForm, TaskType::savedInCurrentForm).
+// The exports are given it, as they are given each kind's graph and Python: io knows no kind.
+using SavedTaskForm = QJsonObject (*)(const QJsonObject& task);
+
 // A model opened for export, on its own one-thread CPU backend (the model is destroyed first).
 struct ExportSource {
     std::unique_ptr<Backend> backend;
     std::unique_ptr<LoadedModel> model;
-    // The model's task metadata in today's form (savedTaskInCurrentForm, SavedTask.h): what the
-    // exports build the preprocessing from.
+    // The model's task metadata in today's form (SavedTaskForm; as the file has it without
+    // one): what the exports build the preprocessing from.
     QJsonObject task;
     ~ExportSource();
 };
@@ -52,7 +57,8 @@ struct ExportSource {
 // (what model.py builds from, and what a reader of the file sees) describes that same network,
 // and that `format` can express it; the failure names the file and the first layer that
 // differs.
-IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSource* out);
+IoResult openForExport(const QString& modelPath, ExportFormat format, SavedTaskForm currentForm,
+                       ExportSource* out);
 
 // The task kinds' parts of the PyTorch export (tasks::pytorchKinds: each kind's Python, from its
 // folder): their sections of model.py (preprocessing and outputs: encode_rows, render, generate...)
@@ -60,6 +66,7 @@ IoResult openForExport(const QString& modelPath, ExportFormat format, ExportSour
 struct PyTorchKinds {
     QByteArray model;
     QByteArray trainMore;
+    SavedTaskForm currentForm = nullptr; // the task metadata in today's form (null: as it is)
 };
 
 // Opens and checks the model at modelPath (openForExport), then writes into directory `dir`
@@ -94,6 +101,7 @@ using OnnxTaskGraph = void (*)(onnxexport::TaskGraph& graph);
 // *summary (if not null) describes the inputs and outputs, a line each, text from the model
 // file shown printable (PrintableText.h).
 IoResult exportOnnx(const QString& modelPath, const QString& outPath,
-                    OnnxTaskGraph (*graphFor)(const QString& kind), QString* summary);
+                    OnnxTaskGraph (*graphFor)(const QString& kind), SavedTaskForm currentForm,
+                    QString* summary);
 
 } // namespace il::io

@@ -100,10 +100,12 @@ constexpr int64_t kOpset = 17;
 } // namespace
 
 IoResult exportOnnx(const QString& modelPath, const QString& outPath,
-                    OnnxTaskGraph (*graphFor)(const QString& kind), QString* summary)
+                    OnnxTaskGraph (*graphFor)(const QString& kind), SavedTaskForm currentForm,
+                    QString* summary)
 {
     ExportSource opened;
-    if (IoResult r = openForExport(modelPath, ExportFormat::Onnx, &opened); !r) return r;
+    if (IoResult r = openForExport(modelPath, ExportFormat::Onnx, currentForm, &opened); !r)
+        return r;
 
     onnx::ModelProto proto;
     proto.set_ir_version(8);

@@ -82,7 +82,8 @@ std::unique_ptr<Task> open(const QString& path, const QByteArray& bytes, const T
 {
     QString kind = saved ? saved->value("task").toString() : options.task;
     const TaskType* type = kind.isEmpty() ? taskTypeForPath(path) : findTaskType(kind);
-    if (kind.isEmpty() && !type) type = &tabularTaskType();
+    for (const TaskType* t : taskTypes())
+        if (kind.isEmpty() && !type && t->readsUnclaimedFiles()) type = t;
     if (!type) {
         if (error) *error = path + ": the " + kind + " task is not available in this build yet";
         return nullptr;

@@ -126,9 +126,16 @@ TaskType::OnnxGraph onnxGraphFor(const QString& kind)
     return type ? type->onnxGraph() : nullptr;
 }
 
+QJsonObject savedTaskInCurrentForm(const QJsonObject& savedTask)
+{
+    const TaskType* type = taskTypeOf(savedTask);
+    return type ? type->savedInCurrentForm(savedTask) : savedTask;
+}
+
 io::PyTorchKinds pytorchKinds()
 {
     io::PyTorchKinds kinds;
+    kinds.currentForm = savedTaskInCurrentForm;
     for (const TaskType* t : taskTypes()) {
         const TaskType::PyTorchSections s = t->pytorch();
         // Each section ends in a newline; two blank lines part it from the next (PEP 8).

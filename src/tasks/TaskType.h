@@ -137,6 +137,12 @@ public:
     // statistics...): false with why, without the file's name, otherwise. open() checks it too;
     // a caller checks it first to name the model file in the message.
     virtual bool checkSaved(const QJsonObject& savedTask, QString* error) const = 0;
+    // savedTask with the fields this kind's older files wrote under other names brought to
+    // today's names, and the ones they left out filled in as their readers always did; nothing
+    // is checked (the reader checks the result as it checks a new file). Default: as it is.
+    virtual QJsonObject savedInCurrentForm(const QJsonObject& savedTask) const { return savedTask; }
+    // Reads a data file whose suffix no kind claims (tables: a CSV under any name). One kind.
+    virtual bool readsUnclaimedFiles() const { return false; }
     // One line about a saved model's task for `info`: "tabular: classification, 4 features ->
     // species (classes: a, b, c)". Default: the name.
     virtual QString describeSaved(const QJsonObject& savedTask) const;
@@ -180,6 +186,9 @@ QString savedTaskProblem(const QString& modelPath);
 // The ONNX graph of the kind named `kind` (TaskType::onnxGraph); null for an unknown kind or one
 // with no ONNX export. What io::exportOnnx is given.
 TaskType::OnnxGraph onnxGraphFor(const QString& kind);
+// A saved model's task metadata in today's form (its kind's savedInCurrentForm; as it is for no
+// kind): what every reader of a model file reads, the exports included (io::SavedTaskForm).
+QJsonObject savedTaskInCurrentForm(const QJsonObject& savedTask);
 // Every kind's PyTorch sections (TaskType::pytorch), in taskTypes() order: what io::exportPyTorch
 // writes into model.py and train_more.py.
 io::PyTorchKinds pytorchKinds();

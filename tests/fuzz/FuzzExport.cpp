@@ -91,7 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 
     const QString onnxPath = dir.filePath(QStringLiteral("fuzz.onnx"));
     QString summary;
-    const IoResult onnx = exportOnnx(path, onnxPath, tasks::onnxGraphFor, &summary);
+    const IoResult onnx =
+        exportOnnx(path, onnxPath, tasks::onnxGraphFor, tasks::savedTaskInCurrentForm, &summary);
     if (!onnx) {
         FUZZ_CHECK(!onnx.error.isEmpty() && !onnx.error.contains(u'\n'));
         FUZZ_CHECK(!QFile::exists(onnxPath));

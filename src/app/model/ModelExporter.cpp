@@ -139,7 +139,8 @@ void ModelExporter::exportSaved(Format format, const QString& model)
             *result = io::exportPyTorch(model, target, tasks::pytorchKinds(), &written);
             *summary = "model.py, train_more.py and model.safetensors";
         } else {
-            *result = io::exportOnnx(model, target, tasks::onnxGraphFor, summary.get());
+            *result = io::exportOnnx(model, target, tasks::onnxGraphFor,
+                                     tasks::savedTaskInCurrentForm, summary.get());
         }
     });
     connect(thread, &QThread::finished, this, [this, thread, result, summary, target] {

@@ -6,7 +6,6 @@
 #include "CrossValidation.h"
 #include "JsonDataset.h"
 #include "PrintableText.h"
-#include "SavedTask.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -146,8 +145,8 @@ QJsonObject TabularSchema::toJson() const
 
 bool TabularSchema::fromJson(const QJsonObject& saved, TabularSchema& s, QString* error)
 {
-    // Older files' fields under today's names (SavedTask.h: the exports read through it too).
-    const QJsonObject o = io::savedTaskInCurrentForm(saved);
+    // Older files' fields under today's names (the exports read through the same hook).
+    const QJsonObject o = tabularTaskType().savedInCurrentForm(saved);
     auto fail = [&](const QString& why) {
         if (error) *error = "task: " + why;
         return false;
