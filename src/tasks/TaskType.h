@@ -47,7 +47,7 @@ struct LayerPreset {
     QString note; // what it is for, in a few words ("" if the layer list says it)
     // The training settings its measured result was reached with, if any (train --preset starts
     // from them, the studio sets them with the preset).
-    std::optional<PresetRecipe> recipe;
+    std::optional<PresetRecipe> recipe = std::nullopt;
 };
 
 // The metric the trainer records at evaluations (Task::trainingMetric) and the chart of it.

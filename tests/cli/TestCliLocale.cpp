@@ -247,7 +247,7 @@ void TestCliLocale::exportWithEmptyOut()
 {
     RunResult r = run({"train", "xor.csv", "--epochs", "1", "--quiet", "--out", "e.safetensors"});
     QVERIFY2(r.code == 0, qPrintable(describe(r)));
-    for (const QString& to : {"pytorch", "onnx"}) {
+    for (const char* to : {"pytorch", "onnx"}) {
         r = run({"export", "e.safetensors", "--to", to, "--out", ""});
         QVERIFY2(r.code == 2 && clitest::isOneLine(r.err) && r.err.contains("--out") &&
                      !r.err.contains("QDir"),

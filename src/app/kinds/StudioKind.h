@@ -70,7 +70,7 @@ struct StudioKindExtras {
     void (*afterScriptedRun)(QWidget* window) = nullptr;
     // The kind's settings (TaskType::settings) that the studio opens its data with where they
     // differ from the kind's defaults (the CLI's), by name.
-    QMap<QString, int> studioSettings;
+    QMap<QString, int> studioSettings = {};
 };
 
 class StudioKind {
