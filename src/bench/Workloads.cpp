@@ -226,17 +226,23 @@ SirenData sirenData(Backend& backend, int64_t rows)
     return {uploadHost(backend, x, rows, 2), uploadHost(backend, y, rows, 1)};
 }
 
+// Every workload trains with Adam at a constant rate; batch 0: every row, every step.
+TrainerConfig adamConfig(int64_t batch, bool shuffle, LossKind loss, float lr)
+{
+    TrainerConfig config;
+    config.batchSize = batch;
+    config.shuffle = shuffle;
+    config.loss = loss;
+    config.optimizer = OptimizerConfig::named("adam");
+    config.schedule.kind = ScheduleKind::Constant;
+    config.schedule.lrMax = lr;
+    return config;
+}
+
 // Full batch (every row, every step), MSE, Adam at a constant 1e-4.
 TrainerConfig sirenConfig()
 {
-    TrainerConfig config;
-    config.batchSize = 0;
-    config.shuffle = false;
-    config.loss = LossKind::MSE;
-    config.optimizer = OptimizerConfig::named("adam");
-    config.schedule.kind = ScheduleKind::Constant;
-    config.schedule.lrMax = 1e-4f;
-    return config;
+    return adamConfig(0, false, LossKind::MSE, 1e-4f);
 }
 
 } // namespace
@@ -314,14 +320,7 @@ namespace {
 // Adam at a constant 1e-3.
 TrainerConfig minibatchConfig()
 {
-    TrainerConfig config;
-    config.batchSize = 256;
-    config.shuffle = true;
-    config.loss = LossKind::CrossEntropy;
-    config.optimizer = OptimizerConfig::named("adam");
-    config.schedule.kind = ScheduleKind::Constant;
-    config.schedule.lrMax = 1e-3f;
-    return config;
+    return adamConfig(256, true, LossKind::CrossEntropy, 1e-3f);
 }
 
 } // namespace
