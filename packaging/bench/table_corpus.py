@@ -402,6 +402,99 @@ HELDOUT_4 = [
 ]
 
 
+# The fifth held-out set (--heldout 5), fixed on 2026-12-06 (fourth session) before any result on
+# it, to check a candidate that chooses between stacks by cross-validation (docs/cross-validation.md).
+# From two R packages not used before, r-cran-aer and r-cran-mlbench, whose data are plain .rda
+# files (not lazy-load databases); mostly regression, as the candidates change regression only.
+def _r_rda(package, name, drop=(), numbers=()):
+    """A data frame from an R package's data/NAME.rda (python3-rdata parses it): factors become
+    text, the factors named in numbers become numbers (their levels are numbers), and rows with
+    a missing value are dropped."""
+    import rdata
+
+    libraries = [d for d in os.environ.get("IRONLEARN_R_LIBRARY", "").split(":") if d]
+    libraries += ["/usr/lib/R/site-library", "/usr/lib/R/library"]
+    path = next((pathlib.Path(d) / package / "data" / f"{name}.rda" for d in libraries
+                 if (pathlib.Path(d) / package / "data" / f"{name}.rda").exists()), None)
+    if path is None:
+        raise RuntimeError(f"the R package {package} is not unpacked (run table_corpus.sh, or set "
+                           f"IRONLEARN_R_LIBRARY to the folder that holds {package}/data)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Unknown encoding. Assumed ASCII."
+        frame = rdata.conversion.convert(rdata.parser.parse_file(path))[name]
+    frame = frame.drop(columns=list(drop))
+    for c in frame.columns:
+        if str(frame[c].dtype) == "category":
+            frame[c] = frame[c].astype(float) if c in numbers else frame[c].astype(str)
+    return frame.replace("nan", np.nan).dropna().reset_index(drop=True)
+
+
+def load_caschools():
+    # math is the other test score; district, school and county name the school.
+    return _r_rda("AER", "CASchools", ["math", "district", "school", "county"]), "read", \
+        "R AER CASchools (California 1998-99): a district's mean reading score"
+
+
+def load_houseprices():
+    return _r_rda("AER", "HousePrices"), "price", \
+        "R AER HousePrices (Windsor, Canada 1987): sale price of houses"
+
+
+def load_cps1985():
+    return _r_rda("AER", "CPS1985"), "wage", \
+        "R AER CPS1985 (US Current Population Survey 1985): hourly wage"
+
+
+def load_journals():
+    return _r_rda("AER", "Journals", ["title", "publisher"]), "subs", \
+        "R AER Journals (economics journals 2000): library subscriptions"
+
+
+def load_servo():
+    return _r_rda("mlbench", "Servo", numbers=("Pgain", "Vgain")), "Class", \
+        "R mlbench Servo (Quinlan 1993): rise time of a servomechanism"
+
+
+def load_ozone():
+    # V1-V3 are month, day of month and day of week; V9 is missing on 139 days.
+    return _r_rda("mlbench", "Ozone", numbers=("V1", "V2", "V3")), "V4", \
+        "R mlbench Ozone (Los Angeles 1976): daily maximum ozone"
+
+
+def load_teachingratings():
+    return _r_rda("AER", "TeachingRatings", ["prof"]), "eval", \
+        "R AER TeachingRatings (University of Texas 2000-02): course evaluation scores"
+
+
+def load_phdpublications():
+    return _r_rda("AER", "PhDPublications"), "articles", \
+        "R AER PhDPublications (Long 1990): articles of biochemistry PhD students"
+
+
+def load_swisslabor():
+    return _r_rda("AER", "SwissLabor"), "participation", \
+        "R AER SwissLabor (Switzerland 1981): women's labour-force participation"
+
+
+def load_sonar():
+    return _r_rda("mlbench", "Sonar"), "Class", \
+        "R mlbench Sonar (Gorman & Sejnowski 1988): mine or rock from 60 sonar energies"
+
+
+HELDOUT_5 = [
+    ("caschools", "regression", load_caschools),
+    ("houseprices", "regression", load_houseprices),
+    ("cps1985", "regression", load_cps1985),
+    ("journals", "regression", load_journals),
+    ("servo", "regression", load_servo),
+    ("ozone", "regression", load_ozone),
+    ("teachingratings", "regression", load_teachingratings),
+    ("phdpublications", "regression", load_phdpublications),
+    ("swisslabor", "classification", load_swisslabor),
+    ("sonar", "classification", load_sonar),
+]
+
+
 HELDOUT = [
     ("cars", "regression", load_cars),
     ("boston", "regression", load_boston),
@@ -594,7 +687,7 @@ def main():
     ap.add_argument("--cli", default=str(ROOT / "build/release/src/cli/ironlearn-cli"))
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--only", default="")
-    ap.add_argument("--heldout", nargs="?", const="1", default="", choices=["1", "2", "3", "4"],
+    ap.add_argument("--heldout", nargs="?", const="1", default="", choices=["1", "2", "3", "4", "5"],
                     help="the held-out tables (HELDOUT; 2: HELDOUT_2) instead of the corpus")
     ap.add_argument("--config", action="append", default=[], help="NAME=ARGS (extra columns)")
     ap.add_argument("--no-defaults", action="store_true", help="only the --config columns")
@@ -622,7 +715,7 @@ def main():
     if a.sklearn_cache and pathlib.Path(a.sklearn_cache).exists():
         cache = json.loads(pathlib.Path(a.sklearn_cache).read_text())
     results = []
-    tables = {"": CORPUS, "1": HELDOUT, "2": HELDOUT_2, "3": HELDOUT_3, "4": HELDOUT_4}[a.heldout]
+    tables = {"": CORPUS, "1": HELDOUT, "2": HELDOUT_2, "3": HELDOUT_3, "4": HELDOUT_4, "5": HELDOUT_5}[a.heldout]
     for name, kind, loader in tables:
         if only and name not in only:
             continue

@@ -4,7 +4,8 @@
 # python3-statsmodels, four fixed splits each. Installs those two packages if they are missing.
 # About 3 minutes on 2 cores (scikit-learn's figures are cached in results/table_corpus_sklearn.json).
 # With --heldout: the held-out tables of docs/table-corpus.md instead, which also need
-# python3-vega-datasets, python3-rdata and the data of the R packages r-cran-mass and r-cran-cardata
+# python3-vega-datasets, python3-rdata and the data of the R packages r-cran-mass, r-cran-cardata,
+# r-cran-aer and r-cran-mlbench
 # (downloaded as Debian packages and unpacked into a cache folder, without installing R).
 #
 #   packaging/bench/table_corpus.sh [table_corpus.py options]   e.g. --markdown, --config NAME=ARGS
@@ -34,9 +35,11 @@ fi
 # packages are installed, table_corpus.py reads them from /usr/lib/R instead.
 if [[ $heldout -eq 1 ]]; then
     rlib="${XDG_CACHE_HOME:-$HOME/.cache}/ironlearn/table-corpus-r"
-    for pkg in r-cran-mass:library/MASS r-cran-cardata:site-library/carData; do
+    # MASS and carData: lazy-load databases (Rdata.rdx); AER and mlbench (the fifth set): .rda files.
+    for pkg in r-cran-mass:library/MASS r-cran-cardata:site-library/carData \
+        r-cran-aer:site-library/AER r-cran-mlbench:site-library/mlbench; do
         deb="${pkg%%:*}" dir="${pkg#*:}"
-        [[ -e "/usr/lib/R/$dir/data/Rdata.rdx" || -e "$rlib/usr/lib/R/$dir/data/Rdata.rdx" ]] && continue
+        [[ -e "/usr/lib/R/$dir/data" || -e "$rlib/usr/lib/R/$dir/data" ]] && continue
         mkdir -p "$rlib/debs"
         if ! (cd "$rlib/debs" && apt-get download -q "$deb" 2>/dev/null); then
             [[ $updated -eq 1 ]] || $SUDO apt-get update -qq
