@@ -150,6 +150,11 @@ void addTrainingOptions(QCommandLineParser& p)
          "network, the linear model) is scored on every row once, and the one chosen is trained "
          "again on every row (default 0 = off: a validation split).",
          "K"},
+        {"average-folds",
+         "Tables with --folds, regression: keep the folds' own networks, averaged as one and "
+         "blended with least squares fitted on every row (the share that fits their out-of-fold "
+         "predictions best), instead of training one again on every row. Dense layers and "
+         "element-wise activations only."},
         {"patience", "Early stopping after N evaluations without improvement; 0 = off.", "N"},
         {"target-loss", "Stop once the validation (or training) loss reaches this value.", "L"},
         {"seed", "Seed for every random choice (default 1).", "N"},
@@ -388,6 +393,13 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
             throw DataError((snapshotDir + ": cannot create the directory").toStdString());
     }
     tasks::RunSetup setup;
+    if (p.isSet("average-folds")) {
+        if (task.folds() <= 0)
+            throw UsageError("--average-folds averages the folds' networks: give --folds K too");
+        if (model.state.step > 0)
+            throw UsageError("--average-folds: a resumed model trains on, it has no folds");
+        setup.foldModel = tasks::FoldModel::Averaged;
+    }
     setup.policy.recordSteps = !p.isSet("no-graphs");
     setup.policy.watch = task.watchSettings();
     setup.foldPolicy = setup.policy;

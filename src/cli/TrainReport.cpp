@@ -65,6 +65,11 @@ QJsonObject crossValidationJson(const tasks::CrossValidation& cv)
         {"fold_network_loss", network},
         {"fold_simpler_loss", simpler},
         {"fold_metric", metric},
+        {"averaged", cv.averaged},
+        {"averaged_layers", QString::fromStdString(cv.averagedSpec)},
+        {"share", io::doubleToJson(cv.share)},
+        {"blend_loss", io::doubleToJson(cv.blendLoss)},
+        {"blend_loss_se", io::doubleToJson(cv.blendError)},
     };
 }
 
@@ -88,7 +93,7 @@ void report(const QCommandLineParser& p, const tasks::Model& model, const TrainR
                      "continue on the CPU: ironlearn-cli train %s --resume %s --backend cpu\n",
                      given.toUtf8().constData(), out.toUtf8().constData());
     const TrainerConfig& cfg = model.config;
-    {
+    if (!trace.cv || !trace.cv->averaged) { // averaged folds: nothing trained on every row
         std::printf("trained %lld steps in %s (%.1f steps/s); %lld epochs in total\n",
                     static_cast<long long>(result.steps),
                     formatDuration(result.seconds).toUtf8().constData(),

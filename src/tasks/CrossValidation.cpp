@@ -1,6 +1,7 @@
 #include "CrossValidation.h"
 
 #include "Errors.h"
+#include "NetworkAverage.h"
 #include "TabularLosses.h"
 #include "TabularTask.h"
 
@@ -86,6 +87,13 @@ QString describe(const CrossValidation& cv)
         QString("loss %1 for the network vs %2 for %3 (%4 per row)")
             .arg(pm(cv.networkLoss, cv.networkError), pm(cv.simplerLoss, cv.simplerError),
                  cv.simplerName, pm(cv.difference, cv.differenceError));
+    if (cv.averaged)
+        return head + ": " + figures +
+               QString("; the folds' %1 networks averaged, blended %2 : %3 with %4 fitted on "
+                       "every row (out-of-fold loss %5), are kept")
+                   .arg(cv.folds)
+                   .arg(QString::number(cv.share, 'f', 2), QString::number(1 - cv.share, 'f', 2),
+                        cv.simplerName, pm(cv.blendLoss, cv.blendError));
     const QString margin = QString::number(cv.margin, 'g', 2) + " standard errors";
     if (!cv.judged) return head + ": " + figures + "; the network is " + length;
     if (cv.keepNetwork)
@@ -95,13 +103,50 @@ QString describe(const CrossValidation& cv)
            cv.simplerName + " fitted on every row is kept";
 }
 
+// FoldModel::Averaged, after every fold: the blend's share and out-of-fold loss, and the folds'
+// networks averaged as one with the simpler model (fitted on every row) blended in; a failure
+// when the stack cannot be averaged.
+void averageFolds(const Task& task, Backend& backend, const std::string& spec,
+                  const std::vector<HostTensors>& members, const std::vector<double>& network,
+                  const std::vector<double>& simpler, CrossValidation& cv)
+{
+    const TaskData& d = task.data();
+    Network member(backend, d.inputWidth, spec, d.outputWidth, d.vocab);
+    std::string why;
+    const std::string averaged = averagedSpec(member, static_cast<int>(members.size()), &why);
+    if (averaged.empty()) {
+        cv.failure = QString::fromStdString("the folds' networks cannot be averaged: " + why);
+        return;
+    }
+    LinearPart linear;
+    const bool blend =
+        simpler.size() == network.size() && task.simplerLinear(d.inputWidth, d.outputWidth, linear);
+    cv.share = blend ? blendShare(network, simpler) : 1.0;
+    // The blend's loss per row: the mean over its outputs of the squared blended error.
+    const size_t outputs = static_cast<size_t>(std::max<int64_t>(d.outputWidth, 1));
+    std::vector<double> rows(network.size() / outputs, 0.0);
+    for (size_t i = 0; i < rows.size() * outputs; ++i) {
+        const double e = blend ? cv.share * network[i] + (1 - cv.share) * simpler[i] : network[i];
+        rows[i / outputs] += e * e / static_cast<double>(outputs);
+    }
+    const MeanError m = meanError(rows);
+    cv.blendLoss = m.mean;
+    cv.blendError = m.error;
+    Network avg(backend, d.inputWidth, averaged, d.outputWidth, d.vocab);
+    setAveraged(avg, member, members, cv.share, blend ? linear : LinearPart{});
+    cv.averaged = true;
+    cv.averagedSpec = averaged;
+    cv.averagedWeights = copyToHost(avg);
+    cv.keepNetwork = cv.share > 0;
+}
+
 } // namespace
 
 // Long: the fold loop, whose every exit (stop, failure, cancel) sets cv and breaks, then the
 // verdict from the per-row losses it pooled.
 CrossValidation crossValidate(Task& task, Backend& backend, const std::string& spec,
                               const TrainerConfig& config, const RunPolicy& policy,
-                              const FoldHooks& hooks)
+                              const FoldHooks& hooks, FoldModel model)
 {
     CrossValidation cv;
     cv.folds = task.folds();
@@ -115,6 +160,19 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
     std::vector<double> metrics;
     std::vector<int64_t> kept;
     bool judged = true;
+    const bool average = model == FoldModel::Averaged;
+    std::vector<HostTensors> members;                 // each fold's network (average)
+    std::vector<double> networkErrors, simplerErrors; // out of fold, per row and output
+    if (average) {                                    // refused before any fold trains
+        const TaskData& d = task.data();
+        std::string why;
+        if (averagedSpec(Network(backend, d.inputWidth, spec, d.outputWidth, d.vocab), cv.folds,
+                         &why)
+                .empty()) {
+            cv.failure = QString::fromStdString("the folds' networks cannot be averaged: " + why);
+            return cv;
+        }
+    }
     for (int fold = 0; fold < cv.folds; ++fold) {
         if (hooks.stopRequested && hooks.stopRequested()) {
             cv.stopped = true;
@@ -136,6 +194,12 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
             Network net(backend, d.inputWidth, spec, d.outputWidth, d.vocab);
             net.initialize(config.seed);
             ft->warmStart(net);
+            std::vector<double> probe, probeSimpler;
+            if (average && fold == 0 && !ft->rowErrors(net, probe, probeSimpler)) {
+                cv.failure = "averaging the folds' networks needs a regression table (a "
+                             "squared-error loss)";
+                break;
+            }
             TrainerConfig c = config;
             QString why;
             if (!applyClassWeights(*ft, c, &why)) {
@@ -175,6 +239,17 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
             if (cv.simplerName.isEmpty()) cv.simplerName = simplerName;
             judged = judged && ft->canSettle(net) && !foldSimpler.empty();
             if (ft->hasTrainingMetric()) run.metric = ft->trainingMetric(net);
+            if (average) {
+                std::vector<double> fn, fs;
+                if (!ft->rowErrors(net, fn, fs)) {
+                    cv.failure = "averaging the folds' networks needs a regression table (a "
+                                 "squared-error loss)";
+                    break;
+                }
+                networkErrors.insert(networkErrors.end(), fn.begin(), fn.end());
+                simplerErrors.insert(simplerErrors.end(), fs.begin(), fs.end());
+                members.push_back(copyToHost(net));
+            }
         } catch (const std::exception& e) {
             cv.failure = which + ": " + QString::fromUtf8(e.what());
             break;
@@ -217,8 +292,41 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
     // corpus the median of those gave 1.30x scikit-learn's MLP error, the mean curve 1.18x).
     const int64_t mean = bestMeanStep(cv.runs);
     cv.refitSteps = std::max<int64_t>(mean > 0 ? mean : median(kept), 1);
+    if (average) averageFolds(task, backend, spec, members, networkErrors, simplerErrors, cv);
     cv.note = describe(cv);
     return cv;
+}
+
+double blendShare(const std::vector<double>& a, const std::vector<double>& b)
+{
+    // sum (s a + (1 - s) b)^2 = sum (b + s (a - b))^2 is least at s = -sum b (a - b) / sum (a -
+    // b)^2.
+    double num = 0, den = 0;
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) {
+        const double d = a[i] - b[i];
+        num -= b[i] * d;
+        den += d * d;
+    }
+    if (!(den > 0) || !std::isfinite(num / den)) return 1.0;
+    return std::clamp(num / den, 0.0, 1.0);
+}
+
+std::unique_ptr<Network> averagedNetwork(const CrossValidation& cv, const Task& task,
+                                         Backend& backend)
+{
+    const TaskData& d = task.data();
+    auto net =
+        std::make_unique<Network>(backend, d.inputWidth, cv.averagedSpec, d.outputWidth, d.vocab);
+    const auto tensors = net->namedTensors();
+    if (tensors.size() != cv.averagedWeights.size())
+        throw EngineError("the folds' averaged network does not fit " + cv.averagedSpec);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        if (static_cast<size_t>(tensors[i].tensor.size()) != cv.averagedWeights[i].size())
+            throw EngineError("the folds' averaged network does not fit " + cv.averagedSpec);
+        backend.upload(tensors[i].tensor, cv.averagedWeights[i].data());
+    }
+    return net;
 }
 
 TrainerConfig refitConfig(const TrainerConfig& config, const CrossValidation& cv)
@@ -269,7 +377,7 @@ Settled settledByCrossValidation(const CrossValidation& cv)
     s.margin = cv.margin;
     s.rows = cv.rows;
     s.simplerName = cv.simplerName;
-    s.valLoss = cv.keepNetwork ? cv.networkLoss : cv.simplerLoss;
+    s.valLoss = cv.averaged ? cv.blendLoss : cv.keepNetwork ? cv.networkLoss : cv.simplerLoss;
     s.foldMetric = cv.metric;
     s.foldMetricError = cv.metricError;
     return s;

@@ -41,6 +41,19 @@ struct FoldRun {
     TrainingHistory history; // its losses (and metric) at each evaluation
 };
 
+// What a cross-validation leaves to train on every row.
+enum class FoldModel {
+    // The network is trained again on every row for the folds' length (refitConfig), or goes
+    // back to the simpler model when that won (endRefit). The default.
+    Refit,
+    // The folds' own networks, averaged as one (NetworkAverage.h) and blended with the simpler
+    // model fitted on every row: share x their mean + (1 - share) x the simpler model, the share
+    // that fits the out-of-fold predictions best (least squares, in [0, 1]). Nothing is trained
+    // again. Tasks whose loss is the squared error (regression tables; Task::rowErrors) and
+    // stacks of dense layers and element-wise activations only.
+    Averaged,
+};
+
 struct CrossValidation {
     int folds = 0;
     std::vector<FoldRun> runs;
@@ -62,6 +75,14 @@ struct CrossValidation {
     bool stopped = false;    // cancelled (or a fold failed: failure says why)
     QString failure;
     QString note; // one line for people: what was compared and what was kept, and why
+    // FoldModel::Averaged: the folds' networks as one network (its layer list and its tensors,
+    // Network::namedTensors order, on the host), the networks' share of the blend with the
+    // simpler model, and the blend's out-of-fold loss (mean over the rows, standard error).
+    bool averaged = false;
+    std::string averagedSpec;
+    HostTensors averagedWeights;
+    double share = NAN;
+    double blendLoss = NAN, blendError = NAN;
 
     bool complete() const { return folds > 0 && !stopped && failure.isEmpty(); }
 };
@@ -83,9 +104,20 @@ struct FoldHooks {
 // backend, each initialised from config.seed, with config (its class weights recomputed per
 // fold) and policy. A fold that fails (non-finite, device failure, an exception) ends the
 // cross-validation with failure set; a cancelled fold with stopped set.
+// With FoldModel::Averaged each fold's network is kept, and cv holds them averaged (a task or
+// stack that cannot be averaged is a failure that says why).
 CrossValidation crossValidate(Task& task, Backend& backend, const std::string& spec,
                               const TrainerConfig& config, const RunPolicy& policy,
-                              const FoldHooks& hooks = {});
+                              const FoldHooks& hooks = {}, FoldModel model = FoldModel::Refit);
+
+// The share s in [0, 1] of a blend s x a + (1 - s) x b with the least squared error, from the
+// errors (prediction less target) of a and of b on the same rows; 1 when they are the same.
+double blendShare(const std::vector<double>& a, const std::vector<double>& b);
+
+// The network the folds' averaged networks make (cv.averaged): built on backend for the task's
+// widths, with cv's tensors. Throws EngineError when they do not fit.
+std::unique_ptr<Network> averagedNetwork(const CrossValidation& cv, const Task& task,
+                                         Backend& backend);
 
 // The configuration of the run on every row after a complete cross-validation: the folds'
 // budget and schedule, stopped after cv.refitSteps steps (TrainerConfig::stopAfter: the learning

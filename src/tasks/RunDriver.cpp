@@ -12,8 +12,9 @@ namespace {
 bool crossValidateFirst(Model& model, const RunSetup& setup, const RunHooks& hooks,
                         RunOutcome& outcome)
 {
-    CrossValidation cv = crossValidate(*model.task, *model.backend, model.network->spec(),
-                                       model.config, setup.foldPolicy, hooks.folds);
+    CrossValidation cv =
+        crossValidate(*model.task, *model.backend, model.network->spec(), model.config,
+                      setup.foldPolicy, hooks.folds, setup.foldModel);
     if (!cv.failure.isEmpty()) {
         outcome.failure = "cross-validation failed: " + cv.failure.toStdString();
         outcome.cv = std::move(cv);
@@ -34,6 +35,31 @@ bool crossValidateFirst(Model& model, const RunSetup& setup, const RunHooks& hoo
     model.config = refitConfig(model.config, cv);
     outcome.cv = std::move(cv);
     return true;
+}
+
+// The folds' networks averaged (FoldModel::Averaged) become the model: no run on every row
+// follows. Its state stands at the folds' length, so a later run continues it instead of
+// cross-validating again.
+void keepAveragedFolds(Model& model, const RunSetup& setup, RunOutcome& outcome)
+{
+    const CrossValidation& cv = *outcome.cv;
+    model.network = averagedNetwork(cv, *model.task, *model.backend);
+    model.optimizer = std::make_unique<Optimizer>(*model.backend, model.config.optimizer,
+                                                  model.network->parameterRanges());
+    model.config.stopAfter = 0; // nothing was trained again: a later run goes on from here
+    model.state = TrainingState{};
+    model.state.step = cv.refitSteps;
+    model.state.plannedSteps = cv.refitSteps;
+    model.state.seconds = cv.seconds;
+    model.state.bestValLoss = cv.blendLoss;
+    TrainResult& r = outcome.result;
+    r.reason = StopReason::Finished;
+    r.seconds = cv.seconds;
+    r.valLoss = cv.blendLoss;
+    r.message = "kept the " + std::to_string(cv.folds) +
+                " folds' networks averaged as one network, " + cv.averagedSpec +
+                " (nothing was trained again on every row)";
+    if (setup.keepBest) *setup.keepBest = {};
 }
 
 // A failed device: the model on the CPU from good (the trainer's last host copy, the weights
@@ -114,6 +140,14 @@ RunOutcome runModel(Model& model, const RunSetup& setup, const RunHooks& hooks)
     if (hooks.uploaded) hooks.uploaded();
     const bool folds = task.folds() > 0 && model.state.step == 0;
     if (folds && !crossValidateFirst(model, setup, hooks, outcome)) return outcome;
+    if (folds && outcome.cv && outcome.cv->averaged) {
+        try {
+            keepAveragedFolds(model, setup, outcome);
+        } catch (const std::exception& e) {
+            outcome.failure = std::string("cross-validation failed: ") + e.what();
+        }
+        return outcome;
+    }
 
     // Optional so it goes before the model may move (it holds buffers on the model's backend).
     std::optional<Trainer> trainer;

@@ -39,6 +39,9 @@ struct RunSetup {
     // copied on the host when an evaluation beats them; null: none kept. A cross-validated run
     // clears them: the folds chose its length and its model.
     BestWeights* keepBest = nullptr;
+    // What the folds leave to train on every row (CrossValidation.h): with FoldModel::Averaged
+    // the folds' networks averaged and blended become the model, and no run follows them.
+    FoldModel foldModel = FoldModel::Refit;
 };
 
 // Called on the thread that runs the model.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "Network.h"
+#include "NetworkAverage.h"
 #include "TaskType.h"
 #include "Trainer.h"
 
@@ -208,6 +209,27 @@ public:
         network.clear();
         simpler.clear();
         if (simplerName) simplerName->clear();
+    }
+    // For a task whose loss is the squared error (a regression table): per validation row and
+    // output, net's error (its prediction less the target, in the units it trains in) and, in the
+    // same order, its simpler model's. What cross-validation blends the folds' networks with the
+    // simpler model by. False (and both empty) for other tasks.
+    virtual bool rowErrors(Network& net, std::vector<double>& network, std::vector<double>& simpler)
+    {
+        (void)net;
+        network.clear();
+        simpler.clear();
+        return false;
+    }
+    // The task's simpler model as a linear map of the network's inputs to its outputs (a table's
+    // least squares or logistic regression, fitted on the training rows); false when it has none
+    // that fits a network of these widths.
+    virtual bool simplerLinear(int64_t inputs, int64_t outputs, LinearPart& out) const
+    {
+        (void)inputs;
+        (void)outputs;
+        (void)out;
+        return false;
     }
     // Whether net can go back to the task's simpler model (a table's wide-and-deep stack, which
     // starts as its linear baseline: warmStart) when it does not beat it (settle).

@@ -73,6 +73,8 @@ private slots:
     void linearTargetKeepsLinearModel();
     void curvedTargetKeepsNetwork();
     void stopBetweenFolds();
+    void averagedFoldsBlendWithLeastSquares();
+    void averagingRefusals();
 };
 
 void TestCrossValidation::onForSmallTablesOnly()
@@ -291,6 +293,72 @@ void TestCrossValidation::stopBetweenFolds()
     QVERIFY(!cv.complete());
     QCOMPARE(cv.runs.size(), size_t(2));
     QCOMPARE(settledByCrossValidation(cv).folds, 0); // decided nothing
+}
+
+namespace {
+
+CrossValidation averaged(Task& task, Backend& b, const std::string& spec)
+{
+    TrainerConfig cfg;
+    task.applyDefaults(cfg);
+    cfg.epochs = 400;
+    cfg.patience = 40;
+    RunPolicy policy;
+    policy.progressInterval = 1e9;
+    return crossValidate(task, b, spec, cfg, policy, {}, FoldModel::Averaged);
+}
+
+} // namespace
+
+// FoldModel::Averaged: the folds' networks averaged as one and blended with least squares by the
+// share that fits their out-of-fold errors best, so the blend's out-of-fold loss is at most
+// either's; a curved target leans on the networks, a straight one on least squares.
+void TestCrossValidation::averagedFoldsBlendWithLeastSquares()
+{
+    auto b = createCpuBackend(1);
+    double shares[2] = {};
+    for (bool curved : {false, true}) {
+        auto task = open(surface(200, curved));
+        const CrossValidation cv = averaged(*task, *b, "dense:16,relu,dense");
+        QVERIFY2(cv.complete(), qPrintable(cv.failure));
+        QVERIFY(cv.averaged);
+        QCOMPARE(QString::fromStdString(cv.averagedSpec), QString("dense:80,relu,dense:1,skip"));
+        QVERIFY(cv.share >= 0 && cv.share <= 1);
+        QVERIFY2(cv.blendLoss <= cv.networkLoss + 1e-12 && cv.blendLoss <= cv.simplerLoss + 1e-12,
+                 qPrintable(cv.note));
+        QVERIFY(std::isfinite(cv.blendError));
+        QVERIFY2(cv.note.contains("averaged, blended"), qPrintable(cv.note));
+        const Settled s = settledByCrossValidation(cv);
+        QCOMPARE(s.valLoss, cv.blendLoss);
+        // The network the run keeps is that blend: its tensors fit the averaged stack.
+        auto net = averagedNetwork(cv, *task, *b);
+        QCOMPARE(QString::fromStdString(net->spec()), QString::fromStdString(cv.averagedSpec));
+        QVERIFY(std::isfinite(task->trainingMetric(*net)));
+        shares[curved] = cv.share;
+    }
+    QVERIFY2(shares[1] > 0.8, qPrintable(QString::number(shares[1])));
+    QVERIFY2(shares[0] < shares[1], qPrintable(QString("%1 %2").arg(shares[0]).arg(shares[1])));
+
+    QCOMPARE(blendShare({1, 1}, {1, 1}), 1.0);   // the same: the networks
+    QCOMPARE(blendShare({2, -2}, {0, 0}), 0.0);  // the simpler model exact: it alone
+    QCOMPARE(blendShare({1, 1}, {-1, -1}), 0.5); // errors that cancel half and half
+    QCOMPARE(blendShare({1, -1}, {3, -3}), 1.0); // beyond the networks: clamped
+}
+
+void TestCrossValidation::averagingRefusals()
+{
+    auto b = createCpuBackend(1);
+    auto classes = open(unevenClasses(100));
+    CrossValidation cv = averaged(*classes, *b, "dense:8,relu,dense");
+    QVERIFY(!cv.complete());
+    QVERIFY2(cv.failure.contains("regression"), qPrintable(cv.failure));
+    QVERIFY(cv.runs.empty()); // refused before a fold trained
+    auto table = open(surface(100, true));
+    cv = averaged(*table, *b, "dense:8,layernorm,relu,dense");
+    QVERIFY(!cv.complete());
+    QVERIFY2(cv.failure.contains("cannot be averaged") && cv.failure.contains("layernorm"),
+             qPrintable(cv.failure));
+    QVERIFY(cv.runs.empty());
 }
 
 QTEST_GUILESS_MAIN(TestCrossValidation)

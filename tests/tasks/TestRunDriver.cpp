@@ -71,6 +71,7 @@ private slots:
     void foldsFirstThenTheRefit();
     void foldsStoppedLeaveTheStart();
     void settleOnlyWhenAsked();
+    void averagedFoldsBecomeTheModel();
 };
 
 void TestRunDriver::classWeightsFromTheTrainingRows()
@@ -190,6 +191,41 @@ void TestRunDriver::settleOnlyWhenAsked()
     QVERIFY(bare.ran());
     QVERIFY(bare.settled.note.isEmpty());
     QVERIFY(!bare.settled.replaced);
+}
+
+// FoldModel::Averaged: the folds' networks averaged and blended are the model; no run on every
+// row follows, and the model stands at the folds' length so a later run continues it.
+void TestRunDriver::averagedFoldsBecomeTheModel()
+{
+    TaskOptions folds;
+    folds.folds = 4;
+    auto model = fresh(plane(120), folds, "dense:6,relu,dense");
+    BestWeights best;
+    best.info.step = 7; // a stale copy: cleared
+    RunSetup setup;
+    setup.foldModel = FoldModel::Averaged;
+    setup.keepBest = &best;
+    int steps = 0;
+    RunHooks hooks;
+    hooks.progress = [&steps](const Progress&, Trainer&) { ++steps; };
+    const RunOutcome run = runModel(*model, setup, hooks);
+    QVERIFY2(run.ran(), run.failure.c_str());
+    QVERIFY(run.cv && run.cv->averaged);
+    QCOMPARE(steps, 0); // no trainer ran
+    QCOMPARE(run.result.steps, int64_t(0));
+    QCOMPARE(run.result.reason, StopReason::Finished);
+    QCOMPARE(run.result.valLoss, run.cv->blendLoss);
+    QCOMPARE(QString::fromStdString(model->network->spec()), QString("dense:24,relu,dense:1,skip"));
+    QCOMPARE(model->state.step, run.cv->refitSteps);
+    QVERIFY(model->state.step > 0);
+    QVERIFY(!best.info.kept());
+    QVERIFY(model->optimizer);
+    // A second run trains the averaged network on (no folds again).
+    model->config.steps = model->state.step + 5;
+    const RunOutcome more = runModel(*model, RunSetup{});
+    QVERIFY2(more.ran(), more.failure.c_str());
+    QVERIFY(!more.cv);
+    QCOMPARE(more.result.steps, int64_t(5));
 }
 
 QTEST_MAIN(TestRunDriver)

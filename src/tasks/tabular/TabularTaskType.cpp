@@ -31,8 +31,8 @@ public:
     }
     QStringList trainOptions() const override
     {
-        return {"target",    "kind",    "features", "ignore",
-                "normalise", "missing", "folds",    "test-split"};
+        return {"target",  "kind",  "features",      "ignore",    "normalise",
+                "missing", "folds", "average-folds", "test-split"};
     }
     QStringList fileSuffixes() const override { return {"csv", "tsv", "json"}; }
     std::vector<LayerPreset> presets() const override
