@@ -337,7 +337,7 @@ void buildNetwork(const QCommandLineParser& p, tasks::Model& model,
 {
     QString spec = p.value("layers");
     if (spec.isEmpty()) {
-        const QString preset = p.isSet("preset") ? p.value("preset") : task->presets().first();
+        const QString preset = p.isSet("preset") ? p.value("preset") : task->defaultPreset();
         spec = task->presetSpec(preset);
         if (spec.isEmpty())
             throw UsageError("--preset: unknown preset \"" + preset.toStdString() + "\" for " +
@@ -399,6 +399,9 @@ TrainResult trainModel(const QCommandLineParser& p, tasks::Model& model, bool qu
         if (model.state.step > 0)
             throw UsageError("--average-folds: a resumed model trains on, it has no folds");
         setup.foldModel = tasks::FoldModel::Averaged;
+    } else if (!p.isSet("layers") && model.state.step == 0 &&
+               task.averagesFoldsOf(p.isSet("preset") ? p.value("preset") : task.defaultPreset())) {
+        setup.foldModel = tasks::FoldModel::Averaged; // the ensemble preset (by default)
     }
     setup.policy.recordSteps = !p.isSet("no-graphs");
     setup.policy.watch = task.watchSettings();
@@ -526,10 +529,11 @@ int runTrain(const QStringList& args)
         // A preset's recipe replaces the defaults; the options given still win (applyOptions).
         const QString preset = p.isSet("preset")   ? p.value("preset")
                                : p.isSet("layers") ? QString()
-                                                   : task->presets().value(0);
+                                                   : task->defaultPreset();
         if (const auto recipe = tasks::presetRecipe(task->type(), preset)) {
             recipe->applyTo(cfg);
-            if (!p.isSet("quiet"))
+            // Said for a preset asked for; the default's settings are in the network line.
+            if (!p.isSet("quiet") && p.isSet("preset"))
                 std::fprintf(stderr, "preset %s: %s (%s; an option given changes one)\n",
                              preset.toUtf8().constData(), recipe->flags().toUtf8().constData(),
                              recipe->why);

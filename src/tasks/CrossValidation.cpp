@@ -380,6 +380,10 @@ Settled settledByCrossValidation(const CrossValidation& cv)
     s.valLoss = cv.averaged ? cv.blendLoss : cv.keepNetwork ? cv.networkLoss : cv.simplerLoss;
     s.foldMetric = cv.metric;
     s.foldMetricError = cv.metricError;
+    if (cv.averaged) {
+        s.averagedShare = cv.share;
+        s.replaced = false; // the blend is the model, whatever its share
+    }
     return s;
 }
 

@@ -36,6 +36,24 @@ RunVerdict crossValidatedVerdict(const Settled& settled, int64_t lastStep, const
     RunVerdict v;
     v.lastStep = lastStep;
     const QString simpler = settled.simplerName.isEmpty() ? linear : settled.simplerName;
+    if (std::isfinite(settled.averagedShare)) {
+        // "the 5 folds' networks averaged, blended 0.83 : 0.17 with least squares fitted on every
+        // row: cross-validated loss 0.4908 (0.4919 for the networks, 0.5183 for least squares)"
+        v.kept = RunVerdict::Kept::LastStep;
+        v.keptStep = lastStep;
+        v.keptText = QString("the %1 folds' networks averaged, blended %2 : %3 with %4 fitted on "
+                             "every row")
+                         .arg(settled.folds)
+                         .arg(QString::number(settled.averagedShare, 'f', 2),
+                              QString::number(1 - settled.averagedShare, 'f', 2), simpler);
+        v.comparison = QString("cross-validated loss %1 (%2 for the networks, %3 for %4) on %5 "
+                               "rows, each held out once")
+                           .arg(QString::number(settled.valLoss, 'g', 4),
+                                QString::number(settled.networkLoss, 'g', 4),
+                                QString::number(settled.simplerLoss, 'g', 4), simpler)
+                           .arg(static_cast<qlonglong>(settled.rows));
+        return v;
+    }
     if (settled.replaced) {
         v.kept = RunVerdict::Kept::LinearStart;
         v.keptStep = 0;
@@ -166,7 +184,8 @@ QJsonObject verdictRecordToJson(const VerdictRecord& r)
                               {"folds", s.folds},
                               {"refit_steps", static_cast<qint64>(s.refitSteps)},
                               {"fold_metric", io::doubleToJson(s.foldMetric)},
-                              {"fold_metric_error", io::doubleToJson(s.foldMetricError)}};
+                              {"fold_metric_error", io::doubleToJson(s.foldMetricError)},
+                              {"averaged_share", io::doubleToJson(s.averagedShare)}};
     return {{"settled", settled},
             {"restored_step", static_cast<qint64>(r.restoredStep)},
             {"last_step", static_cast<qint64>(r.lastStep)},
@@ -199,6 +218,10 @@ bool verdictRecordFromJson(const QJsonValue& json, VerdictRecord& record)
               io::doubleFromJson(s.value("fold_metric"), st.foldMetric) &&
               io::doubleFromJson(s.value("fold_metric_error"), st.foldMetricError) && folds >= 0 &&
               folds <= 1000;
+    // Files written before the averaged folds have no share: not averaged.
+    if (ok && s.contains("averaged_share"))
+        ok = io::doubleFromJson(s.value("averaged_share"), st.averagedShare) &&
+             (std::isnan(st.averagedShare) || (st.averagedShare >= 0 && st.averagedShare <= 1));
     if (!ok) return false;
     st.replaced = s.value("replaced").toBool();
     st.judged = s.value("judged").toBool();

@@ -68,6 +68,14 @@ QStringList Task::presets() const
     return names;
 }
 
+bool Task::averagesFoldsOf(const QString& preset) const
+{
+    if (!averagesFolds()) return false;
+    for (const LayerPreset& p : type().presets())
+        if (p.name == preset) return p.averagesFolds;
+    return false;
+}
+
 QString Task::presetSpec(const QString& name) const
 {
     for (const LayerPreset& p : type().presets())

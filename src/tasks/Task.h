@@ -76,6 +76,10 @@ struct Settled {
     // The folds' metric on their held-out rows (accuracy, or RMSE in the file's units): mean
     // and standard error over the folds.
     double foldMetric = NAN, foldMetricError = NAN;
+    // The folds' own networks became the model, averaged and blended with the simpler one
+    // (FoldModel::Averaged): the networks' share of the blend; NaN otherwise. valLoss is then
+    // the blend's out-of-fold loss.
+    double averagedShare = NAN;
 };
 
 // Who reads a task's messages: a message that names a setting names it the way its reader
@@ -146,8 +150,18 @@ public:
     virtual const TaskData& data() const = 0;
     virtual LossKind loss() const = 0;
 
-    // The names of the type's layer presets; the first is the default.
+    // The names of the type's layer presets.
     QStringList presets() const;
+    // The preset a new model of this data starts from: the type's first, unless the data says
+    // otherwise (a small regression table: its folds' networks averaged).
+    virtual QString defaultPreset() const { return presets().value(0); }
+    // Whether a stack of preset's (LayerPreset::averagesFolds), or any stack with --average-folds,
+    // keeps the folds' networks averaged here (FoldModel::Averaged): the data has folds and
+    // rowErrors (a regression table).
+    virtual bool averagesFolds() const { return false; }
+    // Whether a new model of preset's layer list, on this data, keeps its folds' networks
+    // averaged: the preset averages them and the data can.
+    bool averagesFoldsOf(const QString& preset) const;
     // The layer list of a preset for this data, or an empty string if the name is unknown.
     virtual QString presetSpec(const QString& name) const;
     // Hyperparameters that suit this task and data (called before user options apply).

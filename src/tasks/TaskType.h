@@ -48,6 +48,10 @@ struct LayerPreset {
     // The training settings its measured result was reached with, if any (train --preset starts
     // from them, the studio sets them with the preset).
     std::optional<PresetRecipe> recipe = std::nullopt;
+    // On data its task cross-validates and can average (Task::averagesFolds), the folds' own
+    // networks become the model, averaged and blended with the simpler one
+    // (FoldModel::Averaged), instead of a network trained again on every row.
+    bool averagesFolds = false;
 };
 
 // The metric the trainer records at evaluations (Task::trainingMetric) and the chart of it.

@@ -1,5 +1,6 @@
 // Cross-validation in the studio: the Training tab's Cross-validation row (tables only; its
-// Automatic keeps a validation split for now), 5 folds chosen: Start runs the folds (the run bar
+// Automatic is 5 folds for a regression table under 5,000 rows, whose default stack averages
+// them, and a validation split otherwise), 5 folds chosen: Start runs the folds (the run bar
 // says which fold) and then the model chosen on every row; the loss chart shows the folds'
 // validation losses as a band, the verdict says what the folds decided in one sentence, and the
 // folds are saved with the model. "Off" goes back to a validation split.
@@ -12,6 +13,7 @@
 #include <QFrame>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -34,6 +36,7 @@ private slots:
     void offGivesValidationSplit();
     void tablesOnly();
     void linearKeptOffersNoRevert();
+    void regressionDefaultFollowsTheFolds();
 
 private:
     ChartsPanel* charts() const { return find<ChartsPanel>("chartsPanel"); }
@@ -148,6 +151,39 @@ void TestStudioCrossValidation::tablesOnly()
     QVERIFY(!foldsShown());
     openSample("iris");
     QVERIFY(foldsShown());
+}
+
+// A small regression table: Automatic is 5 folds, with the ensemble stack and its settings (Adam,
+// rate 0.001, batches of 200, no decay); Off gives the wide stack and the table defaults (AdamW),
+// Automatic brings the ensemble back. A stack the learner chose stays whatever the folds.
+void TestStudioCrossValidation::regressionDefaultFollowsTheFolds()
+{
+    openSample("diabetes");
+    QCOMPARE(folds()->currentText(), QString("Automatic: 5 folds here"));
+    QCOMPARE(session()->spec(), QString("dense:100:xavier,relu,dense"));
+    QCOMPARE(QString(session()->config().optimizer.type().name), QString("adam"));
+    QCOMPARE(session()->config().batchSize, int64_t(200));
+    QCOMPARE(session()->foldModel(), il::tasks::FoldModel::Averaged);
+    choose(folds()->findData(0)); // Off
+    QTRY_COMPARE(session()->task()->folds(), 0);
+    QCOMPARE(session()->spec(), QString("dense:32,tanh,dense:32,tanh,dense,skip"));
+    QCOMPARE(QString(session()->config().optimizer.type().name), QString("adamw"));
+    QCOMPARE(session()->config().batchSize, int64_t(0));
+    QCOMPARE(session()->foldModel(), il::tasks::FoldModel::Refit);
+    choose(folds()->findData(-1)); // Automatic again
+    QTRY_COMPARE(session()->task()->folds(), 5);
+    QCOMPARE(session()->spec(), QString("dense:100:xavier,relu,dense"));
+    QCOMPARE(QString(session()->config().optimizer.type().name), QString("adam"));
+
+    // The learner's own stack is kept when the folds change, and is not averaged.
+    auto* spec = find<QLineEdit>("specLineEdit");
+    spec->setText("dense:16,tanh,dense");
+    emit spec->editingFinished();
+    QTRY_COMPARE(session()->spec(), QString("dense:16,tanh,dense"));
+    QCOMPARE(session()->foldModel(), il::tasks::FoldModel::Refit);
+    choose(folds()->findData(0));
+    QTRY_COMPARE(session()->task()->folds(), 0);
+    QCOMPARE(session()->spec(), QString("dense:16,tanh,dense"));
 }
 
 QTEST_MAIN(TestStudioCrossValidation)

@@ -4,12 +4,14 @@
 // linear start. Either way the status bar, the output page's lines under the headline and the
 // charts say the same thing (Session::verdict), the charts mark the step whose weights were
 // kept, and the validation curve stays inside the loss chart, clear of the overfitting label.
-// Saved and reopened, the model says the same again.
+// Saved and reopened, the model says the same again. A small regression table cross-validated
+// (the default) keeps its folds' networks averaged, and says so.
 #include "ChartsPanel.h"
 #include "Session.h"
 #include "StudioTestCase.h"
 
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -17,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextDocumentFragment>
+
+#include <cmath>
 
 using namespace il::app;
 using namespace studiotest;
@@ -28,6 +32,7 @@ class TestStudioVerdict : public StudioWindowTestCase {
 private slots:
     void networkKeptAfterEarlyStopping();
     void linearStartKept();
+    void averagedFoldsKept();
 
 private:
     ChartsPanel* charts() const { return find<ChartsPanel>("chartsPanel"); }
@@ -179,6 +184,46 @@ void TestStudioVerdict::linearStartKept()
     QTRY_COMPARE(verdictMade.count(), 1);
     QCOMPARE(session()->verdict().kept, Kept::LinearStart);
     QCOMPARE(session()->verdict().sentence(), sentence);
+}
+
+// The default on a small regression table (5 folds, the ensemble stack): the folds' networks
+// averaged and blended with least squares are the model; the verdict says so, the Model tab
+// shows the averaged stack, and the model saved and reopened says the same.
+void TestStudioVerdict::averagedFoldsKept()
+{
+    m_crossValidate = true;
+    openSample("diabetes");
+    QCOMPARE(session()->spec(), QString("dense:100:xavier,relu,dense"));
+    QCOMPARE(session()->task()->folds(), 5);
+    train(0, true);
+    const il::tasks::RunVerdict& verdict = session()->verdict();
+    QCOMPARE(verdict.kept, Kept::LastStep);
+    const QString sentence = verdict.sentence();
+    QVERIFY2(
+        QRegularExpression(R"(^Kept the 5 folds' networks averaged, blended 0\.\d\d : 0\.\d\d )"
+                           R"(with least squares fitted on every row: cross-validated loss )")
+            .match(sentence)
+            .hasMatch(),
+        qPrintable(sentence));
+    // The status bar and the output page say it; the model is the last step's (no mark).
+    QTRY_VERIFY2(status().endsWith(sentence), qPrintable(status()));
+    QVERIFY2(outputText().contains(sentence), qPrintable(outputText()));
+    QVERIFY(std::isnan(charts()->keptMarkStep()));
+    QCOMPARE(session()->spec(), QString("dense:500:xavier,relu,dense,skip"));
+    QCOMPARE(find<QLineEdit>("specLineEdit")->text(), session()->spec());
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("averaged.safetensors");
+    QSignalSpy saved(session(), &Session::modelSaved);
+    session()->saveModel(path);
+    QTRY_COMPARE(saved.count(), 1);
+    QSignalSpy opened(session(), &Session::modelOpened);
+    QSignalSpy verdictMade(session(), &Session::verdictChanged);
+    QVERIFY(m_window->openFile(path));
+    QTRY_COMPARE(opened.count(), 1);
+    QTRY_COMPARE(verdictMade.count(), 1);
+    QCOMPARE(session()->verdict().sentence(), sentence);
+    QCOMPARE(session()->spec(), QString("dense:500:xavier,relu,dense,skip"));
 }
 
 QTEST_MAIN(TestStudioVerdict)

@@ -79,11 +79,25 @@ private slots:
 
 void TestCrossValidation::onForSmallTablesOnly()
 {
-    // Automatic (what openTask gets by default): a validation split for now
-    // (kCrossValidateBelowRows).
+    // Automatic (what openTask gets by default): 5 folds for a regression table under
+    // kCrossValidateBelowRows rows, whose default stack then averages them; a validation split
+    // for classes and for larger tables.
     auto automatic = open(surface(150, false), TaskOptions{});
-    QCOMPARE(automatic->folds(), 0);
-    QCOMPARE(automatic->data().valRows, int64_t(30));
+    QCOMPARE(automatic->folds(), 5);
+    QCOMPARE(automatic->data().valRows, int64_t(0));
+    QVERIFY(automatic->averagesFolds());
+    QCOMPARE(automatic->defaultPreset(), QString("ensemble"));
+    QVERIFY(automatic->averagesFoldsOf("ensemble"));
+    QVERIFY(!automatic->averagesFoldsOf("wide"));
+    auto classes = open(unevenClasses(150), TaskOptions{});
+    QCOMPARE(classes->folds(), 0);
+    QCOMPARE(classes->data().valRows, int64_t(30));
+    QVERIFY(!classes->averagesFolds());
+    QCOMPARE(classes->defaultPreset(), QString("wide"));
+    auto large = open(surface(kCrossValidateBelowRows, false), TaskOptions{});
+    QCOMPARE(large->folds(), 0);
+    QCOMPARE(large->defaultPreset(), QString("wide"));
+    QCOMPARE(open(surface(kCrossValidateBelowRows - 1, false), TaskOptions{})->folds(), 5);
 
     auto small = open(surface(150, false)); // 5 folds asked for
     QVERIFY(small);
@@ -101,6 +115,7 @@ void TestCrossValidation::onForSmallTablesOnly()
     TaskOptions off;
     off.folds = 0;
     QCOMPARE(open(surface(150, false), off)->folds(), 0);
+    QCOMPARE(open(surface(150, false), off)->defaultPreset(), QString("wide"));
 
     TaskOptions three;
     three.folds = 3;

@@ -40,6 +40,14 @@ QByteArray plane(int rows)
     return csv;
 }
 
+// A validation split, not the folds a small regression table gets by default.
+TaskOptions validationSplit()
+{
+    TaskOptions o;
+    o.folds = 0;
+    return o;
+}
+
 // A fresh model of the table with the task's defaults and a small stack (""; the default
 // preset's, which starts from the linear model), on one CPU thread.
 std::unique_ptr<Model> fresh(const QByteArray& csv, TaskOptions options = {},
@@ -102,7 +110,7 @@ void TestRunDriver::weightsThatDoNotFitRefuseTheRun()
 
 void TestRunDriver::hooksInOrder()
 {
-    auto model = fresh(plane(100));
+    auto model = fresh(plane(100), validationSplit());
     RunSetup setup;
     setup.policy.progressInterval = 0; // a report after every step
     RunHooks hooks;
@@ -179,12 +187,12 @@ void TestRunDriver::foldsStoppedLeaveTheStart()
 void TestRunDriver::settleOnlyWhenAsked()
 {
     // The default stack starts from the linear model: the settle compares the two and says so.
-    auto settled = fresh(plane(200), {}, "");
+    auto settled = fresh(plane(200), validationSplit(), "");
     const RunOutcome run = runModel(*settled, RunSetup{});
     QVERIFY2(run.ran(), run.failure.c_str());
     QVERIFY(!run.settled.note.isEmpty());
 
-    auto unsettled = fresh(plane(200), {}, "");
+    auto unsettled = fresh(plane(200), validationSplit(), "");
     RunSetup setup;
     setup.settle = false;
     const RunOutcome bare = runModel(*unsettled, setup);

@@ -67,6 +67,7 @@ void TestRunVerdict::roundTrip()
     QCOMPARE(b.folds, a.folds);
     QCOMPARE(b.refitSteps, a.refitSteps);
     QVERIFY(std::isnan(b.foldMetric) && std::isnan(b.foldMetricError));
+    QVERIFY(std::isnan(b.averagedShare));
     QCOMPARE(back.restoredStep, r.restoredStep);
     QCOMPARE(back.lastStep, r.lastStep);
     QCOMPARE(back.ending, r.ending);
@@ -106,7 +107,26 @@ void TestRunVerdict::otherValuesAreNoRecord()
     settled["folds"] = 1e6;
     o["settled"] = settled;
     QVERIFY(!verdictRecordFromJson(o, out));
+    settled = good["settled"].toObject();
+    settled["averaged_share"] = 1.5; // a share of a blend is between 0 and 1
+    o["settled"] = settled;
+    QVERIFY(!verdictRecordFromJson(o, out));
     QCOMPARE(out.lastStep, int64_t(7));
+
+    // The folds' networks averaged: the share comes back, and so does the sentence; a record
+    // written before (no share) is not averaged.
+    VerdictRecord avg = sample();
+    avg.settled.replaced = false;
+    avg.settled.averagedShare = 0.75;
+    VerdictRecord back;
+    QVERIFY(verdictRecordFromJson(verdictRecordToJson(avg), back));
+    QCOMPARE(back.settled.averagedShare, 0.75);
+    settled = verdictRecordToJson(avg)["settled"].toObject();
+    settled.remove("averaged_share");
+    o = verdictRecordToJson(avg);
+    o["settled"] = settled;
+    QVERIFY(verdictRecordFromJson(o, back));
+    QVERIFY(std::isnan(back.settled.averagedShare));
 }
 
 void TestRunVerdict::sameVerdictFromTheRecord()

@@ -174,6 +174,15 @@ void ModelPanel::setSession(Session* session)
 {
     m_session = session;
     connect(session, &Session::modelChanged, this, &ModelPanel::reload);
+    // The session's stack changed under the editor (the folds' averaged networks became the
+    // model): show it.
+    connect(session, &Session::specChanged, this, [this] {
+        if (m_model->spec() == m_session->spec()) return;
+        m_loading = true;
+        m_model->resetSpec(m_session->spec());
+        m_loading = false;
+        stackChanged();
+    });
     connect(session, &Session::runStateChanged, this, &ModelPanel::updateEnabled);
     // Start builds the edited stack afresh, and Reset weights leaves nothing trained: either way
     // (both reset the history) the stack no longer differs from a trained model.

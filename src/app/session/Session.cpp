@@ -380,7 +380,7 @@ void Session::start()
         return;
     }
     extendSpentBudget();
-    m_worker->train(m_config, device());
+    m_worker->train(m_config, device(), foldModel());
     setRunState(RunState::Training);
 }
 
@@ -517,8 +517,24 @@ void Session::onRewound(qint64 step)
     emit historyReset();
 }
 
+tasks::FoldModel Session::foldModel() const
+{
+    // A preset that averages its folds, on data that can (a small regression table): the stack
+    // must be the preset's own, as the CLI's --preset.
+    if (m_task)
+        for (const QString& name : m_task->presets())
+            if (m_task->averagesFoldsOf(name) && canonicalSpec(m_task->presetSpec(name)) == m_spec)
+                return tasks::FoldModel::Averaged;
+    return tasks::FoldModel::Refit;
+}
+
 void Session::onFinished(const TrainingOutcome& outcome)
 {
+    // The folds' networks, averaged, are the model now: its stack is theirs side by side.
+    if (!outcome.averagedSpec.isEmpty()) {
+        m_spec = m_builtSpec = canonicalSpec(outcome.averagedSpec);
+        emit specChanged();
+    }
     // The chosen device could not start or failed: the next run (Continue on CPU) uses the CPU.
     // The remembered choice stays, so the next session tries the GPU again.
     if (outcome.deviceUnavailable || outcome.reason == StopReason::DeviceFailure)

@@ -141,6 +141,9 @@ public:
     // model that finished): start() then continues for one more budget of the same length,
     // raising the configuration's budget (configChanged) and saying so (message).
     bool budgetSpent() const;
+    // What a fresh model's folds leave (the worker's run): the averaged folds for a preset that
+    // averages them (the ensemble stack of a small regression table), else a run on every row.
+    tasks::FoldModel foldModel() const;
     // True once the weights have trained: the data options then wait for Reset weights. Also
     // after a stack edit: the trained weights are still there until Start replaces them, and
     // reopening the data would throw them away unasked.

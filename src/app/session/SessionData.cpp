@@ -2,6 +2,8 @@
 // failure names), opening it and reading it again with other options.
 #include "Session.h"
 
+#include "PresetRecipe.h"
+
 #include "DataFileRecord.h"
 #include "LayerStack.h"
 #include "StudioKind.h"
@@ -114,12 +116,24 @@ bool Session::setTaskOptions(const tasks::TaskOptions& options)
     if (m_runState != RunState::Idle || m_dataBytes.isEmpty()) return false;
     const QString spec = m_spec;
     const TrainerConfig config = m_config;
+    const QString recipePreset = m_recipePreset;
+    // The stack this data starts with, not one the learner chose: it follows the data.
+    const bool defaultStack =
+        m_task && spec == canonicalSpec(m_task->presetSpec(m_task->defaultPreset()));
     if (!openTask(m_dataPath, m_dataBytes, options)) return false;
     // Keep the user's stack and settings; the loss follows the (possibly new) target.
     m_spec = spec;
     const LossKind loss = m_config.loss;
     m_config = config;
     m_config.loss = loss;
+    m_recipePreset = recipePreset;
+    // A table no longer cross-validated (or newly) gets that data's default stack and its
+    // settings, as if opened so: the folds' ensemble without folds would be a plain network.
+    const QString preset = m_task->defaultPreset();
+    if (defaultStack && canonicalSpec(m_task->presetSpec(preset)) != m_spec) {
+        m_spec = canonicalSpec(m_task->presetSpec(preset));
+        applyPresetRecipe(preset);
+    }
     // A target that is no longer a class (or other data) has nothing to weigh.
     if (!classWeightingApplies()) m_config.classWeighting = ClassWeighting::None;
     emit modelChanged();
@@ -161,10 +175,17 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
     m_vocab = d.vocab;
     m_modelType = &m_task->type();
     m_modelTaskJson = {};
-    m_spec = canonicalSpec(m_task->presetSpec(m_task->presets().value(0)));
+    // The data's default stack with its training settings (a small regression table's is the
+    // ensemble preset, which trains like scikit-learn's MLP).
+    const QString preset = m_task->defaultPreset();
+    m_spec = canonicalSpec(m_task->presetSpec(preset));
     m_config = TrainerConfig{};
     m_task->applyDefaults(m_config);
     m_recipePreset.clear();
+    if (const auto recipe = tasks::presetRecipe(m_task->type(), preset)) {
+        recipe->applyTo(m_config);
+        m_recipePreset = preset;
+    }
     m_config.seed = m_options.seed;
     m_hasNetwork = false;
     m_trainedSteps = 0;

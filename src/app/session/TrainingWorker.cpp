@@ -79,13 +79,15 @@ void TrainingWorker::replaceModel(std::function<std::unique_ptr<ModelState>()> m
         false);
 }
 
-void TrainingWorker::train(const TrainerConfig& config, const DeviceChoice& device)
+void TrainingWorker::train(const TrainerConfig& config, const DeviceChoice& device,
+                           tasks::FoldModel foldModel)
 {
     if (m_training.exchange(true)) return;
     {
         QMutexLocker locker(&m_mutex);
         m_config = config;
         m_device = device;
+        m_foldModel = foldModel;
     }
     m_stop = false;
     m_stopAfter = -1;
@@ -316,6 +318,7 @@ void TrainingWorker::trainNow(ModelState& m)
         run.device = m_device;
         run.factory = m_factory;
         run.preview = m_previewEnabled;
+        run.foldModel = m_foldModel;
     }
     if (run.device.backend != "cuda") run.device.tf32 = false;
     TrainingOutcome outcome;
@@ -435,6 +438,7 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     setup.cpuRescue = [&run] { return run.factory("cpu", BackendOptions{}); };
     setup.keepBest = &m.best;
     setup.startWeights = before;
+    setup.foldModel = run.foldModel;
 
     tasks::Task& task = *m.task;
     RunReporter reporter(*this, m, run.preview);
@@ -456,6 +460,8 @@ void TrainingWorker::runTrainer(ModelState& m, const RunRequest& run,
     const bool folds = ran.cv.has_value();
     if (ran.movedToCpu) m.device = DeviceChoice{};
     if (folds) outcome.crossValidationSeconds = ran.cv->seconds;
+    if (folds && ran.cv->averaged && ran.ran())
+        outcome.averagedSpec = QString::fromStdString(ran.cv->averagedSpec);
     if (ran.foldsStopped) { // no run: the model is its untrained start
         outcome.reason = StopReason::Cancelled;
         outcome.message = QString::fromStdString(result.message);

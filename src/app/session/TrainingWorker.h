@@ -23,6 +23,7 @@
 // outputs, saving and a new run work at once.
 #pragma once
 
+#include "CrossValidation.h"
 #include "ModelState.h"
 
 #include "BackendRegistry.h"
@@ -92,6 +93,8 @@ struct TrainingOutcome {
     int64_t restoredStep = -1;
     // Seconds the cross-validation before the run took (0: none ran).
     double crossValidationSeconds = 0;
+    // The folds' networks averaged became the model (FoldModel::Averaged): its layer list.
+    QString averagedSpec;
 };
 
 // Creates a backend by name ("cpu" or "cuda"); throws BackendError with the reason when it
@@ -125,7 +128,8 @@ public:
     void replaceModel(std::function<std::unique_ptr<ModelState>()> make);
     // Starts a run with a copy of config on the given device (the model moves there first).
     // Ignored while a run is queued or going.
-    void train(const TrainerConfig& config, const DeviceChoice& device = {});
+    void train(const TrainerConfig& config, const DeviceChoice& device = {},
+               tasks::FoldModel foldModel = tasks::FoldModel::Refit);
     // Where backends come from (il::createBackend by default). Takes effect at the next run.
     void setBackendFactory(BackendFactory factory);
     void setPaused(bool paused);
@@ -168,6 +172,7 @@ private:
         DeviceChoice device;
         BackendFactory factory;
         bool preview = true;
+        tasks::FoldModel foldModel = tasks::FoldModel::Refit;
     };
     class RunReporter; // progress, previews and pauses of one run (TrainingWorker.cpp)
     // What the folds of a fresh model (a task with folds) report: their progress, each fold's
@@ -192,6 +197,7 @@ private:
     bool m_quit = false;
     TrainerConfig m_config; // the next run's, copied in under m_mutex
     DeviceChoice m_device;  // the next run's device, likewise
+    tasks::FoldModel m_foldModel = tasks::FoldModel::Refit; // the next run's folds' model
     BackendFactory m_factory;
     bool m_previewEnabled = true;
     int m_previewSide = 256;

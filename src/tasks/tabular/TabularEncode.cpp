@@ -225,10 +225,12 @@ bool prepareTabular(const CsvTable& t, const TabularOptions& opt, TabularDataset
         return fail(error, t.path + ": the file has its own test rows (x_test); --test-split "
                                     "does not apply");
     if (!opt.fixedSchema) {
-        // Cross-validation: a small table by default, unless a validation split was asked for.
+        // Cross-validation: a small regression table by default, unless a validation split was
+        // asked for.
         int folds = opt.folds;
         if (folds < 0)
-            folds = valSplit < 0 && n >= kMinRowsForValidation && n < kCrossValidateBelowRows
+            folds = valSplit < 0 && s.kind == TabularKind::Regression &&
+                            n >= kMinRowsForValidation && n < kCrossValidateBelowRows
                         ? kDefaultFolds
                         : 0;
         if (folds > 0 && valSplit > 0)

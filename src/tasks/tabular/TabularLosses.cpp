@@ -74,4 +74,29 @@ PairedLosses comparePaired(const std::vector<double>& a, const std::vector<doubl
     return p;
 }
 
+std::vector<double> tabularErrors(const std::vector<float>& outputs, const std::vector<float>& y)
+{
+    std::vector<double> e;
+    if (outputs.size() != y.size()) return e;
+    e.resize(y.size());
+    for (size_t i = 0; i < y.size(); ++i)
+        e[i] = static_cast<double>(outputs[i]) - y[i];
+    return e;
+}
+
+bool linearPartOf(const LinearMap& linear, int64_t inputs, int64_t outputs, LinearPart& out)
+{
+    if (!linear.fitted() || linear.inputs != inputs || linear.outputs != outputs) return false;
+    const auto d = static_cast<size_t>(inputs), k = static_cast<size_t>(outputs);
+    if (linear.weights.size() != d * k || linear.bias.size() != k) return false;
+    out.weights.assign(d * k, 0.f);
+    out.bias.assign(k, 0.f);
+    for (size_t c = 0; c < k; ++c) {
+        out.bias[c] = static_cast<float>(linear.bias[c]);
+        for (size_t j = 0; j < d; ++j) // LinearMap holds inputs x outputs
+            out.weights[c * d + j] = static_cast<float>(linear.weights[j * k + c]);
+    }
+    return true;
+}
+
 } // namespace il::tasks

@@ -3,6 +3,8 @@
 // them to judge its trained network against its linear start (Task::settle).
 #pragma once
 
+#include "NetworkAverage.h"
+#include "TabularBaselines.h"
 #include "TabularTask.h"
 
 #include <cmath>
@@ -27,5 +29,13 @@ struct PairedLosses {
     int64_t rows = 0;
 };
 PairedLosses comparePaired(const std::vector<double>& a, const std::vector<double>& b);
+
+// Each output's error, prediction less target, row by row: what the folds' blend with least
+// squares is fitted on (Task::rowErrors). Empty when the sizes differ.
+std::vector<double> tabularErrors(const std::vector<float>& outputs, const std::vector<float>& y);
+
+// A baseline as the network's own linear map (outputs x inputs weights, LinearPart), for a network
+// of these widths; false when it is not fitted or does not fit them.
+bool linearPartOf(const LinearMap& linear, int64_t inputs, int64_t outputs, LinearPart& out);
 
 } // namespace il::tasks

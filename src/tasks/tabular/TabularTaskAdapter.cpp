@@ -150,53 +150,27 @@ public:
     // it there unless the hidden layers improve on it on the validation rows.
     void warmStart(Network& net) const override
     {
-        if (m_forEvaluation || net.layers().empty() || net.layers().back()->kind() != "skip")
-            return;
-        LinearPart linear;
-        if (simplerLinear(net.inputWidth(), net.outputWidth(), linear))
+        LinearPart linear; // (none for evaluation: simplerLinear)
+        if (!net.layers().empty() && net.layers().back()->kind() == "skip" &&
+            simplerLinear(net.inputWidth(), net.outputWidth(), linear))
             net.startAsLinearMap(linear.weights, linear.bias);
     }
     bool simplerLinear(int64_t inputs, int64_t outputs, LinearPart& out) const override
     {
-        const LinearMap& linear = baselines().linear;
-        if (m_forEvaluation || !linear.fitted() || linear.inputs != inputs ||
-            linear.outputs != outputs)
-            return false;
-        const auto d = static_cast<size_t>(linear.inputs), k = static_cast<size_t>(linear.outputs);
-        if (linear.weights.size() != d * k || linear.bias.size() != k) return false;
-        out.weights.assign(d * k, 0.f);
-        out.bias.assign(k, 0.f);
-        for (size_t c = 0; c < k; ++c) {
-            out.bias[c] = static_cast<float>(linear.bias[c]);
-            for (size_t j = 0; j < d; ++j)
-                out.weights[c * d + j] = static_cast<float>(linear.weights[j * k + c]);
-        }
-        return true;
+        return !m_forEvaluation && linearPartOf(baselines().linear, inputs, outputs, out);
     }
     bool rowErrors(Network& net, std::vector<double>& network,
                    std::vector<double>& simpler) override
     {
-        network.clear();
-        simpler.clear();
-        const TabularSchema& s = m_ds.schema;
-        if (m_forEvaluation || s.kind != TabularKind::Regression) return false;
         const int64_t rows = m_ds.val.rows;
-        const std::vector<float> out = predictRows(net, m_data.valX, rows);
-        const std::vector<float>& y = m_ds.val.y;
-        if (out.size() != y.size()) return false;
-        network.resize(y.size());
-        for (size_t i = 0; i < y.size(); ++i)
-            network[i] = static_cast<double>(out[i]) - y[i];
-        const LinearMap& linear = baselines().linear;
-        if (!linear.fitted() || linear.inputs != net.inputWidth() ||
-            linear.outputs != net.outputWidth())
-            return true;
-        const std::vector<float> lin = linear.apply(m_data.valX, rows);
-        if (lin.size() != y.size()) return true;
-        simpler.resize(y.size());
-        for (size_t i = 0; i < y.size(); ++i)
-            simpler[i] = static_cast<double>(lin[i]) - y[i];
-        return true;
+        const bool regression = !m_forEvaluation && m_ds.schema.kind == TabularKind::Regression;
+        LinearPart fits;
+        network = regression ? tabularErrors(predictRows(net, m_data.valX, rows), m_ds.val.y)
+                             : std::vector<double>{};
+        simpler = regression && simplerLinear(net.inputWidth(), net.outputWidth(), fits)
+                      ? tabularErrors(baselines().linear.apply(m_data.valX, rows), m_ds.val.y)
+                      : std::vector<double>{};
+        return regression && network.size() == m_ds.val.y.size();
     }
     bool canSettle(const Network& net) const override
     {
@@ -226,6 +200,13 @@ public:
             *simplerName = s.isClassification() ? "logistic regression" : "least squares";
     }
     int folds() const override { return m_forEvaluation ? 0 : m_ds.schema.folds; }
+    bool averagesFolds() const override
+    {
+        return folds() > 0 && m_ds.schema.kind == TabularKind::Regression;
+    }
+    // A cross-validated regression table (by default one under kCrossValidateBelowRows rows):
+    // the folds' networks averaged (docs/cross-validation.md); otherwise the wide stack.
+    QString defaultPreset() const override { return averagesFolds() ? "ensemble" : "wide"; }
     std::unique_ptr<Task> foldTask(int fold) const override
     {
         const int k = folds();
