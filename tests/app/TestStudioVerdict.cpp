@@ -10,6 +10,7 @@
 #include "Session.h"
 #include "StudioTestCase.h"
 
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -195,7 +196,13 @@ void TestStudioVerdict::averagedFoldsKept()
     openSample("diabetes");
     QCOMPARE(session()->spec(), QString("dense:100:xavier,relu,dense"));
     QCOMPARE(session()->task()->folds(), 5);
+    QElapsedTimer clock;
+    clock.start();
     train(0, true);
+    // What a learner waits for the first table's result (issue: under 2 s on 2 cores); said, not
+    // asserted (a timing is a benchmark's, not a unit test's).
+    qInfo("diabetes, the default (5 folds averaged): %.2f s from Start to the evaluated result",
+          clock.elapsed() / 1000.0);
     const il::tasks::RunVerdict& verdict = session()->verdict();
     QCOMPARE(verdict.kept, Kept::LastStep);
     const QString sentence = verdict.sentence();
