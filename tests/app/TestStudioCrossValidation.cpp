@@ -164,6 +164,13 @@ void TestStudioCrossValidation::regressionDefaultFollowsTheFolds()
     QCOMPARE(QString(session()->config().optimizer.type().name), QString("adam"));
     QCOMPARE(session()->config().batchSize, int64_t(200));
     QCOMPARE(session()->foldModel(), il::tasks::FoldModel::Averaged);
+    // The Model tab names the preset, and its tooltip says what it does with the folds.
+    auto* presets = find<QComboBox>("presetComboBox");
+    QCOMPARE(presets->currentData().toString(), QString("ensemble"));
+    QVERIFY2(presets->itemData(presets->currentIndex(), Qt::ToolTipRole)
+                 .toString()
+                 .contains("folds' networks averaged"),
+             qPrintable(presets->itemData(presets->currentIndex(), Qt::ToolTipRole).toString()));
     choose(folds()->findData(0)); // Off
     QTRY_COMPARE(session()->task()->folds(), 0);
     QCOMPARE(session()->spec(), QString("dense:32,tanh,dense:32,tanh,dense,skip"));

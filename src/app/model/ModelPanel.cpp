@@ -196,8 +196,14 @@ void ModelPanel::reload()
     m_ui->recipeNoteLabel->hide();
     m_ui->presetComboBox->clear();
     if (const auto task = m_session->task()) {
-        for (const QString& name : task->presets())
-            m_ui->presetComboBox->addItem(name + "  —  " + task->presetSpec(name), name);
+        // Each preset's note as its tooltip: what it is for (the ensemble's folds averaged).
+        for (const tasks::LayerPreset& preset : task->type().presets()) {
+            m_ui->presetComboBox->addItem(preset.name + "  —  " + task->presetSpec(preset.name),
+                                          preset.name);
+            if (!preset.note.isEmpty())
+                m_ui->presetComboBox->setItemData(m_ui->presetComboBox->count() - 1, preset.note,
+                                                  Qt::ToolTipRole);
+        }
         m_ui->presetComboBox->setPlaceholderText("Choose a preset…");
     }
     m_model->setDataShape(m_session->inputWidth(), m_session->outputWidth(), m_session->vocab());
