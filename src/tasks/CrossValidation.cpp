@@ -103,6 +103,9 @@ QString describe(const CrossValidation& cv)
            cv.simplerName + " fitted on every row is kept";
 }
 
+constexpr const char* kAveragingNeedsRegression =
+    "averaging the folds' networks needs a regression table (a squared-error loss)";
+
 // FoldModel::Averaged, after every fold: the blend's share and out-of-fold loss, and the folds'
 // networks averaged as one with the simpler model (fitted on every row) blended in; a failure
 // when the stack cannot be averaged.
@@ -166,12 +169,15 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
     if (average) {                                    // refused before any fold trains
         const TaskData& d = task.data();
         std::string why;
-        if (averagedSpec(Network(backend, d.inputWidth, spec, d.outputWidth, d.vocab), cv.folds,
-                         &why)
-                .empty()) {
-            cv.failure = QString::fromStdString("the folds' networks cannot be averaged: " + why);
-            return cv;
+        try {
+            const Network probe(backend, d.inputWidth, spec, d.outputWidth, d.vocab);
+            if (averagedSpec(probe, cv.folds, &why).empty())
+                cv.failure =
+                    QString::fromStdString("the folds' networks cannot be averaged: " + why);
+        } catch (const std::exception& e) {
+            cv.failure = QString::fromUtf8(e.what());
         }
+        if (!cv.failure.isEmpty()) return cv;
     }
     for (int fold = 0; fold < cv.folds; ++fold) {
         if (hooks.stopRequested && hooks.stopRequested()) {
@@ -196,8 +202,7 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
             ft->warmStart(net);
             std::vector<double> probe, probeSimpler;
             if (average && fold == 0 && !ft->rowErrors(net, probe, probeSimpler)) {
-                cv.failure = "averaging the folds' networks needs a regression table (a "
-                             "squared-error loss)";
+                cv.failure = kAveragingNeedsRegression;
                 break;
             }
             TrainerConfig c = config;
@@ -242,8 +247,7 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
             if (average) {
                 std::vector<double> fn, fs;
                 if (!ft->rowErrors(net, fn, fs)) {
-                    cv.failure = "averaging the folds' networks needs a regression table (a "
-                                 "squared-error loss)";
+                    cv.failure = kAveragingNeedsRegression;
                     break;
                 }
                 networkErrors.insert(networkErrors.end(), fn.begin(), fn.end());
@@ -292,15 +296,21 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
     // corpus the median of those gave 1.30x scikit-learn's MLP error, the mean curve 1.18x).
     const int64_t mean = bestMeanStep(cv.runs);
     cv.refitSteps = std::max<int64_t>(mean > 0 ? mean : median(kept), 1);
-    if (average) averageFolds(task, backend, spec, members, networkErrors, simplerErrors, cv);
+    if (average) {
+        try {
+            averageFolds(task, backend, spec, members, networkErrors, simplerErrors, cv);
+        } catch (const std::exception& e) {
+            cv.failure = "averaging the folds' networks: " + QString::fromUtf8(e.what());
+        }
+        if (!cv.failure.isEmpty()) return cv;
+    }
     cv.note = describe(cv);
     return cv;
 }
 
 double blendShare(const std::vector<double>& a, const std::vector<double>& b)
 {
-    // sum (s a + (1 - s) b)^2 = sum (b + s (a - b))^2 is least at s = -sum b (a - b) / sum (a -
-    // b)^2.
+    // sum (b + s (a - b))^2 is least at s = -sum b (a - b) / sum (a - b)^2.
     double num = 0, den = 0;
     const size_t n = std::min(a.size(), b.size());
     for (size_t i = 0; i < n; ++i) {
