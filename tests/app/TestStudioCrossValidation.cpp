@@ -9,14 +9,18 @@
 #include "Session.h"
 #include "StudioTestCase.h"
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QFrame>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace il::app;
 using namespace studiotest;
@@ -37,6 +41,7 @@ private slots:
     void tablesOnly();
     void linearKeptOffersNoRevert();
     void regressionDefaultFollowsTheFolds();
+    void resetAfterAveragingTrainsThePresetAgain();
 
 private:
     ChartsPanel* charts() const { return find<ChartsPanel>("chartsPanel"); }
@@ -191,6 +196,28 @@ void TestStudioCrossValidation::regressionDefaultFollowsTheFolds()
     choose(folds()->findData(0));
     QTRY_COMPARE(session()->task()->folds(), 0);
     QCOMPARE(session()->spec(), QString("dense:16,tanh,dense"));
+}
+
+// The averaged folds replace the preset's stack in the Model tab; Reset weights goes back to the
+// preset, and Start runs its folds and averages them again (the same model: the same seed).
+void TestStudioCrossValidation::resetAfterAveragingTrainsThePresetAgain()
+{
+    openSample("diabetes");
+    train(0, true);
+    QTRY_COMPARE(session()->spec(), QString("dense:500:xavier,relu,dense,skip"));
+    const QString sentence = session()->verdict().sentence();
+    QVERIFY2(sentence.startsWith("Kept the 5 folds' networks averaged"), qPrintable(sentence));
+    QTimer::singleShot(0, m_window, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            box->button(QMessageBox::Discard)->click();
+    });
+    find<QPushButton>("resetButton")->click();
+    QTRY_COMPARE(session()->spec(), QString("dense:100:xavier,relu,dense"));
+    QCOMPARE(find<QLineEdit>("specLineEdit")->text(), session()->spec());
+    QCOMPARE(session()->foldModel(), il::tasks::FoldModel::Averaged);
+    train(0, true);
+    QTRY_COMPARE(session()->spec(), QString("dense:500:xavier,relu,dense,skip"));
+    QTRY_COMPARE(session()->verdict().sentence(), sentence);
 }
 
 QTEST_MAIN(TestStudioCrossValidation)

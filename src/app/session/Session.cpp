@@ -205,6 +205,7 @@ void Session::adoptModel(const QString& path, OpenedModel& opened)
     m_outputWidth = st->network->outputWidth();
     m_vocab = info.vocab;
     m_spec = canonicalSpec(QString::fromStdString(info.spec));
+    m_averagedFrom.clear();
     m_config = info.config;
     m_recipePreset.clear();
     m_hasNetwork = true;
@@ -291,6 +292,7 @@ void Session::setSpec(const QString& spec, const QString& error)
     const QString canonical = canonicalSpec(spec);
     if (canonical == m_spec) return;
     m_spec = canonical;
+    m_averagedFrom.clear(); // the learner's stack now
     emit specChanged();
 }
 
@@ -439,6 +441,13 @@ void Session::stopAfterStep(qint64 step)
 void Session::resetWeights()
 {
     if (m_runState != RunState::Idle) return;
+    // The folds' averaged networks start again from the preset they averaged (the next Start
+    // builds it and runs its folds).
+    if (!m_averagedFrom.isEmpty()) {
+        m_spec = m_averagedFrom;
+        m_averagedFrom.clear();
+        emit specChanged();
+    }
     if (!needsNewModel()) {
         const uint64_t seed = m_config.seed;
         m_builtSeed = seed;
@@ -532,6 +541,7 @@ void Session::onFinished(const TrainingOutcome& outcome)
 {
     // The folds' networks, averaged, are the model now: its stack is theirs side by side.
     if (!outcome.averagedSpec.isEmpty()) {
+        m_averagedFrom = m_spec;
         m_spec = m_builtSpec = canonicalSpec(outcome.averagedSpec);
         emit specChanged();
     }

@@ -332,6 +332,9 @@ private:
     // The worker's network, when it matches the data: built from this spec and seed.
     bool m_hasNetwork = false;
     QString m_builtSpec;
+    // The preset's stack the folds' averaged networks replaced (onFinished): Reset weights goes
+    // back to it, so the next Start trains the preset again. Empty otherwise.
+    QString m_averagedFrom;
     uint64_t m_builtSeed = 0;
     bool m_modified = false;
     int64_t m_trainedSteps = 0;

@@ -179,6 +179,7 @@ void Session::adoptTask(std::shared_ptr<tasks::Task> task)
     // ensemble preset, which trains like scikit-learn's MLP).
     const QString preset = m_task->defaultPreset();
     m_spec = canonicalSpec(m_task->presetSpec(preset));
+    m_averagedFrom.clear();
     m_config = TrainerConfig{};
     m_task->applyDefaults(m_config);
     m_recipePreset.clear();
