@@ -46,7 +46,11 @@ void keepAveragedFolds(Model& model, const RunSetup& setup, RunOutcome& outcome)
     model.network = averagedNetwork(cv, *model.task, *model.backend);
     model.optimizer = std::make_unique<Optimizer>(*model.backend, model.config.optimizer,
                                                   model.network->parameterRanges());
-    model.config.stopAfter = 0; // nothing was trained again: a later run goes on from here
+    // Nothing was trained again: the budget is the folds' length, spent (a later run asks for
+    // more, and goes on from here, as after any finished run).
+    model.config.stopAfter = 0;
+    model.config.epochs = 0;
+    model.config.steps = cv.refitSteps;
     model.state = TrainingState{};
     model.state.step = cv.refitSteps;
     model.state.plannedSteps = cv.refitSteps;

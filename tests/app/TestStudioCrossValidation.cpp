@@ -205,6 +205,10 @@ void TestStudioCrossValidation::resetAfterAveragingTrainsThePresetAgain()
     openSample("diabetes");
     train(0, true);
     QTRY_COMPARE(session()->spec(), QString("dense:500:xavier,relu,dense,skip"));
+    // Its budget is the folds' length, spent: Continue would ask for as much again.
+    QVERIFY(session()->trainedSteps() > 0);
+    QCOMPARE(session()->config().steps, session()->trainedSteps());
+    QVERIFY(session()->budgetSpent());
     const QString sentence = session()->verdict().sentence();
     QVERIFY2(sentence.startsWith("Kept the 5 folds' networks averaged"), qPrintable(sentence));
     QTimer::singleShot(0, m_window, [] {
@@ -214,6 +218,8 @@ void TestStudioCrossValidation::resetAfterAveragingTrainsThePresetAgain()
     find<QPushButton>("resetButton")->click();
     QTRY_COMPARE(session()->spec(), QString("dense:100:xavier,relu,dense"));
     QCOMPARE(find<QLineEdit>("specLineEdit")->text(), session()->spec());
+    QCOMPARE(session()->config().epochs, int64_t(3000)); // the preset's budget again
+    QCOMPARE(session()->config().steps, int64_t(0));
     QCOMPARE(session()->foldModel(), il::tasks::FoldModel::Averaged);
     train(0, true);
     QTRY_COMPARE(session()->spec(), QString("dense:500:xavier,relu,dense,skip"));

@@ -226,6 +226,8 @@ void TestRunDriver::averagedFoldsBecomeTheModel()
     QCOMPARE(QString::fromStdString(model->network->spec()), QString("dense:24,relu,dense:1,skip"));
     QCOMPARE(model->state.step, run.cv->refitSteps);
     QVERIFY(model->state.step > 0);
+    QCOMPARE(model->config.steps, run.cv->refitSteps); // the budget: spent
+    QCOMPARE(model->config.epochs, int64_t(0));
     QVERIFY(!best.info.kept());
     QVERIFY(model->optimizer);
     // A second run trains the averaged network on (no folds again).

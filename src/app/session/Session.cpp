@@ -446,7 +446,10 @@ void Session::resetWeights()
     if (!m_averagedFrom.isEmpty()) {
         m_spec = m_averagedFrom;
         m_averagedFrom.clear();
+        m_config.epochs = m_averagedFromEpochs;
+        m_config.steps = m_averagedFromSteps;
         emit specChanged();
+        emit configChanged();
     }
     if (!needsNewModel()) {
         const uint64_t seed = m_config.seed;
@@ -542,8 +545,15 @@ void Session::onFinished(const TrainingOutcome& outcome)
     // The folds' networks, averaged, are the model now: its stack is theirs side by side.
     if (!outcome.averagedSpec.isEmpty()) {
         m_averagedFrom = m_spec;
+        m_averagedFromEpochs = m_config.epochs;
+        m_averagedFromSteps = m_config.steps;
         m_spec = m_builtSpec = canonicalSpec(outcome.averagedSpec);
         emit specChanged();
+        // Its budget is the folds' length, spent: Continue asks for as much again, not for the
+        // folds' planned thousands of steps on every row with nothing held out.
+        m_config.epochs = 0;
+        m_config.steps = outcome.step;
+        emit configChanged();
     }
     // The chosen device could not start or failed: the next run (Continue on CPU) uses the CPU.
     // The remembered choice stays, so the next session tries the GPU again.

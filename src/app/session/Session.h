@@ -335,6 +335,7 @@ private:
     // The preset's stack the folds' averaged networks replaced (onFinished): Reset weights goes
     // back to it, so the next Start trains the preset again. Empty otherwise.
     QString m_averagedFrom;
+    int64_t m_averagedFromEpochs = 0, m_averagedFromSteps = 0; // and its budget
     uint64_t m_builtSeed = 0;
     bool m_modified = false;
     int64_t m_trainedSteps = 0;
