@@ -109,12 +109,13 @@ constexpr const char* kAveragingNeedsRegression =
 // FoldModel::Averaged, after every fold: the blend's share and out-of-fold loss, and the folds'
 // networks averaged as one with the simpler model (fitted on every row) blended in; a failure
 // when the stack cannot be averaged.
-void averageFolds(const Task& task, Backend& backend, const std::string& spec,
-                  const std::vector<HostTensors>& members, const std::vector<double>& network,
-                  const std::vector<double>& simpler, CrossValidation& cv)
+// member: a network of the folds' stack (its layout; the refusal before the folds built it).
+void averageFolds(const Task& task, const Network& member, const std::vector<HostTensors>& members,
+                  const std::vector<double>& network, const std::vector<double>& simpler,
+                  CrossValidation& cv)
 {
     const TaskData& d = task.data();
-    Network member(backend, d.inputWidth, spec, d.outputWidth, d.vocab);
+    Backend& backend = member.backend();
     std::string why;
     const std::string averaged = averagedSpec(member, static_cast<int>(members.size()), &why);
     if (averaged.empty()) {
@@ -166,12 +167,13 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
     const bool average = model == FoldModel::Averaged;
     std::vector<HostTensors> members;                 // each fold's network (average)
     std::vector<double> networkErrors, simplerErrors; // out of fold, per row and output
-    if (average) {                                    // refused before any fold trains
+    std::unique_ptr<Network> layout; // average: the folds' stack, refused before any fold trains
+    if (average) {
         const TaskData& d = task.data();
         std::string why;
         try {
-            const Network probe(backend, d.inputWidth, spec, d.outputWidth, d.vocab);
-            if (averagedSpec(probe, cv.folds, &why).empty())
+            layout = std::make_unique<Network>(backend, d.inputWidth, spec, d.outputWidth, d.vocab);
+            if (averagedSpec(*layout, cv.folds, &why).empty())
                 cv.failure =
                     QString::fromStdString("the folds' networks cannot be averaged: " + why);
         } catch (const std::exception& e) {
@@ -298,7 +300,7 @@ CrossValidation crossValidate(Task& task, Backend& backend, const std::string& s
     cv.refitSteps = std::max<int64_t>(mean > 0 ? mean : median(kept), 1);
     if (average) {
         try {
-            averageFolds(task, backend, spec, members, networkErrors, simplerErrors, cv);
+            averageFolds(task, *layout, members, networkErrors, simplerErrors, cv);
         } catch (const std::exception& e) {
             cv.failure = "averaging the folds' networks: " + QString::fromUtf8(e.what());
         }
